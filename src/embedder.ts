@@ -1,0 +1,126 @@
+// The one text embedder, shared by the API (queries) and the indexer (segments), so both sides use the same model.
+import { env, pipeline } from '@xenova/transformers';
+import type { Logger } from './logger.js';
+
+/** bge v1.5's retrieval instruction: prepended to queries, never to passages. */
+export const QUERY_PREFIX = 'Represent this sentence for searching relevant passages: ';
+
+export interface Embedder {
+  readonly modelId: string;
+  /** Length of every vector (384 for bge-small and MiniLM). */
+  readonly dimension: number;
+  /** Passages: no prefix. Batches internally by batchSize. Returns unit-length vectors. */
+  embedPassages(texts: string[]): Promise<number[][]>;
+  /** Queries get the bge prefix {@link QUERY_PREFIX} (bge models only). Returns a unit-length vector. */
+  embedQuery(text: string): Promise<number[]>;
+  /** Number of texts embedded since creation (lets tests prove `fast=true` never embeds). */
+  readonly embeddedCount: number;
+}
+
+export interface EmbedderOptions {
+  /** Model hub id, for example `Xenova/bge-small-en-v1.5`. */
+  modelId: string;
+  /**
+   * Folder holding `<modelId>/{config.json,tokenizer.json,tokenizer_config.json,onnx/model_quantized.onnx}`.
+   * When set, nothing is fetched from the model hub; when undefined, Transformers.js downloads and caches as usual.
+   */
+  modelDir?: string | undefined;
+  /** Texts per model call in {@link Embedder.embedPassages}; default 16. */
+  batchSize?: number;
+  log?: Logger;
+}
+
+/**
+ * Loads the model once and returns an {@link Embedder}. Inputs longer than 512 tokens
+ * are truncated by the tokenizer. Note that `modelDir` sets Transformers.js's global `env`.
+ */
+export async function createEmbedder({ modelId, modelDir, batchSize = 16, log }: EmbedderOptions): Promise<Embedder> {
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
+  if (modelDir !== undefined) {
+    env.allowRemoteModels = false;
+    env.localModelPath = modelDir;
+  }
+  const started = Date.now();
+  const extractor = await pipeline('feature-extraction', modelId, { quantized: true });
+  // bge is trained to pool on [CLS] and to prefix queries; sentence-transformers models (MiniLM) mean-pool.
+  const isBge = /bge/i.test(modelId);
+  const pooling = isBge ? 'cls' : 'mean';
+  const queryPrefix = isBge ? QUERY_PREFIX : '';
+  const dimension = Number((extractor.model.config as { hidden_size?: unknown }).hidden_size);
+  if (!Number.isInteger(dimension) || dimension < 1) throw new Error(`${modelId}: config.json has no usable hidden_size`);
+  log?.info({ modelId, modelDir, dimension, pooling, ms: Date.now() - started }, 'embedding model loaded');
+
+  let embeddedCount = 0;
+  async function run(texts: string[]): Promise<number[][]> {
+    const output = await extractor(texts, { pooling, normalize: true });
+    embeddedCount += texts.length;
+    return toRows(output.data as Float32Array, texts.length, dimension);
+  }
+
+  return {
+    modelId,
+    dimension,
+    get embeddedCount() {
+      return embeddedCount;
+    },
+    async embedPassages(texts) {
+      const vectors: number[][] = [];
+      for (let i = 0; i < texts.length; i += batchSize) vectors.push(...(await run(texts.slice(i, i + batchSize))));
+      return vectors;
+    },
+    async embedQuery(text) {
+      const [vector] = await run([queryPrefix + text]);
+      return vector!;
+    },
+  };
+}
+
+function toRows(data: Float32Array, rows: number, dimension: number): number[][] {
+  if (data.length !== rows * dimension) throw new Error(`expected ${rows}x${dimension} floats, got ${data.length}`);
+  return Array.from({ length: rows }, (_, r) => Array.from(data.subarray(r * dimension, (r + 1) * dimension)));
+}
+
+/**
+ * TEST ONLY: a deterministic bag-of-hashed-words embedder with no model behind it.
+ * Texts sharing words get similar vectors, nothing more; it knows no synonyms, so it
+ * must never serve real traffic. Queries get no prefix, so a query equals the passage
+ * with the same text. Vectors are unit length; a text without words maps to a fixed
+ * unit vector.
+ */
+export function createHashEmbedder(dimension = 384): Embedder {
+  let embeddedCount = 0;
+  const embed = (text: string): number[] => {
+    embeddedCount++;
+    const vector = new Array<number>(dimension).fill(0);
+    for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+      const h = fnv1a(word);
+      // The top bit picks the sign so that unrelated words cancel out rather than pile up.
+      vector[h % dimension]! += h & 0x80000000 ? -1 : 1;
+    }
+    const norm = Math.hypot(...vector);
+    if (norm === 0) {
+      vector[0] = 1;
+      return vector;
+    }
+    return vector.map((x) => x / norm);
+  };
+  return {
+    modelId: `test/hash-${dimension}`,
+    dimension,
+    get embeddedCount() {
+      return embeddedCount;
+    },
+    embedPassages: async (texts) => texts.map(embed),
+    embedQuery: async (text) => embed(text),
+  };
+}
+
+/** 32-bit FNV-1a over UTF-16 code units: tiny, stable across runs and platforms. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

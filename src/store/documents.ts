@@ -1,0 +1,133 @@
+// Shapes of the documents the indexer writes and the API reads: the contract between them.
+
+/** Episode statuses as stored; `archived` is stored but never returned by any endpoint. */
+export const EPISODE_STATUSES = ['pending', 'processing', 'indexed', 'failed', 'published', 'archived'] as const;
+export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
+
+export interface UserDoc {
+  id: string;
+  name: string;
+  /** `paid` includes API access; any other value does not. */
+  plan: string;
+}
+
+export interface ChannelDoc {
+  id: string;
+  slug: string;
+  title: string;
+  providerType: 'youtube' | 'rss';
+  ownerId: string;
+  /** Always includes the owner. */
+  memberIds: string[];
+  customDomain: string | null;
+}
+
+export interface ApiKeyDoc {
+  keyId: string;
+  userId: string;
+  name: string | null;
+  /** sha256 hex of the full key; the key itself is never stored. */
+  hash: string;
+  last4: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export type FacetKind = 'topic' | 'person' | 'entity' | 'collection';
+
+export interface FacetDoc {
+  id: string;
+  kind: FacetKind;
+  name: string;
+  channelId: string | null;
+}
+
+/** Catalog row, one per episode; `_id` is the episode id. */
+export interface EpisodeDoc {
+  id: string;
+  channelId: string;
+  title: string;
+  description: string | null;
+  summary: string | null;
+  link: string | null;
+  thumbnail: string | null;
+  mediaUrl: string | null;
+  durationMs: number | null;
+  publishedAt: string;
+  /** UTC year of `publishedAt`, for the `year` filter. */
+  year: number;
+  viewCount: number | null;
+  status: EpisodeStatus;
+  archived: boolean;
+  error: string | null;
+  topicIds: string[];
+  personIds: string[];
+  entityIds: string[];
+  collectionIds: string[];
+  chapterTitles: string[];
+  momentTitles: string[];
+  hasTranscript: boolean;
+  /** sha256 of the episode record as read; an unchanged record is not re-derived. */
+  sourceHash: string;
+  indexedAt: string;
+}
+
+/** The transcript exactly as read from the library; `_id` is the episode id. */
+export interface TranscriptDoc {
+  episodeId: string;
+  channelId: string;
+  status: EpisodeStatus;
+  archived: boolean;
+  document: unknown;
+}
+
+export interface KeyMoment {
+  type: string;
+  title: string;
+  startMs: number;
+  endMs?: number;
+}
+
+export interface Chapter {
+  title: string;
+  startMs: number;
+  endMs: number;
+  moments: KeyMoment[];
+}
+
+/** All chapters of one episode; `_id` is the episode id. */
+export interface ChaptersDoc {
+  episodeId: string;
+  channelId: string;
+  status: EpisodeStatus;
+  archived: boolean;
+  chapters: Chapter[];
+}
+
+/** What a passage cites: transcript speech, a chapter title, or a key-moment title. */
+export type PassageKind = 'transcript' | 'chapter' | 'moment';
+
+/** The unit of search and citation; `_id` is `id`. */
+export interface PassageDoc {
+  id: string;
+  episodeId: string;
+  channelId: string;
+  kind: PassageKind;
+  text: string;
+  chapterTitle: string | null;
+  startMs: number;
+  endMs: number;
+  speaker: string | null;
+  momentType: string | null;
+  status: EpisodeStatus;
+  archived: boolean;
+  publishedAt: string;
+  year: number;
+  topicIds: string[];
+  personIds: string[];
+  entityIds: string[];
+  collectionIds: string[];
+  /** sha256 of `text` and the model id: a vector is re-used while both are unchanged. */
+  textHash: string;
+  embedding: number[];
+}

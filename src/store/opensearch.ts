@@ -1,0 +1,138 @@
+// OpenSearch client factory and index administration: versioned indices behind aliases.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@opensearch-project/opensearch';
+
+export type { Client };
+
+/** Every index the service uses, by logical name; each is reached through the alias `<prefix><name>`. */
+export const INDEX_NAMES = [
+  'channels',
+  'users',
+  'api-keys',
+  'facets',
+  'episodes',
+  'transcripts',
+  'chapters',
+  'passages',
+] as const;
+export type IndexName = (typeof INDEX_NAMES)[number];
+
+/** Alias names for one prefix, keyed by logical name. */
+export type IndexAliases = Readonly<Record<IndexName, string>>;
+
+const MAPPINGS_DIR = fileURLToPath(new URL('../../mappings/', import.meta.url));
+
+/** Creates the one OpenSearch client of a process. */
+export function createOpenSearchClient({
+  url,
+  timeoutMs = 1500,
+  maxRetries = 0,
+}: {
+  url: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+}): Client {
+  return new Client({ node: url, requestTimeout: timeoutMs, maxRetries });
+}
+
+/** The alias of every index for `prefix`. */
+export function indexAliases(prefix: string): IndexAliases {
+  return Object.fromEntries(INDEX_NAMES.map((n) => [n, `${prefix}${n}`])) as Record<IndexName, string>;
+}
+
+export interface IndexDefinition {
+  settings: Record<string, unknown>;
+  mappings: { _meta?: Record<string, unknown>; properties: Record<string, unknown>; [k: string]: unknown };
+}
+
+/** Reads `mappings/<name>.json`. */
+export async function readIndexDefinition(name: IndexName): Promise<IndexDefinition> {
+  return JSON.parse(await readFile(`${MAPPINGS_DIR}${name}.json`, 'utf8')) as IndexDefinition;
+}
+
+/**
+ * Creates a new concrete index for each logical name, named
+ * `<prefix><name>-v<mappingVersion>-<timestamp>`, without touching any alias.
+ * The passages index records the embedding model in `_meta.model`, so a reindex
+ * knows whether stored vectors can be re-used.
+ */
+export async function createVersionedIndices(
+  client: Client,
+  { prefix, modelId, names = INDEX_NAMES }: { prefix: string; modelId: string; names?: readonly IndexName[] },
+): Promise<Record<IndexName, string>> {
+  const stamp = Date.now().toString();
+  const created = {} as Record<IndexName, string>;
+  for (const name of names) {
+    const def = await readIndexDefinition(name);
+    const version = Number(def.mappings._meta?.version ?? 1);
+    const index = `${prefix}${name}-v${version}-${stamp}`;
+    const mappings = { ...def.mappings, _meta: { ...def.mappings._meta, ...(name === 'passages' ? { model: modelId } : {}) } };
+    await client.indices.create({ index, body: { settings: def.settings, mappings } as never });
+    created[name] = index;
+  }
+  return created;
+}
+
+/** Concrete index behind each alias of `prefix` (missing aliases are left out). */
+export async function resolveAliases(client: Client, prefix: string): Promise<Partial<Record<IndexName, string>>> {
+  const aliases = indexAliases(prefix);
+  const found: Partial<Record<IndexName, string>> = {};
+  const res = await client.indices.getAlias({ name: `${prefix}*` }, { ignore: [404] });
+  const body = (res.body ?? {}) as Record<string, { aliases?: Record<string, unknown> }>;
+  for (const [index, entry] of Object.entries(body)) {
+    for (const alias of Object.keys(entry.aliases ?? {})) {
+      const name = INDEX_NAMES.find((n) => aliases[n] === alias);
+      if (name) found[name] = index;
+    }
+  }
+  return found;
+}
+
+/**
+ * Makes sure every alias of `prefix` points at an index, creating versioned
+ * indices for the missing ones. Safe to call on every start.
+ */
+export async function ensureIndices(
+  client: Client,
+  { prefix, modelId }: { prefix: string; modelId: string },
+): Promise<IndexAliases> {
+  const existing = await resolveAliases(client, prefix);
+  const missing = INDEX_NAMES.filter((n) => !existing[n]);
+  if (missing.length > 0) {
+    const created = await createVersionedIndices(client, { prefix, modelId, names: missing });
+    await swapAliases(client, prefix, created);
+  }
+  return indexAliases(prefix);
+}
+
+/**
+ * Points each alias at its new index in one atomic `_aliases` call, so a search
+ * sees either all old or all new indices. Returns the indices the aliases left.
+ */
+export async function swapAliases(
+  client: Client,
+  prefix: string,
+  next: Partial<Record<IndexName, string>>,
+): Promise<string[]> {
+  const aliases = indexAliases(prefix);
+  const current = await resolveAliases(client, prefix);
+  const actions: unknown[] = [];
+  const retired: string[] = [];
+  for (const [name, index] of Object.entries(next) as [IndexName, string][]) {
+    const old = current[name];
+    if (old && old !== index) {
+      actions.push({ remove: { index: old, alias: aliases[name] } });
+      retired.push(old);
+    }
+    actions.push({ add: { index, alias: aliases[name], is_write_index: true } });
+  }
+  if (actions.length > 0) await client.indices.updateAliases({ body: { actions } as never });
+  return retired;
+}
+
+/** Deletes every index whose name starts with `prefix` (tests and teardown). */
+export async function deleteIndices(client: Client, prefix: string): Promise<void> {
+  if (!prefix) throw new Error('refusing to delete indices without a prefix');
+  await client.indices.delete({ index: `${prefix}*`, expand_wildcards: 'all' } as never, { ignore: [404] });
+}

@@ -1,0 +1,85 @@
+// The real model from MODEL_DIR: shape, geometry, query prefix and batching.
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
+import { createEmbedder, type Embedder } from '../../src/embedder.js';
+
+const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('createEmbedder with the real model', function () {
+  this.timeout(120_000);
+  const config = loadConfig(process.env);
+  let embedder: Embedder;
+
+  before(async function () {
+    if (config.modelDir === undefined) this.skip();
+    embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: 4 });
+  });
+
+  it('returns 384-dimensional unit vectors', async function () {
+    expect(embedder.dimension).to.equal(384);
+    const [v] = await embedder.embedPassages(['The cat sat on the mat']);
+    expect(v).to.have.length(384);
+    expect(Math.hypot(...v!)).to.be.closeTo(1, 1e-4);
+  });
+
+  it('puts a paraphrase closer than an unrelated sentence', async function () {
+    const [cat, feline, revenue] = await embedder.embedPassages([
+      'The cat sat on the mat',
+      'A feline was resting on the rug',
+      'Quarterly revenue grew by ten percent',
+    ]);
+    expect(dot(cat!, feline!)).to.be.greaterThan(dot(cat!, revenue!) + 0.1);
+  });
+
+  it('ranks the relevant passage first for a prefixed query', async function () {
+    const passages = await embedder.embedPassages([
+      'Quarterly revenue grew by ten percent after the product launch.',
+      'The physician prescribed antibiotics for the infection.',
+    ]);
+    const query = await embedder.embedQuery('which medicine did the doctor give');
+    expect(dot(query, passages[1]!)).to.be.greaterThan(dot(query, passages[0]!));
+  });
+
+  it('embeds a query differently from the same text as a passage', async function () {
+    const text = 'how do I bleep out a word in a recording';
+    const [passage] = await embedder.embedPassages([text]);
+    const query = await embedder.embedQuery(text);
+    expect(Math.hypot(...query)).to.be.closeTo(1, 1e-4);
+    expect(dot(query, passage!)).to.be.lessThan(0.999);
+  });
+
+  it('gives the same vectors in batches as one by one', async function () {
+    const texts = [
+      'short',
+      'A somewhat longer sentence, so that the batch needs padding for the others.',
+      'Ten texts with batchSize 4 make batches of 4, 4 and 2.',
+      'The cat sat on the mat',
+      'A feline was resting on the rug',
+      'Quarterly revenue grew by ten percent',
+      'Speech recognition errors cluster around proper nouns.',
+      'We could store the features in an XML file or a binary format.',
+      'Yeah.',
+      'Let us move on to the next item on the agenda.',
+    ];
+    const batched = await embedder.embedPassages(texts);
+    expect(batched).to.have.length(texts.length);
+    for (const [i, text] of texts.entries()) {
+      const [single] = await embedder.embedPassages([text]);
+      for (const [j, x] of single!.entries()) expect(batched[i]![j]).to.be.closeTo(x, 1e-4);
+    }
+  });
+
+  it('truncates a text longer than 512 tokens instead of failing', async function () {
+    const long = 'The meeting went on about storage formats and transcripts. '.repeat(200);
+    const [v] = await embedder.embedPassages([long]);
+    expect(v).to.have.length(384);
+    expect(Math.hypot(...v!)).to.be.closeTo(1, 1e-4);
+  });
+
+  it('counts every text it embeds', async function () {
+    const before = embedder.embeddedCount;
+    await embedder.embedPassages(['a', 'b', 'c', 'd', 'e']);
+    await embedder.embedQuery('f');
+    expect(embedder.embeddedCount - before).to.equal(6);
+  });
+});

@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', function () {
+  it('gives documented defaults for an empty environment', function () {
+    const config = loadConfig({});
+    expect(config.port).to.equal(8080);
+    expect(config.opensearchUrl).to.equal('http://127.0.0.1:9200');
+    expect(config.redisUrl).to.equal('redis://127.0.0.1:6379');
+    expect(config.modelId).to.equal('Xenova/bge-small-en-v1.5');
+    expect(config.modelDir).to.equal(undefined);
+    expect(config.rateLimit).to.deep.equal({ max: 600, windowSeconds: 60 });
+    expect(config.search.rrfK).to.equal(60);
+    expect(config.anonymousRead).to.equal('none');
+  });
+
+  it('returns a frozen object, nested parts included', function () {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).to.equal(true);
+    expect(Object.isFrozen(config.rateLimit)).to.equal(true);
+  });
+
+  for (const [name, value, pattern] of [
+    ['PORT', 'eighty', /PORT: expected an integer/],
+    ['PORT', '70000', /PORT: expected 0\.\.65535/],
+    ['OPENSEARCH_URL', 'not a url', /OPENSEARCH_URL: expected a URL/],
+    ['REDIS_URL', 'http://localhost:6379', /REDIS_URL: expected a redis: or rediss: URL/],
+    ['INDEX_PREFIX', 'Upper-', /INDEX_PREFIX: expected lowercase/],
+    ['ANONYMOUS_READ', 'everything', /ANONYMOUS_READ: expected one of none, published/],
+    ['RRF_K', '-1', /RRF_K: expected a number >= 1/],
+    ['API_V1_DEPRECATED_AT', 'someday', /API_V1_DEPRECATED_AT: expected an ISO 8601 date/],
+  ] as const) {
+    it(`fails fast naming ${name} when it is "${value}"`, function () {
+      expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, pattern);
+    });
+  }
+
+  it('trims trailing slashes from URLs so paths can be appended', function () {
+    expect(loadConfig({ OPENSEARCH_URL: 'http://127.0.0.1:9201/' }).opensearchUrl).to.equal('http://127.0.0.1:9201');
+  });
+});
