@@ -1,0 +1,152 @@
+// Library records → the stored documents the API reads (pure).
+import { createHash } from 'node:crypto';
+import type {
+  ChannelDoc,
+  ChaptersDoc,
+  EpisodeDoc,
+  FacetDoc,
+  PassageDoc,
+  TranscriptDoc,
+  UserDoc,
+} from '../src/store/documents.js';
+import type { FacetEntry } from './library-reader.js';
+import { buildPassages, type PassageOptions } from './passages.js';
+import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
+
+/**
+ * Version of the rules that turn a record into documents (passage packing, fields).
+ * It is part of {@link sourceHash}: bump it when those rules change, and the next
+ * ingest re-derives every episode (re-using vectors whose text did not change).
+ */
+export const DERIVATION_VERSION = 1;
+
+/**
+ * sha256 hex of the derivation version and the record's JSON: the same record, read
+ * from disk or from a job payload, hashes the same.
+ */
+export function sourceHash(record: unknown): string {
+  return createHash('sha256').update(`derivation-v${DERIVATION_VERSION}\n${JSON.stringify(record)}`).digest('hex');
+}
+
+/** sha256 hex of model id and text: a stored vector is re-used only while both are unchanged. */
+export function textHash(modelId: string, text: string): string {
+  return createHash('sha256').update(`${modelId}\n${text}`).digest('hex');
+}
+
+/** A passage document still waiting for its vector. */
+export type PassageDraft = Omit<PassageDoc, 'embedding'>;
+
+/** Every document one episode gives. */
+export interface EpisodeDocuments {
+  episode: EpisodeDoc;
+  /** Absent when the episode has no transcript yet (the stored one, if any, is deleted). */
+  transcript: TranscriptDoc | null;
+  chapters: ChaptersDoc;
+  passages: PassageDraft[];
+}
+
+/** UTC year of an ISO timestamp. */
+function yearOf(iso: string): number {
+  return new Date(iso).getUTCFullYear();
+}
+
+/**
+ * Derives the stored documents of one episode. `archived` is set on every document
+ * so that any query can exclude it with one filter.
+ */
+export function episodeDocuments(
+  record: EpisodeRecord,
+  { modelId, indexedAt, hash = sourceHash(record), passageOptions }: {
+    modelId: string;
+    indexedAt: string;
+    hash?: string;
+    passageOptions?: PassageOptions;
+  },
+): EpisodeDocuments {
+  const status = record.status;
+  const archived = status === 'archived';
+  const chapters = record.chapters ?? [];
+  const facets = {
+    topicIds: record.topicIds ?? [],
+    personIds: record.personIds ?? [],
+    entityIds: record.entityIds ?? [],
+    collectionIds: record.collectionIds ?? [],
+  };
+  const year = yearOf(record.publishedAt);
+  const episode: EpisodeDoc = {
+    id: record.id,
+    channelId: record.channelId,
+    title: record.title,
+    description: record.description ?? null,
+    summary: record.summary ?? null,
+    link: record.link ?? null,
+    thumbnail: record.thumbnail ?? null,
+    mediaUrl: record.mediaUrl ?? null,
+    durationMs: record.durationMs ?? null,
+    publishedAt: record.publishedAt,
+    year,
+    viewCount: record.viewCount ?? null,
+    status,
+    archived,
+    error: record.error ?? null,
+    ...facets,
+    chapterTitles: chapters.map((c) => c.title),
+    momentTitles: chapters.flatMap((c) => c.moments.map((m) => m.title)),
+    hasTranscript: record.transcript != null,
+    sourceHash: hash,
+    indexedAt,
+  };
+  const owner = { episodeId: record.id, channelId: record.channelId, status, archived };
+  const passages = buildPassages(record, passageOptions).map(
+    (p): PassageDraft => ({
+      ...p,
+      episodeId: record.id,
+      channelId: record.channelId,
+      status,
+      archived,
+      publishedAt: record.publishedAt,
+      year,
+      ...facets,
+      textHash: textHash(modelId, p.text),
+    }),
+  );
+  return {
+    episode,
+    transcript: record.transcript != null ? { ...owner, document: record.transcript } : null,
+    chapters: {
+      ...owner,
+      chapters: chapters.map((c) => ({
+        title: c.title,
+        startMs: c.startMs,
+        endMs: c.endMs,
+        moments: c.moments.map((m) => ({
+          type: m.type,
+          title: m.title,
+          startMs: m.startMs,
+          ...(m.endMs != null ? { endMs: m.endMs } : {}),
+        })),
+      })),
+    },
+    passages,
+  };
+}
+
+export function userDocument(u: UserRecord): UserDoc {
+  return { id: u.id, name: u.name, plan: u.plan };
+}
+
+export function channelDocument(c: ChannelRecord): ChannelDoc {
+  return {
+    id: c.id,
+    slug: c.slug,
+    title: c.title,
+    providerType: c.providerType,
+    ownerId: c.ownerId,
+    memberIds: c.memberIds.includes(c.ownerId) ? [...c.memberIds] : [...c.memberIds, c.ownerId],
+    customDomain: c.customDomain ?? null,
+  };
+}
+
+export function facetDocument({ kind, record }: FacetEntry): FacetDoc {
+  return { id: record.id, kind, name: record.name, channelId: record.channelId ?? null };
+}

@@ -1,0 +1,188 @@
+// Writes one episode's documents (idempotent, re-using unchanged vectors) and removes episodes.
+import type { Client } from '@opensearch-project/opensearch';
+import type { Embedder } from '../src/embedder.js';
+import type { Logger } from '../src/logger.js';
+import type { IndexAliases } from '../src/store/opensearch.js';
+import type { PassageDoc } from '../src/store/documents.js';
+import { bulkWrite, type BulkOp } from './bulk.js';
+import { episodeDocuments, sourceHash } from './documents.js';
+import { UnrecoverableIndexError, storeCall } from './errors.js';
+import { deleteWhere } from './scroll.js';
+import type { EpisodeRecord } from './schemas.js';
+
+/** What the indexer needs of an embedder. */
+export type PassageEmbedder = Pick<Embedder, 'modelId' | 'dimension' | 'embedPassages'>;
+
+/** Everything an indexing call works with, made once per process and passed in. */
+export interface IndexContext {
+  client: Client;
+  embedder: PassageEmbedder;
+  aliases: IndexAliases;
+  log?: Logger | undefined;
+  /** Texts handed to the embedder per call; each call is also a progress step. Default 64. */
+  embedChunk?: number;
+}
+
+export interface EpisodeResult {
+  id: string;
+  /** `unchanged`: the stored episode has the same sourceHash, nothing was written. */
+  outcome: 'indexed' | 'unchanged';
+  passages: number;
+  /** Passages whose vector was computed now. */
+  embedded: number;
+  /** Passages whose stored vector (same id, same text, same model) was kept. */
+  reused: number;
+  /** Stored passages of this episode that the new version no longer has. */
+  removedPassages: number;
+}
+
+/** Model recorded in `_meta.model` of the index behind the passages alias. */
+export async function passagesIndexModel(client: Client, aliases: IndexAliases): Promise<string | undefined> {
+  const res = await storeCall('get passages mapping', () => client.indices.getMapping({ index: aliases.passages }));
+  const entry = Object.values(res.body as Record<string, { mappings?: { _meta?: { model?: string } } }>)[0];
+  return entry?.mappings?._meta?.model;
+}
+
+/** Refuses to mix vectors of two models in one index: a model change needs `npm run reindex`. */
+export async function assertIndexModel(client: Client, aliases: IndexAliases, modelId: string): Promise<void> {
+  const model = await passagesIndexModel(client, aliases);
+  if (model !== modelId) {
+    throw new UnrecoverableIndexError(
+      'model_mismatch',
+      `${aliases.passages} holds vectors of model "${model ?? 'unknown'}" but the embedder is "${modelId}"; run \`npm run reindex\``,
+    );
+  }
+}
+
+/** Stored vectors of `ids` whose textHash is still the same, by id. */
+async function reusableVectors(
+  client: Client,
+  index: string,
+  wanted: ReadonlyMap<string, string>,
+  dimension: number,
+): Promise<Map<string, number[]>> {
+  const found = new Map<string, number[]>();
+  const ids = [...wanted.keys()];
+  for (let i = 0; i < ids.length; i += 500) {
+    const res = await storeCall('mget passages', () =>
+      client.mget({ index, body: { ids: ids.slice(i, i + 500) }, _source_includes: ['textHash', 'embedding'] } as never),
+    );
+    for (const doc of (res.body as { docs: { _id: string; found?: boolean; _source?: Partial<PassageDoc> }[] }).docs) {
+      const src = doc._source;
+      if (doc.found && src?.textHash === wanted.get(doc._id) && src?.embedding?.length === dimension) {
+        found.set(doc._id, src.embedding);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Indexes one episode. Unchanged (same sourceHash; the index's model is checked
+ * first) → nothing is written. Otherwise passages keep their stored vector when id
+ * and textHash match, the rest are embedded, every document is written with
+ * `_bulk`, stale passages are deleted, and the catalog row is written last: it is
+ * the commit marker, so a crash before it means the next run redoes the episode.
+ */
+export async function indexEpisode(
+  ctx: IndexContext,
+  record: EpisodeRecord,
+  { hash = sourceHash(record), now = new Date(), force = false, onEmbedded }: {
+    hash?: string;
+    now?: Date;
+    /** Re-derive and rewrite even when the stored sourceHash is the same (vectors are still re-used). */
+    force?: boolean;
+    /** Called after each embedding call with the number of passages just embedded. */
+    onEmbedded?: (count: number) => void;
+  } = {},
+): Promise<EpisodeResult> {
+  const { client, embedder, aliases } = ctx;
+  await assertIndexModel(client, aliases, embedder.modelId);
+  const stored = await storeCall('get episode', () =>
+    client.get({ index: aliases.episodes, id: record.id, _source_includes: ['sourceHash'] } as never, { ignore: [404] }),
+  );
+  const storedHash = (stored.body as { found?: boolean; _source?: { sourceHash?: string } }).found
+    ? (stored.body as { _source?: { sourceHash?: string } })._source?.sourceHash
+    : undefined;
+  if (storedHash === hash && !force) {
+    return { id: record.id, outcome: 'unchanged', passages: 0, embedded: 0, reused: 0, removedPassages: 0 };
+  }
+
+  const docs = episodeDocuments(record, { modelId: embedder.modelId, indexedAt: now.toISOString(), hash });
+  const vectors = await reusableVectors(
+    client,
+    aliases.passages,
+    new Map(docs.passages.map((p) => [p.id, p.textHash])),
+    embedder.dimension,
+  );
+  const reused = vectors.size;
+  // Shortest first: each model batch is padded to its longest text, so similar lengths waste less work.
+  const missing = docs.passages.filter((p) => !vectors.has(p.id)).sort((a, b) => a.text.length - b.text.length);
+  const chunk = ctx.embedChunk ?? 64;
+  for (let i = 0; i < missing.length; i += chunk) {
+    const batch = missing.slice(i, i + chunk);
+    const embedded = await ctx.embedder.embedPassages(batch.map((p) => p.text));
+    if (embedded.length !== batch.length || embedded.some((v) => v.length !== embedder.dimension)) {
+      throw new UnrecoverableIndexError('embedding_failed', `embedder returned ${embedded.length} vectors for ${batch.length} passages of ${record.id}`);
+    }
+    batch.forEach((p, j) => vectors.set(p.id, embedded[j]!));
+    onEmbedded?.(batch.length);
+  }
+
+  const ops: BulkOp[] = docs.passages.map((p) => ({
+    op: 'index',
+    index: aliases.passages,
+    id: p.id,
+    doc: { ...p, embedding: vectors.get(p.id)! } satisfies PassageDoc,
+  }));
+  ops.push(
+    docs.transcript
+      ? { op: 'index', index: aliases.transcripts, id: record.id, doc: docs.transcript }
+      : { op: 'delete', index: aliases.transcripts, id: record.id },
+    { op: 'index', index: aliases.chapters, id: record.id, doc: docs.chapters },
+  );
+  await bulkWrite(client, ops);
+
+  // Refreshing costs ~0.2 s on a vector index, so only an update pays for it: on a first
+  // load, leftovers of an interrupted attempt are older than the 1 s refresh interval.
+  const removedPassages = await deleteWhere(
+    client,
+    aliases.passages,
+    {
+      bool: {
+        filter: [{ term: { episodeId: record.id } }],
+        must_not: [{ ids: { values: docs.passages.map((p) => p.id) } }],
+      },
+    },
+    { refreshFirst: storedHash !== undefined },
+  );
+  await bulkWrite(client, [{ op: 'index', index: aliases.episodes, id: record.id, doc: docs.episode }]);
+  ctx.log?.debug({ episodeId: record.id, passages: docs.passages.length, embedded: missing.length, reused, removedPassages }, 'episode indexed');
+  return { id: record.id, outcome: 'indexed', passages: docs.passages.length, embedded: missing.length, reused, removedPassages };
+}
+
+/**
+ * Removes every episode of `channelIds` whose id is not in `keepIds`, with all its
+ * documents. The catalog rows go last, so a crash halfway leaves them to be found
+ * by the next run. Returns the number of episodes removed.
+ */
+export async function removeEpisodesNotIn(
+  ctx: Pick<IndexContext, 'client' | 'aliases' | 'log'>,
+  { channelIds, keepIds }: { channelIds: readonly string[]; keepIds: readonly string[] },
+): Promise<{ episodes: number; passages: number }> {
+  if (channelIds.length === 0) return { episodes: 0, passages: 0 };
+  const { client, aliases } = ctx;
+  const run = (index: string, idField: string): Promise<number> =>
+    deleteWhere(client, index, {
+      bool: {
+        filter: [{ terms: { channelId: [...channelIds] } }],
+        must_not: [{ terms: { [idField]: [...keepIds] } }],
+      },
+    });
+  const passages = await run(aliases.passages, 'episodeId');
+  await run(aliases.transcripts, 'episodeId');
+  await run(aliases.chapters, 'episodeId');
+  const episodes = await run(aliases.episodes, 'id');
+  if (episodes > 0 || passages > 0) ctx.log?.info({ episodes, passages, channelIds }, 'removed episodes no longer in the library');
+  return { episodes, passages };
+}

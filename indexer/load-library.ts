@@ -1,0 +1,123 @@
+// Direct mode: loads a whole library in-process, running the same jobs the worker runs.
+import type { Client } from '@opensearch-project/opensearch';
+import type { Logger } from '../src/logger.js';
+import { ensureIndices, indexAliases, INDEX_NAMES } from '../src/store/opensearch.js';
+import { RetryableIndexError, storeCall } from './errors.js';
+import { libraryJobs, runJob, type IngestJob, type JobResult } from './jobs.js';
+import { formatIssue } from './library-reader.js';
+import { assertIndexModel, type IndexContext, type PassageEmbedder } from './load-episode.js';
+import { createSummary, type LoadSummary } from './summary.js';
+
+/** Consecutive jobs failing with a transient store error after all retries before a run stops. */
+const MAX_STORE_DOWN = 3;
+
+export interface LoadProgress {
+  /** Episodes done (indexed, unchanged or failed). */
+  done: number;
+  /** Episode records in the library (known after the first event). */
+  total: number;
+  /** Passages embedded so far in this run. */
+  embedded: number;
+}
+
+export interface LoadLibraryOptions {
+  client: Client;
+  embedder: PassageEmbedder;
+  /** Index prefix; indices are created (with the embedder's model id) when missing. */
+  prefix: string;
+  dir: string;
+  log?: Logger | undefined;
+  onProgress?: ((progress: LoadProgress) => void) | undefined;
+  /** Tries per job on transient store errors, waiting `baseDelayMs`·2ⁿ between them. Default 4 × 1 s. */
+  retry?: { attempts: number; baseDelayMs: number };
+  /** Texts per embedding call. */
+  embedChunk?: number;
+  /** Rewrite every episode even when unchanged (after changing derivation rules by hand); vectors are re-used. */
+  force?: boolean;
+}
+
+/** Runs a job, retrying {@link RetryableIndexError}s with exponential backoff, as the worker would. */
+export async function runWithRetries(
+  ctx: IndexContext,
+  job: IngestJob,
+  { attempts, baseDelayMs }: { attempts: number; baseDelayMs: number },
+  onEmbedded?: (n: number) => void,
+): Promise<JobResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runJob(ctx, job, { ...(onEmbedded ? { onEmbedded } : {}) });
+    } catch (err) {
+      if (!(err instanceof RetryableIndexError) || attempt >= attempts) throw err;
+      ctx.log?.warn({ err: err.message, attempt }, 'transient store error, retrying');
+      await new Promise((r) => setTimeout(r, baseDelayMs * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+/**
+ * Loads the library at `dir` into the indices of `prefix` without a queue: users,
+ * channels and facets, then every episode (skipping unchanged ones), then removes
+ * episodes of the library's channels that are no longer in it, then refreshes.
+ * Bad files and records are skipped and listed in the summary; one failing episode
+ * does not stop the others. Throws only when the store or the indices are unusable
+ * (unreachable, or built for another embedding model).
+ */
+export async function loadLibrary({
+  client,
+  embedder,
+  prefix,
+  dir,
+  log,
+  onProgress,
+  retry = { attempts: 4, baseDelayMs: 1000 },
+  embedChunk,
+  force = false,
+}: LoadLibraryOptions): Promise<LoadSummary> {
+  const summary = createSummary(dir);
+  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+  await assertIndexModel(client, aliases, embedder.modelId);
+  const ctx: IndexContext = { client, embedder, aliases, log, ...(embedChunk ? { embedChunk } : {}) };
+  const progress: LoadProgress = { done: 0, total: 0, embedded: 0 };
+  let storeDown = 0;
+  const onEmbedded = (n: number): void => {
+    progress.embedded += n;
+    onProgress?.({ ...progress });
+  };
+
+  for await (const job of libraryJobs(dir, {
+    onIssue: (issue) => {
+      summary.issue(issue);
+      log?.warn({ path: issue.path, line: issue.line, id: issue.id, reason: issue.reason }, `skipped: ${formatIssue(issue)}`);
+    },
+    onSyncWithheld: (reason) => {
+      summary.syncWithheld(reason);
+      log?.warn({ reason }, 'removal of missing episodes withheld');
+    },
+    onTotal: (total) => {
+      progress.total = total;
+      onProgress?.({ ...progress });
+    },
+  })) {
+    if (job.kind === 'episode') summary.episodeRead();
+    try {
+      summary.result(await runWithRetries(ctx, job.kind === 'episode' && force ? { ...job, force } : job, retry, onEmbedded));
+      storeDown = 0;
+    } catch (err) {
+      const id = job.kind === 'episode' ? job.record.id : job.kind;
+      const reason = err instanceof Error ? err.message : String(err);
+      summary.failed(id, reason, { episode: job.kind === 'episode' });
+      log?.error({ id, err: reason }, 'job failed');
+      // The store is gone, not one record bad: stop instead of failing every remaining episode slowly.
+      if (err instanceof RetryableIndexError && ++storeDown >= MAX_STORE_DOWN) {
+        throw new Error(`OpenSearch unavailable for ${storeDown} jobs in a row, giving up: ${reason}`, { cause: err });
+      }
+    }
+    if (job.kind === 'episode') {
+      progress.done++;
+      onProgress?.({ ...progress });
+    }
+  }
+  const index = INDEX_NAMES.map((n) => indexAliases(prefix)[n]).join(',');
+  await storeCall('refresh', () => client.indices.refresh({ index }));
+  return summary.finish();
+}

@@ -1,0 +1,282 @@
+// Transcript segments → passages, the unit of search and citation (pure).
+import { createHash } from 'node:crypto';
+import type { PassageKind } from '../src/store/documents.js';
+import type { ChapterRecord, EpisodeRecord, SegmentRecord } from './schemas.js';
+
+/** A passage before the episode's fields and its embedding are added. */
+export interface Passage {
+  id: string;
+  kind: PassageKind;
+  text: string;
+  startMs: number;
+  endMs: number;
+  /** Set only when every merged segment has this one speaker. */
+  speaker: string | null;
+  chapterTitle: string | null;
+  momentType: string | null;
+}
+
+/** Passage lengths, in ms of transcript time. */
+export interface PassageOptions {
+  /** A passage shorter than this is merged with its neighbour when the result still fits `maxMs`. */
+  minMs?: number;
+  /** A passage is closed at the first sentence end once it is this long. */
+  targetMs?: number;
+  /** Never longer than this, unless one word is. */
+  maxMs?: number;
+}
+
+export const DEFAULT_PASSAGE_OPTIONS: Required<PassageOptions> = { minMs: 20_000, targetMs: 40_000, maxMs: 60_000 };
+
+/** The smallest piece of speech that is packed: a whole segment, a sentence or a word. */
+interface Atom {
+  text: string;
+  s: number;
+  e: number;
+  speaker: string | null;
+  /** A passage may end after this atom without cutting a sentence (segment ends always qualify). */
+  sentenceEnd: boolean;
+  /** Position in reading order, so atoms with equal start keep their order. */
+  order: number;
+}
+
+const SENTENCE_END = /[.!?…]["'”’)\]]*$/;
+
+function normalize(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** Sorted, distinct start and end times of every chapter: overlapping chapters give more boundaries. */
+export function chapterBoundaries(chapters: readonly ChapterRecord[]): number[] {
+  return [...new Set(chapters.flatMap((c) => [c.startMs, c.endMs]))].sort((a, b) => a - b);
+}
+
+/** Index of the zone holding time `t`: the number of boundaries at or before it. */
+function zoneOf(boundaries: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = boundaries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (boundaries[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Is there a boundary strictly inside (s, e)? */
+function crossesBoundary(boundaries: readonly number[], s: number, e: number): boolean {
+  return zoneOf(boundaries, s) !== zoneOf(boundaries, Math.max(s, e - 1));
+}
+
+/**
+ * Pieces of `text` (sentences, or words) with times shared out by character length
+ * over [s, e], for segments that must be split but carry no word timings.
+ */
+function interpolate(text: string, s: number, e: number, pattern: RegExp): { text: string; s: number; e: number }[] {
+  const pieces: { text: string; s: number; e: number }[] = [];
+  const span = e - s;
+  for (const m of text.matchAll(pattern)) {
+    const piece = m[0].trim();
+    if (piece === '') continue;
+    const c0 = m.index!;
+    const c1 = c0 + m[0].trimEnd().length;
+    pieces.push({ text: piece, s: s + Math.round((span * c0) / text.length), e: s + Math.round((span * c1) / text.length) });
+  }
+  return pieces;
+}
+
+const SENTENCES = /[^.!?…]+(?:[.!?…]+["'”’)\]]*|$)\s*/g;
+const WORDS = /\S+\s*/g;
+
+/** Turns one segment into atoms: itself when it fits, else its words (timed or interpolated). */
+function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: number, order: () => number): Atom[] {
+  const speaker = seg.speakerLabel ?? null;
+  const text = normalize(seg.text);
+  const words = (seg.words ?? []).filter((w) => normalize(w.t) !== '');
+  if (text === '' && words.length === 0) return [];
+  const fits = seg.endMs - seg.startMs <= maxMs && !crossesBoundary(boundaries, seg.startMs, seg.endMs);
+  if (fits && text !== '') {
+    return [{ text, s: seg.startMs, e: seg.endMs, speaker, sentenceEnd: true, order: order() }];
+  }
+  let pieces: { text: string; s: number; e: number }[];
+  if (words.length > 0) {
+    pieces = words.map((w) => ({ text: normalize(w.t), s: w.s, e: w.e }));
+  } else {
+    pieces = [];
+    for (const sentence of interpolate(text, seg.startMs, seg.endMs, SENTENCES)) {
+      // A sentence that alone is too long, or straddles a chapter boundary, goes word by word.
+      const split = sentence.e - sentence.s > maxMs || crossesBoundary(boundaries, sentence.s, sentence.e);
+      pieces.push(...(split ? interpolate(sentence.text, sentence.s, sentence.e, WORDS) : [sentence]));
+    }
+  }
+  return pieces.map((p, i) => ({
+    ...p,
+    speaker,
+    sentenceEnd: i === pieces.length - 1 || SENTENCE_END.test(p.text),
+    order: order(),
+  }));
+}
+
+/**
+ * Greedy packing of time-ordered atoms into groups: a group closes at the first
+ * sentence end once it reaches `targetMs`; an atom that would push it past `maxMs`
+ * starts a new group, cutting back to the last sentence end when that leaves at
+ * least `minMs`. A short last group is merged into the previous one when it fits.
+ */
+export function packAtoms<T extends { s: number; e: number; sentenceEnd: boolean }>(
+  atoms: readonly T[],
+  { minMs, targetMs, maxMs }: Required<PassageOptions>,
+): T[][] {
+  const groups: T[][] = [];
+  const endOf = (g: readonly T[]): number => g.reduce((m, a) => Math.max(m, a.e), -Infinity);
+  const spanOf = (g: readonly T[]): number => endOf(g) - g[0]!.s;
+  let cur: T[] = [];
+  for (const atom of atoms) {
+    for (;;) {
+      if (cur.length === 0) {
+        cur.push(atom);
+        break;
+      }
+      const last = cur[cur.length - 1]!;
+      if (spanOf(cur) >= targetMs && last.sentenceEnd) {
+        groups.push(cur);
+        cur = [];
+        continue;
+      }
+      if (Math.max(endOf(cur), atom.e) - cur[0]!.s <= maxMs) {
+        cur.push(atom);
+        break;
+      }
+      // Over the limit: end at the last sentence end that leaves a long enough passage.
+      let cut = -1;
+      for (let j = cur.length - 2; j >= 0; j--) {
+        if (cur[j]!.sentenceEnd && spanOf(cur.slice(0, j + 1)) >= minMs) {
+          cut = j;
+          break;
+        }
+      }
+      if (cut < 0) {
+        groups.push(cur);
+        cur = [];
+      } else {
+        groups.push(cur.slice(0, cut + 1));
+        cur = cur.slice(cut + 1);
+      }
+    }
+  }
+  if (cur.length > 0) groups.push(cur);
+  if (groups.length >= 2) {
+    const tail = groups[groups.length - 1]!;
+    const prev = groups[groups.length - 2]!;
+    if (spanOf(tail) < minMs && spanOf([...prev, ...tail]) <= maxMs) {
+      groups.splice(groups.length - 2, 2, [...prev, ...tail]);
+    }
+  }
+  return groups;
+}
+
+/** Title of the innermost chapter (latest start) that covers the zone [start, end). */
+function chapterTitleFor(chapters: readonly ChapterRecord[], start: number, end: number): string | null {
+  let best: ChapterRecord | undefined;
+  for (const c of chapters) {
+    if (c.startMs <= start && c.endMs >= end && c.endMs > c.startMs && (!best || c.startMs > best.startMs)) best = c;
+  }
+  return best && best.title.trim() !== '' ? best.title : null;
+}
+
+/** First 8 hex chars of sha256: short, stable id parts for titles. */
+export function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
+/**
+ * Builds every passage of an episode: transcript speech packed into passages of about
+ * 20–60 s that never cross a chapter start or end, one passage per chapter title and
+ * one per key-moment title at its start time. The same input always gives the same
+ * passages and ids: `<episodeId>:t:<startMs>`, `<episodeId>:c:<startMs>:<hash>`,
+ * `<episodeId>:m:<startMs>:<hash>` (a repeated id gets `~2`, `~3`, … in order).
+ */
+export function buildPassages(
+  episode: Pick<EpisodeRecord, 'id' | 'transcript' | 'chapters'>,
+  options: PassageOptions = {},
+): Passage[] {
+  const opts = { ...DEFAULT_PASSAGE_OPTIONS, ...options };
+  const chapters = episode.chapters ?? [];
+  const boundaries = chapterBoundaries(chapters);
+  let n = 0;
+  const order = (): number => n++;
+
+  // Atoms of every segment, grouped by the zone between two boundaries their start falls in.
+  const zones = new Map<number, Atom[]>();
+  for (const seg of episode.transcript?.segments ?? []) {
+    for (const atom of segmentAtoms(seg, boundaries, opts.maxMs, order)) {
+      const z = zoneOf(boundaries, atom.s);
+      let list = zones.get(z);
+      if (!list) zones.set(z, (list = []));
+      list.push(atom);
+    }
+  }
+
+  const passages: Passage[] = [];
+  const ids = new Map<string, number>();
+  const uniqueId = (base: string): string => {
+    const seen = (ids.get(base) ?? 0) + 1;
+    ids.set(base, seen);
+    return seen === 1 ? base : `${base}~${seen}`;
+  };
+
+  for (const z of [...zones.keys()].sort((a, b) => a - b)) {
+    const atoms = zones.get(z)!.sort((a, b) => a.s - b.s || a.order - b.order);
+    const zoneStart = z === 0 ? -Infinity : boundaries[z - 1]!;
+    const zoneEnd = z < boundaries.length ? boundaries[z]! : Infinity;
+    const chapterTitle = chapterTitleFor(chapters, zoneStart, zoneEnd);
+    for (const group of packAtoms(atoms, opts)) {
+      const startMs = group[0]!.s;
+      const endMs = Math.max(startMs, Math.min(zoneEnd, group.reduce((m, a) => Math.max(m, a.e), startMs)));
+      const speakers = new Set(group.map((a) => a.speaker));
+      const speaker = speakers.size === 1 ? [...speakers][0]! : null;
+      passages.push({
+        id: uniqueId(`${episode.id}:t:${startMs}`),
+        kind: 'transcript',
+        text: group.map((a) => a.text).join(' '),
+        startMs,
+        endMs,
+        speaker,
+        chapterTitle,
+        momentType: null,
+      });
+    }
+  }
+
+  for (const c of chapters) {
+    const title = normalize(c.title);
+    if (title === '') continue;
+    passages.push({
+      id: uniqueId(`${episode.id}:c:${c.startMs}:${shortHash(title)}`),
+      kind: 'chapter',
+      text: title,
+      startMs: c.startMs,
+      endMs: c.endMs,
+      speaker: null,
+      chapterTitle: title,
+      momentType: null,
+    });
+  }
+  for (const c of chapters) {
+    for (const m of c.moments) {
+      const title = normalize(m.title);
+      if (title === '') continue;
+      passages.push({
+        id: uniqueId(`${episode.id}:m:${m.startMs}:${shortHash(`${m.type}\n${title}`)}`),
+        kind: 'moment',
+        text: title,
+        startMs: m.startMs,
+        endMs: Math.max(m.startMs, m.endMs ?? m.startMs),
+        speaker: null,
+        chapterTitle: normalize(c.title) || null,
+        momentType: m.type,
+      });
+    }
+  }
+  return passages;
+}

@@ -1,0 +1,165 @@
+// BullMQ plumbing of the indexer: the queue, enqueueing with de-duplication, the worker, waiting.
+import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from '../src/logger.js';
+import { jobIdOf, runJob, type IngestJob, type JobResult } from './jobs.js';
+import type { IndexContext } from './load-episode.js';
+
+/**
+ * Options of every ingest job. A job is tried 8 times, 2 s·2ⁿ apart (2, 4, … 128 s:
+ * about 4 minutes in all, enough to ride out a restart of OpenSearch or the write
+ * block of a reindex); `UnrecoverableIndexError` fails at once. Finished jobs are
+ * kept a day (at most 10,000) so a run can read their results.
+ */
+export const INGEST_JOB_OPTIONS: JobsOptions = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 2000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+};
+
+/** One Redis connection for BullMQ (workers need `maxRetriesPerRequest: null`). */
+export function createRedisConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null });
+}
+
+export type IngestQueue = Queue<IngestJob, JobResult>;
+
+export function createIngestQueue({ connection, name }: { connection: Redis; name: string }): IngestQueue {
+  return new Queue<IngestJob, JobResult>(name, { connection, defaultJobOptions: INGEST_JOB_OPTIONS });
+}
+
+/**
+ * Adds `job` under its content id. The same content waiting, delayed or active is
+ * not added twice; a finished job with that id is replaced so that a deliberate
+ * re-run always runs (cheaply: an unchanged episode is skipped by the worker).
+ */
+export async function enqueue(queue: IngestQueue, job: IngestJob): Promise<{ id: string; deduplicated: boolean }> {
+  const id = jobIdOf(job);
+  const existing = await queue.getJob(id);
+  if (existing) {
+    const state = await existing.getState();
+    if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return { id, deduplicated: true };
+    await existing.remove();
+  }
+  await queue.add(job.kind, job, { jobId: id });
+  return { id, deduplicated: false };
+}
+
+export interface IngestWorkerOptions {
+  connection: Redis;
+  name: string;
+  ctx: IndexContext;
+  /** Jobs run at once; embedding is CPU-bound, so 1 per process is usually best. Default 1. */
+  concurrency?: number;
+  /** How long a job's lock lives without renewal; a killed worker's job is recovered after it. Default 30 s. */
+  lockDurationMs?: number;
+  /** How often stalled jobs (lock expired) are looked for and put back to wait. Default 30 s. */
+  stalledIntervalMs?: number;
+  /** Times a job may stall (its worker died) before it is failed. Default 3. */
+  maxStalledCount?: number;
+  log?: Logger | undefined;
+}
+
+/**
+ * The worker: runs each job with {@link runJob}. A job whose worker dies is moved
+ * back to wait by BullMQ's stalled-job check and run again; writes are keyed by
+ * stable ids and the catalog row is written last, so a re-run ends in the same state.
+ */
+export function createIngestWorker({
+  connection,
+  name,
+  ctx,
+  concurrency = 1,
+  lockDurationMs = 30_000,
+  stalledIntervalMs = 30_000,
+  maxStalledCount = 3,
+  log,
+}: IngestWorkerOptions): Worker<IngestJob, JobResult> {
+  const worker = new Worker<IngestJob, JobResult>(
+    name,
+    async (job: Job<IngestJob, JobResult>) => {
+      let embedded = 0;
+      return runJob(ctx, job.data, {
+        onEmbedded: (n) => {
+          embedded += n;
+          void job.updateProgress({ embedded }).catch(() => undefined);
+        },
+      });
+    },
+    { connection, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount },
+  );
+  worker.on('completed', (job, result) => log?.info({ jobId: job.id, ...summarize(result) }, 'job completed'));
+  worker.on('failed', (job, err) =>
+    log?.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message, name: err.name }, 'job failed'),
+  );
+  worker.on('stalled', (jobId) => log?.warn({ jobId }, 'job stalled (its worker died); it will run again'));
+  worker.on('error', (err) => log?.error({ err: err.message }, 'worker error'));
+  return worker;
+}
+
+function summarize(result: JobResult): Record<string, unknown> {
+  return result.kind === 'episode'
+    ? { episodeId: result.id, outcome: result.outcome, passages: result.passages, embedded: result.embedded, reused: result.reused }
+    : { ...result };
+}
+
+export interface JobOutcome {
+  id: string;
+  state: 'completed' | 'failed';
+  result?: JobResult;
+  reason?: string;
+}
+
+/**
+ * Waits until every job in `ids` has completed or failed for good (a job waiting
+ * for a retry is not done), polling its state. Calls `onUpdate` after each poll.
+ */
+export async function waitForJobs(
+  queue: IngestQueue,
+  ids: readonly string[],
+  {
+    pollMs = 1000,
+    onOutcome,
+    onUpdate,
+    signal,
+  }: {
+    pollMs?: number;
+    onOutcome?: (outcome: JobOutcome) => void;
+    onUpdate?: (done: number, total: number) => void;
+    signal?: AbortSignal;
+  } = {},
+): Promise<JobOutcome[]> {
+  const outcomes: JobOutcome[] = [];
+  let pending = [...ids];
+  while (pending.length > 0) {
+    signal?.throwIfAborted();
+    const still: string[] = [];
+    for (let i = 0; i < pending.length; i += 100) {
+      const slice = pending.slice(i, i + 100);
+      // State first, then the job: a job read before its state could predate its result.
+      const states = await Promise.all(slice.map((id) => queue.getJobState(id)));
+      for (const [k, id] of slice.entries()) {
+        const state = states[k];
+        if (state !== 'completed' && state !== 'failed' && state !== 'unknown') {
+          still.push(id);
+          continue;
+        }
+        const job = await queue.getJob(id);
+        const outcome: JobOutcome = !job
+          ? { id, state: 'failed', reason: 'job disappeared from the queue' }
+          : state === 'completed'
+            ? { id, state, result: job.returnvalue }
+            : state === 'failed'
+              ? { id, state, reason: job.failedReason }
+              : { id, state: 'failed', reason: `job in state ${state}` };
+        outcomes.push(outcome);
+        onOutcome?.(outcome);
+      }
+    }
+    pending = still;
+    onUpdate?.(ids.length - pending.length, ids.length);
+    if (pending.length > 0) await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return outcomes;
+}

@@ -1,0 +1,218 @@
+// Search latency and throughput through the API and straight to OpenSearch, in the same run: the API's overhead.
+//
+//   npm run bench:search -- [--prefix search-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
+//                           [--concurrency 1,4,16] [--requests 300] [--seconds 20]
+//
+// The API runs in-process (createApp on 127.0.0.1, port 0) with a throw-away API key; the engine side
+// sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. Loopback only.
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { Command, InvalidArgumentError } from 'commander';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createEmbedder } from '../src/embedder.js';
+import { createLogger } from '../src/logger.js';
+import { buildKeywordQuery } from '../src/search/keyword-query.js';
+import { buildKnnQuery } from '../src/search/knn-query.js';
+import { buildMsearchBody, readMsearchResponse } from '../src/search/msearch.js';
+import { defaultQueryCache } from '../src/search/query-cache.js';
+import { parseQueries, evenSubset } from '../src/search/relevance.js';
+import type { SearchParams } from '../src/search/search.js';
+import type { ChannelDoc } from '../src/store/documents.js';
+import { createApiKey } from '../src/store/api-keys.js';
+import { createOpenSearchClient, indexAliases } from '../src/store/opensearch.js';
+import { createRedisClient } from '../src/store/redis.js';
+
+interface Stats {
+  target: 'api' | 'engine';
+  mode: 'fast' | 'hybrid';
+  concurrency: number;
+  requests: number;
+  errors: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  rps: number;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Runs `call` for `requests` calls (or `seconds`, whichever first) with `concurrency` in flight. */
+async function measure(
+  call: (i: number) => Promise<void>,
+  { concurrency, requests, seconds, label }: { concurrency: number; requests: number; seconds: number; label: string },
+): Promise<Pick<Stats, 'requests' | 'errors' | 'p50' | 'p95' | 'p99' | 'rps'>> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  let firstError: unknown;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const tick = setInterval(() => process.stderr.write(`\r  ${label}: ${latencies.length + errors}/${requests}`), 500);
+  const worker = async () => {
+    while (next < requests && performance.now() < deadline) {
+      const i = next++;
+      const t = performance.now();
+      try {
+        await call(i);
+        latencies.push(performance.now() - t);
+      } catch (err) {
+        errors++;
+        firstError ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  clearInterval(tick);
+  const elapsed = (performance.now() - started) / 1000;
+  process.stderr.write(`\r  ${label}: ${latencies.length + errors} requests in ${elapsed.toFixed(1)} s${errors ? `, ${errors} errors (${String(firstError)})` : ''}\n`);
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    rps: latencies.length / elapsed,
+  };
+}
+
+async function main(): Promise<void> {
+  const positive = (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+    return n;
+  };
+  const opts = new Command()
+    .name('bench:search')
+    .description('p50/p95/p99 and throughput of fast and hybrid search, through the API and straight to OpenSearch.')
+    .option('--prefix <prefix>', 'index prefix holding a loaded library (default: INDEX_PREFIX)')
+    .option('--queries <file>', 'query texts (JSON lines with channel and query)', '../shared/data/qmsum/queries-dev.jsonl')
+    .option('--distinct <n>', 'distinct queries cycled through', positive, 200)
+    .option('--concurrency <list>', 'comma-separated levels', '1,4,16')
+    .option('--requests <n>', 'requests per scenario', positive, 300)
+    .option('--seconds <n>', 'time cap per scenario', positive, 20)
+    .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
+    .parse()
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; user: string }>();
+  const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
+
+  // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here.
+  const config = loadConfig({
+    ...process.env,
+    ...(opts.prefix ? { INDEX_PREFIX: opts.prefix } : {}),
+    RATE_LIMIT_MAX: '10000000',
+    LOG_LEVEL: 'silent',
+  });
+  const engineUrl = new URL(config.opensearchUrl);
+  if (!LOOPBACK.has(engineUrl.hostname)) throw new Error(`refusing to benchmark a non-loopback OpenSearch (${engineUrl.host})`);
+
+  const log = createLogger({ level: 'silent' });
+  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 10_000 });
+  const redis = createRedisClient(config.redisUrl, { log });
+  const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize });
+  const aliases = indexAliases(config.indexPrefix);
+
+  const all = parseQueries(await readFile(opts.queries, 'utf8'));
+  const queries = evenSubset(all, opts.distinct);
+  const channels = new Map<string, ChannelDoc>();
+  for (const slug of new Set(queries.map((q) => q.channel))) {
+    const res = await client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug } } } as never });
+    const hit = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
+    if (!hit) throw new Error(`no channel "${slug}" under prefix "${config.indexPrefix}"; load the library first`);
+    channels.set(slug, hit);
+  }
+
+  await Promise.race([once(redis, 'ready'), new Promise((r) => setTimeout(r, 5000))]);
+  const { key, record } = await createApiKey({ client, aliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' });
+  // The cache the API's search uses too (one per embedder), so each query is embedded once.
+  const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
+  const app = createApp({ config, client, redis, embedder, log });
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  try {
+    // Engine side: the same two legs the API builds, prebuilt as NDJSON so only the engine is timed.
+    process.stderr.write(`embedding ${queries.length} queries for the engine side (and warming the API's cache)\n`);
+    const t0 = performance.now();
+    const vectors: number[][] = [];
+    for (const q of queries) vectors.push(await queryCache.embed(embedder, q.query));
+    const embedMs = (performance.now() - t0) / queries.length;
+    const engineBodies = (mode: 'fast' | 'hybrid') =>
+      queries.map((q, i) => {
+        const channel = channels.get(q.channel)!;
+        const params: SearchParams = { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false };
+        const kw = buildKeywordQuery(params, channel, config.search);
+        const searches = [
+          { index: aliases.passages, body: kw.passages },
+          { index: aliases.episodes, body: kw.episodes },
+          ...(mode === 'hybrid' ? [{ index: aliases.passages, body: buildKnnQuery(vectors[i]!, params, channel, config.search.candidates) }] : []),
+        ];
+        return { n: searches.length, ndjson: buildMsearchBody(searches).map((l) => JSON.stringify(l)).join('\n') + '\n' };
+      });
+    const engineCall = (bodies: ReturnType<typeof engineBodies>) => async (i: number) => {
+      const b = bodies[i % bodies.length]!;
+      const res = await fetch(`${config.opensearchUrl}/_msearch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: b.ndjson });
+      if (!res.ok) throw new Error(`_msearch HTTP ${res.status}`);
+      readMsearchResponse(await res.json(), b.n);
+    };
+    const apiCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
+      const q = queries[i % queries.length]!;
+      const url = `${apiBase}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
+      const res = await fetch(url, { headers: { 'x-api-key': key } });
+      if (res.status !== 200) throw new Error(`API HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      await res.json();
+    };
+
+    // Warm-up: every query once through each path (JIT, OpenSearch caches, the API's vector cache).
+    process.stderr.write('warming up\n');
+    for (let i = 0; i < queries.length; i++) {
+      await apiCall('hybrid')(i);
+      await apiCall('fast')(i);
+    }
+    const bodies = { fast: engineBodies('fast'), hybrid: engineBodies('hybrid') };
+    for (let i = 0; i < queries.length; i++) await engineCall(bodies.hybrid)(i);
+
+    const rows: Stats[] = [];
+    for (const mode of ['fast', 'hybrid'] as const) {
+      for (const concurrency of levels) {
+        const common = { concurrency, requests: opts.requests, seconds: opts.seconds };
+        rows.push({ target: 'api', mode, concurrency, ...(await measure(apiCall(mode), { ...common, label: `api    ${mode} c=${concurrency}` })) });
+        rows.push({ target: 'engine', mode, concurrency, ...(await measure(engineCall(bodies[mode]), { ...common, label: `engine ${mode} c=${concurrency}` })) });
+      }
+    }
+
+    const f = (x: number) => x.toFixed(1);
+    const lines = [
+      '| mode | c | target | requests | p50 ms | p95 ms | p99 ms | req/s | API/engine p50 | engine/API req/s |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+    ];
+    for (const r of rows) {
+      const peer = rows.find((o) => o.mode === r.mode && o.concurrency === r.concurrency && o.target === 'engine')!;
+      const ratio = r.target === 'api' ? `${(r.p50 / peer.p50).toFixed(2)}×` : '';
+      const tput = r.target === 'api' ? `${(peer.rps / r.rps).toFixed(2)}×` : '';
+      lines.push(`| ${r.mode} | ${r.concurrency} | ${r.target} | ${r.requests}${r.errors ? ` (+${r.errors} errors)` : ''} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} | ${ratio} | ${tput} |`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n\n`);
+    process.stdout.write(
+      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', results: rows }, null, 2)}\n`,
+    );
+    if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
+  } finally {
+    server.close();
+    await client.delete({ index: aliases['api-keys'], id: record.hash, refresh: 'true' } as never).catch(() => undefined);
+    await Promise.allSettled([client.close(), redis.quit()]);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:search: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+// `npm run worker`: processes ingest jobs from the BullMQ queue until SIGTERM/SIGINT.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig } from '../src/config.js';
+import { createEmbedder, createHashEmbedder } from '../src/embedder.js';
+import { createLogger } from '../src/logger.js';
+import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
+import { createIngestWorker, createRedisConnection } from '../indexer/queue.js';
+
+const INDEXER_TIMEOUT_MS = 120_000;
+
+const positive = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+
+const program = new Command()
+  .name('worker')
+  .description(
+    'Run ingest jobs from the queue (QUEUE_NAME) into the indices of INDEX_PREFIX. Transient store errors\n' +
+      'are retried with exponential backoff; invalid records fail at once. SIGTERM/SIGINT finish the\n' +
+      'current job, then exit. A worker killed outright loses nothing: its job runs again once its lock\n' +
+      'expires (--lock-duration) and a worker notices (--stalled-interval).',
+  )
+  .option('--concurrency <n>', 'jobs at once (embedding is CPU-bound: 1 per process is best)', positive, 1)
+  .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
+  .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
+  .addOption(new Option('--hash-embedder', 'TEST ONLY: deterministic hash embedder instead of the model').hideHelp())
+  .parse();
+
+const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; hashEmbedder?: boolean }>();
+const config = loadConfig(process.env);
+const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
+
+async function main(): Promise<void> {
+  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
+  const embedder = opts.hashEmbedder
+    ? createHashEmbedder()
+    : await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
+  const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId });
+  const connection = createRedisConnection(config.redisUrl);
+  const worker = createIngestWorker({
+    connection,
+    name: config.queueName,
+    ctx: { client, embedder, aliases, log },
+    concurrency: opts.concurrency,
+    lockDurationMs: opts.lockDuration,
+    stalledIntervalMs: opts.stalledInterval,
+    log,
+  });
+  log.info({ queue: config.queueName, prefix: config.indexPrefix, model: embedder.modelId, concurrency: opts.concurrency }, 'worker started');
+
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'finishing the current job, then exiting');
+    // close() waits for active jobs; nothing new is taken meanwhile.
+    void worker
+      .close()
+      .then(async () => {
+        connection.disconnect();
+        await client.close();
+        log.info('worker stopped');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        log.error({ err }, 'worker did not close cleanly');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  log.error({ err }, 'worker failed to start');
+  process.stderr.write(`worker: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

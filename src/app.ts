@@ -1,0 +1,99 @@
+// The Express app: middleware in order, every operation of the OpenAPI table routed once, one error renderer.
+import express, { type Express, type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Embedder } from './embedder.js';
+import type { Logger } from './logger.js';
+import { indexAliases, type Client } from './store/opensearch.js';
+import { createQueries } from './store/queries.js';
+import { createTokenVerifier } from './auth/jwt.js';
+import { requireCredential, resolveCredential } from './auth/authenticate.js';
+import { protectedResourceMetadata } from './auth/challenge.js';
+import { OPERATIONS, expressPath } from './openapi/operations.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { SCHEMAS } from './openapi/schemas.js';
+import { unversionedAlias } from './http/api-alias.js';
+import { requestId } from './http/request-id.js';
+import { responseHeaders } from './http/response-headers.js';
+import { requestLog } from './http/request-log.js';
+import { allowReadOnly } from './http/methods.js';
+import { rateLimiter } from './http/rate-limit.js';
+import { createAjv, validateParams } from './http/validate-params.js';
+import { renderErrors, routeNotFound } from './http/errors.js';
+import { listChannels } from './routes/channels.js';
+import { listEpisodes } from './routes/episodes.js';
+import { search } from './routes/search.js';
+import { getChapters, getRelated, getTranscript } from './routes/episode-resources.js';
+import { serveDocument } from './routes/meta.js';
+import { health, readiness } from './routes/health.js';
+import './http/context.js';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  client: Client;
+  /** Shared with every other API process through the rate-limit counters. */
+  redis: Redis;
+  /** Undefined: search runs keyword-only. */
+  embedder?: Embedder | undefined;
+  log: Logger;
+}
+
+/**
+ * Builds the app; it owns no connection (the caller creates and closes them), so tests
+ * run it in-process on port 0 against the real OpenSearch and Redis.
+ */
+export function createApp({ config, client, redis, embedder, log }: AppDeps): Express {
+  const aliases = indexAliases(config.indexPrefix);
+  const ajv = createAjv();
+  const verifier = createTokenVerifier(config);
+  if (!verifier.enabled) log.warn('no JWT key or issuer configured: OAuth access tokens are refused, API keys still work');
+  const anonymousRead = config.anonymousRead === 'published';
+
+  const handlers: Record<string, RequestHandler> = {
+    listChannels: listChannels(),
+    listEpisodes: listEpisodes({ channelBaseDomain: config.channelBaseDomain }),
+    searchChannel: search({ client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain }),
+    getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
+    getChapters: getChapters(),
+    getRelated: getRelated({ channelBaseDomain: config.channelBaseDomain }),
+    getOpenApiDocument: serveDocument(buildOpenApiDocument(config)),
+    getProtectedResourceMetadata: serveDocument(protectedResourceMetadata(config)),
+    getHealth: health(),
+    getReadiness: readiness({ client, redis }),
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(unversionedAlias());
+  app.use(requestId({ log }));
+  app.use(responseHeaders({ deprecation: config.deprecation }));
+  app.use(requestLog());
+  app.use((req, _res, next) => {
+    req.queries = createQueries({ client, aliases }, { budgetMs: config.opensearchTimeoutMs });
+    next();
+  });
+  // The credential is resolved before the limiter (its bucket is the key or the token
+  // subject) but refused only after it, so failed attempts count against the caller's IP.
+  const publicPaths = new Set(OPERATIONS.filter((op) => op.auth === 'none').map((op) => op.path));
+  app.use(resolveCredential({ verifier, appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path) }));
+  app.use(
+    rateLimiter({
+      redis,
+      max: config.rateLimit.max,
+      windowSeconds: config.rateLimit.windowSeconds,
+      prefix: `rl:${config.indexPrefix}`,
+      log,
+    }),
+  );
+  app.use(allowReadOnly());
+  for (const op of OPERATIONS) {
+    const handler = handlers[op.operationId];
+    if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
+    const gate = op.auth === 'credential' ? [requireCredential({ allowAnonymous: anonymousRead && op.anonymous })] : [];
+    app.get(expressPath(op.path), ...gate, validateParams(op, ajv), handler);
+  }
+  app.use(routeNotFound());
+  app.use(renderErrors({ publicBaseUrl: config.publicBaseUrl, log }));
+  return app;
+}

@@ -1,0 +1,77 @@
+// Turns the request's credential into a Principal: API key (checked against the store on every call) or OAuth token.
+import type { RequestHandler } from 'express';
+import { createError } from '../errors.js';
+import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-keys.js';
+import type { TokenVerifier } from './jwt.js';
+import type { Principal } from './principal.js';
+import type { Queries } from '../store/queries.js';
+
+/** True when the request carries any credential header (valid or not). */
+export function credentialPresented(headers: { 'x-api-key'?: unknown; authorization?: unknown }): boolean {
+  return headers['x-api-key'] !== undefined || headers.authorization !== undefined;
+}
+
+async function principalFor(
+  { apiKey, authorization }: { apiKey: string | undefined; authorization: string | undefined },
+  { queries, verifier }: { queries: Queries; verifier: TokenVerifier },
+): Promise<Principal> {
+  if (apiKey === undefined && authorization === undefined) return { kind: 'anonymous', userId: null };
+  if (apiKey !== undefined && authorization !== undefined) throw createError('multiple_credentials');
+  let value: string;
+  if (authorization !== undefined) {
+    const m = /^Bearer +([^\s]+) *$/i.exec(authorization);
+    if (!m) throw createError('unsupported_authorization');
+    value = m[1]!;
+  } else {
+    value = apiKey!.trim();
+  }
+  // x-api-key only ever carries keys; a Bearer value is a key when it has the brand prefix.
+  if (apiKey !== undefined || looksLikeApiKey(value)) {
+    // A bad checksum is refused without touching the store: typos and scanners' noise cost nothing.
+    if (!isWellFormedApiKey(value)) throw createError('invalid_api_key');
+    const record = await queries.apiKeyByHash(hashApiKey(value));
+    if (!record || record.revokedAt) throw createError('invalid_api_key');
+    return { kind: 'api_key', userId: record.userId, keyId: record.keyId };
+  }
+  return { kind: 'oauth', userId: await verifier.verify(value) };
+}
+
+/**
+ * Resolves the credential but does not reject yet: the refusal is kept in
+ * `req.credentialError` and thrown by {@link requireCredential} after the rate limiter,
+ * so callers guessing keys are limited (per IP) like everyone else.
+ */
+export function resolveCredential({
+  verifier,
+  appliesTo,
+}: {
+  verifier: TokenVerifier;
+  /** Paths that take a credential; matched on the raw path, so an undecodable URL still reaches the limiter. */
+  appliesTo: (path: string) => boolean;
+}): RequestHandler {
+  return async (req, _res, next) => {
+    if (!appliesTo(req.path)) return next();
+    try {
+      req.principal = await principalFor(
+        { apiKey: req.get('x-api-key'), authorization: req.get('authorization') },
+        { queries: req.queries, verifier },
+      );
+    } catch (error) {
+      req.credentialError = error;
+    }
+    next();
+  };
+}
+
+/**
+ * Gate of a data endpoint: rethrows a refused credential; lets anonymous callers through
+ * only when the deployment reads published content anonymously and the endpoint allows it.
+ */
+export function requireCredential({ allowAnonymous }: { allowAnonymous: boolean }): RequestHandler {
+  return (req, _res, next) => {
+    if (req.credentialError) throw req.credentialError;
+    if (!req.principal) throw new Error('resolveCredential() must run before requireCredential()');
+    if (req.principal.kind === 'anonymous' && !allowAnonymous) throw createError('credential_missing');
+    next();
+  };
+}

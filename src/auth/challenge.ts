@@ -1,0 +1,27 @@
+// The 401 challenge and the RFC 9728 metadata document it points at (decision 10).
+import type { Config } from '../config.js';
+import { REQUIRED_SCOPE } from './jwt.js';
+
+/** Address of the protected resource metadata document. */
+export function resourceMetadataUrl(publicBaseUrl: string): string {
+  return `${publicBaseUrl}/.well-known/oauth-protected-resource`;
+}
+
+/** `WWW-Authenticate` value of a 401; `error="invalid_token"` only when a credential was presented. */
+export function bearerChallenge(publicBaseUrl: string, { credentialPresented }: { credentialPresented: boolean }): string {
+  const params = [`realm="api"`, `resource_metadata="${resourceMetadataUrl(publicBaseUrl)}"`, `scope="${REQUIRED_SCOPE}"`];
+  if (credentialPresented) params.push(`error="invalid_token"`);
+  return `Bearer ${params.join(', ')}`;
+}
+
+/** RFC 9728 protected resource metadata; `resource` is also the default token audience. */
+export function protectedResourceMetadata(config: Pick<Config, 'publicBaseUrl' | 'authorizationServers'>) {
+  return {
+    resource: config.publicBaseUrl,
+    authorization_servers: config.authorizationServers,
+    scopes_supported: [REQUIRED_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Creator Content API',
+    resource_documentation: `${config.publicBaseUrl}/api/v1/openapi.json`,
+  };
+}

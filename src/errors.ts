@@ -1,0 +1,98 @@
+// The one error catalogue of the API: every error a client can see, keyed by a stable code.
+import { SearchError } from './search/errors.js';
+
+/** Every error code, its HTTP status and its default sentence. Codes never change meaning. */
+export const ERRORS = {
+  invalid_parameter: { status: 400, message: 'A request parameter is malformed.' },
+  invalid_cursor: { status: 400, message: 'The cursor is malformed or was made for another query; start again without it.' },
+  malformed_url: { status: 400, message: 'The request URL could not be decoded.' },
+  credential_missing: { status: 401, message: 'This endpoint needs an API key or an OAuth access token.' },
+  invalid_api_key: { status: 401, message: 'The API key is invalid or has been revoked.' },
+  invalid_token: { status: 401, message: 'The access token is invalid, expired or not meant for this API.' },
+  insufficient_scope: { status: 401, message: 'The access token lacks the creator:read scope.' },
+  multiple_credentials: { status: 401, message: 'Send one credential: either x-api-key or Authorization, not both.' },
+  unsupported_authorization: { status: 401, message: 'The Authorization header must use the Bearer scheme.' },
+  plan_required: { status: 403, message: "The channel owner's plan does not include API access." },
+  channel_not_found: { status: 404, message: 'No such channel.' },
+  episode_not_found: { status: 404, message: 'No such episode.' },
+  transcript_not_found: { status: 404, message: 'This episode has no transcript yet.' },
+  route_not_found: { status: 404, message: 'No such endpoint.' },
+  method_not_allowed: { status: 405, message: 'Only GET, HEAD and OPTIONS are supported.' },
+  rate_limited: { status: 429, message: 'Too many requests for this credential; retry after the delay in Retry-After.' },
+  internal_error: { status: 500, message: 'Something went wrong on our side.' },
+  transcript_unreadable: { status: 502, message: 'The stored transcript could not be read.' },
+  store_unavailable: { status: 503, message: 'The content store is unavailable; retry shortly.' },
+  jwks_unavailable: { status: 503, message: 'The token signing keys could not be fetched; retry shortly.' },
+  not_ready: { status: 503, message: 'A dependency of the API is unreachable.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Seconds a client should wait after a 503 before retrying. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The one HTTP exception type: handlers throw it, one middleware renders it. */
+export class ApiError extends Error {
+  readonly status: number;
+  /** The query parameter at fault, for 400s. */
+  readonly parameter: string | undefined;
+  /** Extra response headers, such as `Retry-After`. */
+  readonly headers: Record<string, string>;
+  /** Additive fields of the error body (for example the readiness `checks`). */
+  readonly extra: Record<string, unknown>;
+  constructor(
+    readonly code: ErrorCode,
+    {
+      message = ERRORS[code].message,
+      parameter,
+      headers = {},
+      extra = {},
+      cause,
+    }: { message?: string; parameter?: string; headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, { cause });
+    this.name = 'ApiError';
+    this.status = ERRORS[code].status;
+    this.parameter = parameter;
+    this.headers = headers;
+    this.extra = extra;
+  }
+}
+
+/** Shorthand: `throw createError('invalid_parameter', { parameter: 'year', message })`. */
+export function createError(code: ErrorCode, options?: ConstructorParameters<typeof ApiError>[1]): ApiError {
+  return new ApiError(code, options);
+}
+
+const UNAVAILABLE_ERRORS = new Set(['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError', 'RequestAbortedError']);
+
+/**
+ * Maps anything thrown to an {@link ApiError}. The store unreachable or timing out is a
+ * 503 (the client may retry); an OpenSearch error on a query we built is our bug: 500.
+ */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof SearchError) {
+    return error.status === 503 ? storeUnavailable(error) : createError('internal_error', { cause: error });
+  }
+  const e = error as { name?: unknown; status?: unknown; statusCode?: unknown; meta?: { statusCode?: unknown; body?: unknown } };
+  const name = typeof e?.name === 'string' ? e.name : '';
+  if (UNAVAILABLE_ERRORS.has(name)) return storeUnavailable(error);
+  if (name === 'ResponseError') {
+    const status = Number(e.meta?.statusCode ?? e.statusCode);
+    const type = (e.meta?.body as { error?: { type?: string } } | undefined)?.error?.type;
+    // Overload, a node still starting, or aliases not created yet: transient, not our query's fault.
+    if (status === 429 || status === 502 || status === 503 || status === 504 || type === 'index_not_found_exception') {
+      return storeUnavailable(error);
+    }
+    return createError('internal_error', { cause: error });
+  }
+  // Express's router marks client errors, such as an undecodable path parameter, with status 400.
+  if (error instanceof URIError || Number(e?.status ?? e?.statusCode) === 400) return createError('malformed_url', { cause: error });
+  return createError('internal_error', { cause: error });
+}
+
+/** A 503 telling the client when to come back. */
+export function storeUnavailable(cause?: unknown): ApiError {
+  return createError('store_unavailable', { cause, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+}

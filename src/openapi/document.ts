@@ -1,0 +1,156 @@
+// Builds the OpenAPI 3.1 document from the operations, parameters and schemas of this folder.
+import type { Config } from '../config.js';
+import { OPERATIONS, type OperationDef } from './operations.js';
+import { SCHEMAS, type JsonSchema } from './schemas.js';
+
+export const API_VERSION_LABEL = '1.0.0';
+
+const header = (description: string, schema: JsonSchema, required = false) => ({ description, required, schema });
+
+const HEADERS = {
+  'X-Request-Id': header('Request id: the incoming one when it matches `^[A-Za-z0-9._-]{1,128}$`, else a new one.', { type: 'string' }, true),
+  'Cache-Control': header('Always `private, no-store`.', { type: 'string', const: 'private, no-store' }, true),
+  RateLimit: header(
+    'Remaining quota of this credential (IETF httpapi ratelimit headers draft 8), e.g. `"600-in-1min"; r=599; t=60`. Absent only while the rate-limit store is unreachable (the API then fails open).',
+    { type: 'string' },
+  ),
+  'RateLimit-Policy': header('Quota policy, e.g. `"600-in-1min"; q=600; w=60; pk=:…:`.', { type: 'string' }),
+  'Retry-After': header('Seconds to wait before retrying.', { type: 'string', pattern: '^[0-9]+$' }, true),
+  'WWW-Authenticate': header(
+    'Bearer challenge: `Bearer realm="api", resource_metadata="<base>/.well-known/oauth-protected-resource", scope="creator:read"`, plus `error="invalid_token"` when a credential was presented.',
+    { type: 'string' },
+    true,
+  ),
+  Deprecation: header('Present when this API version is deprecated (RFC 9745), e.g. `@1735689600`.', { type: 'string' }),
+  Sunset: header('Present when a removal date is set (RFC 8594), an HTTP date.', { type: 'string' }),
+  Link: header('Present when a successor is set: `<…>; rel="successor-version"`.', { type: 'string' }),
+};
+
+type HeaderName = keyof typeof HEADERS;
+const headerRefs = (names: HeaderName[]) =>
+  Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+
+const COMMON_HEADERS: HeaderName[] = ['X-Request-Id', 'Cache-Control', 'RateLimit', 'RateLimit-Policy'];
+const VERSIONED_HEADERS: HeaderName[] = [...COMMON_HEADERS, 'Deprecation', 'Sunset', 'Link'];
+
+const errorResponse = (description: string, extra: HeaderName[] = [], schemaName = 'Error') => ({
+  description,
+  headers: headerRefs([...VERSIONED_HEADERS, ...extra]),
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName}` } } },
+});
+
+const RESPONSES = {
+  BadRequest: errorResponse('A malformed parameter (the body names it in `parameter`) or an undecodable URL.'),
+  Unauthorized: errorResponse(
+    'Credential missing or invalid: unknown, revoked or malformed API key; a token that is expired, not yet valid, for another audience or issuer, badly signed, or without the `creator:read` scope.',
+    ['WWW-Authenticate'],
+  ),
+  Forbidden: errorResponse("The channel owner's plan has no API access (free plan); code `plan_required`."),
+  NotFound: errorResponse(
+    'Unknown id, or a channel/episode of a channel the caller is not a member of (the same body either way); an unpublished episode on anonymous reads; for the transcript, none stored yet (`transcript_not_found`).',
+  ),
+  TooManyRequests: errorResponse('Rate limit of this credential (or IP, without one) exceeded.', ['Retry-After']),
+  InternalError: errorResponse('An unexpected error on our side (logged).'),
+  BadGateway: errorResponse('The stored transcript could not be read or fails validation.'),
+  ServiceUnavailable: errorResponse('The content store is unreachable or timed out.', ['Retry-After']),
+};
+
+const STATUS_RESPONSE: Record<number, keyof typeof RESPONSES> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+};
+
+const DESCRIPTION = `Read-only JSON API over podcast and video channels: catalog, word-timed transcripts, chapters, related episodes and hybrid search that cites the exact moment.
+
+Every endpoint is a GET. Every body is JSON, errors included: \`{ "error", "code", "requestId" }\` (plus \`parameter\` on 400s). An unknown route is 404 \`route_not_found\`; a method other than GET, HEAD or OPTIONS is 405 \`method_not_allowed\` with \`Allow: GET, HEAD, OPTIONS\`. \`/api/*\` is an alias of \`/api/v1/*\`, and the same paths answer on every channel host (\`<slug>.<base domain>\` or the channel's custom domain). URLs in responses always use the channel's host on https.
+
+Rules the specification left open (see the README):
+- \`status\` views: \`queued\` = pending, \`indexing\` = processing, \`live\` = indexed or published, \`failed\` = failed, \`all\` = every non-archived status. Archived episodes are never returned.
+- \`query\` wins over \`q\` when non-blank; both blank is 200 with no episodes.
+- Malformed parameters are 400 naming the parameter; unknown parameters are ignored; a parameter given twice is malformed.
+- Page sizes: list 20 (\`limit\` 1–100), search 10 (\`limit\` 1–50), up to 3 segments per episode.
+- Cursors are opaque and bound to the channel, filters and sort they were made for.
+- Authentication: \`x-api-key\` or \`Authorization: Bearer\`; a Bearer value starting with \`svc_\` is an API key, anything else an OAuth access token (JWT, RS256/ES256, scope \`creator:read\`). Sending both headers is 401 \`multiple_credentials\`. Membership and plan are read at every call; revocation counts from the next request.
+- Rate limit per credential (per IP without one), shared by all API processes; \`RateLimit\`/\`RateLimit-Policy\` on responses, \`Retry-After\` on 429. When the rate-limit store is down the API keeps answering without limits (fail open).
+- The content store unreachable or slower than the request budget is 503 with \`Retry-After\`.`;
+
+function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: boolean }): Record<string, unknown> {
+  const responses: Record<string, unknown> = {
+    [op.success.status]: {
+      description: op.success.description,
+      headers: headerRefs(op.path.startsWith('/api/') ? VERSIONED_HEADERS : COMMON_HEADERS),
+      content: { 'application/json': { schema: op.success.schema } },
+    },
+  };
+  for (const status of [...new Set([...op.errors, 429, 500, 503])].sort((a, b) => a - b)) {
+    responses[status] = { $ref: `#/components/responses/${STATUS_RESPONSE[status]}` };
+  }
+  if (op.operationId === 'getReadiness') {
+    responses[503] = errorResponse('OpenSearch or Redis is unreachable.', ['Retry-After'], 'ReadinessError');
+  }
+  const security =
+    op.auth === 'none' ? [] : [{ ApiKeyHeader: [] }, { BearerAuth: ['creator:read'] }, ...(anonymousRead && op.anonymous ? [{}] : [])];
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: op.description,
+    tags: op.tags,
+    security,
+    ...(op.parameters.length > 0
+      ? { parameters: op.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, description: p.description, schema: p.schema })) }
+      : {}),
+    responses,
+  };
+}
+
+/** The document served at `/api/v1/openapi.json`; built once per app from its configuration. */
+export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'anonymousRead' | 'rateLimit'>): Record<string, unknown> {
+  const anonymousRead = config.anonymousRead === 'published';
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) paths[op.path] = { get: buildOperation(op, { anonymousRead }) };
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Creator Content API',
+      version: API_VERSION_LABEL,
+      description:
+        DESCRIPTION +
+        `\n\nThis deployment: rate limit ${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s; anonymous reading ${anonymousRead ? 'of published episodes enabled (`ANONYMOUS_READ=published`)' : 'disabled: every data endpoint needs a credential'}.`,
+    },
+    servers: [{ url: config.publicBaseUrl }],
+    tags: [
+      { name: 'channels' },
+      { name: 'episodes' },
+      { name: 'search' },
+      { name: 'meta' },
+      { name: 'operations' },
+    ],
+    paths,
+    components: {
+      schemas: SCHEMAS,
+      headers: HEADERS,
+      responses: RESPONSES,
+      securitySchemes: {
+        ApiKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'API key `svc_` + 32 base62 + 6-char checksum; also accepted as `Authorization: Bearer svc_…`. Created with `npm run keys -- create`.',
+        },
+        BearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'OAuth access token with scope `creator:read`; `sub` is the user id.',
+        },
+      },
+    },
+  };
+}

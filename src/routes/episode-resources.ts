@@ -1,0 +1,66 @@
+// GET /api/v1/episodes/{episodeId}/transcript, /chapters and /related.
+import type { RequestHandler } from 'express';
+import type { ValidateFunction } from 'ajv';
+import { accessEpisode } from '../auth/access.js';
+import { channelHost, episodeUrl } from '../search/result.js';
+import { createError } from '../errors.js';
+
+/**
+ * The transcript exactly as stored (decision 17): none stored is a 404; stored but not
+ * parseable or not matching the published TranscriptDocument schema is a 502, logged.
+ */
+export function getTranscript({ validateTranscript }: { validateTranscript: ValidateFunction }): RequestHandler {
+  return async (req, res) => {
+    const { episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
+    const stored = await req.queries.transcript(episode.id);
+    if (!stored || stored.document === null || stored.document === undefined) throw createError('transcript_not_found');
+    let document: unknown = stored.document;
+    if (typeof document === 'string') {
+      // Tolerate a transcript stored as JSON text; anything unparseable is the 502 below.
+      try {
+        document = JSON.parse(document);
+      } catch {
+        document = undefined;
+      }
+    }
+    if (!validateTranscript(document)) {
+      req.log.error({ episodeId: episode.id, errors: validateTranscript.errors?.slice(0, 3) }, 'stored transcript is invalid');
+      throw createError('transcript_unreadable');
+    }
+    res.json(document);
+  };
+}
+
+/** Chapters as stored; an episode without a chapters record has none (`[]`). */
+export function getChapters(): RequestHandler {
+  return async (req, res) => {
+    const { episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
+    const stored = await req.queries.chapters(episode.id);
+    res.json(stored?.chapters ?? []);
+  };
+}
+
+/** Decision 16: up to 10 other published episodes of the channel sharing the most topic ids. */
+export function getRelated({ channelBaseDomain }: { channelBaseDomain: string }): RequestHandler {
+  return async (req, res) => {
+    const { channel, episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
+    const topics = new Set(episode.topicIds ?? []);
+    const related = await req.queries.relatedEpisodes({ channel, episodeId: episode.id, topicIds: [...topics] });
+    const host = channelHost(channel, channelBaseDomain);
+    res.json(
+      related.map((r) => {
+        const sharedTopicIds = [...new Set(r.topicIds)].filter((t) => topics.has(t));
+        return {
+          id: r.id,
+          title: r.title,
+          url: episodeUrl(host, r.id),
+          publishedAt: r.publishedAt,
+          durationMs: r.durationMs ?? null,
+          thumbnail: r.thumbnail ?? null,
+          sharedTopicIds,
+          score: sharedTopicIds.length,
+        };
+      }),
+    );
+  };
+}

@@ -1,0 +1,54 @@
+// GET /api/v1/channels/{slug}/episodes: status views, four sorts, facet filters, keyset pagination.
+import type { RequestHandler } from 'express';
+import { accessChannel } from '../auth/access.js';
+import type { EpisodeDoc } from '../store/documents.js';
+import type { SortName, StatusView } from '../store/episode-queries.js';
+import { channelHost, episodeUrl } from '../search/result.js';
+import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
+import { filtersFromQuery } from './filters.js';
+
+/** The spec's catalog row (plus the page URL and facet ids, additive) from a stored episode. */
+export function toEpisode(e: EpisodeDoc, host: string) {
+  return {
+    id: e.id,
+    title: e.title,
+    description: e.description ?? null,
+    link: e.link ?? null,
+    thumbnail: e.thumbnail ?? null,
+    mediaUrl: e.mediaUrl ?? null,
+    durationMs: e.durationMs ?? null,
+    publishedAt: e.publishedAt,
+    viewCount: e.viewCount ?? null,
+    status: e.status,
+    summary: e.summary ?? null,
+    error: e.error ?? null,
+    url: episodeUrl(host, e.id),
+    topicIds: e.topicIds ?? [],
+    personIds: e.personIds ?? [],
+    entityIds: e.entityIds ?? [],
+    collectionIds: e.collectionIds ?? [],
+  };
+}
+
+export function listEpisodes({ channelBaseDomain }: { channelBaseDomain: string }): RequestHandler {
+  return async (req, res) => {
+    const q = req.validQuery;
+    const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, String(req.params.slug));
+    const status = q.status as StatusView;
+    const sort = q.sort as SortName;
+    const limit = q.limit as number;
+    const filters = filtersFromQuery(q);
+    // Everything that decides which rows exist and their order; `limit` may change between pages.
+    const digest = queryDigest({ channel: channel.id, status, sort, publishedOnly, ...filters });
+    const searchAfter = typeof q.cursor === 'string' ? decodeCursor(q.cursor, digest) : undefined;
+    const rows = await req.queries.listEpisodes({ channel, status, sort, publishedOnly, filters, searchAfter, size: limit + 1 });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const host = channelHost(channel, channelBaseDomain);
+    res.json({
+      episodes: page.map((r) => toEpisode(r.episode, host)),
+      nextCursor: rows.length > limit && last ? encodeCursor(last.sort as SortKey, digest) : null,
+    });
+  };
+}
+

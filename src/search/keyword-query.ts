@@ -1,0 +1,64 @@
+// The keyword leg: BM25 over passage text and chapter titles, and over episode catalog rows.
+import type { Config } from '../config.js';
+import type { ChannelDoc } from '../store/documents.js';
+import { buildFilters, type QueryClause } from './filters.js';
+import type { SearchParams } from './search.js';
+
+/** Passage fields the pipeline reads; the 384 floats of `embedding` never travel. */
+export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle', 'startMs', 'endMs', 'speaker'] as const;
+/** Episode fields the pipeline reads. */
+export const EPISODE_SOURCE = ['id', 'title', 'summary', 'publishedAt', 'durationMs'] as const;
+
+/** Passage fields of the keyword leg, with boosts. */
+export const DEFAULT_PASSAGE_FIELDS: readonly string[] = ['text', 'chapterTitle'];
+/** Episode fields of the title leg: a title match is the strongest catalog signal. */
+export const DEFAULT_EPISODE_FIELDS: readonly string[] = ['title^3', 'summary', 'description', 'chapterTitles', 'momentTitles'];
+
+export interface KeywordQueryOptions {
+  /** `multi_match` fields over passages; default {@link DEFAULT_PASSAGE_FIELDS}. */
+  passageFields?: readonly string[];
+  /** `multi_match` fields over episodes; default {@link DEFAULT_EPISODE_FIELDS}. */
+  episodeFields?: readonly string[];
+  /** `multi_match` type of both searches; default `best_fields`. */
+  type?: 'best_fields' | 'most_fields' | 'cross_fields';
+  /** Episodes the title leg returns; default 20 (deeper ranks add almost nothing under RRF). */
+  episodeCandidates?: number;
+}
+
+/** Request bodies of the keyword leg: one over passages, one over episodes. */
+export interface KeywordQuery {
+  passages: QueryClause;
+  episodes: QueryClause;
+}
+
+/**
+ * Builds both keyword searches. The episodes search finds an episode whose title or
+ * summary matches even when none of its passages does.
+ */
+export function buildKeywordQuery(
+  params: SearchParams,
+  channel: ChannelDoc,
+  settings: Pick<Config['search'], 'candidates'>,
+  {
+    passageFields = DEFAULT_PASSAGE_FIELDS,
+    episodeFields = DEFAULT_EPISODE_FIELDS,
+    type = 'best_fields',
+    episodeCandidates = 20,
+  }: KeywordQueryOptions = {},
+): KeywordQuery {
+  const match = (fields: readonly string[]) => ({ multi_match: { query: params.query, fields: [...fields], type } });
+  return {
+    passages: {
+      size: settings.candidates,
+      track_total_hits: false,
+      _source: [...PASSAGE_SOURCE],
+      query: { bool: { must: [match(passageFields)], filter: [buildFilters(params, channel)] } },
+    },
+    episodes: {
+      size: episodeCandidates,
+      track_total_hits: false,
+      _source: [...EPISODE_SOURCE],
+      query: { bool: { must: [match(episodeFields)], filter: [buildFilters(params, channel, { episodeIdField: 'id' })] } },
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// The one I/O step of search: an `_msearch`, every item checked, plus the pure helpers around it.
+import { errors } from '@opensearch-project/opensearch';
+import type { Client } from '../store/opensearch.js';
+import { SearchError } from './errors.js';
+import type { QueryClause } from './filters.js';
+import type { EpisodeMeta, LegHit, LegName, PassageHit } from './types.js';
+
+/** One search of an `_msearch`: the index (alias) and the request body. */
+export interface SearchRequest {
+  index: string;
+  body: QueryClause;
+}
+
+/** A raw hit of a search response. */
+export interface RawHit {
+  _id: string;
+  _score: number | null;
+  _source?: Record<string, unknown>;
+}
+
+/** Header and body lines of an `_msearch`, in request order. */
+export function buildMsearchBody(searches: readonly SearchRequest[]): QueryClause[] {
+  return searches.flatMap(({ index, body }) => [{ index }, body]);
+}
+
+/**
+ * Checks every response item of an `_msearch` (the request answers 200 even when an
+ * item failed) and returns the hits of each, in request order. A failed item is a
+ * query we built that the engine rejected: a {@link SearchError}.
+ */
+export function readMsearchResponse(body: unknown, expected: number): RawHit[][] {
+  const responses = (body as { responses?: unknown[] } | undefined)?.responses;
+  if (!Array.isArray(responses) || responses.length !== expected) {
+    throw new SearchError(`_msearch answered ${Array.isArray(responses) ? responses.length : 'no'} items for ${expected} searches`);
+  }
+  return responses.map((item, i) => {
+    const r = item as { error?: unknown; status?: number; hits?: { hits?: RawHit[] } };
+    if (r.error !== undefined || (r.status !== undefined && r.status >= 300)) {
+      throw new SearchError(`search ${i + 1} of ${expected} failed: ${describe(r.error)}`, r.error, { itemStatus: r.status });
+    }
+    return r.hits?.hits ?? [];
+  });
+}
+
+function describe(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const e = error as { type?: string; reason?: string; root_cause?: Array<{ reason?: string }> } | undefined;
+  return [e?.type, e?.root_cause?.[0]?.reason ?? e?.reason].filter(Boolean).join(': ') || 'unknown error';
+}
+
+/**
+ * Sends the searches as one `_msearch` and returns the hits of each, in order. This is
+ * the only function of the pipeline that awaits OpenSearch. A 400 on the whole request
+ * becomes a {@link SearchError}; connection errors, timeouts and 5xx propagate unchanged.
+ */
+export async function runMsearch(client: Client, searches: readonly SearchRequest[]): Promise<RawHit[][]> {
+  if (searches.length === 0) return [];
+  let res;
+  try {
+    res = await client.msearch({ body: buildMsearchBody(searches) as never });
+  } catch (err) {
+    if (err instanceof errors.ResponseError && err.statusCode === 400) {
+      throw new SearchError('_msearch rejected the request', err.body);
+    }
+    throw err;
+  }
+  return readMsearchResponse(res.body, searches.length);
+}
+
+/** Passage hits of a leg, ranked from 1. */
+export function toPassageHits(hits: readonly RawHit[]): LegHit[] {
+  return hits.map((h, i) => {
+    const passage = h._source as unknown as PassageHit;
+    return { type: 'passage', id: h._id, episodeId: passage.episodeId, rank: i + 1, score: h._score ?? 0, passage };
+  });
+}
+
+/** Episode hits of the title leg, ranked from 1. */
+export function toEpisodeHits(hits: readonly RawHit[]): LegHit[] {
+  return hits.map((h, i) => {
+    const episode = h._source as unknown as EpisodeMeta;
+    return { type: 'episode', id: h._id, episodeId: h._id, rank: i + 1, score: h._score ?? 0, episode };
+  });
+}
+
+/** Leg names in the order {@link buildMsearchBody} sent them, for reading the answer back. */
+export type LegOrder = readonly LegName[];

@@ -1,0 +1,91 @@
+// Relevance measures of the search harness: time-range judgments, nDCG@k, Recall@k and MRR (pure).
+import type { SearchResult } from './types.js';
+
+/** A relevant moment: a time range of one episode. */
+export interface RelevantRange {
+  episodeId: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** One line of a queries file (`queries-dev.jsonl`). */
+export interface JudgedQuery {
+  id: string;
+  /** Channel slug. */
+  channel: string;
+  query: string;
+  relevant: RelevantRange[];
+}
+
+/** Scores of one query; each in [0, 1]. */
+export interface QueryScores {
+  ndcg: number;
+  recall: number;
+  rr: number;
+}
+
+/** Parses a JSON-lines queries file; a bad line throws with its number. */
+export function parseQueries(text: string): JudgedQuery[] {
+  const out: JudgedQuery[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    const q = JSON.parse(line) as Partial<JudgedQuery>;
+    if (typeof q.id !== 'string' || typeof q.channel !== 'string' || typeof q.query !== 'string' || !Array.isArray(q.relevant)) {
+      throw new Error(`line ${i + 1}: expected {id, channel, query, relevant[]}`);
+    }
+    out.push(q as JudgedQuery);
+  });
+  return out;
+}
+
+/** The ranked list a client reads: each episode's segments in order, episodes in order. */
+export function rankedSegments(result: SearchResult): RelevantRange[] {
+  return result.episodes.flatMap((e) => e.segments.map((s) => ({ episodeId: e.episodeId, startMs: s.startMs, endMs: s.endMs })));
+}
+
+/** Do the two ranges share time? A zero-length segment counts when its instant lies in the range. */
+export function overlaps(segment: RelevantRange, range: RelevantRange): boolean {
+  if (segment.episodeId !== range.episodeId) return false;
+  const end = Math.max(segment.endMs, segment.startMs + 1);
+  return Math.max(segment.startMs, range.startMs) < Math.min(end, range.endMs);
+}
+
+/**
+ * Judges a ranked segment list against the relevant ranges, over the top `k`. A segment
+ * is relevant when it overlaps a relevant range of the right episode. Each range is
+ * credited once, at its first overlapping segment, so three slices of the same moment
+ * do not count as three finds; the ideal list therefore has min(R, k) hits on top.
+ * Recall is the share of ranges found; the reciprocal rank is that of the first
+ * relevant segment (0 when none in the top `k`).
+ */
+export function judge(ranked: readonly RelevantRange[], relevant: readonly RelevantRange[], k = 10): QueryScores {
+  const credited = new Set<number>();
+  let dcg = 0;
+  let rr = 0;
+  ranked.slice(0, k).forEach((segment, i) => {
+    const hits = relevant.map((r, j) => (overlaps(segment, r) ? j : -1)).filter((j) => j >= 0);
+    if (hits.length > 0 && rr === 0) rr = 1 / (i + 1);
+    const fresh = hits.filter((j) => !credited.has(j));
+    if (fresh.length > 0) {
+      // One gain per segment, even when it spans several ranges: its rank is one slot.
+      dcg += 1 / Math.log2(i + 2);
+      fresh.forEach((j) => credited.add(j));
+    }
+  });
+  let idcg = 0;
+  for (let i = 0; i < Math.min(relevant.length, k); i++) idcg += 1 / Math.log2(i + 2);
+  return { ndcg: idcg === 0 ? 0 : Math.min(1, dcg / idcg), recall: relevant.length === 0 ? 0 : credited.size / relevant.length, rr };
+}
+
+/** Mean of each score over queries. */
+export function meanScores(scores: readonly QueryScores[]): QueryScores {
+  const n = Math.max(1, scores.length);
+  const sum = (f: (s: QueryScores) => number) => scores.reduce((a, s) => a + f(s), 0) / n;
+  return { ndcg: sum((s) => s.ndcg), recall: sum((s) => s.recall), rr: sum((s) => s.rr) };
+}
+
+/** `n` queries spread evenly over the list (every episode's queries stay represented); all when n ≥ length. */
+export function evenSubset<T>(items: readonly T[], n: number | undefined): T[] {
+  if (n === undefined || n >= items.length) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
+}

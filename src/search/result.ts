@@ -1,0 +1,88 @@
+// Maps ranked episode groups to the spec's SearchResult, with citation URLs per decision 15.
+import type { ChannelDoc } from '../store/documents.js';
+import type { EpisodeGroup, EpisodeMeta, MatchedSegment, MatchedVia, PassageHit, SearchResult } from './types.js';
+
+const VIA_ORDER: readonly MatchedVia[] = ['keyword', 'semantic', 'title', 'chapter', 'moment'];
+
+/** The channel's host: its custom domain, else `<slug>.<channelBaseDomain>`. */
+export function channelHost(channel: Pick<ChannelDoc, 'slug' | 'customDomain'>, channelBaseDomain: string): string {
+  return channel.customDomain ?? `${channel.slug}.${channelBaseDomain}`;
+}
+
+/** Absolute URL of an episode page. */
+export function episodeUrl(host: string, episodeId: string): string {
+  return `https://${host}/episodes/${encodeURIComponent(episodeId)}`;
+}
+
+/** Citation `url` and `deepLink` of a moment; `t` is in milliseconds. */
+export function citation(host: string, episodeId: string, startMs: number): { url: string; deepLink: string } {
+  const t = Math.max(0, Math.floor(startMs));
+  return {
+    url: `${episodeUrl(host, episodeId)}?t=${t}`,
+    deepLink: `episodes/${encodeURIComponent(episodeId)}?t=${t}`,
+  };
+}
+
+function kindVia(passage: PassageHit): MatchedVia[] {
+  return passage.kind === 'chapter' ? ['chapter'] : passage.kind === 'moment' ? ['moment'] : [];
+}
+
+function ordered(values: Iterable<MatchedVia>): MatchedVia[] {
+  const set = new Set(values);
+  return VIA_ORDER.filter((v) => set.has(v));
+}
+
+function toSegment(host: string, passage: PassageHit, via: MatchedVia[]): MatchedSegment {
+  return {
+    segmentId: passage.id,
+    text: passage.text,
+    startMs: passage.startMs,
+    endMs: passage.endMs,
+    speaker: passage.speaker ?? null,
+    ...citation(host, passage.episodeId, passage.startMs),
+    matchedVia: ordered([...via, ...kindVia(passage)]),
+  };
+}
+
+export interface ResultInputs {
+  query: string;
+  groups: readonly EpisodeGroup[];
+  /** Catalog rows by episode id; an episode missing here (archived or deleted since) is dropped. */
+  episodes: ReadonlyMap<string, EpisodeMeta>;
+  /** For episodes matched by title alone: the passage cited in their place. */
+  titleSegments?: ReadonlyMap<string, PassageHit>;
+  channel: Pick<ChannelDoc, 'slug' | 'customDomain'>;
+  channelBaseDomain: string;
+}
+
+/** Builds the response: episodes in group order, segments with citation URLs and `matchedVia`. */
+export function toSearchResult({
+  query,
+  groups,
+  episodes,
+  titleSegments = new Map(),
+  channel,
+  channelBaseDomain,
+}: ResultInputs): SearchResult {
+  const host = channelHost(channel, channelBaseDomain);
+  const out: SearchResult['episodes'] = [];
+  for (const group of groups) {
+    const meta = episodes.get(group.episodeId);
+    if (!meta) continue;
+    const segments = group.passages.map((hit) => toSegment(host, hit.passage, Object.keys(hit.legs) as MatchedVia[]));
+    const filler = titleSegments.get(group.episodeId);
+    if (segments.length === 0 && filler) segments.push(toSegment(host, filler, ['title']));
+    out.push({
+      episodeId: group.episodeId,
+      title: meta.title,
+      url: episodeUrl(host, group.episodeId),
+      score: group.score,
+      matchedVia: ordered([...(group.title ? (['title'] as const) : []), ...segments.flatMap((s) => s.matchedVia)]),
+      segments,
+      summary: meta.summary ?? null,
+      publishedAt: meta.publishedAt,
+      durationMs: meta.durationMs ?? null,
+    });
+  }
+  return { query, episodes: out };
+}

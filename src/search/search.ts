@@ -1,0 +1,155 @@
+// Hybrid search of one channel: build the legs, one `_msearch`, fuse, group, hydrate, cite.
+import type { Config } from '../config.js';
+import type { Embedder } from '../embedder.js';
+import type { ChannelDoc } from '../store/documents.js';
+import type { Client, IndexAliases } from '../store/opensearch.js';
+import { reciprocalRankFusion } from './fusion.js';
+import { groupByEpisode } from './group.js';
+import { planHydration } from './hydrate.js';
+import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
+import { buildKnnQuery } from './knn-query.js';
+import { runMsearch, toEpisodeHits, toPassageHits, type SearchRequest } from './msearch.js';
+import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
+import { toSearchResult } from './result.js';
+import type { EpisodeGroup, FusedHit, Leg, LegName, SearchResult } from './types.js';
+
+/** Validated search parameters (spec 4.2; the API parses and validates the query string). */
+export interface SearchParams {
+  query: string;
+  /** Keyword leg only; the embedder is never called. */
+  fast: boolean;
+  /** Episodes to return (decision 4: 1–50, default 10). */
+  limit: number;
+  topicIds?: string[];
+  personIds?: string[];
+  entityIds?: string[];
+  episodeIds?: string[];
+  collectionId?: string;
+  year?: number;
+  /** Anonymous reads (decision 7): published episodes only. */
+  publishedOnly: boolean;
+}
+
+/** What a search needs, made once per process and passed in. */
+export interface SearchDeps {
+  client: Client;
+  /** Undefined when the deployment runs without a model: every search is then keyword-only. */
+  embedder: Embedder | undefined;
+  aliases: IndexAliases;
+  settings: Config['search'];
+  channelBaseDomain: string;
+  /** Defaults to one process-wide cache per embedder, sized by `settings.queryCacheSize`. */
+  queryCache?: QueryVectorCache;
+}
+
+/**
+ * Tuning knobs beyond the public parameters, for the relevance harness, the playground
+ * and the benchmark. Every one defaults to the configured behaviour.
+ */
+export interface SearchOptions {
+  /** Passage legs to run. `keyword` brings the title leg with it. Default both (`fast`: keyword). */
+  legs?: readonly ('keyword' | 'semantic')[];
+  rrfK?: number;
+  /** Per-leg RRF weights; `title` defaults to the keyword weight. */
+  weights?: Partial<Record<LegName, number>>;
+  /** Passages each leg contributes (and k of k-NN). */
+  candidates?: number;
+  keyword?: KeywordQueryOptions;
+  episodeScore?: 'max' | 'sum';
+  maxSegments?: number;
+}
+
+/** Everything a search saw on its way, for the playground and the benchmark. */
+export interface SearchTrace {
+  legs: Leg[];
+  fused: FusedHit[];
+  groups: EpisodeGroup[];
+  /** The first round trip, as sent (vectors included). */
+  searches: SearchRequest[];
+  embedded: boolean;
+  timings: { embedMs: number; msearchMs: number; hydrateMs: number; totalMs: number };
+}
+
+/** Searches one channel: the function the API's search route calls. */
+export async function searchChannel(deps: SearchDeps, channel: ChannelDoc, params: SearchParams): Promise<SearchResult> {
+  return (await runSearch(deps, channel, params)).result;
+}
+
+/** {@link searchChannel} with tuning options, returning the trace as well. */
+export async function runSearch(
+  deps: SearchDeps,
+  channel: ChannelDoc,
+  params: SearchParams,
+  options: SearchOptions = {},
+): Promise<{ result: SearchResult; trace: SearchTrace }> {
+  const started = performance.now();
+  const query = params.query.trim();
+  const trace: SearchTrace = {
+    legs: [],
+    fused: [],
+    groups: [],
+    searches: [],
+    embedded: false,
+    timings: { embedMs: 0, msearchMs: 0, hydrateMs: 0, totalMs: 0 },
+  };
+  if (query === '') return { result: { query: '', episodes: [] }, trace };
+  const p: SearchParams = { ...params, query };
+  const { settings } = deps;
+  const candidates = options.candidates ?? settings.candidates;
+  const wanted = new Set(options.legs ?? (params.fast ? ['keyword'] : ['keyword', 'semantic']));
+  if (params.fast) wanted.delete('semantic');
+  if (!deps.embedder) wanted.delete('semantic');
+
+  // 1. Build the legs; the semantic leg needs the query vector first.
+  const searches: SearchRequest[] = [];
+  const readers: Array<(hits: Parameters<typeof toPassageHits>[0]) => Leg> = [];
+  if (wanted.has('keyword')) {
+    const kw = buildKeywordQuery(p, channel, { candidates }, options.keyword);
+    searches.push({ index: deps.aliases.passages, body: kw.passages }, { index: deps.aliases.episodes, body: kw.episodes });
+    readers.push((h) => ({ name: 'keyword', hits: toPassageHits(h) }), (h) => ({ name: 'title', hits: toEpisodeHits(h) }));
+  }
+  if (wanted.has('semantic') && deps.embedder) {
+    const t = performance.now();
+    const cache = deps.queryCache ?? defaultQueryCache(deps.embedder, settings.queryCacheSize);
+    const vector = await cache.embed(deps.embedder, query);
+    trace.embedded = true;
+    trace.timings.embedMs = performance.now() - t;
+    searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, p, channel, candidates) });
+    readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
+  }
+  trace.searches = searches;
+
+  // 2. One round trip for every leg.
+  let t = performance.now();
+  const answers = await runMsearch(deps.client, searches);
+  trace.timings.msearchMs = performance.now() - t;
+  trace.legs = readers.map((read, i) => read(answers[i] ?? []));
+
+  // 3. Fuse and group: pure.
+  trace.fused = reciprocalRankFusion(trace.legs, {
+    k: options.rrfK ?? settings.rrfK,
+    weights: {
+      keyword: settings.keywordWeight,
+      semantic: settings.semanticWeight,
+      title: options.weights?.keyword ?? settings.keywordWeight,
+      ...options.weights,
+    },
+  });
+  trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore });
+
+  // 4. Catalog rows (and a citation for title-only episodes): the second and last round trip.
+  const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields });
+  t = performance.now();
+  const hydrated = plan.read(await runMsearch(deps.client, plan.searches));
+  trace.timings.hydrateMs = performance.now() - t;
+
+  const result = toSearchResult({
+    query,
+    groups: trace.groups,
+    ...hydrated,
+    channel,
+    channelBaseDomain: deps.channelBaseDomain,
+  });
+  trace.timings.totalMs = performance.now() - started;
+  return { result, trace };
+}

@@ -1,0 +1,71 @@
+// Entry point: real dependencies, listen, and a graceful shutdown that lets in-flight requests finish.
+import { once } from 'node:events';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { createOpenSearchClient } from './store/opensearch.js';
+import { createRedisClient } from './store/redis.js';
+import { createEmbedder, type Embedder } from './embedder.js';
+import { createApp } from './app.js';
+import { shutdown } from './http/shutdown.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger({ level: config.logLevel });
+  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: config.opensearchTimeoutMs });
+  const redis = createRedisClient(config.redisUrl, { log });
+  let embedder: Embedder | undefined;
+  try {
+    embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
+  } catch (error) {
+    // Search still answers, keyword-only; the log says why.
+    log.error({ err: error }, 'embedding model unavailable: search runs keyword-only');
+  }
+  // Give Redis a moment so the first requests are rate limited; without it the API starts anyway (fail open).
+  await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+  const app = createApp({ config, client, redis, embedder, log });
+  const server = app.listen(config.port, config.host, () => {
+    log.info({ host: config.host, port: config.port, publicBaseUrl: config.publicBaseUrl }, 'API listening');
+  });
+  server.on('error', (error) => {
+    log.fatal({ err: error }, 'cannot listen');
+    process.exit(1);
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    shutdown(server, {
+      log,
+      close: async () => {
+        await Promise.allSettled([client.close(), redis.quit()]);
+      },
+    }).then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`server failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,82 @@
+// API key records in the store: create, revoke, list and look up by hash (CLI and API share these).
+import type { Client, IndexAliases } from './opensearch.js';
+import type { ApiKeyDoc, UserDoc } from './documents.js';
+import { generateApiKey, generateKeyId, hashApiKey } from '../auth/api-keys.js';
+
+export interface KeyStoreDeps {
+  client: Client;
+  aliases: IndexAliases;
+}
+
+/** Why a key could not be created; the CLI prints the message. */
+export class KeyStoreError extends Error {
+  override name = 'KeyStoreError';
+}
+
+async function findUser({ client, aliases }: KeyStoreDeps, userId: string): Promise<UserDoc | undefined> {
+  const res = await client.search({
+    index: aliases.users,
+    body: { size: 1, query: { term: { id: userId } } } as never,
+  });
+  return (res.body.hits.hits[0]?._source as UserDoc | undefined) ?? undefined;
+}
+
+/**
+ * Creates a key for a user on the paid plan and returns it with its record. The record
+ * is stored under `_id` = sha256(key), so each API call reads it with a real-time GET
+ * (no refresh lag: a revocation counts from the very next request).
+ */
+export async function createApiKey(
+  deps: KeyStoreDeps,
+  { userId, name = null, now = new Date() }: { userId: string; name?: string | null; now?: Date },
+): Promise<{ key: string; record: ApiKeyDoc }> {
+  const user = await findUser(deps, userId);
+  if (!user) throw new KeyStoreError(`no user "${userId}"`);
+  if (user.plan !== 'paid') throw new KeyStoreError(`user "${userId}" is on the "${user.plan}" plan; API keys need the paid plan`);
+  const key = generateApiKey();
+  const record: ApiKeyDoc = {
+    keyId: generateKeyId(),
+    userId,
+    name,
+    hash: hashApiKey(key),
+    last4: key.slice(-4),
+    createdAt: now.toISOString(),
+    revokedAt: null,
+  };
+  await deps.client.index({
+    index: deps.aliases['api-keys'],
+    id: record.hash,
+    body: record as never,
+    op_type: 'create',
+    refresh: 'wait_for',
+  } as never);
+  return { key, record };
+}
+
+/** Marks a key revoked. Returns false when no such key exists; revoking twice keeps the first date. */
+export async function revokeApiKey(
+  { client, aliases }: KeyStoreDeps,
+  keyId: string,
+  now = new Date(),
+): Promise<ApiKeyDoc | undefined> {
+  const res = await client.search({
+    index: aliases['api-keys'],
+    body: { size: 1, query: { term: { keyId } } } as never,
+  });
+  const hit = res.body.hits.hits[0];
+  if (!hit) return undefined;
+  const record = hit._source as ApiKeyDoc;
+  if (record.revokedAt) return record;
+  const revoked: ApiKeyDoc = { ...record, revokedAt: now.toISOString() };
+  await client.index({ index: aliases['api-keys'], id: hit._id, body: revoked as never, refresh: 'wait_for' } as never);
+  return revoked;
+}
+
+/** Every key of a user, newest first, without secrets (only hashes are stored anyway). */
+export async function listApiKeys({ client, aliases }: KeyStoreDeps, userId: string): Promise<ApiKeyDoc[]> {
+  const res = await client.search({
+    index: aliases['api-keys'],
+    body: { size: 1000, query: { term: { userId } }, sort: [{ createdAt: 'desc' }, { keyId: 'asc' }] } as never,
+  });
+  return res.body.hits.hits.map((h) => h._source as ApiKeyDoc);
+}

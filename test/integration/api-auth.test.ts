@@ -1,0 +1,355 @@
+// Credentials, membership and plan on a small world of our own: API keys, OAuth tokens, 401/403/404, anonymous reads, the keys CLI.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../src/config.js';
+import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/store/api-keys.js';
+import { checksum, generateApiKey } from '../../src/auth/api-keys.js';
+import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
+import { WORLD_CHANNELS, createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { TEST_AUDIENCE, createTokenKit, type TokenKit } from '../support/api-tokens.js';
+
+const run = promisify(execFile);
+const CHALLENGE = (base: string) => `Bearer realm="api", resource_metadata="${base}/.well-known/oauth-protected-resource", scope="creator:read"`;
+
+describe('API authentication, membership and plans', function () {
+  this.timeout(60_000);
+  let client: Client;
+  let store: ApiTestStore;
+  let api: ApiHarness;
+  let kit: TokenKit;
+  let memberKey: string;
+  const base = 'https://api.test.example';
+
+  before(async function () {
+    const config = loadConfig(process.env);
+    client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
+    store = await createApiTestStore(client);
+    await seedWorld(store);
+    kit = createTokenKit();
+    api = await startApi({ env: { INDEX_PREFIX: store.prefix, PUBLIC_BASE_URL: base, ...kit.env } });
+    memberKey = (await store.key('u_member')).key;
+  });
+
+  after(async function () {
+    await api?.close();
+    await store?.drop();
+    await client?.close();
+    kit?.cleanup();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => api.request(path, { headers });
+  const withoutRequestId = (res: ApiResponse) => res.text.replace(res.body.requestId, '<id>');
+
+  describe('API keys', function () {
+    it('reads with x-api-key and with Authorization: Bearer svc_…', async function () {
+      for (const headers of [{ 'x-api-key': memberKey }, { authorization: `Bearer ${memberKey}` }, { authorization: `bearer ${memberKey}` }] as Record<string, string>[]) {
+        const res = await get('/api/v1/channels', headers);
+        expect(res.status, JSON.stringify(headers)).to.equal(200);
+        expect(res.body.channels.map((c: { slug: string }) => c.slug)).to.deep.equal(['alpha', 'custom', 'free-show']);
+      }
+    });
+
+    it('reports apiAccess from each owner plan', async function () {
+      const res = await get('/api/v1/channels', { 'x-api-key': memberKey });
+      const access = Object.fromEntries(res.body.channels.map((c: { slug: string; apiAccess: boolean }) => [c.slug, c.apiAccess]));
+      expect(access).to.deep.equal({ alpha: true, custom: true, 'free-show': false });
+      expect(res.body.channels[0]).to.include({ id: 'ch_alpha', title: 'Alpha', providerType: 'youtube' });
+    });
+
+    it('fails on the very next request once the key is revoked', async function () {
+      const { key, keyId } = await store.key('u_member');
+      expect((await get('/api/v1/channels/alpha/episodes?limit=1', { 'x-api-key': key })).status).to.equal(200);
+      await revokeApiKey({ client, aliases: store.aliases }, keyId);
+      const res = await get('/api/v1/channels/alpha/episodes?limit=1', { 'x-api-key': key });
+      expect(res.status).to.equal(401);
+      expect(res.body.code).to.equal('invalid_api_key');
+      expect(res.headers['www-authenticate']).to.equal(`${CHALLENGE(base)}, error="invalid_token"`);
+    });
+
+    it('refuses a well-formed key that was never issued, and a non-key value in x-api-key', async function () {
+      for (const headers of [{ 'x-api-key': generateApiKey() }, { authorization: `Bearer ${generateApiKey()}` }, { 'x-api-key': 'some-old-token' }] as Record<string, string>[]) {
+        const res = await get('/api/v1/channels', headers);
+        expect(res.status).to.equal(401);
+        expect(res.body.code).to.equal('invalid_api_key');
+      }
+    });
+
+    it('refuses a key with a bad checksum without a store lookup (it is 401 even with the store unreachable)', async function () {
+      const body = memberKey.slice(4, 36);
+      const wrong = `svc_${body}${checksum(body) === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA'}`;
+      const offline = await startApi({ env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: 'http://127.0.0.1:1' } });
+      try {
+        const bad = await offline.request('/api/v1/channels', { headers: { 'x-api-key': wrong } });
+        expect(bad.status).to.equal(401);
+        expect(bad.body.code).to.equal('invalid_api_key');
+        const good = await offline.request('/api/v1/channels', { headers: { 'x-api-key': memberKey } });
+        expect(good.status, 'a well-formed key needs the store').to.equal(503);
+      } finally {
+        await offline.close();
+      }
+    });
+
+    it('keeps working when the key owner moves to the free plan: only channel owners decide access', async function () {
+      const { key } = await store.key('u_member');
+      await store.users([{ id: 'u_member', name: 'Member', plan: 'free' }]);
+      try {
+        expect((await get('/api/v1/channels/alpha/episodes?limit=1', { 'x-api-key': key })).status).to.equal(200);
+      } finally {
+        await store.users([{ id: 'u_member', name: 'Member', plan: 'paid' }]);
+      }
+    });
+
+    it('creates keys only for paid users, lists them without secrets, revokes once', async function () {
+      const deps = { client, aliases: store.aliases };
+      for (const userId of ['u_free_member', 'u_nobody']) {
+        let thrown: unknown;
+        try {
+          await createApiKey(deps, { userId });
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown, userId).to.be.instanceOf(KeyStoreError);
+      }
+      const { key, record } = await createApiKey(deps, { userId: 'u_outsider', name: 'ci' });
+      const listed = await listApiKeys(deps, 'u_outsider');
+      expect(listed.map((r) => r.keyId)).to.include(record.keyId);
+      expect(JSON.stringify(listed)).not.to.include(key);
+      expect(listed.find((r) => r.keyId === record.keyId)).to.include({ last4: key.slice(-4), name: 'ci', revokedAt: null });
+      const first = await revokeApiKey(deps, record.keyId);
+      const second = await revokeApiKey(deps, record.keyId);
+      expect(second?.revokedAt).to.equal(first?.revokedAt);
+      expect(await revokeApiKey(deps, 'key_unknown')).to.equal(undefined);
+    });
+
+    it('has a CLI that prints the new key once on the last line, lists and revokes it, and refuses free users', async function () {
+      this.timeout(90_000);
+      const env = { ...process.env, INDEX_PREFIX: store.prefix, LOG_LEVEL: 'silent' };
+      const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args], { env });
+      const created = await cli('create', '--user', 'u_outsider', '--name', 'from-cli');
+      const lines = created.stdout.trim().split('\n');
+      const key = lines.at(-1)!;
+      expect(key).to.match(/^svc_[0-9A-Za-z]{38}$/);
+      const keyId = /keyId (\S+)/.exec(created.stdout)![1]!;
+      expect((await get('/api/v1/channels', { 'x-api-key': key })).status).to.equal(200);
+      const listed = await cli('list', '--user', 'u_outsider');
+      expect(listed.stdout).to.include(keyId);
+      expect(listed.stdout).not.to.include(key);
+      await cli('revoke', keyId);
+      expect((await get('/api/v1/channels', { 'x-api-key': key })).status).to.equal(401);
+      let failure: { code?: number; stderr?: string } = {};
+      try {
+        await cli('create', '--user', 'u_free_member');
+      } catch (error) {
+        failure = error as typeof failure;
+      }
+      expect(failure.code).to.equal(1);
+      expect(failure.stderr).to.include('paid plan');
+    });
+  });
+
+  describe('OAuth access tokens', function () {
+    it('reads with an RS256 token whose sub is a member', async function () {
+      const res = await get('/api/v1/channels/alpha/episodes?limit=2', { authorization: `Bearer ${kit.sign()}` });
+      expect(res.status).to.equal(200);
+      expect(res.body.episodes).to.have.length(2);
+    });
+
+    const refused: [string, () => string, string][] = [
+      ['the wrong audience', () => kit.sign({ aud: 'https://someone-else.example' }), 'invalid_token'],
+      ['the wrong issuer', () => kit.sign({ iss: 'https://evil.example' }), 'invalid_token'],
+      ['an expired token', () => kit.sign({ exp: Math.floor(Date.now() / 1000) - 3600 }), 'invalid_token'],
+      ['a token not valid yet', () => kit.sign({ nbf: Math.floor(Date.now() / 1000) + 3600 }), 'invalid_token'],
+      ['alg none', () => kit.unsigned(), 'invalid_token'],
+      ['HS256 signed with the RSA public key as secret', () => kit.hs256WithPublicKey(), 'invalid_token'],
+      ['a token signed by another key', () => kit.sign({}, { key: 'other-rsa' }), 'invalid_token'],
+      ['a token without creator:read', () => kit.sign({ scope: 'creator:write profile' }), 'insufficient_scope'],
+      ['a malformed token', () => 'abc.def', 'invalid_token'],
+    ];
+    for (const [what, token, code] of refused) {
+      it(`answers 401 ${code} with the challenge for ${what}`, async function () {
+        const res = await get('/api/v1/channels', { authorization: `Bearer ${token()}` });
+        expect(res.status).to.equal(401);
+        expect(res.body.code).to.equal(code);
+        expect(res.headers['www-authenticate']).to.equal(`${CHALLENGE(base)}, error="invalid_token"`);
+      });
+    }
+
+    it('lists no channels for a valid token of a user who is a member of none', async function () {
+      const res = await get('/api/v1/channels', { authorization: `Bearer ${kit.sign({ sub: 'u_outsider' })}` });
+      expect(res.status).to.equal(200);
+      expect(res.body.channels).to.deep.equal([]);
+    });
+
+    it('accepts ES256 tokens from a JWKS file', async function () {
+      const jwksApi = await startApi({ env: { INDEX_PREFIX: store.prefix, ...kit.jwksEnv } });
+      try {
+        const res = await jwksApi.request('/api/v1/channels', { headers: { authorization: `Bearer ${kit.sign({}, { key: 'ec' })}` } });
+        expect(res.status).to.equal(200);
+      } finally {
+        await jwksApi.close();
+      }
+    });
+  });
+
+  describe('missing and malformed credentials', function () {
+    it('answers 401 credential_missing with the bare challenge when nothing is presented', async function () {
+      for (const path of ['/api/v1/channels', '/api/v1/channels/alpha/episodes', '/api/v1/channels/alpha/search?q=x', '/api/v1/episodes/ep_a01/transcript', '/api/v1/episodes/ep_a01/chapters', '/api/v1/episodes/ep_a01/related', '/api/channels']) {
+        const res = await get(path);
+        expect(res.status, path).to.equal(401);
+        expect(res.body.code).to.equal('credential_missing');
+        expect(res.headers['www-authenticate']).to.equal(CHALLENGE(base));
+      }
+    });
+
+    it('answers 401 to two credentials at once, and to a non-Bearer Authorization scheme', async function () {
+      const both = await get('/api/v1/channels', { 'x-api-key': memberKey, authorization: `Bearer ${kit.sign()}` });
+      expect(both.status).to.equal(401);
+      expect(both.body.code).to.equal('multiple_credentials');
+      const basic = await get('/api/v1/channels', { authorization: 'Basic dXNlcjpwYXNz' });
+      expect(basic.status).to.equal(401);
+      expect(basic.body.code).to.equal('unsupported_authorization');
+    });
+
+    it('serves the RFC 9728 metadata document without a credential', async function () {
+      const res = await get('/.well-known/oauth-protected-resource');
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.include({ resource: base, scopes_supported: ['creator:read'], bearer_methods_supported: ['header'] });
+      expect(res.body.authorization_servers).to.be.an('array');
+    });
+  });
+
+  describe('membership and plan, read at call time', function () {
+    const member = () => ({ 'x-api-key': memberKey });
+    const outsider = () => ({ authorization: `Bearer ${kit.sign({ sub: 'u_outsider' })}` });
+
+    it('answers a non-member and an unknown slug with byte-identical 404 bodies apart from requestId', async function () {
+      for (const suffix of ['episodes', 'search?q=garden']) {
+        const notMember = await get(`/api/v1/channels/alpha/${suffix}`, outsider());
+        const unknown = await get(`/api/v1/channels/no-such-channel/${suffix}`, outsider());
+        const unknownForMember = await get(`/api/v1/channels/no-such-channel/${suffix}`, member());
+        expect(notMember.status).to.equal(404);
+        expect(withoutRequestId(notMember)).to.equal(withoutRequestId(unknown));
+        expect(withoutRequestId(unknown)).to.equal(withoutRequestId(unknownForMember));
+        expect(Object.keys(notMember.headers).sort()).to.deep.equal(Object.keys(unknown.headers).sort());
+      }
+    });
+
+    it('answers a non-member and an unknown episode id with byte-identical 404 bodies, on every episode endpoint', async function () {
+      for (const what of ['transcript', 'chapters', 'related']) {
+        const notMember = await get(`/api/v1/episodes/ep_a01/${what}`, outsider());
+        const unknown = await get(`/api/v1/episodes/ep_nope/${what}`, outsider());
+        const archived = await get(`/api/v1/episodes/ep_a07/${what}`, member());
+        expect(notMember.status).to.equal(404);
+        expect(withoutRequestId(notMember)).to.equal(withoutRequestId(unknown));
+        expect(withoutRequestId(archived)).to.equal(withoutRequestId(unknown));
+      }
+    });
+
+    it('takes no measurably different time for a non-member and an unknown slug', async function () {
+      // Interleaved samples, compared by median, so load on the machine hits both alike.
+      const member: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 21; i++) {
+        member.push((await get('/api/v1/channels/alpha/episodes', outsider())).ms);
+        unknown.push((await get('/api/v1/channels/no-such-channel/episodes', outsider())).ms);
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      expect(Math.abs(median(member) - median(unknown))).to.be.at.most(10);
+    });
+
+    it('answers 403 plan_required for a free-plan channel to members, 404 to others', async function () {
+      for (const path of ['/api/v1/channels/free-show/episodes', '/api/v1/channels/free-show/search?q=x', '/api/v1/episodes/ep_free1/transcript', '/api/v1/episodes/ep_free1/chapters', '/api/v1/episodes/ep_free1/related']) {
+        const res = await get(path, member());
+        expect(res.status, path).to.equal(403);
+        expect(res.body.code).to.equal('plan_required');
+        expect((await get(path, outsider())).status, path).to.equal(404);
+      }
+    });
+
+    it('sees a plan change on the very next request', async function () {
+      await store.users([{ id: 'u_owner', name: 'Owner', plan: 'free' }]);
+      try {
+        expect((await get('/api/v1/channels/alpha/episodes', member())).status).to.equal(403);
+        const channels = await get('/api/v1/channels', member());
+        expect(channels.body.channels.find((c: { slug: string }) => c.slug === 'alpha').apiAccess).to.equal(false);
+      } finally {
+        await store.users([{ id: 'u_owner', name: 'Owner', plan: 'paid' }]);
+      }
+      expect((await get('/api/v1/channels/alpha/episodes', member())).status).to.equal(200);
+    });
+
+    it('sees a membership change on the next request', async function () {
+      const alpha = WORLD_CHANNELS[0]!;
+      await store.channels([{ ...alpha, memberIds: [] }]);
+      try {
+        expect((await get('/api/v1/channels/alpha/episodes', member())).status).to.equal(404);
+        expect((await get('/api/v1/episodes/ep_a01/chapters', member())).status).to.equal(404);
+      } finally {
+        await store.channels([alpha]);
+      }
+      expect((await get('/api/v1/channels/alpha/episodes', member())).status).to.equal(200);
+    });
+
+    it('lets the owner read without being listed as a member', async function () {
+      const res = await get('/api/v1/channels/alpha/episodes', { authorization: `Bearer ${kit.sign({ sub: 'u_owner' })}` });
+      expect(res.status).to.equal(200);
+    });
+  });
+
+  describe('ANONYMOUS_READ=published', function () {
+    let anon: ApiHarness;
+    before(async function () {
+      anon = await startApi({ env: { INDEX_PREFIX: store.prefix, ANONYMOUS_READ: 'published', ...kit.env } });
+    });
+    after(async () => anon?.close());
+
+    it('reads published episodes only, without a credential', async function () {
+      const res = await anon.request('/api/v1/channels/alpha/episodes?limit=100');
+      expect(res.status).to.equal(200);
+      expect(res.body.episodes.length).to.be.greaterThan(0);
+      expect(res.body.episodes.every((e: { status: string }) => e.status === 'published')).to.equal(true);
+      const drafts = await anon.request('/api/v1/channels/alpha/episodes?status=queued');
+      expect(drafts.body.episodes).to.deep.equal([]);
+    });
+
+    it('answers 404 for an unpublished or archived episode, 200 for a published one', async function () {
+      expect((await anon.request('/api/v1/episodes/ep_a01/transcript')).status).to.equal(200);
+      for (const id of ['ep_a02', 'ep_a04', 'ep_a07']) {
+        const res = await anon.request(`/api/v1/episodes/${id}/transcript`);
+        expect(res.status, id).to.equal(404);
+        expect(res.body.code).to.equal('episode_not_found');
+      }
+    });
+
+    it('still needs a credential for the channel list, and still refuses a bad credential', async function () {
+      expect((await anon.request('/api/v1/channels')).status).to.equal(401);
+      const bad = await anon.request('/api/v1/channels/alpha/episodes', { headers: { authorization: `Bearer ${kit.unsigned()}` } });
+      expect(bad.status).to.equal(401);
+      const badKey = await anon.request('/api/v1/channels/alpha/episodes', { headers: { 'x-api-key': 'svc_nope' } });
+      expect(badKey.status).to.equal(401);
+    });
+
+    it('answers 403 on channels whose owner has no API access', async function () {
+      expect((await anon.request('/api/v1/channels/free-show/episodes')).status).to.equal(403);
+    });
+
+    it('gives members with a credential the full creator view', async function () {
+      const res = await anon.request('/api/v1/channels/alpha/episodes?status=queued', { headers: { 'x-api-key': memberKey } });
+      expect(res.body.episodes.length).to.be.greaterThan(0);
+    });
+  });
+
+  describe('the audience defaults to the public base URL', function () {
+    it('accepts a token for the resource advertised in the metadata document', async function () {
+      const env = { INDEX_PREFIX: store.prefix, PUBLIC_BASE_URL: TEST_AUDIENCE, JWT_ISSUER: kit.env.JWT_ISSUER!, JWT_PUBLIC_KEY_FILE: kit.env.JWT_PUBLIC_KEY_FILE! };
+      const other = await startApi({ env });
+      try {
+        expect((await other.request('/api/v1/channels', { headers: { authorization: `Bearer ${kit.sign()}` } })).status).to.equal(200);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,146 @@
+// Transcript, chapters and related episodes on a small world of our own, including stored data the API must refuse to serve.
+import { expect } from 'chai';
+import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../src/config.js';
+import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { startApi, type ApiHarness } from '../support/api-harness.js';
+import { createApiTestStore, episodeRecord, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+
+describe('API episode resources: transcript, chapters, related', function () {
+  this.timeout(60_000);
+  let client: Client;
+  let store: ApiTestStore;
+  let api: ApiHarness;
+  let alpha: EpisodeRecord[];
+  let headers: Record<string, string>;
+
+  before(async function () {
+    const config = loadConfig(process.env);
+    client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
+    store = await createApiTestStore(client);
+    ({ alpha } = await seedWorld(store));
+    api = await startApi({ env: { INDEX_PREFIX: store.prefix } });
+    headers = { 'x-api-key': (await store.key('u_member')).key };
+  });
+
+  after(async function () {
+    await api?.close();
+    await store?.drop();
+    await client?.close();
+  });
+
+  const get = (path: string) => api.request(path, { headers });
+
+  describe('transcript', function () {
+    it('serves the stored transcript exactly as stored, for every non-archived status', async function () {
+      for (const id of ['ep_a01', 'ep_a02', 'ep_a04', 'ep_a05', 'ep_a16']) {
+        const res = await get(`/api/v1/episodes/${id}/transcript`);
+        expect(res.status, id).to.equal(200);
+        expect(res.body, id).to.deep.equal(alpha.find((e) => e.id === id)!.transcript);
+      }
+    });
+
+    it('answers 404 transcript_not_found when the episode has no transcript yet', async function () {
+      await store.episodes([episodeRecord('ep_untranscribed', 'ch_alpha', { status: 'pending', transcript: null })]);
+      const res = await get('/api/v1/episodes/ep_untranscribed/transcript');
+      expect(res.status).to.equal(404);
+      expect(res.body.code).to.equal('transcript_not_found');
+    });
+
+    const broken: [string, unknown][] = [
+      ['segments that are not an array', { formatVersion: 1, segments: 'nope' }],
+      ['a segment without text', { formatVersion: 1, segments: [{ startMs: 0, endMs: 1 }] }],
+      ['a word without its end', { formatVersion: 1, segments: [{ startMs: 0, endMs: 1, text: 'a', words: [{ t: 'a', s: 0 }] }] }],
+      ['another format version', { formatVersion: 2, segments: [] }],
+      ['JSON text that does not parse', '{"formatVersion": 1, "segm'],
+    ];
+    for (const [what, document] of broken) {
+      it(`answers 502 transcript_unreadable for a stored transcript with ${what}`, async function () {
+        await store.put('transcripts', 'ep_a03', { episodeId: 'ep_a03', channelId: 'ch_alpha', status: 'published', archived: false, document });
+        try {
+          const res = await get('/api/v1/episodes/ep_a03/transcript');
+          expect(res.status).to.equal(502);
+          expect(res.body.code).to.equal('transcript_unreadable');
+        } finally {
+          await store.episodes([alpha[3]!]);
+        }
+      });
+    }
+
+    it('serves a transcript stored as JSON text once parsed', async function () {
+      const doc = alpha[3]!.transcript;
+      await store.put('transcripts', 'ep_a03', { episodeId: 'ep_a03', channelId: 'ch_alpha', status: 'published', archived: false, document: JSON.stringify(doc) });
+      try {
+        const res = await get('/api/v1/episodes/ep_a03/transcript');
+        expect(res.status).to.equal(200);
+        expect(res.body).to.deep.equal(doc);
+      } finally {
+        await store.episodes([alpha[3]!]);
+      }
+    });
+  });
+
+  describe('chapters', function () {
+    it('serves chapters with their key moments as stored', async function () {
+      const res = await get('/api/v1/episodes/ep_a01/chapters');
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal(alpha[1]!.chapters);
+    });
+
+    it('answers [] for an episode without chapters', async function () {
+      await store.episodes([episodeRecord('ep_nochapters', 'ch_alpha', { chapters: null })]);
+      await store.remove('chapters', 'ep_nochapters');
+      expect((await get('/api/v1/episodes/ep_nochapters/chapters')).body).to.deep.equal([]);
+    });
+  });
+
+  describe('related (decision 16)', function () {
+    /** Expected related list computed from the records: other published, non-archived episodes ranked by shared topics, newest first, then id. */
+    function expected(id: string): { id: string; shared: string[] }[] {
+      const source = alpha.find((e) => e.id === id)!;
+      return alpha
+        .filter((e) => e.id !== id && e.status === 'published')
+        .map((e) => ({ e, shared: e.topicIds!.filter((t) => source.topicIds!.includes(t)) }))
+        .filter((x) => x.shared.length > 0)
+        .sort((a, b) => b.shared.length - a.shared.length || Date.parse(b.e.publishedAt) - Date.parse(a.e.publishedAt) || (a.e.id < b.e.id ? -1 : 1))
+        .slice(0, 10)
+        .map((x) => ({ id: x.e.id, shared: x.shared }));
+    }
+
+    for (const id of ['ep_a00', 'ep_a03', 'ep_a06', 'ep_a10']) {
+      it(`ranks up to 10 published episodes by shared topics, ties newest first, for ${id}`, async function () {
+        const res = await get(`/api/v1/episodes/${id}/related`);
+        expect(res.status).to.equal(200);
+        expect(res.body.map((r: { id: string; sharedTopicIds: string[] }) => ({ id: r.id, shared: r.sharedTopicIds }))).to.deep.equal(expected(id));
+        for (const r of res.body) {
+          expect(r.score).to.equal(r.sharedTopicIds.length);
+          expect(r.url).to.equal(`https://alpha.creators.example.com/episodes/${r.id}`);
+          expect(r).to.have.all.keys('id', 'title', 'url', 'publishedAt', 'durationMs', 'thumbnail', 'sharedTopicIds', 'score');
+        }
+      });
+    }
+
+    it('never relates archived or unpublished episodes', async function () {
+      const res = await get('/api/v1/episodes/ep_a00/related');
+      const ids = res.body.map((r: { id: string }) => r.id);
+      expect(ids).not.to.include('ep_a07');
+      expect(ids).not.to.include('ep_a13');
+      for (const id of ids) expect(alpha.find((e) => e.id === id)!.status).to.equal('published');
+    });
+
+    it('answers [] for an episode without topics', async function () {
+      await store.episodes([episodeRecord('ep_notopics', 'ch_alpha', { topicIds: [] })]);
+      expect((await get('/api/v1/episodes/ep_notopics/related')).body).to.deep.equal([]);
+    });
+  });
+
+  it('answers 404 for an archived episode on every episode endpoint', async function () {
+    for (const id of ['ep_a07', 'ep_a13']) {
+      for (const what of ['transcript', 'chapters', 'related']) {
+        const res = await get(`/api/v1/episodes/${id}/${what}`);
+        expect(res.status, `${id} ${what}`).to.equal(404);
+        expect(res.body.code).to.equal('episode_not_found');
+      }
+    }
+  });
+});

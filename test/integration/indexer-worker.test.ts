@@ -1,0 +1,200 @@
+// The BullMQ path against the real Redis and OpenSearch: crash recovery, error classes, the ingest CLI.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { loadConfig } from '../../src/config.js';
+import { createHashEmbedder } from '../../src/embedder.js';
+import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import type { EpisodeDoc } from '../../src/store/documents.js';
+import { episodeDocuments, sourceHash } from '../../indexer/documents.js';
+import { libraryJobs, type IngestJob } from '../../indexer/jobs.js';
+import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs, type IngestQueue } from '../../indexer/queue.js';
+import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { copyLibrary, countDocs, privatePrefix, REPO_ROOT, removeDir, SAMPLE_LIBRARY, SHARED_DATA, testClient } from '../support/indexer-env.js';
+
+const config = loadConfig(process.env);
+
+/** Runs a repo script with tsx as a child process; stderr is collected. */
+function script(file: string, args: string[], env: Record<string, string>): ChildProcess & { stderrText: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return Object.assign(child, { stderrText: () => err, exited });
+}
+
+async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 60_000, everyMs = 20 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+describe('indexer: queue and worker', function () {
+  this.timeout(240_000);
+  let client: Client;
+  let connection: Redis;
+  let prefix: string;
+  let queueName: string;
+  let queue: IngestQueue;
+  let lib: string | undefined;
+  const children: ChildProcess[] = [];
+
+  beforeEach(function () {
+    client = testClient();
+    connection = createRedisConnection(config.redisUrl);
+    prefix = privatePrefix('wrk');
+    queueName = `test-ingest-${randomBytes(4).toString('hex')}`;
+    queue = createIngestQueue({ connection, name: queueName });
+  });
+
+  afterEach(async function () {
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await queue.obliterate({ force: true });
+    await queue.close();
+    connection.disconnect();
+    await deleteIndices(client, prefix);
+    await client.close();
+    await removeDir(lib);
+    lib = undefined;
+  });
+
+  it('ends with every episode indexed exactly once when the worker is killed mid-batch and restarted', async function () {
+    lib = await copyLibrary(`${SHARED_DATA}/qmsum`, (_, i) => i < 12);
+    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
+    const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--hash-embedder'], env);
+    children.push(ingest);
+    expect(await ingest.exited, ingest.stderrText()).to.equal(0);
+    const ids = (await queue.getJobs(['waiting'])).map((j) => j.id!);
+    expect(ids).to.have.length(14); // meta + 12 episodes + sync
+
+    const workerArgs = ['--hash-embedder', '--lock-duration', '2000', '--stalled-interval', '1000'];
+    const first = script('scripts/worker.ts', workerArgs, env);
+    children.push(first);
+    // Kill it just after it has started an episode, with some episodes already done.
+    const seen = new Set<string>();
+    let victim: string | undefined;
+    await until('a fresh active episode job after two completed', async () => {
+      const active = (await queue.getActive()).map((j) => j.id!).filter((id) => id.startsWith('episode-'));
+      const fresh = active.find((id) => !seen.has(id));
+      active.forEach((id) => seen.add(id));
+      if (fresh && (await queue.getCompletedCount()) >= 2) victim = fresh;
+      return victim !== undefined;
+    });
+    first.kill('SIGKILL');
+    await first.exited;
+    const killedState = await (await queue.getJob(victim!))!.getState();
+    expect(killedState).to.equal('active'); // its lock is still held by the dead worker
+
+    const second = script('scripts/worker.ts', workerArgs, env);
+    children.push(second);
+    const outcomes = await waitForJobs(queue, ids, { pollMs: 250 });
+    expect(outcomes.filter((o) => o.state !== 'completed').map((o) => `${o.id}: ${o.reason}`)).to.deep.equal([]);
+    const recovered = (await queue.getJob(victim!))!;
+    expect(recovered.stalledCounter, 'the killed job was recovered by the stalled-job check').to.be.at.least(1);
+
+    second.kill('SIGTERM');
+    expect(await second.exited, second.stderrText()).to.equal(0);
+
+    // Exactly once: every episode present with the hash of its record, and exactly its own passages.
+    const records: EpisodeRecord[] = (await queue.getJobs(['completed']))
+      .map((j) => j.data as IngestJob)
+      .filter((d): d is Extract<IngestJob, { kind: 'episode' }> => d.kind === 'episode')
+      .map((d) => d.record);
+    expect(records).to.have.length(12);
+    const a = indexAliases(prefix);
+    expect(await countDocs(client, prefix, 'episodes')).to.equal(12);
+    const agg = await client.search({
+      index: a.passages,
+      body: { size: 0, aggs: { per: { terms: { field: 'episodeId', size: 100 } } } },
+    } as never);
+    const perEpisode = Object.fromEntries(
+      (agg.body.aggregations!.per as { buckets: { key: string; doc_count: number }[] }).buckets.map((b) => [b.key, b.doc_count]),
+    );
+    for (const r of records) {
+      const stored = (await client.get({ index: a.episodes, id: r.id })).body._source as EpisodeDoc;
+      expect(stored.sourceHash, r.id).to.equal(sourceHash(r));
+      expect(perEpisode[r.id], r.id).to.equal(episodeDocuments(r, { modelId: 'x', indexedAt: '' }).passages.length);
+    }
+  });
+
+  it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
+    lib = await copyLibrary(`${SHARED_DATA}/qmsum`, (_, i) => i < 6);
+    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
+    const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--hash-embedder'], env);
+    children.push(ingest);
+    expect(await ingest.exited, ingest.stderrText()).to.equal(0);
+    const worker = script('scripts/worker.ts', ['--hash-embedder'], env);
+    children.push(worker);
+    let current: string | undefined;
+    await until('an active episode job', async () => {
+      current = (await queue.getActive()).map((j) => j.id!).find((id) => id.startsWith('episode-'));
+      return current !== undefined;
+    });
+    worker.kill('SIGTERM');
+    expect(await worker.exited, worker.stderrText()).to.equal(0);
+    expect(await queue.getJobState(current!)).to.equal('completed');
+    expect(await queue.getActiveCount()).to.equal(0);
+    expect(await queue.getWaitingCount()).to.be.greaterThan(0);
+  });
+
+  it('fails a record that can never succeed at once, and retries a store outage with backoff', async function () {
+    const embedder = createHashEmbedder();
+    await ensureIndices(client, { prefix, modelId: embedder.modelId });
+    const aliases = indexAliases(prefix);
+    const good = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases }, stalledIntervalMs: 1000 });
+    const bad = { kind: 'episode', record: { id: 'ep_bad', channelId: 'ch_x', title: 42, publishedAt: '2024-01-01T00:00:00Z', status: 'published' } };
+    await queue.add('episode', bad as unknown as IngestJob, { jobId: 'bad-record', attempts: 5, backoff: { type: 'fixed', delay: 100 } });
+    const [invalid] = await waitForJobs(queue, ['bad-record'], { pollMs: 100 });
+    expect(invalid!.state).to.equal('failed');
+    expect(invalid!.reason).to.equal('episode ep_bad: /title must be string');
+    expect((await queue.getJob('bad-record'))!.attemptsMade).to.equal(1);
+    await good.close();
+
+    // A store nobody answers on: connection errors are transient, so every attempt is used.
+    const deadStore = createOpenSearchClient({ url: 'http://127.0.0.1:9', timeoutMs: 1000 });
+    const offline = createIngestWorker({ connection, name: queueName, ctx: { client: deadStore, embedder, aliases } });
+    const record: EpisodeRecord = { id: 'ep_ok', channelId: 'ch_x', title: 'Fine', publishedAt: '2024-01-01T00:00:00Z', status: 'published' };
+    await queue.add('episode', { kind: 'episode', record }, { jobId: 'store-down', attempts: 3, backoff: { type: 'exponential', delay: 100 } });
+    const [down] = await waitForJobs(queue, ['store-down'], { pollMs: 100 });
+    await offline.close();
+    await deadStore.close();
+    expect(down!.state).to.equal('failed');
+    expect(down!.reason).to.match(/^get passages mapping: ConnectionError/);
+    expect((await queue.getJob('store-down'))!.attemptsMade).to.equal(3);
+  });
+
+  it('does not enqueue the same content twice, and `npm run ingest` waits for the worker and sums up', async function () {
+    const jobs: IngestJob[] = [];
+    for await (const job of libraryJobs(SAMPLE_LIBRARY, { onIssue: () => undefined })) jobs.push(job);
+    const firstPass = await Promise.all(jobs.map((j) => enqueue(queue, j)));
+    const secondPass = await Promise.all(jobs.map((j) => enqueue(queue, j)));
+    expect(firstPass.every((r) => !r.deduplicated)).to.equal(true);
+    expect(secondPass.every((r) => r.deduplicated)).to.equal(true);
+    expect(await queue.getWaitingCount()).to.equal(13);
+    await queue.obliterate({ force: true });
+
+    const embedder = createHashEmbedder();
+    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+    const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
+    try {
+      const ingest = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--hash-embedder'], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
+      children.push(ingest);
+      expect(await ingest.exited, ingest.stderrText()).to.equal(0);
+      expect(ingest.stderrText()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
+      const again = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--hash-embedder'], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
+      children.push(again);
+      expect(await again.exited, again.stderrText()).to.equal(0);
+      expect(again.stderrText()).to.match(/indexed 0, unchanged 11, failed 0, removed 0/);
+    } finally {
+      await worker.close();
+    }
+    expect(await countDocs(client, prefix, 'episodes')).to.equal(11);
+  });
+});

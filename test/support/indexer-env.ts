@@ -1,0 +1,63 @@
+// Helpers of the indexer's integration suites: private prefixes, library copies, counts, a counting embedder.
+import { randomBytes } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.js';
+import { createOpenSearchClient, indexAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
+import type { PassageEmbedder } from '../../indexer/load-episode.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SAMPLE_LIBRARY = join(REPO_ROOT, 'sample-library');
+export const SHARED_DATA = join(REPO_ROOT, '..', 'shared', 'data');
+
+/** A prefix of its own for a suite that writes; delete it with `deleteIndices` afterwards. */
+export function privatePrefix(kind = 'idx'): string {
+  return `test-${kind}-${randomBytes(4).toString('hex')}-`;
+}
+
+export function testClient(): Client {
+  return createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 120_000 });
+}
+
+/**
+ * A writable temporary copy of a library: its top-level JSON files and the episode
+ * files `pick` keeps (all by default). Remove it with `rm(dir, { recursive: true })`.
+ */
+export async function copyLibrary(source: string, pick: (file: string, index: number) => boolean = () => true): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'indexer-lib-'));
+  for (const f of await readdir(source)) if (f.endsWith('.json')) await cp(join(source, f), join(dir, f));
+  await mkdir(join(dir, 'episodes'));
+  const files = (await readdir(join(source, 'episodes'))).sort();
+  for (const [i, f] of files.entries()) if (pick(f, i)) await cp(join(source, 'episodes', f), join(dir, 'episodes', f));
+  return dir;
+}
+
+export async function removeDir(dir: string | undefined): Promise<void> {
+  if (dir) await rm(dir, { recursive: true, force: true });
+}
+
+/** Documents in the index behind `prefix` + `name` (refreshed first), optionally matching `query`. */
+export async function countDocs(client: Client, prefix: string, name: IndexName, query?: object): Promise<number> {
+  const index = indexAliases(prefix)[name];
+  await client.indices.refresh({ index });
+  const res = await client.count({ index, ...(query ? { body: { query } } : {}) } as never);
+  return (res.body as { count: number }).count;
+}
+
+/** Wraps an embedder and counts the texts it was asked to embed. */
+export function countingEmbedder(inner: PassageEmbedder, modelId = inner.modelId): PassageEmbedder & { calls: number; texts: number } {
+  const counted = {
+    modelId,
+    dimension: inner.dimension,
+    calls: 0,
+    texts: 0,
+    async embedPassages(texts: string[]) {
+      counted.calls++;
+      counted.texts += texts.length;
+      return inner.embedPassages(texts);
+    },
+  };
+  return counted;
+}

@@ -1,0 +1,65 @@
+// The search suites' view of the qmsum library: deps for searchChannel plus the stored catalog to check answers against.
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Embedder } from '../../src/embedder.js';
+import type { SearchDeps } from '../../src/search/search.js';
+import { createQueryVectorCache } from '../../src/search/query-cache.js';
+import type { ChannelDoc, EpisodeDoc, PassageDoc } from '../../src/store/documents.js';
+import { indexAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { ensureQmsumLoaded } from './qmsum-fixture.js';
+
+export { QMSUM_LOAD_TIMEOUT_MS } from './qmsum-fixture.js';
+
+export interface QmsumSearch {
+  config: Readonly<Config>;
+  client: Client;
+  aliases: IndexAliases;
+  embedder: Embedder;
+  /** Fresh deps with their own query-vector cache, so counts of embeddings are the test's own. */
+  deps(overrides?: Partial<SearchDeps>): SearchDeps;
+  channel(slug: string): Promise<ChannelDoc>;
+  /** Every stored catalog row of a channel, archived ones included. */
+  episodes(channelId: string): Promise<EpisodeDoc[]>;
+  passage(id: string): Promise<PassageDoc | undefined>;
+}
+
+/**
+ * The shared qmsum fixture (loaded once per run into `test-qmsum-`, read-only) with its
+ * client and real model. The client is the fixture's, shared by every suite: never close it.
+ */
+export async function openQmsumSearch(): Promise<QmsumSearch> {
+  const { prefix, client, embedder: model } = await ensureQmsumLoaded();
+  const config = loadConfig({ ...process.env, INDEX_PREFIX: prefix });
+  const aliases = indexAliases(prefix);
+  return {
+    config,
+    client,
+    aliases,
+    embedder: model,
+    deps: (overrides = {}) => ({
+      client,
+      embedder: model,
+      aliases,
+      settings: config.search,
+      channelBaseDomain: config.channelBaseDomain,
+      queryCache: createQueryVectorCache(config.search.queryCacheSize),
+      ...overrides,
+    }),
+    async channel(slug) {
+      const res = await client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug } } } as never });
+      const doc = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
+      if (!doc) throw new Error(`channel ${slug} is not loaded under ${prefix}`);
+      return doc;
+    },
+    async episodes(channelId) {
+      const res = await client.search({
+        index: aliases.episodes,
+        body: { size: 1000, _source: { excludes: ['description'] }, query: { term: { channelId } } } as never,
+      });
+      return res.body.hits.hits.map((h) => h._source as unknown as EpisodeDoc);
+    },
+    async passage(id) {
+      const res = await client.get({ index: aliases.passages, id, _source_excludes: ['embedding'] } as never, { ignore: [404] });
+      return (res.body as { found?: boolean; _source?: PassageDoc }).found ? (res.body as { _source: PassageDoc })._source : undefined;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { expect } from 'chai';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { buildOpenApiDocument } from '../../src/openapi/document.js';
+import { OPERATIONS } from '../../src/openapi/operations.js';
+import { SCHEMAS } from '../../src/openapi/schemas.js';
+import { ERRORS } from '../../src/errors.js';
+import { createAjv, validateParams } from '../../src/http/validate-params.js';
+import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
+import { loadConfig } from '../../src/config.js';
+
+type Doc = {
+  openapi: string;
+  info: { version: string; description: string };
+  paths: Record<string, { get: { parameters?: { name: string; schema: object }[]; responses: Record<string, unknown>; security: unknown[] } }>;
+  components: { schemas: Record<string, { description?: string }> };
+};
+
+describe('OpenAPI document: one source for routes, validation and docs', function () {
+  const doc = buildOpenApiDocument(loadConfig({})) as unknown as Doc;
+
+  it('is OpenAPI 3.1 with version label 1.0.0', function () {
+    expect(doc.openapi).to.equal('3.1.0');
+    expect(doc.info.version).to.equal('1.0.0');
+  });
+
+  it('describes every operation the app routes, each with 429, 500 and 503', function () {
+    expect(Object.keys(doc.paths).sort()).to.deep.equal(OPERATIONS.map((o) => o.path).sort());
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const status of ['200', '429', '500', '503']) expect(item.get.responses, `${path} ${status}`).to.have.property(status);
+    }
+    expect(doc.paths['/api/v1/episodes/{episodeId}/transcript']!.get.responses).to.have.property('502');
+    expect(doc.paths['/api/v1/channels']!.get.responses).not.to.have.property('403');
+  });
+
+  it('compiles every component schema and parameter schema with ajv (2020-12, strict)', function () {
+    const ajv = new Ajv2020({ strict: true });
+    addFormats.default(ajv);
+    ajv.addVocabulary(['components']);
+    ajv.addSchema({ $id: 'doc', components: { schemas: SCHEMAS } } as object);
+    for (const name of Object.keys(SCHEMAS)) expect(() => ajv.getSchema(`doc#/components/schemas/${name}`), name).not.to.throw();
+    const strict = createAjv();
+    for (const op of OPERATIONS) expect(() => validateParams(op, strict), op.operationId).not.to.throw();
+  });
+
+  it('names every error code of the catalogue in the Error schema', function () {
+    for (const code of Object.keys(ERRORS)) expect(doc.components.schemas.Error!.description).to.include(`\`${code}\``);
+  });
+
+  it("documents matchedVia's five values, in step with the search pipeline", function () {
+    const via = JSON.stringify(doc.components.schemas.MatchedVia);
+    for (const v of Object.keys(MATCHED_VIA_DESCRIPTIONS)) expect(via).to.include(`\`${v}\``);
+  });
+
+  it('documents query/q precedence and the status views', function () {
+    const params = doc.paths['/api/v1/channels/{slug}/search']!.get.parameters!;
+    expect(JSON.stringify(params.find((p) => p.name === 'query'))).to.include('Wins over `q`');
+    expect(doc.info.description).to.include('`live` = indexed or published');
+  });
+
+  it('opens data endpoints to anonymous callers in the document only when ANONYMOUS_READ=published', function () {
+    const anon = buildOpenApiDocument(loadConfig({ ANONYMOUS_READ: 'published' })) as unknown as Doc;
+    expect(anon.paths['/api/v1/channels/{slug}/episodes']!.get.security).to.deep.include({});
+    expect(anon.paths['/api/v1/channels']!.get.security).not.to.deep.include({});
+    expect(doc.paths['/api/v1/channels/{slug}/episodes']!.get.security).not.to.deep.include({});
+  });
+});

@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { channelDocument, episodeDocuments, facetDocument, sourceHash, textHash } from '../../indexer/documents.js';
+import { jobIdOf } from '../../indexer/jobs.js';
+import type { EpisodeRecord } from '../../indexer/schemas.js';
+
+function record(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
+  return {
+    id: 'ep_a',
+    channelId: 'ch_a',
+    title: 'Entry and exit in farming',
+    publishedAt: '2023-12-31T23:30:00Z',
+    status: 'published',
+    topicIds: ['tp_farming'],
+    transcript: {
+      formatVersion: 1,
+      segments: [{ speakerLabel: 'Host', startMs: 0, endMs: 30_000, text: 'Welcome back.', words: [{ t: 'Welcome', s: 0, e: 500 }, { t: 'back.', s: 500, e: 900 }] }],
+    },
+    chapters: [
+      { title: 'Opening', startMs: 0, endMs: 30_000, moments: [{ type: 'qa', title: 'Who owns the land?', startMs: 1000, endMs: null }] },
+    ],
+    ...overrides,
+  };
+}
+
+const at = '2024-01-02T03:04:05.000Z';
+
+describe('episodeDocuments', function () {
+  it('derives the catalog row with defaults, the UTC year and the titles', function () {
+    const { episode } = episodeDocuments(record(), { modelId: 'm', indexedAt: at });
+    expect(episode).to.deep.equal({
+      id: 'ep_a',
+      channelId: 'ch_a',
+      title: 'Entry and exit in farming',
+      description: null,
+      summary: null,
+      link: null,
+      thumbnail: null,
+      mediaUrl: null,
+      durationMs: null,
+      publishedAt: '2023-12-31T23:30:00Z',
+      year: 2023,
+      viewCount: null,
+      status: 'published',
+      archived: false,
+      error: null,
+      topicIds: ['tp_farming'],
+      personIds: [],
+      entityIds: [],
+      collectionIds: [],
+      chapterTitles: ['Opening'],
+      momentTitles: ['Who owns the land?'],
+      hasTranscript: true,
+      sourceHash: sourceHash(record()),
+      indexedAt: at,
+    });
+  });
+
+  it('stores the transcript exactly as read', function () {
+    const r = record();
+    expect(episodeDocuments(r, { modelId: 'm', indexedAt: at }).transcript).to.deep.equal({
+      episodeId: 'ep_a',
+      channelId: 'ch_a',
+      status: 'published',
+      archived: false,
+      document: r.transcript,
+    });
+  });
+
+  it('flags every document of an archived episode', function () {
+    const docs = episodeDocuments(record({ status: 'archived' }), { modelId: 'm', indexedAt: at });
+    expect(docs.episode.archived).to.equal(true);
+    expect(docs.transcript!.archived).to.equal(true);
+    expect(docs.chapters.archived).to.equal(true);
+    expect(docs.passages.length).to.be.greaterThan(0);
+    expect(docs.passages.every((p) => p.archived && p.status === 'archived')).to.equal(true);
+  });
+
+  it('gives no transcript document when there is none and drops a null moment end', function () {
+    const docs = episodeDocuments(record({ transcript: null }), { modelId: 'm', indexedAt: at });
+    expect(docs.transcript).to.equal(null);
+    expect(docs.episode.hasTranscript).to.equal(false);
+    expect(docs.chapters.chapters[0]!.moments[0]).to.deep.equal({ type: 'qa', title: 'Who owns the land?', startMs: 1000 });
+    expect(docs.passages.map((p) => p.kind)).to.deep.equal(['chapter', 'moment']);
+  });
+
+  it('copies the episode fields onto each passage and hashes text with the model id', function () {
+    const [p] = episodeDocuments(record(), { modelId: 'model-1', indexedAt: at }).passages;
+    expect(p).to.include({ episodeId: 'ep_a', channelId: 'ch_a', status: 'published', year: 2023, text: 'Welcome back.', speaker: 'Host', textHash: textHash('model-1', 'Welcome back.') });
+    expect(p!.topicIds).to.deep.equal(['tp_farming']);
+    expect(textHash('model-2', 'Welcome back.')).to.not.equal(p!.textHash);
+  });
+
+  it('hashes the same record the same, and a changed record differently', function () {
+    expect(sourceHash(record())).to.equal(sourceHash(JSON.parse(JSON.stringify(record()))));
+    expect(sourceHash(record({ title: 'Other' }))).to.not.equal(sourceHash(record()));
+  });
+});
+
+describe('channel and facet documents', function () {
+  it('always lists the owner as a member and nulls a missing custom domain', function () {
+    const doc = channelDocument({ id: 'ch', slug: 'ch', title: 'Ch', providerType: 'rss', ownerId: 'u1', memberIds: ['u2'] });
+    expect(doc.memberIds).to.deep.equal(['u2', 'u1']);
+    expect(doc.customDomain).to.equal(null);
+  });
+
+  it('keeps the channel of a collection and null for other facets', function () {
+    expect(facetDocument({ kind: 'collection', record: { id: 'cl', name: 'Best of', channelId: 'ch' } })).to.deep.equal({ id: 'cl', kind: 'collection', name: 'Best of', channelId: 'ch' });
+    expect(facetDocument({ kind: 'topic', record: { id: 'tp', name: 'Farming' } }).channelId).to.equal(null);
+  });
+});
+
+describe('jobIdOf', function () {
+  it('is the same for the same content, changes with it, and has no colon (BullMQ refuses them)', function () {
+    const a = jobIdOf({ kind: 'episode', record: record() });
+    expect(a).to.equal(jobIdOf({ kind: 'episode', record: record(), source: { path: 'elsewhere.json' } }));
+    expect(a).to.match(/^episode-ep_a-[0-9a-f]{16}$/);
+    expect(jobIdOf({ kind: 'episode', record: record({ title: 'x' }) })).to.not.equal(a);
+    expect(jobIdOf({ kind: 'sync', library: '/x', channelIds: ['ch:1'], keepIds: [] })).to.not.include(':');
+  });
+});

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { buildFilters } from '../../src/search/filters.js';
+import { buildKeywordQuery } from '../../src/search/keyword-query.js';
+import { buildKnnQuery } from '../../src/search/knn-query.js';
+import { buildMsearchBody } from '../../src/search/msearch.js';
+import { CHANNEL, params } from '../support/search-fixtures.js';
+
+type Bool = { bool: { filter: Record<string, unknown>[]; must_not: Record<string, unknown>[] } };
+
+describe('search builders', function () {
+  describe('buildFilters', function () {
+    it('always scopes to the channel and excludes archived episodes by flag and by status', function () {
+      const f = buildFilters(params(), CHANNEL) as Bool;
+      expect(f.bool.filter).to.deep.equal([{ term: { channelId: 'ch_demo' } }, { term: { archived: false } }]);
+      expect(f.bool.must_not).to.deep.equal([{ term: { status: 'archived' } }]);
+    });
+
+    it('keeps every non-archived status unless the read is anonymous', function () {
+      expect(JSON.stringify(buildFilters(params(), CHANNEL))).not.to.contain('published');
+      const f = buildFilters(params({ publishedOnly: true }), CHANNEL) as Bool;
+      expect(f.bool.filter).to.deep.include({ term: { status: 'published' } });
+    });
+
+    it('ORs within a facet list and ANDs across parameters', function () {
+      const f = buildFilters(
+        params({ topicIds: ['tp_a', 'tp_b', 'tp_a'], personIds: ['pe_x'], entityIds: ['en_1'], collectionId: 'cl_1', year: 2021 }),
+        CHANNEL,
+      ) as Bool;
+      expect(f.bool.filter).to.deep.include({ terms: { topicIds: ['tp_a', 'tp_b'] } });
+      expect(f.bool.filter).to.deep.include({ terms: { personIds: ['pe_x'] } });
+      expect(f.bool.filter).to.deep.include({ terms: { entityIds: ['en_1'] } });
+      expect(f.bool.filter).to.deep.include({ term: { collectionIds: 'cl_1' } });
+      expect(f.bool.filter).to.deep.include({ term: { year: 2021 } });
+    });
+
+    it('scopes episodeIds on the field of the target index, and ignores an empty list', function () {
+      const passages = buildFilters(params({ episodeIds: ['ep_1'] }), CHANNEL) as Bool;
+      const episodes = buildFilters(params({ episodeIds: ['ep_1'] }), CHANNEL, { episodeIdField: 'id' }) as Bool;
+      expect(passages.bool.filter).to.deep.include({ terms: { episodeId: ['ep_1'] } });
+      expect(episodes.bool.filter).to.deep.include({ terms: { id: ['ep_1'] } });
+      expect((buildFilters(params({ topicIds: [] }), CHANNEL) as Bool).bool.filter).to.have.length(2);
+    });
+  });
+
+  describe('buildKeywordQuery', function () {
+    it('searches passage text and chapter titles, and episode titles (boosted), summaries and chapter/moment titles', function () {
+      const q = buildKeywordQuery(params({ episodeIds: ['ep_1'] }), CHANNEL, { candidates: 100 });
+      const text = JSON.stringify(q.passages);
+      expect(q.passages.size).to.equal(100);
+      expect(text).to.contain('"fields":["text","chapterTitle"]');
+      expect(JSON.stringify(q.episodes)).to.contain('"fields":["title^3","summary","description","chapterTitles","momentTitles"]');
+      expect(JSON.stringify(q.episodes)).to.contain('{"terms":{"id"').and.not.to.contain('episodeId');
+    });
+
+    it('never fetches embeddings', function () {
+      const q = buildKeywordQuery(params(), CHANNEL, { candidates: 100 });
+      expect(q.passages._source).to.not.include('embedding');
+      expect(q.passages._source).to.include.members(['id', 'episodeId', 'text', 'startMs', 'endMs', 'speaker', 'kind']);
+    });
+
+    it('takes tuned fields and match type', function () {
+      const q = buildKeywordQuery(params(), CHANNEL, { candidates: 20 }, { passageFields: ['text^2'], type: 'most_fields' });
+      expect(JSON.stringify(q.passages)).to.contain('"fields":["text^2"],"type":"most_fields"');
+    });
+  });
+
+  describe('buildKnnQuery', function () {
+    it('puts the filter inside the knn clause (efficient filtering), not in a post-filter', function () {
+      const body = buildKnnQuery([0.1, 0.2], params({ year: 2020 }), CHANNEL, 50);
+      const knn = (body.query as { knn: { embedding: { vector: number[]; k: number; filter: Bool } } }).knn.embedding;
+      expect(knn.k).to.equal(50);
+      expect(knn.vector).to.deep.equal([0.1, 0.2]);
+      expect(knn.filter.bool.filter).to.deep.include({ term: { year: 2020 } });
+      expect(body).not.to.have.property('post_filter');
+      expect(body.size).to.equal(50);
+    });
+  });
+
+  describe('buildMsearchBody', function () {
+    it('interleaves a header naming the index with each body', function () {
+      expect(buildMsearchBody([{ index: 'a', body: { size: 1 } }, { index: 'b', body: { size: 2 } }])).to.deep.equal([
+        { index: 'a' },
+        { size: 1 },
+        { index: 'b' },
+        { size: 2 },
+      ]);
+    });
+  });
+});

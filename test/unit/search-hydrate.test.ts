@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { reciprocalRankFusion } from '../../src/search/fusion.js';
+import { groupByEpisode } from '../../src/search/group.js';
+import { planHydration } from '../../src/search/hydrate.js';
+import { indexAliases } from '../../src/store/opensearch.js';
+import { CHANNEL, episodeHits, params, passage, passageHits } from '../support/search-fixtures.js';
+
+describe('planHydration', function () {
+  const aliases = indexAliases('t-');
+  const groups = groupByEpisode(
+    reciprocalRankFusion(
+      [
+        { name: 'keyword', hits: passageHits('p1@ep_1', 'p2@ep_2') },
+        { name: 'title', hits: episodeHits('ep_2', 'ep_3') },
+      ],
+      { k: 60 },
+    ),
+    10,
+  );
+
+  it('fetches the catalog rows the title leg did not return, filtered like the legs', function () {
+    const plan = planHydration(aliases, params({ publishedOnly: true }), CHANNEL, groups);
+    const [rows] = plan.searches;
+    expect(rows!.index).to.equal('t-episodes');
+    const text = JSON.stringify(rows!.body);
+    expect(text).to.contain('{"ids":{"values":["ep_1"]}}');
+    expect(text).to.contain('{"term":{"status":"published"}}').and.contain('{"term":{"archived":false}}');
+  });
+
+  it('asks for one passage per episode matched by title alone: its best keyword match, else its opening', function () {
+    const plan = planHydration(aliases, params(), CHANNEL, groups);
+    const fill = plan.searches[1]!;
+    expect(fill.index).to.equal('t-passages');
+    expect(fill.body.collapse).to.deep.equal({ field: 'episodeId' });
+    expect(fill.body.sort).to.deep.equal([{ _score: 'desc' }, { startMs: 'asc' }, { kind: 'asc' }]);
+    expect(JSON.stringify(fill.body.query)).to.contain('{"terms":{"episodeId":["ep_3"]}}');
+  });
+
+  it('reads both answers back into rows and stand-in passages', function () {
+    const plan = planHydration(aliases, params(), CHANNEL, groups);
+    const read = plan.read([
+      [{ _id: 'ep_1', _score: 0, _source: { id: 'ep_1', title: 'One', summary: null, publishedAt: '2020-01-01T00:00:00Z', durationMs: 1 } }],
+      [{ _id: 'ep_3:t:0', _score: 0, _source: { ...passage('ep_3:t:0', 'ep_3', { startMs: 0 }) } }],
+    ]);
+    expect([...read.episodes.keys()].sort()).to.deep.equal(['ep_1', 'ep_2', 'ep_3']);
+    expect(read.titleSegments.get('ep_3')?.startMs).to.equal(0);
+  });
+
+  it('plans nothing when the title leg already returned every row and every episode has passages', function () {
+    const only = groupByEpisode(
+      reciprocalRankFusion([{ name: 'keyword', hits: passageHits('p2@ep_2') }, { name: 'title', hits: episodeHits('ep_2') }], { k: 60 }),
+      10,
+    );
+    expect(planHydration(aliases, params(), CHANNEL, only).searches).to.deep.equal([]);
+  });
+});

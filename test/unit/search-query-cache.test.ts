@@ -1,0 +1,69 @@
+import { expect } from 'chai';
+import { createHashEmbedder, type Embedder } from '../../src/embedder.js';
+import { createQueryVectorCache } from '../../src/search/query-cache.js';
+
+describe('QueryVectorCache', function () {
+  it('embeds a repeated query once, whitespace aside', async function () {
+    const embedder = createHashEmbedder();
+    const cache = createQueryVectorCache(10);
+    const a = await cache.embed(embedder, 'remote control');
+    const b = await cache.embed(embedder, '  remote   control ');
+    expect(b).to.equal(a);
+    expect(embedder.embeddedCount).to.equal(1);
+    expect([cache.hits, cache.misses]).to.deep.equal([1, 1]);
+  });
+
+  it('evicts the least recently used query', async function () {
+    const embedder = createHashEmbedder();
+    const cache = createQueryVectorCache(2);
+    await cache.embed(embedder, 'a');
+    await cache.embed(embedder, 'b');
+    await cache.embed(embedder, 'a'); // a is now the most recent
+    await cache.embed(embedder, 'c'); // evicts b
+    expect(cache.size).to.equal(2);
+    await cache.embed(embedder, 'a');
+    expect(embedder.embeddedCount).to.equal(3);
+    await cache.embed(embedder, 'b');
+    expect(embedder.embeddedCount).to.equal(4);
+  });
+
+  it('shares one embedding between concurrent misses', async function () {
+    const embedder = createHashEmbedder();
+    const cache = createQueryVectorCache(10);
+    await Promise.all([cache.embed(embedder, 'q'), cache.embed(embedder, 'q'), cache.embed(embedder, 'q')]);
+    expect(embedder.embeddedCount).to.equal(1);
+  });
+
+  it('does not cache a failed embedding', async function () {
+    let calls = 0;
+    const flaky: Embedder = {
+      ...createHashEmbedder(),
+      modelId: 'flaky',
+      embeddedCount: 0,
+      embedQuery: async () => {
+        calls++;
+        if (calls === 1) throw new Error('model busy');
+        return [1];
+      },
+    };
+    const cache = createQueryVectorCache(10);
+    await cache.embed(flaky, 'q').then(
+      () => expect.fail('should have thrown'),
+      (err: Error) => expect(err.message).to.equal('model busy'),
+    );
+    expect(await cache.embed(flaky, 'q')).to.deep.equal([1]);
+    expect(calls).to.equal(2);
+  });
+
+  it('keeps vectors of different models apart, and caches nothing at size 0', async function () {
+    const cache = createQueryVectorCache(10);
+    const e1 = createHashEmbedder(8);
+    const e2 = createHashEmbedder(16);
+    expect((await cache.embed(e1, 'q')).length).to.equal(8);
+    expect((await cache.embed(e2, 'q')).length).to.equal(16);
+    const off = createQueryVectorCache(0);
+    await off.embed(e1, 'q');
+    await off.embed(e1, 'q');
+    expect(e1.embeddedCount).to.equal(3);
+  });
+});

@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { evenSubset, judge, meanScores, overlaps, parseQueries } from '../../src/search/relevance.js';
+
+const seg = (startMs: number, endMs: number, episodeId = 'ep') => ({ episodeId, startMs, endMs });
+
+describe('relevance measures', function () {
+  it('counts a segment relevant when it overlaps a relevant range of the same episode', function () {
+    expect(overlaps(seg(0, 10), seg(5, 20))).to.equal(true);
+    expect(overlaps(seg(0, 5), seg(5, 20))).to.equal(false);
+    expect(overlaps(seg(7, 7), seg(5, 20))).to.equal(true);
+    expect(overlaps(seg(0, 10, 'other'), seg(5, 20))).to.equal(false);
+  });
+
+  it('gives 1 to a list with the only relevant moment on top, and discounts it lower down', function () {
+    expect(judge([seg(0, 10), seg(100, 110)], [seg(5, 8)])).to.deep.equal({ ndcg: 1, recall: 1, rr: 1 });
+    const second = judge([seg(100, 110), seg(0, 10)], [seg(5, 8)]);
+    expect(second.ndcg).to.be.closeTo(1 / Math.log2(3), 1e-12);
+    expect(second.rr).to.equal(0.5);
+  });
+
+  it('credits each relevant range once, so repeated slices of one moment do not inflate the score', function () {
+    const s = judge([seg(0, 10), seg(10, 20), seg(200, 210)], [seg(0, 30), seg(200, 300)]);
+    expect(s.recall).to.equal(1);
+    const ideal = 1 + 1 / Math.log2(3);
+    expect(s.ndcg).to.be.closeTo((1 + 1 / Math.log2(4)) / ideal, 1e-12);
+  });
+
+  it('looks at the top k only', function () {
+    const list = [...Array.from({ length: 10 }, (_, i) => seg(1000 + i, 1001 + i)), seg(0, 10)];
+    expect(judge(list, [seg(0, 10)], 10)).to.deep.equal({ ndcg: 0, recall: 0, rr: 0 });
+  });
+
+  it('averages scores, parses query lines and picks an even subset', function () {
+    expect(meanScores([{ ndcg: 1, recall: 0, rr: 1 }, { ndcg: 0, recall: 1, rr: 0 }])).to.deep.equal({ ndcg: 0.5, recall: 0.5, rr: 0.5 });
+    const qs = parseQueries('{"id":"q1","channel":"c","query":"x","relevant":[]}\n\n');
+    expect(qs).to.have.length(1);
+    expect(() => parseQueries('{"id":1}')).to.throw(/line 1/);
+    expect(evenSubset([1, 2, 3, 4, 5, 6], 3)).to.deep.equal([1, 3, 5]);
+  });
+});
