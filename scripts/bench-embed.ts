@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../src/config.js';
@@ -29,6 +30,8 @@ interface Result {
   passagesPerSecond: number;
   /** Process CPU time per passage: less sensitive than wall time to other load on the machine. */
   cpuMsPerPassage: number;
+  /** Longest the event loop was blocked: onnxruntime-node runs each model call on the main thread. */
+  maxEventLoopStallMs: number;
   peakRssMB: number;
 }
 
@@ -69,7 +72,10 @@ async function measure(options: Options, batchSize: number): Promise<Result> {
   await embedder.embedPassages(passages.slice(0, batchSize));
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
+  const stalls = monitorEventLoopDelay({ resolution: 10 });
+  stalls.enable();
   await embedder.embedPassages(passages);
+  stalls.disable();
   const cpu = process.cpuUsage(cpuStarted);
   const seconds = (performance.now() - started) / 1000;
   return {
@@ -81,6 +87,7 @@ async function measure(options: Options, batchSize: number): Promise<Result> {
     seconds: round(seconds, 2),
     passagesPerSecond: round(passages.length / seconds, 1),
     cpuMsPerPassage: round((cpu.user + cpu.system) / 1000 / passages.length, 1),
+    maxEventLoopStallMs: round(stalls.max / 1e6, 0),
     peakRssMB: round(process.resourceUsage().maxRSS / 1024, 0),
   };
 }
@@ -130,7 +137,7 @@ const program = new Command('bench-embed')
   .requiredOption('--data <dir>', 'folder of episode JSON files whose transcript segments become passages')
   .option('--count <n>', 'passages to embed', positive, 512)
   .option('--words <n>', 'words per passage', positive, 100)
-  .option('--batch-sizes <list>', 'comma-separated batch sizes', (v) => v.split(',').map(positive), [8, 16, 32, 64])
+  .option('--batch-sizes <list>', 'comma-separated batch sizes', (v) => v.split(',').map(positive), [1, 8, 16, 32, 64])
   .option('--intra-op-threads <n>', 'onnxruntime intra-op threads (default: onnxruntime decides)', positive)
   .parse();
 

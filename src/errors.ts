@@ -18,6 +18,7 @@ export const ERRORS = {
   transcript_not_found: { status: 404, message: 'This episode has no transcript yet.' },
   route_not_found: { status: 404, message: 'No such endpoint.' },
   method_not_allowed: { status: 405, message: 'Only GET, HEAD and OPTIONS are supported.' },
+  request_too_large: { status: 431, message: 'The request line or headers are too large (16 KB at most).' },
   rate_limited: { status: 429, message: 'Too many requests for this credential; retry after the delay in Retry-After.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
   transcript_unreadable: { status: 502, message: 'The stored transcript could not be read.' },

@@ -7,6 +7,7 @@ import { createRedisClient } from './store/redis.js';
 import { createEmbedder, type Embedder } from './embedder.js';
 import { createApp } from './app.js';
 import { shutdown } from './http/shutdown.js';
+import { jsonClientErrors } from './http/client-error.js';
 
 async function main(): Promise<void> {
   let config;
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
   const server = app.listen(config.port, config.host, () => {
     log.info({ host: config.host, port: config.port, publicBaseUrl: config.publicBaseUrl }, 'API listening');
   });
+  jsonClientErrors(server, { log });
   server.on('error', (error) => {
     log.fatal({ err: error }, 'cannot listen');
     process.exit(1);

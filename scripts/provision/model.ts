@@ -1,6 +1,6 @@
 // Puts the embedding model on disk from Maven Central, laid out the way Transformers.js loads it.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -136,9 +136,17 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
   return modelDir;
 }
 
+/** The artifact recorded in the stamp, if the stamp is there and every file it lists still has its size. */
 async function readStamp(target: string): Promise<{ artifact?: string } | undefined> {
   try {
-    return JSON.parse(await readFile(path.join(target, STAMP), 'utf8')) as { artifact?: string };
+    const stamp = JSON.parse(await readFile(path.join(target, STAMP), 'utf8')) as {
+      artifact?: string;
+      files?: Record<string, number>;
+    };
+    for (const [file, size] of Object.entries(stamp.files ?? {})) {
+      if ((await stat(path.join(target, file))).size !== size) return undefined;
+    }
+    return stamp;
   } catch {
     return undefined;
   }

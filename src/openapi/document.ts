@@ -49,6 +49,7 @@ const RESPONSES = {
   NotFound: errorResponse(
     'Unknown id, or a channel/episode of a channel the caller is not a member of (the same body either way); an unpublished episode on anonymous reads; for the transcript, none stored yet (`transcript_not_found`).',
   ),
+  RequestTooLarge: errorResponse('The request line (URL) or the headers exceed 16 KB; answered before routing, so without rate-limit headers.'),
   TooManyRequests: errorResponse('Rate limit of this credential (or IP, without one) exceeded.', ['Retry-After']),
   InternalError: errorResponse('An unexpected error on our side (logged).'),
   BadGateway: errorResponse('The stored transcript could not be read or fails validation.'),
@@ -61,6 +62,7 @@ const STATUS_RESPONSE: Record<number, keyof typeof RESPONSES> = {
   403: 'Forbidden',
   404: 'NotFound',
   429: 'TooManyRequests',
+  431: 'RequestTooLarge',
   500: 'InternalError',
   502: 'BadGateway',
   503: 'ServiceUnavailable',
@@ -88,7 +90,7 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
       content: { 'application/json': { schema: op.success.schema } },
     },
   };
-  for (const status of [...new Set([...op.errors, 429, 500, 503])].sort((a, b) => a - b)) {
+  for (const status of [...new Set([...op.errors, 429, 431, 500, 503])].sort((a, b) => a - b)) {
     responses[status] = { $ref: `#/components/responses/${STATUS_RESPONSE[status]}` };
   }
   if (op.operationId === 'getReadiness') {

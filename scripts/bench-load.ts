@@ -1,0 +1,187 @@
+// `npm run bench:load`: autocannon over a mix of every real endpoint with many keys; phase A (limit high): no 5xx; phase B (limit low): 429s with correct headers, no 5xx.
+import { readFile } from 'node:fs/promises';
+import autocannon from 'autocannon';
+import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_PREFIX, startLocalApi, type LocalApi } from './drills/local-api.js';
+
+const positive = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+
+const opts = new Command()
+  .name('bench:load')
+  .description(
+    'Load test over a loaded prefix (loopback only): channels, paginated episode lists, transcripts, chapters,\n' +
+      'related, fast and hybrid search, spread over many keys. Needs OPENSEARCH_URL, REDIS_URL and MODEL_DIR.',
+  )
+  .option('--prefix <prefix>', 'index prefix holding a loaded library', DEFAULT_PREFIX)
+  .option('--seconds <n>', 'duration of each phase', positive, 10)
+  .option('--connections <n>', 'concurrent connections', positive, 10)
+  .option('--keys <n>', 'API keys the requests are spread over', positive, 20)
+  .option('--low-limit <n>', 'RATE_LIMIT_MAX of phase B (per window)', positive, 20)
+  .option('--low-window <s>', 'RATE_LIMIT_WINDOW_SECONDS of phase B', positive, 10)
+  .option('--queries <file>', 'search queries (JSON lines with channel and query)', '../shared/data/qmsum/queries-dev.jsonl')
+  .parse()
+  .opts<{ prefix: string; seconds: number; connections: number; keys: number; lowLimit: number; lowWindow: number; queries: string }>();
+
+const progress = (line: string) => process.stderr.write(`bench:load: ${line}\n`);
+
+interface Target {
+  kind: string;
+  path: string;
+}
+
+/** A fixed mix built from the library itself: every kind of call, several channels, page 1 and page 2. */
+async function buildTargets(api: LocalApi): Promise<Target[]> {
+  const headers = { 'x-api-key': api.keys[0]! };
+  const get = async (path: string) => {
+    const res = await fetch(`${api.baseUrl}${path}`, { headers });
+    if (!res.ok) throw new Error(`GET ${path} answered ${res.status} while preparing the mix`);
+    return res.json() as Promise<any>;
+  };
+  const { channels } = (await get('/api/v1/channels')) as { channels: { slug: string }[] };
+  const queries = (await readFile(opts.queries, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { channel: string; query: string })
+    .filter((q) => channels.some((c) => c.slug === q.channel));
+  const targets: Target[] = [{ kind: 'channels', path: '/api/v1/channels' }];
+  for (const { slug } of channels) {
+    const page = await get(`/api/v1/channels/${slug}/episodes?limit=10`);
+    targets.push({ kind: 'episodes', path: `/api/v1/channels/${slug}/episodes?limit=10` });
+    if (page.nextCursor) targets.push({ kind: 'episodes', path: `/api/v1/channels/${slug}/episodes?limit=10&cursor=${page.nextCursor}` });
+    for (const episode of (page.episodes as { id: string }[]).slice(0, 2)) {
+      for (const resource of ['transcript', 'chapters', 'related']) targets.push({ kind: resource, path: `/api/v1/episodes/${episode.id}/${resource}` });
+    }
+    for (const q of queries.filter((x) => x.channel === slug).slice(0, 3)) {
+      const enc = encodeURIComponent(q.query);
+      targets.push({ kind: 'search-fast', path: `/api/v1/channels/${slug}/search?fast=true&query=${enc}` });
+      targets.push({ kind: 'search-hybrid', path: `/api/v1/channels/${slug}/search?query=${enc}` });
+    }
+  }
+  return targets;
+}
+
+interface PhaseReport {
+  phase: string;
+  rateLimit: string;
+  seconds: number;
+  requests: number;
+  rps: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  statuses: Record<string, number>;
+  non2xx: Record<string, number>;
+  connectionErrors: number;
+  timeouts: number;
+  /** 429s missing Retry-After or RateLimit, and 2xx missing RateLimit. */
+  headerProblems: number;
+  checks: { name: string; ok: boolean }[];
+}
+
+async function runPhase(phase: string, env: Record<string, string>): Promise<PhaseReport> {
+  progress(`${phase}: starting the API (RATE_LIMIT_MAX=${env.RATE_LIMIT_MAX}, window ${env.RATE_LIMIT_WINDOW_SECONDS} s) with ${opts.keys} keys`);
+  const api = await startLocalApi({ prefix: opts.prefix, env, keys: opts.keys });
+  try {
+    // Fresh counters: a key from an earlier run cannot share a bucket, but a reused prefix could.
+    const targets = await buildTargets(api);
+    progress(`${phase}: ${targets.length} distinct requests × ${opts.keys} keys, ${opts.connections} connections, ${opts.seconds} s`);
+    let headerProblems = 0;
+    const onResponse = (status: number, _body: string, _ctx: object, raw: unknown) => {
+      const headers = normaliseHeaders(raw);
+      if (status === 429 && (!/^\d+$/.test(headers['retry-after'] ?? '') || !headers.ratelimit)) headerProblems++;
+      if (status >= 200 && status < 300 && !headers.ratelimit) headerProblems++;
+    };
+    // Every key gets the whole mix, shifted so that connections do not march in step.
+    const requests = api.keys.flatMap((key, k) =>
+      targets.map((_, i) => {
+        const t = targets[(i + k) % targets.length]!;
+        return { method: 'GET' as const, path: t.path, headers: { 'x-api-key': key }, onResponse };
+      }),
+    );
+    const instance = autocannon({
+      url: api.baseUrl,
+      connections: opts.connections,
+      duration: opts.seconds,
+      timeout: 10,
+      requests,
+    });
+    const started = Date.now();
+    const tick = setInterval(() => progress(`${phase}: ${Math.round((Date.now() - started) / 1000)} s`), 2500);
+    const result = await instance;
+    clearInterval(tick);
+    const statuses: Record<string, number> = {};
+    for (const [status, { count = 0 } = {}] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = count;
+    const non2xx = Object.fromEntries(Object.entries(statuses).filter(([s]) => !s.startsWith('2')));
+    const fiveXX = Object.entries(statuses).filter(([s]) => s.startsWith('5')).reduce((n, [, c]) => n + c, 0);
+    const total = Object.values(statuses).reduce((a, b) => a + b, 0);
+    const report: PhaseReport = {
+      phase,
+      rateLimit: `${env.RATE_LIMIT_MAX} per ${env.RATE_LIMIT_WINDOW_SECONDS} s per key`,
+      seconds: opts.seconds,
+      requests: total,
+      rps: Math.round(total / opts.seconds),
+      latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+      statuses,
+      non2xx,
+      connectionErrors: result.errors,
+      timeouts: result.timeouts,
+      headerProblems,
+      checks: [
+        { name: 'no 5xx', ok: fiveXX === 0 },
+        { name: 'no connection errors or timeouts', ok: result.errors === 0 && result.timeouts === 0 },
+        { name: 'RateLimit on 2xx, Retry-After + RateLimit on 429', ok: headerProblems === 0 },
+      ],
+    };
+    return report;
+  } finally {
+    await api.close();
+  }
+}
+
+function normaliseHeaders(raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (Array.isArray(raw)) {
+    for (let i = 0; i + 1 < raw.length; i += 2) out[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
+  } else if (raw && typeof raw === 'object') {
+    for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = String(v);
+  }
+  return out;
+}
+
+const high = await runPhase('A (limit high)', { RATE_LIMIT_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '60' });
+high.checks.push({ name: 'mostly 2xx', ok: (high.statuses['200'] ?? 0) > high.requests * 0.99 });
+const low = await runPhase('B (limit low)', { RATE_LIMIT_MAX: String(opts.lowLimit), RATE_LIMIT_WINDOW_SECONDS: String(opts.lowWindow) });
+low.checks.push({ name: '429s answered', ok: (low.statuses['429'] ?? 0) > 0 });
+low.checks.push({
+  name: '2xx within the quota',
+  // Each key gets at most lowLimit per window; the phase spans ⌈seconds / window⌉ + 1 windows at most.
+  ok: (low.statuses['200'] ?? 0) <= opts.keys * opts.lowLimit * (Math.ceil(opts.seconds / opts.lowWindow) + 1),
+});
+
+const phases = [high, low];
+process.stdout.write(`${JSON.stringify(phases, null, 2)}\n\n`);
+const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+process.stdout.write(
+  [
+    row(['phase', 'rate limit', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'non-2xx by status', 'checks']),
+    row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---', '---']),
+    ...phases.map((p) =>
+      row([
+        p.phase,
+        p.rateLimit,
+        p.requests,
+        p.rps,
+        p.latencyMs.p50,
+        p.latencyMs.p90,
+        p.latencyMs.p99,
+        Object.entries(p.non2xx).map(([s, n]) => `${s}: ${n}`).join(', ') || 'none',
+        p.checks.every((c) => c.ok) ? 'pass' : `FAIL (${p.checks.filter((c) => !c.ok).map((c) => c.name).join('; ')})`,
+      ]),
+    ),
+  ].join('\n') + '\n',
+);
+const ok = phases.every((p) => p.checks.every((c) => c.ok));
+process.stdout.write(`bench:load: ${ok ? 'PASS' : 'FAIL'}\n`);
+process.exit(ok ? 0 : 1);
