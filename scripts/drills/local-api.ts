@@ -54,13 +54,15 @@ export async function startLocalApi({
     if (!LOOPBACK.has(host)) throw new Error(`refusing a non-loopback store (${host}): these tools are for a local stack`);
   }
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: config.opensearchTimeoutMs });
+  // Keys and checks go through their own client: `refresh: wait_for` can outlast the API's request budget.
+  const admin = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
   const aliases = indexAliases(config.indexPrefix);
-  const count = await client
+  const count = await admin
     .count({ index: aliases.episodes })
     .then((r) => Number(r.body.count))
     .catch(() => 0);
   if (count === 0) {
-    await client.close();
+    await Promise.all([client.close(), admin.close()]);
     throw new Error(`prefix "${prefix}" holds no episodes: load a library first (npm test loads qmsum into ${DEFAULT_PREFIX})`);
   }
   const redis = createRedisClient(config.redisUrl, { log });
@@ -84,7 +86,7 @@ export async function startLocalApi({
 
   const hashes: string[] = [];
   const addKey = async (user: string) => {
-    const { key, record } = await createApiKey({ client, aliases }, { userId: user, name: 'reliability (throw-away)' });
+    const { key, record } = await createApiKey({ client: admin, aliases }, { userId: user, name: 'reliability (throw-away)' });
     hashes.push(record.hash);
     return key;
   };
@@ -101,9 +103,9 @@ export async function startLocalApi({
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.allSettled(hashes.map((id) => client.delete({ index: aliases['api-keys'], id, refresh: true } as never)));
+      await Promise.allSettled(hashes.map((id) => admin.delete({ index: aliases['api-keys'], id, refresh: true } as never)));
       redis.disconnect();
-      await client.close();
+      await Promise.all([client.close(), admin.close()]);
     },
   };
 }

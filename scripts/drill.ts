@@ -1,0 +1,37 @@
+// `npm run drill [scenario…]`: fault drills against the local stack (stops and restarts the services `npm run services -- up` started).
+import { Command } from 'commander';
+import { DEFAULT_PREFIX } from './drills/local-api.js';
+import { openSearchRestartDrill } from './drills/opensearch-restart.js';
+import { redisRestartDrill } from './drills/redis-restart.js';
+import type { DrillResult } from './drills/request-loop.js';
+
+const SCENARIOS: Record<string, (o: { prefix: string }) => Promise<DrillResult>> = {
+  redis: redisRestartDrill,
+  opensearch: openSearchRestartDrill,
+};
+
+const program = new Command()
+  .name('drill')
+  .description(
+    `Fault drills, each bounded and printing pass/fail with figures: ${Object.keys(SCENARIOS).join(', ')} (default: all).\n` +
+      'They STOP and restart the local OpenSearch/Redis of `npm run services -- up`: never run them against a shared stack.',
+  )
+  .option('--prefix <prefix>', 'index prefix holding a loaded library', DEFAULT_PREFIX)
+  .argument('[scenarios...]')
+  .parse();
+const { prefix } = program.opts<{ prefix: string }>();
+const names = program.args.length ? program.args : Object.keys(SCENARIOS);
+for (const n of names) if (!SCENARIOS[n]) program.error(`unknown scenario "${n}" (known: ${Object.keys(SCENARIOS).join(', ')})`);
+
+const results: DrillResult[] = [];
+for (const name of names) {
+  process.stderr.write(`drill: ${name}\n`);
+  const result = await SCENARIOS[name]!({ prefix });
+  results.push(result);
+  process.stdout.write(`\n${result.ok ? 'PASS' : 'FAIL'} ${result.name}\n`);
+  for (const c of result.checks) process.stdout.write(`  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
+  process.stdout.write(`  figures: ${JSON.stringify(result.figures)}\n`);
+}
+const ok = results.every((r) => r.ok);
+process.stdout.write(`\ndrill: ${results.filter((r) => r.ok).length}/${results.length} passed\n`);
+process.exit(ok ? 0 : 1);
