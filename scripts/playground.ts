@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { judge, evenSubset, parseQueries, rankedSegments, overlaps, type JudgedQuery } from '../src/search/relevance.js';
 import type { SearchOptions, SearchParams, SearchTrace } from '../src/search/search.js';
-import { runSearch } from '../src/search/search.js';
+import { TITLE_WEIGHT_RATIO, runSearch } from '../src/search/search.js';
 import type { FusedHit, LegHit, SearchResult } from '../src/search/types.js';
 import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './eval.js';
 
@@ -46,7 +46,8 @@ interface State {
 
 function settingsLine(s: State, local: LocalSearch): string {
   const cfg = local.config.search;
-  const w = { keyword: cfg.keywordWeight, semantic: cfg.semanticWeight, title: cfg.keywordWeight, ...s.options.weights };
+  const keyword = s.options.weights?.keyword ?? cfg.keywordWeight;
+  const w = { keyword, semantic: cfg.semanticWeight, title: TITLE_WEIGHT_RATIO * keyword, ...s.options.weights };
   const kw = s.options.keyword ?? {};
   return [
     `channel=${s.channel}`,
@@ -56,7 +57,7 @@ function settingsLine(s: State, local: LocalSearch): string {
     `candidates=${s.options.candidates ?? cfg.candidates}`,
     `fields=${(kw.passageFields ?? ['text', 'chapterTitle']).join(',')}`,
     `efields=${(kw.episodeFields ?? ['title^3', 'summary', 'description', 'chapterTitles', 'momentTitles']).join(',')}`,
-    `type=${kw.type ?? 'best_fields'}`,
+    `type=${kw.type ?? 'most_fields'}`,
     `agg=${s.options.episodeScore ?? 'max'}`,
     ...(Object.keys(s.filters).length ? [`filters=${JSON.stringify(s.filters)}`] : []),
   ].join('  ');

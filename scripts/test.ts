@@ -1,5 +1,7 @@
 // `npm test`: provisions OpenSearch, Redis and the model, type-checks, then runs every suite.
 import { spawn } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { createLogger } from '../src/logger.js';
 import { ensureModel } from './provision/model.js';
@@ -36,6 +38,8 @@ async function main(): Promise<number> {
     env.OPENSEARCH_URL = services.opensearchUrl;
     env.REDIS_URL = services.redisUrl;
     env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
+    // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
+    env.EMBED_CACHE_DIR = env.EMBED_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');
   }
   try {
     log.info('type-checking');

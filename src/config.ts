@@ -21,6 +21,8 @@ export interface Config {
   /** Folder holding `<modelId>/...` files; when set, remote model loading is off. */
   modelDir: string | undefined;
   embedBatchSize: number;
+  /** Folder of the persistent passage-vector cache (see src/embedding-cache.ts); unset: no cache. */
+  embedCacheDir: string | undefined;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   /** Channels without a custom domain live at `<slug>.<channelBaseDomain>`. */
   channelBaseDomain: string;
@@ -144,7 +146,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     queueName: str(env, 'QUEUE_NAME', `${indexPrefix}ingest`),
     modelId: str(env, 'MODEL_ID', 'Xenova/bge-small-en-v1.5'),
     modelDir: optional(env, 'MODEL_DIR'),
-    embedBatchSize: int(env, 'EMBED_BATCH_SIZE', 16, 1, 512),
+    embedBatchSize: int(env, 'EMBED_BATCH_SIZE', 1, 1, 512),
+    embedCacheDir: optional(env, 'EMBED_CACHE_DIR'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),
     channelBaseDomain: str(env, 'CHANNEL_BASE_DOMAIN', 'creators.example.com').toLowerCase(),
     anonymousRead: oneOf(env, 'ANONYMOUS_READ', 'none', ['none', 'published'] as const),

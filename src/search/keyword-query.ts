@@ -19,7 +19,11 @@ export interface KeywordQueryOptions {
   passageFields?: readonly string[];
   /** `multi_match` fields over episodes; default {@link DEFAULT_EPISODE_FIELDS}. */
   episodeFields?: readonly string[];
-  /** `multi_match` type of both searches; default `best_fields`. */
+  /**
+   * `multi_match` type of both searches; default `most_fields`: a passage whose words
+   * and chapter title both match outranks one matching in one field only (on the qmsum
+   * dev queries +0.01 to +0.03 nDCG@10 over `best_fields`, see the README).
+   */
   type?: 'best_fields' | 'most_fields' | 'cross_fields';
   /** Episodes the title leg returns; default 20 (deeper ranks add almost nothing under RRF). */
   episodeCandidates?: number;
@@ -42,7 +46,7 @@ export function buildKeywordQuery(
   {
     passageFields = DEFAULT_PASSAGE_FIELDS,
     episodeFields = DEFAULT_EPISODE_FIELDS,
-    type = 'best_fields',
+    type = 'most_fields',
     episodeCandidates = 20,
   }: KeywordQueryOptions = {},
 ): KeywordQuery {

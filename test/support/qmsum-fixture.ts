@@ -15,6 +15,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder, type Embedder } from '../../src/embedder.js';
+import { withEmbeddingCache } from '../../src/embedding-cache.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
 import { passagesIndexModel } from '../../indexer/load-episode.js';
@@ -95,12 +96,14 @@ async function load(): Promise<QmsumFixture> {
   const config = loadConfig(process.env);
   const log = createLogger({ name: 'qmsum-fixture', level: 'info', fd: 2 });
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 120_000 });
-  const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize });
+  const model = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize });
+  // A fresh store (a new clone) re-uses the vectors an earlier run on this machine computed.
+  const embedder = config.embedCacheDir ? await withEmbeddingCache(model, { dir: config.embedCacheDir }) : model;
   const aliases = await ensureIndices(client, { prefix: QMSUM_PREFIX, modelId: embedder.modelId });
-  const model = await passagesIndexModel(client, aliases);
-  if (model !== embedder.modelId) {
+  const indexModel = await passagesIndexModel(client, aliases);
+  if (indexModel !== embedder.modelId) {
     // A test prefix built for another model (an older run): start it over rather than mix vectors.
-    log.warn({ prefix: QMSUM_PREFIX, model, expected: embedder.modelId }, 'test prefix holds another model; rebuilding it');
+    log.warn({ prefix: QMSUM_PREFIX, model: indexModel, expected: embedder.modelId }, 'test prefix holds another model; rebuilding it');
     await deleteIndices(client, QMSUM_PREFIX);
   }
   const progress = createProgress({ label: 'qmsum fixture', log, tty: false, intervalMs: 30_000 });

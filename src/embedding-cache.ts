@@ -1,0 +1,78 @@
+// A persistent passage-vector cache in front of an embedder: the same text under the same
+// model is embedded once per machine, whatever index or clone asks for it.
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Embedder } from './embedder.js';
+
+const KEY_BYTES = 32;
+
+export interface CachedEmbedder extends Embedder {
+  /** Passages answered from the cache since creation. */
+  readonly cacheHits: number;
+}
+
+/**
+ * Wraps `embedder` so that `embedPassages` answers known texts from an append-only file
+ * `<dir>/<model>.vectors` (sha256 key + float32 vector per record) and appends new ones.
+ * Queries are not cached here (the search path has its own LRU). `embeddedCount` still
+ * counts only what the model itself embedded. A torn tail (a process killed mid-append)
+ * is cut off on open.
+ */
+export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: string }): Promise<CachedEmbedder> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${embedder.modelId.replace(/[^A-Za-z0-9._-]+/g, '_')}-${embedder.dimension}.vectors`);
+  const recordBytes = KEY_BYTES + embedder.dimension * 4;
+  const known = new Map<string, Float32Array>();
+  const data = await readFile(file).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return Buffer.alloc(0);
+    throw err;
+  });
+  const whole = data.length - (data.length % recordBytes);
+  if (whole !== data.length) await truncate(file, whole);
+  for (let at = 0; at < whole; at += recordBytes) {
+    const key = data.toString('hex', at, at + KEY_BYTES);
+    const vector = new Float32Array(embedder.dimension);
+    for (let i = 0; i < embedder.dimension; i++) vector[i] = data.readFloatLE(at + KEY_BYTES + i * 4);
+    known.set(key, vector);
+  }
+
+  const keyOf = (text: string) => createHash('sha256').update(embedder.modelId).update('\0').update(text).digest('hex');
+  let hits = 0;
+
+  return {
+    get modelId() {
+      return embedder.modelId;
+    },
+    get dimension() {
+      return embedder.dimension;
+    },
+    get embeddedCount() {
+      return embedder.embeddedCount;
+    },
+    get cacheHits() {
+      return hits;
+    },
+    embedQuery: (text) => embedder.embedQuery(text),
+    async embedPassages(texts) {
+      const keys = texts.map(keyOf);
+      const missing = [...new Set(keys.filter((k) => !known.has(k)))];
+      if (missing.length > 0) {
+        const byKey = new Map(keys.map((k, i) => [k, texts[i]!]));
+        const vectors = await embedder.embedPassages(missing.map((k) => byKey.get(k)!));
+        const out = Buffer.alloc(missing.length * recordBytes);
+        missing.forEach((key, r) => {
+          const vector = Float32Array.from(vectors[r]!);
+          known.set(key, vector);
+          const at = r * recordBytes;
+          out.write(key, at, 'hex');
+          vector.forEach((v, i) => out.writeFloatLE(v, at + KEY_BYTES + i * 4));
+        });
+        // One append per call: O_APPEND keeps concurrent writers' records whole.
+        await appendFile(file, out);
+      }
+      hits += texts.length - missing.length;
+      return keys.map((k) => Array.from(known.get(k)!));
+    },
+  };
+}
