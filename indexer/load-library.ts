@@ -28,7 +28,10 @@ export interface LoadLibraryOptions {
   dir: string;
   log?: Logger | undefined;
   onProgress?: ((progress: LoadProgress) => void) | undefined;
-  /** Tries per job on transient store errors, waiting `baseDelayMs`·2ⁿ between them. Default 4 × 1 s. */
+  /**
+   * Tries per job on transient store errors, waiting `baseDelayMs`·2ⁿ between them.
+   * Default 6 tries from 2 s: about a minute of waiting, enough to ride out a restart of OpenSearch.
+   */
   retry?: { attempts: number; baseDelayMs: number };
   /** Texts per embedding call. */
   embedChunk?: number;
@@ -69,7 +72,7 @@ export async function loadLibrary({
   dir,
   log,
   onProgress,
-  retry = { attempts: 4, baseDelayMs: 1000 },
+  retry = { attempts: 6, baseDelayMs: 2000 },
   embedChunk,
   force = false,
 }: LoadLibraryOptions): Promise<LoadSummary> {

@@ -32,6 +32,7 @@ const shortId = (id: string) => id.replace(/^ep_/, '');
 function describeHit(hit: LegHit | FusedHit, width = 70): string {
   if (hit.type === 'episode') return `${shortId(hit.episodeId)} [episode] ${clip(hit.episode.title, width)}`;
   const p = hit.passage;
+  if (!p) return `${shortId(hit.episodeId)} ${mmss(hit.startMs)} ${hit.id}`;
   return `${shortId(hit.episodeId)} ${mmss(p.startMs)}-${mmss(p.endMs)} ${p.kind === 'transcript' ? '' : `[${p.kind}] `}${clip(p.text, width)}`;
 }
 
@@ -71,7 +72,8 @@ function isRelevant(judged: JudgedQuery | undefined, episodeId: string, startMs:
 function render(s: State, run: NonNullable<State['last']>, previous: State['last'] | undefined): string {
   const { trace, result, judged } = run;
   const out: string[] = [];
-  const mark = (h: LegHit | FusedHit) => (h.type === 'passage' ? isRelevant(judged, h.episodeId, h.passage.startMs, h.passage.endMs) : judged ? ' ' : '');
+  const mark = (h: LegHit | FusedHit) =>
+    h.type === 'passage' ? isRelevant(judged, h.episodeId, h.startMs, h.passage?.endMs ?? h.startMs) : judged ? ' ' : '';
   for (const leg of trace.legs) {
     out.push(`\n── ${leg.name} leg: ${leg.hits.length} hits ${leg.name === 'semantic' ? '(cosine score (1+cos)/2)' : '(BM25)'}`);
     for (const h of leg.hits.slice(0, s.top)) out.push(`${mark(h)}${String(h.rank).padStart(3)}  ${h.score.toFixed(3).padStart(8)}  ${describeHit(h)}`);
@@ -129,7 +131,11 @@ async function interactive(local: LocalSearch, channel: string, judged: Map<stri
   const search = async (query: string, q?: JudgedQuery) => {
     const params: SearchParams = { query, fast: s.mode === 'keyword', limit: 10, publishedOnly: false, ...s.filters };
     const legs = s.mode === 'keyword' ? ['keyword' as const] : s.mode === 'semantic' ? ['semantic' as const] : undefined;
-    const { result, trace } = await runSearch(local.deps, await local.channel(q?.channel ?? s.channel), params, { ...s.options, ...(legs ? { legs } : {}) });
+    const { result, trace } = await runSearch(local.deps, await local.channel(q?.channel ?? s.channel), params, {
+      ...s.options,
+      ...(legs ? { legs } : {}),
+      withText: true, // every leg's text is shown; timings include loading it
+    });
     const run = { query, judged: q, result, trace };
     const previous = s.last?.query === query ? s.last : undefined;
     s.last = run;

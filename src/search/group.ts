@@ -5,7 +5,9 @@ export interface GroupOptions {
   /**
    * How an episode's passages add up: `max` takes its best passage (an episode with one
    * precise moment is not beaten by one with many weak ones), `sum` adds its top
-   * `maxSegments`. Either way a title match adds its own fused score.
+   * `maxSegments`. Either way a title match adds its own fused score. On the qmsum dev
+   * queries `max` scored best; so did it against fusing again at the episode level
+   * (each leg ranking episodes by their best passage): 0.559 vs 0.555 nDCG@10.
    */
   episodeScore?: 'max' | 'sum';
 }
@@ -33,7 +35,7 @@ export function groupByEpisode(
     if (hit.type === 'episode') {
       group.title = hit;
       group.score += hit.fusedScore;
-    } else if (group.passages.length < maxSegments && !group.passages.some((p) => p.passage.startMs === hit.passage.startMs)) {
+    } else if (group.passages.length < maxSegments && !group.passages.some((p) => p.startMs === hit.startMs)) {
       if (episodeScore === 'sum' || group.passages.length === 0) group.score += hit.fusedScore;
       group.passages.push(hit);
     }

@@ -1,4 +1,4 @@
-// After ranking: the catalog rows of the chosen episodes, and a passage to cite for episodes matched by title alone.
+// After ranking: the text of the passages shown, the catalog rows of their episodes, and a citation for title-only matches.
 import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
 import { buildFilters } from './filters.js';
@@ -7,19 +7,32 @@ import type { RawHit, SearchRequest } from './msearch.js';
 import type { SearchParams } from './search.js';
 import type { EpisodeGroup, EpisodeMeta, PassageHit } from './types.js';
 
+/** What the hydration step found. */
+export interface Hydrated {
+  /** Catalog rows by episode id. */
+  episodes: Map<string, EpisodeMeta>;
+  /** The passages shown, by id. */
+  passages: Map<string, PassageHit>;
+  /** For each episode matched by title alone: the passage cited in its place. */
+  titleSegments: Map<string, PassageHit>;
+}
+
 /** The searches of the hydration step and how to read their answers back. */
 export interface HydratePlan {
   searches: SearchRequest[];
-  read(hits: RawHit[][]): { episodes: Map<string, EpisodeMeta>; titleSegments: Map<string, PassageHit> };
+  read(hits: RawHit[][]): Hydrated;
 }
 
+const passageOf = (h: RawHit): PassageHit => ({ ...(h._source as unknown as PassageHit), id: h._id });
+
 /**
- * Plans the second and last round trip of a search, one `_msearch` of up to two items:
- * the catalog rows of the ranked episodes the title leg did not already return
- * (passages do not carry title, summary or duration), and, for each episode matched by
- * title alone, its best keyword passage for the query, else its opening passage
- * (collapsed on episode). Both re-apply the filters, so an episode archived between the
- * two round trips is dropped rather than shown. No searches when nothing is missing.
+ * Plans the second and last round trip of a search, one `_msearch` of up to three
+ * items, each only when needed: the `_source` of the ≤ limit × 3 passages shown (the
+ * legs returned doc values only); the catalog rows of the ranked episodes the title leg
+ * did not already return (passages do not carry title, summary or duration); and, for
+ * each episode matched by title alone, its best keyword passage for the query, else its
+ * opening one (collapsed on episode). Every item re-applies the filters, so an episode
+ * archived between the two round trips is dropped rather than shown.
  */
 export function planHydration(
   aliases: Pick<IndexAliases, 'episodes' | 'passages'>,
@@ -29,11 +42,25 @@ export function planHydration(
   { passageFields = DEFAULT_PASSAGE_FIELDS }: { passageFields?: readonly string[] } = {},
 ): HydratePlan {
   const known = new Map<string, EpisodeMeta>();
-  for (const g of groups) if (g.title) known.set(g.episodeId, g.title.episode);
+  const texts = new Map<string, PassageHit>();
+  for (const g of groups) {
+    if (g.title) known.set(g.episodeId, g.title.episode);
+    for (const p of g.passages) if (p.passage) texts.set(p.id, p.passage);
+  }
+  const shown = groups.flatMap((g) => g.passages.map((p) => p.id)).filter((id) => !texts.has(id));
   const missing = groups.map((g) => g.episodeId).filter((id) => !known.has(id));
   const titleOnly = groups.filter((g) => g.passages.length === 0).map((g) => g.episodeId);
+  const passageFilter = buildFilters(params, channel);
 
   const searches: SearchRequest[] = [];
+  const readers: Array<(hits: RawHit[], into: Hydrated) => void> = [];
+  if (shown.length > 0) {
+    searches.push({
+      index: aliases.passages,
+      body: { size: shown.length, track_total_hits: false, _source: [...PASSAGE_SOURCE], query: { bool: { filter: [{ ids: { values: shown } }, passageFilter] } } },
+    });
+    readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h))));
+  }
   if (missing.length > 0) {
     searches.push({
       index: aliases.episodes,
@@ -44,6 +71,7 @@ export function planHydration(
         query: { bool: { filter: [{ ids: { values: missing } }, buildFilters(params, channel, { episodeIdField: 'id' })] } },
       },
     });
+    readers.push((hits, into) => hits.forEach((h) => into.episodes.set(h._id, h._source as unknown as EpisodeMeta)));
   }
   if (titleOnly.length > 0) {
     searches.push({
@@ -55,7 +83,7 @@ export function planHydration(
         query: {
           bool: {
             should: [{ multi_match: { query: params.query, fields: [...passageFields] } }],
-            filter: [{ terms: { episodeId: titleOnly } }, buildFilters(params, channel)],
+            filter: [{ terms: { episodeId: titleOnly } }, passageFilter],
           },
         },
         collapse: { field: 'episodeId' },
@@ -63,25 +91,20 @@ export function planHydration(
         sort: [{ _score: 'desc' }, { startMs: 'asc' }, { kind: 'asc' }],
       },
     });
+    readers.push((hits, into) =>
+      hits.forEach((h) => {
+        const p = passageOf(h);
+        into.titleSegments.set(p.episodeId, p);
+      }),
+    );
   }
 
   return {
     searches,
     read(hits) {
-      const episodes = new Map(known);
-      const titleSegments = new Map<string, PassageHit>();
-      let i = 0;
-      if (missing.length > 0) {
-        for (const h of hits[i++] ?? []) episodes.set(h._id, h._source as unknown as EpisodeMeta);
-        // The title leg's rows passed the same filters in the first round trip.
-      }
-      if (titleOnly.length > 0) {
-        for (const h of hits[i++] ?? []) {
-          const p = h._source as unknown as PassageHit;
-          titleSegments.set(p.episodeId, { ...p, id: h._id });
-        }
-      }
-      return { episodes, titleSegments };
+      const into: Hydrated = { episodes: new Map(known), passages: new Map(texts), titleSegments: new Map() };
+      readers.forEach((read, i) => read(hits[i] ?? [], into));
+      return into;
     },
   };
 }

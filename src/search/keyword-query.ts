@@ -4,8 +4,18 @@ import type { ChannelDoc } from '../store/documents.js';
 import { buildFilters, type QueryClause } from './filters.js';
 import type { SearchParams } from './search.js';
 
-/** Passage fields the pipeline reads; the 384 floats of `embedding` never travel. */
+/** Passage fields a response cites; the 384 floats of `embedding` never travel. */
 export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle', 'startMs', 'endMs', 'speaker'] as const;
+
+/**
+ * What a leg returns per passage: doc values only. Loading `_source` means parsing each
+ * hit's stored JSON, embedding included (~8 KB); for 100 candidates that tripled the
+ * time of a leg (BM25 p50 21 → 53 ms, k-NN 33 → 57 ms on qmsum). Text is fetched later
+ * for the few passages shown. `withText` (the playground) fetches it with the leg.
+ */
+export function passageFields(withText = false): QueryClause {
+  return { _source: withText ? [...PASSAGE_SOURCE] : false, docvalue_fields: ['episodeId', 'startMs'] };
+}
 /** Episode fields the pipeline reads. */
 export const EPISODE_SOURCE = ['id', 'title', 'summary', 'publishedAt', 'durationMs'] as const;
 
@@ -27,6 +37,8 @@ export interface KeywordQueryOptions {
   type?: 'best_fields' | 'most_fields' | 'cross_fields';
   /** Episodes the title leg returns; default 20 (deeper ranks add almost nothing under RRF). */
   episodeCandidates?: number;
+  /** Return passage text with the hits (see {@link passageFields}); default false. */
+  withText?: boolean;
 }
 
 /** Request bodies of the keyword leg: one over passages, one over episodes. */
@@ -44,10 +56,11 @@ export function buildKeywordQuery(
   channel: ChannelDoc,
   settings: Pick<Config['search'], 'candidates'>,
   {
-    passageFields = DEFAULT_PASSAGE_FIELDS,
+    passageFields: fields = DEFAULT_PASSAGE_FIELDS,
     episodeFields = DEFAULT_EPISODE_FIELDS,
     type = 'most_fields',
     episodeCandidates = 20,
+    withText = false,
   }: KeywordQueryOptions = {},
 ): KeywordQuery {
   const match = (fields: readonly string[]) => ({ multi_match: { query: params.query, fields: [...fields], type } });
@@ -55,8 +68,8 @@ export function buildKeywordQuery(
     passages: {
       size: settings.candidates,
       track_total_hits: false,
-      _source: [...PASSAGE_SOURCE],
-      query: { bool: { must: [match(passageFields)], filter: [buildFilters(params, channel)] } },
+      ...passageFields(withText),
+      query: { bool: { must: [match(fields)], filter: [buildFilters(params, channel)] } },
     },
     episodes: {
       size: episodeCandidates,

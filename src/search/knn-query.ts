@@ -1,7 +1,7 @@
 // The semantic leg: filtered k-NN over passage embeddings.
 import type { ChannelDoc } from '../store/documents.js';
 import { buildFilters, type QueryClause } from './filters.js';
-import { PASSAGE_SOURCE } from './keyword-query.js';
+import { passageFields } from './keyword-query.js';
 import type { SearchParams } from './search.js';
 
 /**
@@ -10,11 +10,17 @@ import type { SearchParams } from './search.js';
  * pass): the k neighbours are all in scope. A post-filter would drop out-of-scope
  * neighbours after the fact and return fewer than k, or none, for a narrow filter.
  */
-export function buildKnnQuery(vector: number[], params: SearchParams, channel: ChannelDoc, k: number): QueryClause {
+export function buildKnnQuery(
+  vector: number[],
+  params: SearchParams,
+  channel: ChannelDoc,
+  k: number,
+  { withText = false }: { withText?: boolean } = {},
+): QueryClause {
   return {
     size: k,
     track_total_hits: false,
-    _source: [...PASSAGE_SOURCE],
+    ...passageFields(withText),
     query: { knn: { embedding: { vector, k, filter: buildFilters(params, channel) } } },
   };
 }

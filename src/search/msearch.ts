@@ -3,7 +3,7 @@ import { errors } from '@opensearch-project/opensearch';
 import type { Client } from '../store/opensearch.js';
 import { SearchError } from './errors.js';
 import type { QueryClause } from './filters.js';
-import type { EpisodeMeta, LegHit, LegName, PassageHit } from './types.js';
+import type { EpisodeMeta, LegHit, PassageHit } from './types.js';
 
 /** One search of an `_msearch`: the index (alias) and the request body. */
 export interface SearchRequest {
@@ -16,6 +16,8 @@ export interface RawHit {
   _id: string;
   _score: number | null;
   _source?: Record<string, unknown>;
+  /** Doc values asked for with `docvalue_fields`, each an array. */
+  fields?: Record<string, unknown[]>;
 }
 
 /** Header and body lines of an `_msearch`, in request order. */
@@ -67,12 +69,17 @@ export async function runMsearch(client: Client, searches: readonly SearchReques
   return readMsearchResponse(res.body, searches.length);
 }
 
-/** Passage hits of a leg, ranked from 1. */
+/** Passage hits of a leg, ranked from 1; `passage` only when the leg fetched `_source`. */
 export function toPassageHits(hits: readonly RawHit[]): LegHit[] {
-  return hits.map((h, i) => {
-    const passage = h._source as unknown as PassageHit;
-    return { type: 'passage', id: h._id, episodeId: passage.episodeId, rank: i + 1, score: h._score ?? 0, passage };
-  });
+  return hits.map((h, i) => ({
+    type: 'passage',
+    id: h._id,
+    episodeId: String(h.fields?.episodeId?.[0] ?? h._source?.episodeId),
+    startMs: Number(h.fields?.startMs?.[0] ?? h._source?.startMs),
+    rank: i + 1,
+    score: h._score ?? 0,
+    ...(h._source ? { passage: { ...(h._source as unknown as PassageHit), id: h._id } } : {}),
+  }));
 }
 
 /** Episode hits of the title leg, ranked from 1. */
@@ -82,6 +89,3 @@ export function toEpisodeHits(hits: readonly RawHit[]): LegHit[] {
     return { type: 'episode', id: h._id, episodeId: h._id, rank: i + 1, score: h._score ?? 0, episode };
   });
 }
-
-/** Leg names in the order {@link buildMsearchBody} sent them, for reading the answer back. */
-export type LegOrder = readonly LegName[];

@@ -49,6 +49,8 @@ export interface ResultInputs {
   groups: readonly EpisodeGroup[];
   /** Catalog rows by episode id; an episode missing here (archived or deleted since) is dropped. */
   episodes: ReadonlyMap<string, EpisodeMeta>;
+  /** The shown passages by id; a passage missing here is dropped. */
+  passages: ReadonlyMap<string, PassageHit>;
   /** For episodes matched by title alone: the passage cited in their place. */
   titleSegments?: ReadonlyMap<string, PassageHit>;
   channel: Pick<ChannelDoc, 'slug' | 'customDomain'>;
@@ -60,6 +62,7 @@ export function toSearchResult({
   query,
   groups,
   episodes,
+  passages,
   titleSegments = new Map(),
   channel,
   channelBaseDomain,
@@ -69,7 +72,11 @@ export function toSearchResult({
   for (const group of groups) {
     const meta = episodes.get(group.episodeId);
     if (!meta) continue;
-    const segments = group.passages.map((hit) => toSegment(host, hit.passage, Object.keys(hit.legs) as MatchedVia[]));
+    const segments: MatchedSegment[] = [];
+    for (const hit of group.passages) {
+      const passage = passages.get(hit.id);
+      if (passage) segments.push(toSegment(host, passage, Object.keys(hit.legs) as MatchedVia[]));
+    }
     const filler = titleSegments.get(group.episodeId);
     if (segments.length === 0 && filler) segments.push(toSegment(host, filler, ['title']));
     out.push({

@@ -63,6 +63,8 @@ export interface SearchOptions {
   weights?: Partial<Record<LegName, number>>;
   /** Passages each leg contributes (and k of k-NN). */
   candidates?: number;
+  /** Fetch passage text with every leg's hits (the playground shows them); slower. */
+  withText?: boolean;
   keyword?: KeywordQueryOptions;
   episodeScore?: 'max' | 'sum';
   maxSegments?: number;
@@ -113,7 +115,7 @@ export async function runSearch(
   const searches: SearchRequest[] = [];
   const readers: Array<(hits: Parameters<typeof toPassageHits>[0]) => Leg> = [];
   if (wanted.has('keyword')) {
-    const kw = buildKeywordQuery(p, channel, { candidates }, options.keyword);
+    const kw = buildKeywordQuery(p, channel, { candidates }, { ...options.keyword, withText: options.withText });
     searches.push({ index: deps.aliases.passages, body: kw.passages }, { index: deps.aliases.episodes, body: kw.episodes });
     readers.push((h) => ({ name: 'keyword', hits: toPassageHits(h) }), (h) => ({ name: 'title', hits: toEpisodeHits(h) }));
   }
@@ -123,7 +125,7 @@ export async function runSearch(
     const vector = await cache.embed(deps.embedder, query);
     trace.embedded = true;
     trace.timings.embedMs = performance.now() - t;
-    searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, p, channel, candidates) });
+    searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, p, channel, candidates, { withText: options.withText }) });
     readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
   }
   trace.searches = searches;
@@ -135,7 +137,7 @@ export async function runSearch(
   trace.legs = readers.map((read, i) => read(answers[i] ?? []));
 
   // 3. Fuse and group: pure.
-  trace.fused = reciprocalRankFusion(trace.legs, {
+  const fusion = {
     k: options.rrfK ?? settings.rrfK,
     weights: {
       keyword: settings.keywordWeight,
@@ -143,10 +145,11 @@ export async function runSearch(
       title: TITLE_WEIGHT_RATIO * (options.weights?.keyword ?? settings.keywordWeight),
       ...options.weights,
     },
-  });
+  };
+  trace.fused = reciprocalRankFusion(trace.legs, fusion);
   trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore });
 
-  // 4. Catalog rows (and a citation for title-only episodes): the second and last round trip.
+  // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip.
   const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields });
   t = performance.now();
   const hydrated = plan.read(await runMsearch(deps.client, plan.searches));

@@ -79,9 +79,13 @@ export interface EpisodeMeta {
   durationMs: number | null;
 }
 
-/** One ranked hit of one leg; `rank` starts at 1. */
+/**
+ * One ranked hit of one leg; `rank` starts at 1. A passage hit carries only what ranking
+ * needs (from doc values); its text is fetched for the few passages shown, after ranking,
+ * unless the leg was asked for it (`passage`, the playground).
+ */
 export type LegHit =
-  | { type: 'passage'; id: string; episodeId: string; rank: number; score: number; passage: PassageHit }
+  | { type: 'passage'; id: string; episodeId: string; startMs: number; rank: number; score: number; passage?: PassageHit }
   | { type: 'episode'; id: string; episodeId: string; rank: number; score: number; episode: EpisodeMeta };
 
 /** A leg's ranked hits, best first. */

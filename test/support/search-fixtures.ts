@@ -31,7 +31,8 @@ export function meta(id: string, overrides: Partial<EpisodeMeta> = {}): EpisodeM
 export function passageHits(...specs: string[]): LegHit[] {
   return specs.map((spec, i) => {
     const [id, episodeId] = spec.split('@') as [string, string];
-    return { type: 'passage', id, episodeId, rank: i + 1, score: 10 - i, passage: passage(id, episodeId) };
+    const p = passage(id, episodeId);
+    return { type: 'passage', id, episodeId, startMs: p.startMs, rank: i + 1, score: 10 - i, passage: p };
   });
 }
 

@@ -52,15 +52,20 @@ describe('search builders', function () {
       expect(JSON.stringify(q.episodes)).to.contain('{"terms":{"id"').and.not.to.contain('episodeId');
     });
 
-    it('never fetches embeddings', function () {
+    it('ranks on doc values and never fetches the stored source (embedding included) unless asked', function () {
       const q = buildKeywordQuery(params(), CHANNEL, { candidates: 100 });
-      expect(q.passages._source).to.not.include('embedding');
-      expect(q.passages._source).to.include.members(['id', 'episodeId', 'text', 'startMs', 'endMs', 'speaker', 'kind']);
+      expect(q.passages._source).to.equal(false);
+      expect(q.passages.docvalue_fields).to.deep.equal(['episodeId', 'startMs']);
+      const withText = buildKeywordQuery(params(), CHANNEL, { candidates: 100 }, { withText: true });
+      expect(withText.passages._source).to.include.members(['id', 'episodeId', 'text', 'startMs', 'endMs', 'speaker', 'kind']);
+      expect(withText.passages._source).to.not.include('embedding');
+      expect(buildKnnQuery([1], params(), CHANNEL, 10)._source).to.equal(false);
     });
 
     it('takes tuned fields and match type', function () {
-      const q = buildKeywordQuery(params(), CHANNEL, { candidates: 20 }, { passageFields: ['text^2'], type: 'most_fields' });
-      expect(JSON.stringify(q.passages)).to.contain('"fields":["text^2"],"type":"most_fields"');
+      const q = buildKeywordQuery(params(), CHANNEL, { candidates: 20 }, { passageFields: ['text^2'], type: 'cross_fields' });
+      expect(JSON.stringify(q.passages)).to.contain('"fields":["text^2"],"type":"cross_fields"');
+      expect(JSON.stringify(buildKeywordQuery(params(), CHANNEL, { candidates: 20 }).passages)).to.contain('"type":"most_fields"');
     });
   });
 

@@ -86,10 +86,7 @@ describe('groupByEpisode', function () {
 
 describe('groupByEpisode citations', function () {
   it('keeps one passage per start time, so no two segments cite the same moment', function () {
-    const hits = passageHits('chapter@A', 'speech@A', 'later@A');
-    (hits[0] as { passage: { startMs: number } }).passage.startMs = 5000;
-    (hits[1] as { passage: { startMs: number } }).passage.startMs = 5000;
-    (hits[2] as { passage: { startMs: number } }).passage.startMs = 9000;
+    const hits = passageHits('chapter@A', 'speech@A', 'later@A').map((h, i) => ({ ...h, startMs: [5000, 5000, 9000][i]! }));
     const [group] = groupByEpisode(reciprocalRankFusion([{ name: 'keyword', hits }], { k: 60 }), 10);
     expect(group!.passages.map((p) => p.id)).to.deep.equal(['chapter', 'later']);
   });

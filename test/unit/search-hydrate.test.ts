@@ -46,6 +46,19 @@ describe('planHydration', function () {
     expect(read.titleSegments.get('ep_3')?.startMs).to.equal(0);
   });
 
+  it('fetches the text of the shown passages the legs ranked by doc values alone', function () {
+    const bare = groups.map((g) => ({ ...g, passages: g.passages.map(({ passage: _text, ...hit }) => hit) }));
+    const plan = planHydration(aliases, params(), CHANNEL, bare);
+    const [texts] = plan.searches;
+    expect(texts!.index).to.equal('t-passages');
+    const ids = (texts!.body.query as { bool: { filter: [{ ids: { values: string[] } }] } }).bool.filter[0].ids.values;
+    expect(ids).to.have.members(['p1', 'p2']);
+    expect(texts!.body._source).to.not.include('embedding');
+    const read = plan.read([[{ _id: 'p1', _score: 0, _source: { ...passage('p1', 'ep_1'), text: 'fetched' } }], [], []]);
+    expect(read.passages.get('p1')?.text).to.equal('fetched');
+    expect(read.passages.has('p2')).to.equal(false);
+  });
+
   it('plans nothing when the title leg already returned every row and every episode has passages', function () {
     const only = groupByEpisode(
       reciprocalRankFusion([{ name: 'keyword', hits: passageHits('p2@ep_2') }, { name: 'title', hits: episodeHits('ep_2') }], { k: 60 }),

@@ -10,8 +10,10 @@ describe('toSearchResult', function () {
     { name: 'semantic' as const, hits: passageHits('p1@ep_1') },
     { name: 'title' as const, hits: episodeHits('ep_3') },
   ];
-  legs[0]!.hits[1] = { ...legs[0]!.hits[1]!, passage: passage('p2', 'ep_2', { kind: 'chapter', startMs: 61_500 }) } as never;
+  legs[0]!.hits[1] = { ...legs[0]!.hits[1]!, startMs: 61_500, passage: passage('p2', 'ep_2', { kind: 'chapter', startMs: 61_500 }) } as never;
   const groups = groupByEpisode(reciprocalRankFusion(legs, { k: 60 }), 10);
+  // The shown passages as hydration fetches them (here: the ones the hits carry).
+  const passages = new Map(groups.flatMap((g) => g.passages.map((p) => [p.id, p.passage!] as const)));
   const episodes = new Map([
     ['ep_1', meta('ep_1')],
     ['ep_2', meta('ep_2', { summary: null, durationMs: null })],
@@ -19,7 +21,7 @@ describe('toSearchResult', function () {
   ]);
 
   it('cites each segment at its start in milliseconds on the channel host', function () {
-    const r = toSearchResult({ query: 'q', groups, episodes, channel: CHANNEL, channelBaseDomain: 'creators.example.com' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: CHANNEL, channelBaseDomain: 'creators.example.com' });
     const ep2 = r.episodes.find((e) => e.episodeId === 'ep_2')!;
     expect(ep2.url).to.equal('https://demo.creators.example.com/episodes/ep_2');
     expect(ep2.segments[0]).to.include({
@@ -37,12 +39,12 @@ describe('toSearchResult', function () {
       url: 'https://show.example.org/episodes/ep_9?t=1234',
       deepLink: 'episodes/ep_9?t=1234',
     });
-    const r = toSearchResult({ query: 'q', groups, episodes, channel: { ...CHANNEL, customDomain: 'show.example.org' }, channelBaseDomain: 'x.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: { ...CHANNEL, customDomain: 'show.example.org' }, channelBaseDomain: 'x.test' });
     expect(r.episodes[0]!.url).to.equal('https://show.example.org/episodes/ep_1');
   });
 
   it('says which legs and passage kinds matched, per segment and per episode', function () {
-    const r = toSearchResult({ query: 'q', groups, episodes, channel: CHANNEL, channelBaseDomain: 'b.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: CHANNEL, channelBaseDomain: 'b.test' });
     const byId = new Map(r.episodes.map((e) => [e.episodeId, e]));
     expect(byId.get('ep_1')!.segments[0]!.matchedVia).to.deep.equal(['keyword', 'semantic']);
     expect(byId.get('ep_2')!.matchedVia).to.deep.equal(['keyword', 'chapter']);
@@ -52,15 +54,20 @@ describe('toSearchResult', function () {
 
   it('cites the stand-in passage of an episode matched by title alone', function () {
     const titleSegments = new Map([['ep_3', passage('p9', 'ep_3', { kind: 'chapter', startMs: 0 })]]);
-    const r = toSearchResult({ query: 'q', groups, episodes, titleSegments, channel: CHANNEL, channelBaseDomain: 'b.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, titleSegments, channel: CHANNEL, channelBaseDomain: 'b.test' });
     const ep3 = r.episodes.find((e) => e.episodeId === 'ep_3')!;
     expect(ep3.segments).to.have.length(1);
     expect(ep3.segments[0]!.matchedVia).to.deep.equal(['title', 'chapter']);
     expect(ep3.segments[0]!.url).to.equal('https://demo.b.test/episodes/ep_3?t=0');
   });
 
+  it('drops a segment whose passage is gone since ranking', function () {
+    const r = toSearchResult({ query: 'q', groups, passages: new Map(), episodes, channel: CHANNEL, channelBaseDomain: 'b.test' });
+    expect(r.episodes.find((e) => e.episodeId === 'ep_1')!.segments).to.deep.equal([]);
+  });
+
   it('drops an episode whose catalog row is gone (archived since ranking)', function () {
-    const r = toSearchResult({ query: 'q', groups, episodes: new Map([['ep_2', meta('ep_2')]]), channel: CHANNEL, channelBaseDomain: 'b.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes: new Map([['ep_2', meta('ep_2')]]), channel: CHANNEL, channelBaseDomain: 'b.test' });
     expect(r.episodes.map((e) => e.episodeId)).to.deep.equal(['ep_2']);
   });
 });
