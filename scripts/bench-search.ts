@@ -1,9 +1,10 @@
 // Search latency and throughput through the API and straight to OpenSearch, in the same run: the API's overhead.
 //
-//   npm run bench:search -- [--prefix search-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
+//   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
 //                           [--concurrency 1,4,16] [--requests 300] [--seconds 20]
 //
-// The API runs in-process (createApp on 127.0.0.1, port 0) with a throw-away API key; the engine side
+// The API runs in-process (createApp on 127.0.0.1, port 0) with a throw-away API key; `pipeline` is
+// searchChannel called directly (the API minus HTTP, auth and rate limiting); the engine side
 // sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. Loopback only.
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
@@ -18,14 +19,14 @@ import { buildKnnQuery } from '../src/search/knn-query.js';
 import { buildMsearchBody, readMsearchResponse } from '../src/search/msearch.js';
 import { defaultQueryCache } from '../src/search/query-cache.js';
 import { parseQueries, evenSubset } from '../src/search/relevance.js';
-import type { SearchParams } from '../src/search/search.js';
+import { searchChannel, type SearchDeps, type SearchParams } from '../src/search/search.js';
 import type { ChannelDoc } from '../src/store/documents.js';
 import { createApiKey } from '../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases } from '../src/store/opensearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 
 interface Stats {
-  target: 'api' | 'engine';
+  target: 'api' | 'pipeline' | 'engine';
   mode: 'fast' | 'hybrid';
   concurrency: number;
   requests: number;
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
     .option('--distinct <n>', 'distinct queries cycled through', positive, 200)
     .option('--concurrency <list>', 'comma-separated levels', '1,4,16')
     .option('--requests <n>', 'requests per scenario', positive, 300)
-    .option('--seconds <n>', 'time cap per scenario', positive, 20)
+    .option('--seconds <n>', 'time cap per scenario', positive, 15)
     .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
     .parse()
     .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; user: string }>();
@@ -163,6 +164,12 @@ async function main(): Promise<void> {
       if (!res.ok) throw new Error(`_msearch HTTP ${res.status}`);
       readMsearchResponse(await res.json(), b.n);
     };
+    // The search pipeline alone, in-process: the API minus HTTP, auth, rate limit and JSON.
+    const deps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain, queryCache };
+    const pipelineCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
+      const q = queries[i % queries.length]!;
+      await searchChannel(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
+    };
     const apiCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
       const q = queries[i % queries.length]!;
       const url = `${apiBase}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
@@ -184,20 +191,21 @@ async function main(): Promise<void> {
     for (const mode of ['fast', 'hybrid'] as const) {
       for (const concurrency of levels) {
         const common = { concurrency, requests: opts.requests, seconds: opts.seconds };
-        rows.push({ target: 'api', mode, concurrency, ...(await measure(apiCall(mode), { ...common, label: `api    ${mode} c=${concurrency}` })) });
-        rows.push({ target: 'engine', mode, concurrency, ...(await measure(engineCall(bodies[mode]), { ...common, label: `engine ${mode} c=${concurrency}` })) });
+        rows.push({ target: 'api', mode, concurrency, ...(await measure(apiCall(mode), { ...common, label: `api      ${mode} c=${concurrency}` })) });
+        rows.push({ target: 'pipeline', mode, concurrency, ...(await measure(pipelineCall(mode), { ...common, label: `pipeline ${mode} c=${concurrency}` })) });
+        rows.push({ target: 'engine', mode, concurrency, ...(await measure(engineCall(bodies[mode]), { ...common, label: `engine   ${mode} c=${concurrency}` })) });
       }
     }
 
     const f = (x: number) => x.toFixed(1);
     const lines = [
-      '| mode | c | target | requests | p50 ms | p95 ms | p99 ms | req/s | API/engine p50 | engine/API req/s |',
+      '| mode | c | target | requests | p50 ms | p95 ms | p99 ms | req/s | p50 ÷ engine p50 | engine req/s ÷ req/s |',
       '|---|---|---|---|---|---|---|---|---|---|',
     ];
     for (const r of rows) {
       const peer = rows.find((o) => o.mode === r.mode && o.concurrency === r.concurrency && o.target === 'engine')!;
-      const ratio = r.target === 'api' ? `${(r.p50 / peer.p50).toFixed(2)}×` : '';
-      const tput = r.target === 'api' ? `${(peer.rps / r.rps).toFixed(2)}×` : '';
+      const ratio = r.target !== 'engine' ? `${(r.p50 / peer.p50).toFixed(2)}×` : '';
+      const tput = r.target !== 'engine' ? `${(peer.rps / r.rps).toFixed(2)}×` : '';
       lines.push(`| ${r.mode} | ${r.concurrency} | ${r.target} | ${r.requests}${r.errors ? ` (+${r.errors} errors)` : ''} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} | ${ratio} | ${tput} |`);
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
