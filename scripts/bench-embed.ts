@@ -8,9 +8,10 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/embedder.js';
+import { positive } from './cli-args.js';
 
 interface Options {
   data: string;
@@ -35,11 +36,6 @@ interface Result {
   peakRssMB: number;
 }
 
-const positive = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-};
 
 /** Transcript segments of each episode, joined and cut into chunks of about `words` words. */
 async function loadPassages(dir: string, count: number, words: number): Promise<string[]> {

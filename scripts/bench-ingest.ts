@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
@@ -22,12 +22,8 @@ import { buildPassages } from '../indexer/passages.js';
 import { readEpisodes, readLibraryMeta } from '../indexer/library-reader.js';
 import { loadLibrary } from '../indexer/load-library.js';
 import { createProgress } from '../indexer/progress.js';
+import { positive } from './cli-args.js';
 
-const positive = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-};
 
 const DEFAULT_LIBRARY = fileURLToPath(new URL('../../shared/data/seen-unseen/', import.meta.url));
 

@@ -1,14 +1,10 @@
 // `npm run bench:load`: autocannon over a mix of every real endpoint with many keys; phase A (limit high): no 5xx; phase B (limit low): 429s with correct headers, no 5xx.
 import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { DEFAULT_PREFIX, startLocalApi, type LocalApi } from './drills/local-api.js';
+import { positive } from './cli-args.js';
 
-const positive = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-};
 
 const opts = new Command()
   .name('bench:load')

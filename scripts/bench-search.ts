@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/embedder.js';
@@ -24,6 +24,7 @@ import type { ChannelDoc } from '../src/store/documents.js';
 import { createApiKey } from '../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases } from '../src/store/opensearch.js';
 import { createRedisClient } from '../src/store/redis.js';
+import { positive } from './cli-args.js';
 
 interface Stats {
   target: 'api' | 'pipeline' | 'engine';
@@ -85,11 +86,6 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  const positive = (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-    return n;
-  };
   const opts = new Command()
     .name('bench:search')
     .description('p50/p95/p99 and throughput of fast and hybrid search, through the API and straight to OpenSearch.')

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { SingleBar } from 'cli-progress';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../src/config.js';
 import { createEmbedder, type Embedder } from '../src/embedder.js';
 import { createQueryVectorCache } from '../src/search/query-cache.js';
@@ -17,6 +17,7 @@ import { runSearch, type SearchDeps, type SearchOptions, type SearchParams } fro
 import type { SearchResult } from '../src/search/types.js';
 import type { ChannelDoc } from '../src/store/documents.js';
 import { createOpenSearchClient, indexAliases, type Client } from '../src/store/opensearch.js';
+import { positive } from './cli-args.js';
 
 export const MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type Mode = (typeof MODES)[number];
@@ -187,11 +188,6 @@ export function formatTable(rows: Array<{ mode: string; queries: number; seconds
 }
 
 async function main(): Promise<void> {
-  const positive = (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-    return n;
-  };
   const opts = new Command()
     .name('eval')
     .description('nDCG@10, Recall@10 and MRR of search over judged queries (a segment is relevant when it overlaps a relevant time range).')

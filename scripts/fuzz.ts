@@ -1,13 +1,9 @@
 // `npm run fuzz`: schemathesis against the served OpenAPI document; exit 1 on any 5xx, schema mismatch or accepted bad input.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { fuzzLocalApi } from './fuzz/fuzz-local.js';
 import { CHECKS } from './fuzz/schemathesis.js';
+import { positive } from './cli-args.js';
 
-const positive = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-};
 
 const opts = new Command()
   .name('fuzz')

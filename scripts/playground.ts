@@ -6,12 +6,13 @@
 // Searches in-process against the configured INDEX_PREFIX (or --prefix). Type `:help` at the prompt.
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { judge, evenSubset, parseQueries, rankedSegments, overlaps, type JudgedQuery } from '../src/search/relevance.js';
 import type { SearchOptions, SearchParams, SearchTrace } from '../src/search/search.js';
 import { TITLE_WEIGHT_RATIO, runSearch } from '../src/search/search.js';
 import type { FusedHit, LegHit, SearchResult } from '../src/search/types.js';
 import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './eval.js';
+import { positive } from './cli-args.js';
 
 const HELP = `Type a query to search. Commands:
   :k 30                         RRF constant
@@ -264,11 +265,6 @@ async function replay(local: LocalSearch, queries: JudgedQuery[], a: string, b: 
 }
 
 async function main(): Promise<void> {
-  const positive = (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-    return n;
-  };
   const opts = new Command()
     .name('playground')
     .description('Interactive relevance tuning, or --replay a queries file comparing two settings.')

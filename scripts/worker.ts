@@ -1,18 +1,14 @@
 // `npm run worker`: processes ingest jobs from the BullMQ queue until SIGTERM/SIGINT.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder, createHashEmbedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
 import { createIngestWorker, createRedisConnection } from '../indexer/queue.js';
+import { positive } from './cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
 
-const positive = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-};
 
 const program = new Command()
   .name('worker')
