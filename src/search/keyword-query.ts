@@ -13,9 +13,10 @@ export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle'
  * time of a leg (BM25 p50 21 → 53 ms, k-NN 33 → 57 ms on qmsum). Text is fetched later
  * for the few passages shown. `withText` (the playground) fetches it with the leg.
  */
-export function passageFields(withText = false): QueryClause {
+export function legSource(withText = false): QueryClause {
   return { _source: withText ? [...PASSAGE_SOURCE] : false, docvalue_fields: ['episodeId', 'startMs'] };
 }
+
 /** Episode fields the pipeline reads. */
 export const EPISODE_SOURCE = ['id', 'title', 'summary', 'publishedAt', 'durationMs'] as const;
 
@@ -37,7 +38,7 @@ export interface KeywordQueryOptions {
   type?: 'best_fields' | 'most_fields' | 'cross_fields';
   /** Episodes the title leg returns; default 20 (deeper ranks add almost nothing under RRF). */
   episodeCandidates?: number;
-  /** Return passage text with the hits (see {@link passageFields}); default false. */
+  /** Return passage text with the hits (see {@link legSource}); default false. */
   withText?: boolean;
 }
 
@@ -56,7 +57,7 @@ export function buildKeywordQuery(
   channel: ChannelDoc,
   settings: Pick<Config['search'], 'candidates'>,
   {
-    passageFields: fields = DEFAULT_PASSAGE_FIELDS,
+    passageFields = DEFAULT_PASSAGE_FIELDS,
     episodeFields = DEFAULT_EPISODE_FIELDS,
     type = 'most_fields',
     episodeCandidates = 20,
@@ -68,8 +69,8 @@ export function buildKeywordQuery(
     passages: {
       size: settings.candidates,
       track_total_hits: false,
-      ...passageFields(withText),
-      query: { bool: { must: [match(fields)], filter: [buildFilters(params, channel)] } },
+      ...legSource(withText),
+      query: { bool: { must: [match(passageFields)], filter: [buildFilters(params, channel)] } },
     },
     episodes: {
       size: episodeCandidates,

@@ -1,7 +1,7 @@
 // The semantic leg: filtered k-NN over passage embeddings.
 import type { ChannelDoc } from '../store/documents.js';
 import { buildFilters, type QueryClause } from './filters.js';
-import { passageFields } from './keyword-query.js';
+import { legSource } from './keyword-query.js';
 import type { SearchParams } from './search.js';
 
 /**
@@ -20,7 +20,7 @@ export function buildKnnQuery(
   return {
     size: k,
     track_total_hits: false,
-    ...passageFields(withText),
+    ...legSource(withText),
     query: { knn: { embedding: { vector, k, filter: buildFilters(params, channel) } } },
   };
 }

@@ -8,7 +8,7 @@ import { groupByEpisode } from './group.js';
 import { planHydration } from './hydrate.js';
 import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
 import { buildKnnQuery } from './knn-query.js';
-import { runMsearch, toEpisodeHits, toPassageHits, type SearchRequest } from './msearch.js';
+import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchRequest } from './msearch.js';
 import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
 import { toSearchResult } from './result.js';
 import type { EpisodeGroup, FusedHit, Leg, LegName, SearchResult } from './types.js';
@@ -113,7 +113,7 @@ export async function runSearch(
 
   // 1. Build the legs; the semantic leg needs the query vector first.
   const searches: SearchRequest[] = [];
-  const readers: Array<(hits: Parameters<typeof toPassageHits>[0]) => Leg> = [];
+  const readers: Array<(hits: RawHit[]) => Leg> = [];
   if (wanted.has('keyword')) {
     const kw = buildKeywordQuery(p, channel, { candidates }, { ...options.keyword, withText: options.withText });
     searches.push({ index: deps.aliases.passages, body: kw.passages }, { index: deps.aliases.episodes, body: kw.episodes });

@@ -27,11 +27,16 @@ export function testClient(): Client {
  */
 export async function copyLibrary(source: string, pick: (file: string, index: number) => boolean = () => true): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'indexer-lib-'));
-  for (const f of await readdir(source)) if (f.endsWith('.json')) await cp(join(source, f), join(dir, f));
-  await mkdir(join(dir, 'episodes'));
-  const files = (await readdir(join(source, 'episodes'))).sort();
-  for (const [i, f] of files.entries()) if (pick(f, i)) await cp(join(source, 'episodes', f), join(dir, 'episodes', f));
-  return dir;
+  try {
+    for (const f of await readdir(source)) if (f.endsWith('.json')) await cp(join(source, f), join(dir, f));
+    await mkdir(join(dir, 'episodes'));
+    const files = (await readdir(join(source, 'episodes'))).sort();
+    for (const [i, f] of files.entries()) if (pick(f, i)) await cp(join(source, 'episodes', f), join(dir, 'episodes', f));
+    return dir;
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 export async function removeDir(dir: string | undefined): Promise<void> {
