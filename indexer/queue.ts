@@ -114,6 +114,12 @@ export interface JobOutcome {
 /**
  * Waits until every job in `ids` has completed or failed for good (a job waiting
  * for a retry is not done), polling its state. Calls `onUpdate` after each poll.
+ *
+ * A job that is gone from the queue (Redis lost it: a crash before its append-only
+ * file was synced, a flush, an eviction) is handed to `requeue` once per poll with
+ * every other lost id, and watched again under the same id; after `maxRequeues` losses
+ * of one job, or with no `requeue`, it counts as failed. While Redis is down the
+ * polls simply wait (the connection queues commands until it is back).
  */
 export async function waitForJobs(
   queue: IngestQueue,
@@ -122,19 +128,26 @@ export async function waitForJobs(
     pollMs = 1000,
     onOutcome,
     onUpdate,
+    requeue,
+    maxRequeues = 3,
     signal,
   }: {
     pollMs?: number;
     onOutcome?: (outcome: JobOutcome) => void;
     onUpdate?: (done: number, total: number) => void;
+    /** Puts the lost jobs back on the queue under the same ids. */
+    requeue?: (lost: ReadonlySet<string>) => Promise<void>;
+    maxRequeues?: number;
     signal?: AbortSignal;
   } = {},
 ): Promise<JobOutcome[]> {
   const outcomes: JobOutcome[] = [];
+  const requeued = new Map<string, number>();
   let pending = [...ids];
   while (pending.length > 0) {
     signal?.throwIfAborted();
     const still: string[] = [];
+    const lost = new Set<string>();
     for (let i = 0; i < pending.length; i += 100) {
       const slice = pending.slice(i, i + 100);
       // State first, then the job: a job read before its state could predate its result.
@@ -146,6 +159,12 @@ export async function waitForJobs(
           continue;
         }
         const job = await queue.getJob(id);
+        if (!job && requeue && (requeued.get(id) ?? 0) < maxRequeues) {
+          requeued.set(id, (requeued.get(id) ?? 0) + 1);
+          lost.add(id);
+          still.push(id);
+          continue;
+        }
         const outcome: JobOutcome = !job
           ? { id, state: 'failed', reason: 'job disappeared from the queue' }
           : state === 'completed'
@@ -157,6 +176,7 @@ export async function waitForJobs(
         onOutcome?.(outcome);
       }
     }
+    if (lost.size > 0) await requeue!(lost);
     pending = still;
     onUpdate?.(ids.length - pending.length, ids.length);
     if (pending.length > 0) await new Promise((r) => setTimeout(r, pollMs));

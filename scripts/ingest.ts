@@ -2,10 +2,11 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../src/config.js';
-import { createEmbedder, createHashEmbedder } from '../src/embedder.js';
+import { createHashEmbedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
-import { libraryJobs } from '../indexer/jobs.js';
+import { createIndexerEmbedder } from '../indexer/embedder.js';
+import { jobIdOf, libraryJobs, type IngestJob } from '../indexer/jobs.js';
 import { formatIssue } from '../indexer/library-reader.js';
 import { loadLibrary } from '../indexer/load-library.js';
 import { createProgress } from '../indexer/progress.js';
@@ -37,9 +38,7 @@ const log = createLogger({ name: 'ingest', level: config.logLevel, fd: 2 });
 
 async function direct(): Promise<LoadSummary> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-  const embedder = opts.hashEmbedder
-    ? createHashEmbedder()
-    : await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
+  const embedder = await createIndexerEmbedder(config, { hash: opts.hashEmbedder ?? false, log });
   const progress = createProgress({ label: 'ingest', log });
   try {
     return await loadLibrary({
@@ -57,6 +56,11 @@ async function direct(): Promise<LoadSummary> {
   }
 }
 
+/** The library's jobs as this run enqueues them (`--force` marks episodes). */
+async function* jobs(hooks: Parameters<typeof libraryJobs>[1]): AsyncGenerator<IngestJob> {
+  for await (const job of libraryJobs(dir, hooks)) yield job.kind === 'episode' && opts.force ? { ...job, force: true } : job;
+}
+
 async function queued(): Promise<LoadSummary> {
   const connection = createRedisConnection(config.redisUrl);
   const queue = createIngestQueue({ connection, name: config.queueName });
@@ -69,7 +73,7 @@ async function queued(): Promise<LoadSummary> {
     const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
     await ensureIndices(client, { prefix: config.indexPrefix, modelId: opts.hashEmbedder ? createHashEmbedder().modelId : config.modelId });
     await client.close();
-    for await (const job of libraryJobs(dir, {
+    for await (const job of jobs({
       onIssue: (issue) => {
         summary.issue(issue);
         log.warn({ path: issue.path, line: issue.line, id: issue.id, reason: issue.reason }, `skipped: ${formatIssue(issue)}`);
@@ -77,7 +81,7 @@ async function queued(): Promise<LoadSummary> {
       onSyncWithheld: (reason) => summary.syncWithheld(reason),
     })) {
       if (job.kind === 'episode') summary.episodeRead();
-      const { id, deduplicated: dup } = await enqueue(queue, job.kind === 'episode' && opts.force ? { ...job, force: true } : job);
+      const { id, deduplicated: dup } = await enqueue(queue, job);
       if (dup) deduplicated++;
       ids.push(id);
       kinds.set(id, job.kind === 'episode' ? job.record.id : job.kind);
@@ -100,6 +104,14 @@ async function queued(): Promise<LoadSummary> {
           }
         },
         onUpdate: (done, total) => progress.update(done, total, { embedded }),
+        // Jobs Redis lost (a crash between fsyncs) are read from the library again and re-added.
+        requeue: async (lost) => {
+          let added = 0;
+          for await (const job of jobs({ onIssue: () => undefined })) {
+            if (lost.has(jobIdOf(job))) added += (await enqueue(queue, job)).deduplicated ? 0 : 1;
+          }
+          log.warn({ lost: lost.size, requeued: added }, 'jobs were lost from the queue; re-enqueued them');
+        },
       });
     } finally {
       progress.stop();

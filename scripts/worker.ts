@@ -1,14 +1,13 @@
 // `npm run worker`: processes ingest jobs from the BullMQ queue until SIGTERM/SIGINT.
 import { Command, Option } from 'commander';
 import { loadConfig } from '../src/config.js';
-import { createEmbedder, createHashEmbedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
+import { createIndexerEmbedder } from '../indexer/embedder.js';
 import { createIngestWorker, createRedisConnection } from '../indexer/queue.js';
 import { positive } from './cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
-
 
 const program = new Command()
   .name('worker')
@@ -30,9 +29,7 @@ const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 
 async function main(): Promise<void> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-  const embedder = opts.hashEmbedder
-    ? createHashEmbedder()
-    : await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
+  const embedder = await createIndexerEmbedder(config, { hash: opts.hashEmbedder ?? false, log });
   const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId });
   const connection = createRedisConnection(config.redisUrl);
   const worker = createIngestWorker({

@@ -1,4 +1,5 @@
-// Local throwaway Redis (Debian's redis-server) on a loopback port, nothing persisted.
+// Local Redis (Debian's redis-server) on a loopback port, with an append-only file so that
+// queued ingest jobs survive a restart (`npm run drill redis-worker` checks it).
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -118,8 +119,13 @@ export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Prom
   const args = [
     '--port', String(port),
     '--bind', '127.0.0.1',
+    // Persistence for the BullMQ queue as its docs advise: AOF fsynced every second (a crash
+    // loses at most a second of queue writes, which `npm run ingest` re-enqueues), no RDB
+    // snapshots, and never evict keys (an evicted job would silently vanish).
     '--save', '',
-    '--appendonly', 'no',
+    '--appendonly', 'yes',
+    '--appendfsync', 'everysec',
+    '--maxmemory-policy', 'noeviction',
     '--daemonize', 'yes',
     '--pidfile', PID_FILE,
     '--logfile', LOG_FILE,

@@ -124,6 +124,30 @@ describe('indexer: queue and worker', function () {
     }
   });
 
+  it('re-enqueues a job that vanished from Redis while `npm run ingest` waits, and ends with every episode indexed', async function () {
+    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
+    const ingest = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--hash-embedder'], env);
+    children.push(ingest);
+    await until('all 13 jobs waiting', async () => (await queue.getWaitingCount()) === 13);
+    // What a Redis crash between two fsyncs looks like to the queue: the job is simply gone.
+    const victim = (await queue.getJobs(['waiting'])).map((j) => j.id!).find((id) => id.startsWith('episode-'))!;
+    await (await queue.getJob(victim))!.remove();
+    expect(await queue.getJob(victim)).to.equal(undefined);
+    await until('ingest to notice the loss and re-add the job', async () => (await queue.getJob(victim)) !== undefined, { timeoutMs: 30_000 });
+
+    const embedder = createHashEmbedder();
+    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+    const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
+    try {
+      expect(await ingest.exited, ingest.stderrText()).to.equal(0);
+    } finally {
+      await worker.close();
+    }
+    expect(ingest.stderrText()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
+    expect(ingest.stderrText()).to.match(/re-enqueued/);
+    expect(await countDocs(client, prefix, 'episodes')).to.equal(11);
+  });
+
   it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
     lib = await copyLibrary(`${SHARED_DATA}/qmsum`, (_, i) => i < 6);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
