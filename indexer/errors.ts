@@ -1,5 +1,6 @@
 // Indexer error classes: the class decides whether a job is retried (BullMQ's rule).
 import { UnrecoverableError } from 'bullmq';
+import { isTransient as isTransientFailure, storeFailure } from '../src/store/transient.js';
 
 /** Stable codes of indexer failures, for logs and summaries. */
 export type IndexErrorCode =
@@ -9,7 +10,7 @@ export type IndexErrorCode =
   | 'model_mismatch'
   | 'embedding_failed';
 
-/** A transient failure (OpenSearch 429/5xx, a write block during reindex, connection loss): retry with backoff. */
+/** A transient failure (OpenSearch overloaded or not ready, a write block during reindex, connection loss): retry with backoff. */
 export class RetryableIndexError extends Error {
   constructor(
     readonly code: IndexErrorCode,
@@ -37,50 +38,24 @@ export class UnrecoverableIndexError extends UnrecoverableError {
   }
 }
 
-/** Error types OpenSearch answers with that go away by themselves. */
-const TRANSIENT_TYPES = new Set([
-  'cluster_block_exception', // write block set by a running reindex
-  'es_rejected_execution_exception',
-  'rejected_execution_exception',
-  'circuit_breaking_exception',
-  'unavailable_shards_exception',
-  'no_shard_available_action_exception',
-  'process_cluster_event_timeout_exception',
-]);
-
-/** Is an HTTP status or OpenSearch error type worth retrying? */
+/** Is an HTTP status or OpenSearch error type worth retrying? (`isTransient` of the store, for `_bulk` items.) */
 export function isTransient(status: number | undefined, type?: string): boolean {
-  if (type && TRANSIENT_TYPES.has(type)) return true;
-  return status === undefined || status === 408 || status === 429 || status >= 500;
-}
-
-interface ClientErrorShape {
-  name?: string;
-  message?: string;
-  meta?: { statusCode?: number; body?: { error?: { type?: string; reason?: string } | string } };
+  return isTransientFailure({ status, type });
 }
 
 /**
  * Turns anything the OpenSearch client threw into a {@link RetryableIndexError} or an
- * {@link UnrecoverableIndexError}; indexer errors pass through unchanged.
+ * {@link UnrecoverableIndexError}; indexer errors pass through unchanged. A missing
+ * index is unrecoverable: the job cannot succeed until the indices are provisioned.
  */
 export function classifyStoreError(err: unknown, what: string): Error {
   if (err instanceof RetryableIndexError || err instanceof UnrecoverableIndexError) return err;
-  const e = (err ?? {}) as ClientErrorShape;
-  if (e.name === 'ConnectionError' || e.name === 'TimeoutError' || e.name === 'NoLivingConnectionsError') {
-    return new RetryableIndexError('store_unavailable', `${what}: ${e.name}: ${e.message}`, { cause: err });
-  }
-  if (e.name === 'ResponseError') {
-    const status = e.meta?.statusCode;
-    const body = e.meta?.body?.error;
-    const type = typeof body === 'object' ? body?.type : undefined;
-    const reason = typeof body === 'object' ? `${body?.type}: ${body?.reason}` : (body ?? e.message);
-    const message = `${what}: ${status} ${reason}`;
-    return isTransient(status, type)
-      ? new RetryableIndexError('store_unavailable', message, { cause: err })
-      : new UnrecoverableIndexError('store_rejected', message, { cause: err });
-  }
-  return err instanceof Error ? err : new Error(String(err));
+  const failure = storeFailure(err);
+  if (!failure) return err instanceof Error ? err : new Error(String(err));
+  const message = failure.unreachable ? `${what}: ${failure.reason}` : `${what}: ${failure.status} ${failure.reason}`;
+  return isTransientFailure(failure)
+    ? new RetryableIndexError('store_unavailable', message, { cause: err })
+    : new UnrecoverableIndexError('store_rejected', message, { cause: err });
 }
 
 /** Runs one store call and classifies whatever it throws. */

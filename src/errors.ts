@@ -1,5 +1,6 @@
 // The one error catalogue of the API: every error a client can see, keyed by a stable code.
 import { SearchError } from './search/errors.js';
+import { isMissingIndex, isTransient, storeFailure } from './store/transient.js';
 
 /** Every error code, its HTTP status and its default sentence. Codes never change meaning. */
 export const ERRORS = {
@@ -65,29 +66,21 @@ export function createError(code: ErrorCode, options?: ConstructorParameters<typ
   return new ApiError(code, options);
 }
 
-const UNAVAILABLE_ERRORS = new Set(['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError', 'RequestAbortedError']);
-
 /**
- * Maps anything thrown to an {@link ApiError}. The store unreachable or timing out is a
- * 503 (the client may retry); an OpenSearch error on a query we built is our bug: 500.
+ * Maps anything thrown to an {@link ApiError}. The store unreachable, overloaded or not
+ * set up yet (a missing index) is a 503 (the client may retry); any other OpenSearch
+ * error on a query we built is our bug: 500.
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof SearchError) {
     return error.status === 503 ? storeUnavailable(error) : createError('internal_error', { cause: error });
   }
-  const e = error as { name?: unknown; status?: unknown; statusCode?: unknown; meta?: { statusCode?: unknown; body?: unknown } };
-  const name = typeof e?.name === 'string' ? e.name : '';
-  if (UNAVAILABLE_ERRORS.has(name)) return storeUnavailable(error);
-  if (name === 'ResponseError') {
-    const status = Number(e.meta?.statusCode ?? e.statusCode);
-    const type = (e.meta?.body as { error?: { type?: string } } | undefined)?.error?.type;
-    // Overload, a node still starting, or aliases not created yet: transient, not our query's fault.
-    if (status === 429 || status === 502 || status === 503 || status === 504 || type === 'index_not_found_exception') {
-      return storeUnavailable(error);
-    }
-    return createError('internal_error', { cause: error });
+  const failure = storeFailure(error);
+  if (failure) {
+    return isTransient(failure) || isMissingIndex(failure) ? storeUnavailable(error) : createError('internal_error', { cause: error });
   }
+  const e = error as { status?: unknown; statusCode?: unknown } | undefined;
   // Express's router marks client errors, such as an undecodable path parameter, with status 400.
   if (error instanceof URIError || Number(e?.status ?? e?.statusCode) === 400) return createError('malformed_url', { cause: error });
   return createError('internal_error', { cause: error });

@@ -22,7 +22,9 @@ describe('error catalogue: stable codes, one mapping from anything thrown', func
       new errors.TimeoutError('Request timed out', undefined as never),
       new errors.NoLivingConnectionsError('none', undefined as never),
       responseError(503, 'cluster_block_exception'),
+      responseError(403, 'cluster_block_exception'),
       responseError(429, 'rejected_execution_exception'),
+      responseError(408, 'timeout_exception'),
       responseError(404, 'index_not_found_exception'),
       new SearchError('item failed', { type: 'index_not_found_exception' }),
     ]) {
@@ -34,6 +36,7 @@ describe('error catalogue: stable codes, one mapping from anything thrown', func
 
   it('maps an OpenSearch error on a query we built, and anything unexpected, to 500', function () {
     expect(toApiError(responseError(400, 'parsing_exception')).code).to.equal('internal_error');
+    expect(toApiError(responseError(500, 'null_pointer_exception')).code).to.equal('internal_error');
     expect(toApiError(new SearchError('bad query', { type: 'parsing_exception' })).code).to.equal('internal_error');
     expect(toApiError(new TypeError('x is undefined')).code).to.equal('internal_error');
     expect(toApiError('a string').code).to.equal('internal_error');

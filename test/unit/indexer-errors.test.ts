@@ -37,15 +37,23 @@ describe('classifyStoreError', function () {
 
   it('retries connection loss and timeouts', function () {
     expect(classifyStoreError(named('ConnectionError'), 'bulk')).to.be.instanceOf(RetryableIndexError);
-    expect(classifyStoreError(named('TimeoutError'), 'bulk')).to.be.instanceOf(RetryableIndexError);
+    expect(classifyStoreError(named('TimeoutError'), 'bulk')).to.be.instanceOf(RetryableIndexError).with.property('message', 'bulk: TimeoutError: boom');
   });
 
-  it('retries 429 and 5xx answers and gives up at once on other 4xx', function () {
+  it('retries 429, 502 and the write block of a reindex, and gives up at once on other 4xx and on 500', function () {
     expect(classifyStoreError(named('ResponseError', { statusCode: 429, body: { error: { type: 'x' } } }), 'bulk')).to.be.instanceOf(RetryableIndexError);
     expect(classifyStoreError(named('ResponseError', { statusCode: 502, body: {} }), 'bulk')).to.be.instanceOf(RetryableIndexError);
+    expect(classifyStoreError(named('ResponseError', { statusCode: 403, body: { error: { type: 'cluster_block_exception' } } }), 'bulk')).to.be.instanceOf(RetryableIndexError);
     const refused = classifyStoreError(named('ResponseError', { statusCode: 400, body: { error: { type: 'parsing_exception', reason: 'bad query' } } }), 'search');
     expect(refused).to.be.instanceOf(UnrecoverableIndexError);
     expect(refused.message).to.equal('search: 400 parsing_exception: bad query');
+    expect(classifyStoreError(named('ResponseError', { statusCode: 500, body: { error: { type: 'null_pointer_exception' } } }), 'bulk')).to.be.instanceOf(UnrecoverableIndexError);
+  });
+
+  it('fails at once on a missing index: the job cannot succeed before the indices exist', function () {
+    const missing = classifyStoreError(named('ResponseError', { statusCode: 404, body: { error: { type: 'index_not_found_exception', reason: 'no such index [p]' } } }), 'get episode');
+    expect(missing).to.be.instanceOf(UnrecoverableIndexError);
+    expect(missing.message).to.equal('get episode: 404 index_not_found_exception: no such index [p]');
   });
 
   it('passes other errors through unchanged', function () {
