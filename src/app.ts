@@ -65,6 +65,8 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  // req.ip, hence the rate-limit bucket of anonymous callers, is the client behind trusted proxies.
+  app.set('trust proxy', config.trustProxy);
   app.use(unversionedAlias());
   app.use(requestId({ log }));
   app.use(responseHeaders({ deprecation: config.deprecation }));

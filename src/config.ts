@@ -1,4 +1,5 @@
 // The one reader of the environment: typed, validated, frozen.
+import { isIP } from 'node:net';
 
 /** Every setting the service, the worker and the ops scripts read. */
 export interface Config {
@@ -29,6 +30,13 @@ export interface Config {
   /** `none`: every REST call needs a credential. `published`: anonymous calls read published episodes. */
   anonymousRead: 'none' | 'published';
   rateLimit: { max: number; windowSeconds: number };
+  /**
+   * Express `trust proxy`: which hops in front of the API may name the client in
+   * `X-Forwarded-For`, so anonymous callers get one rate-limit bucket each behind a
+   * reverse proxy. `false`: none (the socket address is the client); a number: that many
+   * hops; a list: proxies at those addresses, CIDR ranges or named ranges.
+   */
+  trustProxy: TrustProxy;
   jwt: {
     issuer: string | undefined;
     audience: string | undefined;
@@ -53,6 +61,9 @@ export interface Config {
     queryCacheSize: number;
   };
 }
+
+/** The `trust proxy` values we accept; never `true`, which lets any client pick its own IP. */
+export type TrustProxy = false | number | readonly string[];
 
 /** A bad environment variable: the message names it and says what it should be. */
 export class ConfigError extends Error {
@@ -124,6 +135,40 @@ function date(env: Env, name: string): Date | undefined {
   return d;
 }
 
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const MAX_PROXY_HOPS = 32;
+
+/** An IP address, or a CIDR range with a prefix length of 1 or more (`/0` would trust everyone). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', length, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (length === undefined) return true;
+  return /^\d+$/.test(length) && Number(length) >= 1 && Number(length) <= (family === 4 ? 32 : 128);
+}
+
+function trustProxy(env: Env, name: string): TrustProxy {
+  const raw = str(env, name, 'false');
+  if (raw === 'false') return false;
+  if (raw === 'true') {
+    throw new ConfigError(name, `"true" trusts any X-Forwarded-For, which every client can forge; give the number of proxies in front of the API (e.g. 1) or their addresses`);
+  }
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > MAX_PROXY_HOPS) throw new ConfigError(name, `expected a hop count 0..${MAX_PROXY_HOPS}, got ${hops}`);
+    return hops === 0 ? false : hops;
+  }
+  const entries = raw.split(',').map((s) => s.trim());
+  const bad = entries.find((e) => !TRUST_PROXY_NAMES.includes(e) && !isAddressOrRange(e));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      name,
+      `expected false, a hop count, or a comma-separated list of IP addresses, CIDR ranges, ${TRUST_PROXY_NAMES.join(', ')}; "${bad}" is none of these`,
+    );
+  }
+  return entries;
+}
+
 /**
  * Reads and validates the environment once. Throws a {@link ConfigError} naming the
  * first bad variable; returns a frozen object otherwise.
@@ -155,6 +200,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       max: int(env, 'RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
     },
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     jwt: {
       issuer: optional(env, 'JWT_ISSUER'),
       audience: optional(env, 'JWT_AUDIENCE'),

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import express from 'express';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', function () {
@@ -12,6 +13,7 @@ describe('loadConfig', function () {
     expect(config.rateLimit).to.deep.equal({ max: 600, windowSeconds: 60 });
     expect(config.search.rrfK).to.equal(60);
     expect(config.anonymousRead).to.equal('none');
+    expect(config.trustProxy).to.equal(false);
   });
 
   it('returns a frozen object, nested parts included', function () {
@@ -29,9 +31,31 @@ describe('loadConfig', function () {
     ['ANONYMOUS_READ', 'everything', /ANONYMOUS_READ: expected one of none, published/],
     ['RRF_K', '-1', /RRF_K: expected a number >= 1/],
     ['API_V1_DEPRECATED_AT', 'someday', /API_V1_DEPRECATED_AT: expected an ISO 8601 date/],
+    ['TRUST_PROXY', 'true', /TRUST_PROXY: "true" trusts any X-Forwarded-For, which every client can forge/],
+    ['TRUST_PROXY', '33', /TRUST_PROXY: expected a hop count 0\.\.32/],
+    ['TRUST_PROXY', '1.5', /TRUST_PROXY: expected false, a hop count, or a comma-separated list .*; "1\.5" is none/],
+    ['TRUST_PROXY', 'proxy.internal', /TRUST_PROXY: .*"proxy\.internal" is none/],
+    ['TRUST_PROXY', '10.0.0.0/0', /TRUST_PROXY: .*"10\.0\.0\.0\/0" is none/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY: .*"10\.0\.0\.0\/33" is none/],
+    ['TRUST_PROXY', 'loopback,', /TRUST_PROXY: .*"" is none/],
   ] as const) {
     it(`fails fast naming ${name} when it is "${value}"`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, pattern);
+    });
+  }
+
+  for (const [value, expected] of [
+    ['false', false],
+    ['0', false],
+    ['2', 2],
+    ['loopback', ['loopback']],
+    ['loopback, linklocal,uniquelocal', ['loopback', 'linklocal', 'uniquelocal']],
+    ['10.0.0.0/8, 192.168.1.7, 2001:db8::/32, ::1', ['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', '::1']],
+  ] as const) {
+    it(`reads TRUST_PROXY="${value}" as a value Express accepts for 'trust proxy'`, function () {
+      const { trustProxy } = loadConfig({ TRUST_PROXY: value });
+      expect(trustProxy).to.deep.equal(expected);
+      expect(() => express().set('trust proxy', trustProxy)).not.to.throw();
     });
   }
 
