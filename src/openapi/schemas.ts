@@ -130,9 +130,10 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   },
   MatchedVia: {
     type: 'array',
-    description: `Why a result is there. ${Object.entries(MATCHED_VIA_DESCRIPTIONS)
-      .map(([value, meaning]) => `\`${value}\`: ${meaning}`)
-      .join(' ')}`,
+    // Quoted from the search pipeline's own table, one list item per value, so the document cannot drift from it.
+    description: `Why a result is there:\n${Object.entries(MATCHED_VIA_DESCRIPTIONS)
+      .map(([value, meaning]) => `- \`${value}\`: ${meaning}`)
+      .join('\n')}`,
     items: { type: 'string', enum: Object.keys(MATCHED_VIA_DESCRIPTIONS) },
   },
   SearchResultEpisode: {
