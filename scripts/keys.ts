@@ -4,16 +4,41 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
 import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey, type KeyStoreDeps } from '../src/store/api-keys.js';
+import { isTransientStoreError, retryTransient, storeFailure } from '../src/store/transient.js';
+import { positive } from './cli-args.js';
 
 const config = loadConfig(process.env);
 // Logs go to stderr: stdout carries only what a script may capture (the key on the last line).
 const log = createLogger({ name: 'keys', level: config.logLevel, fd: 2 });
 
+/**
+ * Runs one key operation, again with backoff while the store fails transiently, for up
+ * to `waitSeconds`. A reindex write-blocks the old indices until its alias swap, so a
+ * create or revoke during one fails with `cluster_block_exception` and succeeds once it
+ * is over. A failed attempt wrote nothing, so running the whole operation again is safe.
+ */
 async function withStore<T>(run: (deps: KeyStoreDeps) => Promise<T>): Promise<T> {
+  const { wait } = program.opts<{ wait: number }>();
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
   try {
-    const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: config.modelId });
-    return await run({ client, aliases });
+    return await retryTransient(
+      async () => {
+        const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: config.modelId });
+        return await run({ client, aliases });
+      },
+      {
+        budgetMs: wait * 1000,
+        onRetry: (err, attempt, delayMs) => log.warn({ reason: storeFailure(err)?.reason, attempt, delayMs }, 'store busy; retrying'),
+      },
+    );
+  } catch (error) {
+    if (!isTransientStoreError(error)) throw error;
+    const failure = storeFailure(error);
+    throw new KeyStoreError(
+      failure?.type === 'cluster_block_exception'
+        ? `the api-keys index is still write-blocked after ${wait} s: a reindex is probably in progress; retry when it has finished`
+        : `OpenSearch still failing after ${wait} s (${failure?.reason}); retry shortly`,
+    );
   } finally {
     await client.close();
   }
@@ -22,6 +47,7 @@ async function withStore<T>(run: (deps: KeyStoreDeps) => Promise<T>): Promise<T>
 const program = new Command()
   .name('keys')
   .description('Create, revoke and list API keys. A key is shown once, at creation; only its sha256 is stored.')
+  .option('--wait <seconds>', 'how long to keep retrying while OpenSearch is busy or a reindex write-blocks the keys', positive, 30)
   .showHelpAfterError();
 
 program
