@@ -1,47 +1,25 @@
 // Transcript, chapters and related episodes on a small world of our own, including stored data the API must refuse to serve.
 import { expect } from 'chai';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
-import { loadConfig } from '../../src/config.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
-import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { createApiTestStore, episodeRecord, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { episodeRecord } from '../support/api-fixture.js';
+import { useApiWorld } from '../support/api-world.js';
 
 describe('API episode resources: transcript, chapters, related', function () {
   this.timeout(60_000);
-  let client: Client;
-  let store: ApiTestStore;
-  let api: ApiHarness;
-  let alpha: EpisodeRecord[];
-  let headers: Record<string, string>;
+  const world = useApiWorld();
 
-  before(async function () {
-    const config = loadConfig(process.env);
-    client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
-    store = await createApiTestStore(client);
-    ({ alpha } = await seedWorld(store));
-    api = await startApi({ env: { INDEX_PREFIX: store.prefix } });
-    headers = { 'x-api-key': (await store.key('u_member')).key };
-  });
-
-  after(async function () {
-    await api?.close();
-    await store?.drop();
-    await client?.close();
-  });
-
-  const get = (path: string) => api.request(path, { headers });
+  const get = (path: string) => world.api.request(path, { headers: world.memberHeaders });
 
   describe('transcript', function () {
     it('serves the stored transcript exactly as stored, for every non-archived status', async function () {
       for (const id of ['ep_a01', 'ep_a02', 'ep_a04', 'ep_a05', 'ep_a16']) {
         const res = await get(`/api/v1/episodes/${id}/transcript`);
         expect(res.status, id).to.equal(200);
-        expect(res.body, id).to.deep.equal(alpha.find((e) => e.id === id)!.transcript);
+        expect(res.body, id).to.deep.equal(world.alpha.find((e) => e.id === id)!.transcript);
       }
     });
 
     it('answers 404 transcript_not_found when the episode has no transcript yet', async function () {
-      await store.episodes([episodeRecord('ep_untranscribed', 'ch_alpha', { status: 'pending', transcript: null })]);
+      await world.store.episodes([episodeRecord('ep_untranscribed', 'ch_alpha', { status: 'pending', transcript: null })]);
       const res = await get('/api/v1/episodes/ep_untranscribed/transcript');
       expect(res.status).to.equal(404);
       expect(res.body.code).to.equal('transcript_not_found');
@@ -56,26 +34,26 @@ describe('API episode resources: transcript, chapters, related', function () {
     ];
     for (const [what, document] of broken) {
       it(`answers 502 transcript_unreadable for a stored transcript with ${what}`, async function () {
-        await store.put('transcripts', 'ep_a03', { episodeId: 'ep_a03', channelId: 'ch_alpha', status: 'published', archived: false, document });
+        await world.store.put('transcripts', 'ep_a03', { episodeId: 'ep_a03', channelId: 'ch_alpha', status: 'published', archived: false, document });
         try {
           const res = await get('/api/v1/episodes/ep_a03/transcript');
           expect(res.status).to.equal(502);
           expect(res.body.code).to.equal('transcript_unreadable');
         } finally {
-          await store.episodes([alpha[3]!]);
+          await world.store.episodes([world.alpha[3]!]);
         }
       });
     }
 
     it('serves a transcript stored as JSON text once parsed', async function () {
-      const doc = alpha[3]!.transcript;
-      await store.put('transcripts', 'ep_a03', { episodeId: 'ep_a03', channelId: 'ch_alpha', status: 'published', archived: false, document: JSON.stringify(doc) });
+      const doc = world.alpha[3]!.transcript;
+      await world.store.put('transcripts', 'ep_a03', { episodeId: 'ep_a03', channelId: 'ch_alpha', status: 'published', archived: false, document: JSON.stringify(doc) });
       try {
         const res = await get('/api/v1/episodes/ep_a03/transcript');
         expect(res.status).to.equal(200);
         expect(res.body).to.deep.equal(doc);
       } finally {
-        await store.episodes([alpha[3]!]);
+        await world.store.episodes([world.alpha[3]!]);
       }
     });
   });
@@ -84,12 +62,12 @@ describe('API episode resources: transcript, chapters, related', function () {
     it('serves chapters with their key moments as stored', async function () {
       const res = await get('/api/v1/episodes/ep_a01/chapters');
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.equal(alpha[1]!.chapters);
+      expect(res.body).to.deep.equal(world.alpha[1]!.chapters);
     });
 
     it('answers [] for an episode without chapters', async function () {
-      await store.episodes([episodeRecord('ep_nochapters', 'ch_alpha', { chapters: null })]);
-      await store.remove('chapters', 'ep_nochapters');
+      await world.store.episodes([episodeRecord('ep_nochapters', 'ch_alpha', { chapters: null })]);
+      await world.store.remove('chapters', 'ep_nochapters');
       expect((await get('/api/v1/episodes/ep_nochapters/chapters')).body).to.deep.equal([]);
     });
   });
@@ -97,8 +75,8 @@ describe('API episode resources: transcript, chapters, related', function () {
   describe('related (decision 16)', function () {
     /** Expected related list computed from the records: other published, non-archived episodes ranked by shared topics, newest first, then id. */
     function expected(id: string): { id: string; shared: string[] }[] {
-      const source = alpha.find((e) => e.id === id)!;
-      return alpha
+      const source = world.alpha.find((e) => e.id === id)!;
+      return world.alpha
         .filter((e) => e.id !== id && e.status === 'published')
         .map((e) => ({ e, shared: e.topicIds!.filter((t) => source.topicIds!.includes(t)) }))
         .filter((x) => x.shared.length > 0)
@@ -125,11 +103,11 @@ describe('API episode resources: transcript, chapters, related', function () {
       const ids = res.body.map((r: { id: string }) => r.id);
       expect(ids).not.to.include('ep_a07');
       expect(ids).not.to.include('ep_a13');
-      for (const id of ids) expect(alpha.find((e) => e.id === id)!.status).to.equal('published');
+      for (const id of ids) expect(world.alpha.find((e) => e.id === id)!.status).to.equal('published');
     });
 
     it('answers [] for an episode without topics', async function () {
-      await store.episodes([episodeRecord('ep_notopics', 'ch_alpha', { topicIds: [] })]);
+      await world.store.episodes([episodeRecord('ep_notopics', 'ch_alpha', { topicIds: [] })]);
       expect((await get('/api/v1/episodes/ep_notopics/related')).body).to.deep.equal([]);
     });
   });

@@ -1,37 +1,15 @@
 // The episode list on a small world of our own: status views, sorts with ties and nulls, facets, cursors, parameter errors.
 import { expect } from 'chai';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
-import { loadConfig } from '../../src/config.js';
 import { SORTS, type SortName } from '../../src/store/episode-queries.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
-import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { useApiWorld } from '../support/api-world.js';
 
 describe('API episode list: views, sorts, filters and keyset pagination', function () {
   this.timeout(60_000);
-  let client: Client;
-  let store: ApiTestStore;
-  let api: ApiHarness;
-  let alpha: EpisodeRecord[];
-  let auth: Record<string, string>;
+  const world = useApiWorld();
 
-  before(async function () {
-    const config = loadConfig(process.env);
-    client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
-    store = await createApiTestStore(client);
-    ({ alpha } = await seedWorld(store));
-    api = await startApi({ env: { INDEX_PREFIX: store.prefix } });
-    auth = { 'x-api-key': (await store.key('u_member')).key };
-  });
-
-  after(async function () {
-    await api?.close();
-    await store?.drop();
-    await client?.close();
-  });
-
-  const visible = () => alpha.filter((e) => e.status !== 'archived');
-  const list = (query = '') => api.request(`/api/v1/channels/alpha/episodes${query}`, { headers: auth });
+  const visible = () => world.alpha.filter((e) => e.status !== 'archived');
+  const list = (query = '') => world.api.request(`/api/v1/channels/alpha/episodes${query}`, { headers: world.memberHeaders });
 
   /** Follows `nextCursor` to the end and returns every row in order. */
   async function walk(query: string): Promise<{ ids: string[]; pages: number }> {
@@ -117,7 +95,7 @@ describe('API episode list: views, sorts, filters and keyset pagination', functi
       expect(res.body.code, query).to.be.oneOf(['invalid_cursor', 'invalid_parameter']);
       expect(res.body.parameter).to.equal('cursor');
     }
-    const other = await api.request(`/api/v1/channels/custom/episodes?sort=popular&limit=5&topicIds=t_garden&cursor=${cursor}`, { headers: auth });
+    const other = await world.api.request(`/api/v1/channels/custom/episodes?sort=popular&limit=5&topicIds=t_garden&cursor=${cursor}`, { headers: world.memberHeaders });
     expect(other.status, 'cursor of another channel').to.equal(400);
     const same = await list(`?topicIds=t_garden&sort=popular&limit=5&cursor=${cursor}`);
     expect(same.status, 'same query, parameters in another order').to.equal(200);
@@ -177,7 +155,7 @@ describe('API episode list: views, sorts, filters and keyset pagination', functi
       'id', 'title', 'description', 'link', 'thumbnail', 'mediaUrl', 'durationMs', 'publishedAt', 'viewCount', 'status', 'summary', 'error',
       'url', 'topicIds', 'personIds', 'entityIds', 'collectionIds',
     );
-    const custom = await api.request('/api/v1/channels/custom/episodes', { headers: auth });
+    const custom = await world.api.request('/api/v1/channels/custom/episodes', { headers: world.memberHeaders });
     expect(custom.body.episodes[0].url).to.equal('https://show.example.org/episodes/ep_custom1');
   });
 

@@ -1,36 +1,13 @@
 // The search route on a small world of our own: parameters (decisions 2–4), access, and what may never be found.
 import { expect } from 'chai';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
-import { loadConfig } from '../../src/config.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
-import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { useApiWorld } from '../support/api-world.js';
 
 describe('API search route: parameters, access, visibility', function () {
   this.timeout(60_000);
-  let client: Client;
-  let store: ApiTestStore;
-  let api: ApiHarness;
-  let alpha: EpisodeRecord[];
-  let headers: Record<string, string>;
+  // No embedder: the semantic leg is off and every search is keyword-only (the qmsum suite runs the model).
+  const world = useApiWorld();
 
-  before(async function () {
-    const config = loadConfig(process.env);
-    client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
-    store = await createApiTestStore(client);
-    ({ alpha } = await seedWorld(store));
-    // No embedder: the semantic leg is off and every search is keyword-only (the qmsum suite runs the model).
-    api = await startApi({ env: { INDEX_PREFIX: store.prefix } });
-    headers = { 'x-api-key': (await store.key('u_member')).key };
-  });
-
-  after(async function () {
-    await api?.close();
-    await store?.drop();
-    await client?.close();
-  });
-
-  const search = (query: string, h = headers) => api.request(`/api/v1/channels/alpha/search${query}`, { headers: h });
+  const search = (query: string, h = world.memberHeaders) => world.api.request(`/api/v1/channels/alpha/search${query}`, { headers: h });
   const ids = (body: { episodes: { episodeId: string }[] }) => body.episodes.map((e) => e.episodeId);
 
   it('finds episodes by their words, with up to 3 cited segments each on the channel host', async function () {
@@ -47,7 +24,7 @@ describe('API search route: parameters, access, visibility', function () {
 
   it('honours limit (1–50) and answers 200 with no episodes when nothing matches', async function () {
     expect((await search('?q=tomatoes&limit=3')).body.episodes).to.have.length(3);
-    expect((await search('?q=tomatoes&limit=50')).body.episodes).to.have.length(alpha.filter((e) => e.status !== 'archived').length);
+    expect((await search('?q=tomatoes&limit=50')).body.episodes).to.have.length(world.alpha.filter((e) => e.status !== 'archived').length);
     const none = await search('?q=xylophonequartz');
     expect(none.status).to.equal(200);
     expect(none.body).to.deep.equal({ query: 'xylophonequartz', episodes: [] });
@@ -70,19 +47,19 @@ describe('API search route: parameters, access, visibility', function () {
 
   it('checks access before answering even an empty query', async function () {
     expect((await search('')).status).to.equal(200);
-    expect((await api.request('/api/v1/channels/alpha/search')).status).to.equal(401);
-    expect((await api.request('/api/v1/channels/free-show/search', { headers })).status).to.equal(403);
-    expect((await api.request('/api/v1/channels/nope/search', { headers })).status).to.equal(404);
+    expect((await world.api.request('/api/v1/channels/alpha/search')).status).to.equal(401);
+    expect((await world.api.request('/api/v1/channels/free-show/search', { headers: world.memberHeaders })).status).to.equal(403);
+    expect((await world.api.request('/api/v1/channels/nope/search', { headers: world.memberHeaders })).status).to.equal(404);
   });
 
   it('applies the facet filters and episode scope', async function () {
     const sun = await search('?q=tomatoes&topicIds=t_sun&limit=50');
-    const expected = alpha.filter((e) => e.status !== 'archived' && e.topicIds!.includes('t_sun')).map((e) => e.id);
+    const expected = world.alpha.filter((e) => e.status !== 'archived' && e.topicIds!.includes('t_sun')).map((e) => e.id);
     expect(ids(sun.body).sort()).to.deep.equal(expected.sort());
     const scoped = await search('?q=tomatoes&episodeIds=ep_a01,ep_a02');
     expect(ids(scoped.body).sort()).to.deep.equal(['ep_a01', 'ep_a02']);
     const year = await search('?q=tomatoes&year=2021&limit=50');
-    expect(ids(year.body).every((id) => alpha.find((e) => e.id === id)!.publishedAt.startsWith('2021'))).to.equal(true);
+    expect(ids(year.body).every((id) => world.alpha.find((e) => e.id === id)!.publishedAt.startsWith('2021'))).to.equal(true);
   });
 
   it('never finds an archived episode, by title, words or scope', async function () {
