@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
-import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey, type KeyStoreDeps } from '../src/store/api-keys.js';
+import { KeyStoreError, listApiKeys, newApiKey, revokeApiKey, storeApiKey, type KeyStoreDeps } from '../src/store/api-keys.js';
 import { isTransientStoreError, retryTransient, storeFailure } from '../src/store/transient.js';
 import { positive } from './cli-args.js';
 
@@ -13,9 +13,11 @@ const log = createLogger({ name: 'keys', level: config.logLevel, fd: 2 });
 
 /**
  * Runs one key operation, again with backoff while the store fails transiently, for up
- * to `waitSeconds`. A reindex write-blocks the old indices until its alias swap, so a
+ * to `--wait` seconds. A reindex write-blocks the old indices until its alias swap, so a
  * create or revoke during one fails with `cluster_block_exception` and succeeds once it
- * is over. A failed attempt wrote nothing, so running the whole operation again is safe.
+ * is over. An attempt may also time out after its write landed, so every operation is
+ * safe to run again: create stores a key made once, before the first attempt, under an id
+ * it cannot write twice; revoke only rewrites the one record; list only reads.
  */
 async function withStore<T>(run: (deps: KeyStoreDeps) => Promise<T>): Promise<T> {
   const { wait } = program.opts<{ wait: number }>();
@@ -56,7 +58,8 @@ program
   .requiredOption('--user <id>', 'user id owning the key')
   .option('--name <label>', 'a label to recognise the key by')
   .action(async ({ user, name }: { user: string; name?: string }) => {
-    const { key, record } = await withStore((deps) => createApiKey(deps, { userId: user, name: name ?? null }));
+    const created = newApiKey({ userId: user, name: name ?? null });
+    const { key, record } = await withStore((deps) => storeApiKey(deps, created));
     log.info({ keyId: record.keyId, userId: record.userId }, 'key created');
     process.stdout.write(`keyId ${record.keyId} for ${record.userId}${record.name ? ` (${record.name})` : ''}; store the key now, it is not shown again:\n${key}\n`);
   });

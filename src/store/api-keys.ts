@@ -2,6 +2,7 @@
 import type { Client, IndexAliases } from './opensearch.js';
 import type { ApiKeyDoc, UserDoc } from './documents.js';
 import { generateApiKey, generateKeyId, hashApiKey } from '../auth/api-keys.js';
+import { storeFailure } from './transient.js';
 
 export interface KeyStoreDeps {
   client: Client;
@@ -21,36 +22,61 @@ async function findUser({ client, aliases }: KeyStoreDeps, userId: string): Prom
   return (res.body.hits.hits[0]?._source as UserDoc | undefined) ?? undefined;
 }
 
+/** A new key and its record, made once so that storing it can be retried without minting a second key. */
+export interface NewApiKey {
+  key: string;
+  record: ApiKeyDoc;
+}
+
+/** Makes a key and its record for `userId`; nothing is stored (see {@link storeApiKey}). */
+export function newApiKey({ userId, name = null, now = new Date() }: { userId: string; name?: string | null; now?: Date }): NewApiKey {
+  const key = generateApiKey();
+  return {
+    key,
+    record: {
+      keyId: generateKeyId(),
+      userId,
+      name,
+      hash: hashApiKey(key),
+      last4: key.slice(-4),
+      createdAt: now.toISOString(),
+      revokedAt: null,
+    },
+  };
+}
+
 /**
- * Creates a key for a user on the paid plan and returns it with its record. The record
- * is stored under `_id` = sha256(key), so each API call reads it with a real-time GET
- * (no refresh lag: a revocation counts from the very next request).
+ * Stores a key made by {@link newApiKey} if its user is on the paid plan. The record goes
+ * under `_id` = sha256(key), so each API call reads it with a real-time GET (no refresh
+ * lag: a revocation counts from the very next request), and with `op_type: create`, so
+ * storing the same key again is a no-op: a 409 there means an earlier attempt landed
+ * (its answer lost to a timeout), and the record under that id is this very one.
  */
-export async function createApiKey(
-  deps: KeyStoreDeps,
-  { userId, name = null, now = new Date() }: { userId: string; name?: string | null; now?: Date },
-): Promise<{ key: string; record: ApiKeyDoc }> {
+export async function storeApiKey(deps: KeyStoreDeps, created: NewApiKey): Promise<NewApiKey> {
+  const { userId } = created.record;
   const user = await findUser(deps, userId);
   if (!user) throw new KeyStoreError(`no user "${userId}"`);
   if (user.plan !== 'paid') throw new KeyStoreError(`user "${userId}" is on the "${user.plan}" plan; API keys need the paid plan`);
-  const key = generateApiKey();
-  const record: ApiKeyDoc = {
-    keyId: generateKeyId(),
-    userId,
-    name,
-    hash: hashApiKey(key),
-    last4: key.slice(-4),
-    createdAt: now.toISOString(),
-    revokedAt: null,
-  };
-  await deps.client.index({
-    index: deps.aliases['api-keys'],
-    id: record.hash,
-    body: record as never,
-    op_type: 'create',
-    refresh: 'wait_for',
-  } as never);
-  return { key, record };
+  try {
+    await deps.client.index({
+      index: deps.aliases['api-keys'],
+      id: created.record.hash,
+      body: created.record as never,
+      op_type: 'create',
+      refresh: 'wait_for',
+    } as never);
+  } catch (error) {
+    if (storeFailure(error)?.status !== 409) throw error;
+  }
+  return created;
+}
+
+/** Creates a key for a user on the paid plan and returns it with its record: {@link newApiKey}, then {@link storeApiKey}. */
+export async function createApiKey(
+  deps: KeyStoreDeps,
+  options: { userId: string; name?: string | null; now?: Date },
+): Promise<NewApiKey> {
+  return storeApiKey(deps, newApiKey(options));
 }
 
 /** Marks a key revoked. Returns false when no such key exists; revoking twice keeps the first date. */

@@ -1,7 +1,9 @@
-// The keys CLI while a reindex write-blocks the api-keys index: it waits for the block to go, or gives up with one clear line.
+// The keys CLI while a reindex write-blocks the api-keys index: it waits for the block to go, or gives up with one clear line;
+// a retried create stores its one key once.
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { hashApiKey } from '../../src/auth/api-keys.js';
+import { newApiKey, storeApiKey } from '../../src/store/api-keys.js';
 import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
 import { REPO_ROOT, privatePrefix, testClient } from '../support/indexer-env.js';
 
@@ -56,7 +58,9 @@ describe('keys CLI during a reindex write block', function () {
   before(async function () {
     client = testClient();
     aliases = await ensureIndices(client, { prefix, modelId: 'test-model' });
-    await client.index({ index: aliases.users, id: 'u_paid', body: { id: 'u_paid', name: 'Paid', plan: 'paid' }, refresh: 'true' } as never);
+    for (const id of ['u_paid', 'u_retry']) {
+      await client.index({ index: aliases.users, id, body: { id, name: 'Paid', plan: 'paid' }, refresh: 'true' } as never);
+    }
   });
 
   afterEach(async function () {
@@ -100,5 +104,15 @@ describe('keys CLI during a reindex write block', function () {
     const last = run.stderr.trim().split('\n').at(-1)!;
     expect(last).to.equal('keys: the api-keys index is still write-blocked after 2 s: a reindex is probably in progress; retry when it has finished');
     expect(await keysOf('u_paid')).to.equal(before);
+  });
+
+  it('stores a key once however often its write is repeated, as a retry after a lost answer does', async function () {
+    const created = newApiKey({ userId: 'u_retry', name: 'retried' });
+    const deps = { client, aliases };
+    expect(await storeApiKey(deps, created)).to.equal(created);
+    expect(await storeApiKey(deps, created)).to.equal(created);
+    expect(await keysOf('u_retry')).to.equal(1);
+    const stored = await client.get({ index: aliases['api-keys'], id: created.record.hash });
+    expect(stored.body._source).to.deep.equal(created.record);
   });
 });
