@@ -25,8 +25,24 @@ export function createRedisConnection(url: string): Redis {
 
 export type IngestQueue = Queue<IngestJob, JobResult>;
 
-export function createIngestQueue({ connection, name }: { connection: Redis; name: string }): IngestQueue {
-  return new Queue<IngestJob, JobResult>(name, { connection, defaultJobOptions: INGEST_JOB_OPTIONS });
+/**
+ * The ingest queue. While Redis is unreachable its commands wait for the connection to
+ * come back; the connection errors meanwhile are logged once per 10 s, not per retry.
+ */
+export function createIngestQueue({ connection, name, log }: { connection: Redis; name: string; log?: Logger }): IngestQueue {
+  const queue = new Queue<IngestJob, JobResult>(name, { connection, defaultJobOptions: INGEST_JOB_OPTIONS });
+  queue.on('error', throttled(10_000, (err: Error) => log?.warn({ err: err.message }, 'queue: Redis unreachable, waiting for it')));
+  return queue;
+}
+
+/** `fn`, called at most once per `ms` (later calls inside the window are dropped). */
+function throttled<A extends unknown[]>(ms: number, fn: (...args: A) => void): (...args: A) => void {
+  let last = 0;
+  return (...args) => {
+    if (Date.now() - last < ms) return;
+    last = Date.now();
+    fn(...args);
+  };
 }
 
 /**
@@ -94,7 +110,7 @@ export function createIngestWorker({
     log?.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message, name: err.name }, 'job failed'),
   );
   worker.on('stalled', (jobId) => log?.warn({ jobId }, 'job stalled (its worker died); it will run again'));
-  worker.on('error', (err) => log?.error({ err: err.message }, 'worker error'));
+  worker.on('error', throttled(10_000, (err: Error) => log?.error({ err: err.message }, 'worker error (repeats within 10 s not logged)')));
   return worker;
 }
 

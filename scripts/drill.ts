@@ -1,32 +1,45 @@
 // `npm run drill [scenario…]`: fault drills against the local stack (stops and restarts the services `npm run services -- up` started).
 import { Command } from 'commander';
+import { createLogger } from '../src/logger.js';
 import { DEFAULT_PREFIX } from './drills/local-api.js';
 import { openSearchRestartDrill } from './drills/opensearch-restart.js';
+import { SAMPLE_LIBRARY } from './drills/ingest-run.js';
+import { redisQueueDrill } from './drills/redis-queue.js';
 import { redisRestartDrill } from './drills/redis-restart.js';
 import type { DrillResult } from './drills/request-loop.js';
+import { workerKillDrill } from './drills/worker-kill.js';
+import { ensureModel } from './provision/model.js';
+import { CACHE_DIR } from './provision/paths.js';
 
-const SCENARIOS: Record<string, (o: { prefix: string }) => Promise<DrillResult>> = {
+/** API drills run over the loaded `prefix`; worker drills ingest `library` into throw-away prefixes. */
+const SCENARIOS: Record<string, (o: { prefix: string; library: string }) => Promise<DrillResult>> = {
   redis: redisRestartDrill,
   opensearch: openSearchRestartDrill,
+  'worker-kill': workerKillDrill,
+  'redis-queue': redisQueueDrill,
 };
 
 const program = new Command()
   .name('drill')
   .description(
     `Fault drills, each bounded and printing pass/fail with figures: ${Object.keys(SCENARIOS).join(', ')} (default: all).\n` +
-      'They STOP and restart the local OpenSearch/Redis of `npm run services -- up`: never run them against a shared stack.',
+      'They STOP (or kill) and restart the local OpenSearch/Redis of `npm run services -- up`: never run them against a shared stack.',
   )
-  .option('--prefix <prefix>', 'index prefix holding a loaded library', DEFAULT_PREFIX)
+  .option('--prefix <prefix>', 'index prefix holding a loaded library (API drills)', DEFAULT_PREFIX)
+  .option('--library <dir>', 'library the worker drills ingest (embedded afresh each time)', SAMPLE_LIBRARY)
   .argument('[scenarios...]')
   .parse();
-const { prefix } = program.opts<{ prefix: string }>();
+const { prefix, library } = program.opts<{ prefix: string; library: string }>();
 const names = program.args.length ? program.args : Object.keys(SCENARIOS);
 for (const n of names) if (!SCENARIOS[n]) program.error(`unknown scenario "${n}" (known: ${Object.keys(SCENARIOS).join(', ')})`);
+
+// The worker drills embed with the real model, local files only (as `npm test` does).
+process.env.MODEL_DIR ||= await ensureModel({ cacheDir: CACHE_DIR, log: createLogger({ name: 'drill', level: 'warn', fd: 2 }) });
 
 const results: DrillResult[] = [];
 for (const name of names) {
   process.stderr.write(`drill: ${name}\n`);
-  const result = await SCENARIOS[name]!({ prefix });
+  const result = await SCENARIOS[name]!({ prefix, library });
   results.push(result);
   process.stdout.write(`\n${result.ok ? 'PASS' : 'FAIL'} ${result.name}\n`);
   for (const c of result.checks) process.stdout.write(`  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);

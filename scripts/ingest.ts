@@ -63,7 +63,7 @@ async function* jobs(hooks: Parameters<typeof libraryJobs>[1]): AsyncGenerator<I
 
 async function queued(): Promise<LoadSummary> {
   const connection = createRedisConnection(config.redisUrl);
-  const queue = createIngestQueue({ connection, name: config.queueName });
+  const queue = createIngestQueue({ connection, name: config.queueName, log });
   const summary = createSummary(dir);
   const ids: string[] = [];
   const kinds = new Map<string, string>();

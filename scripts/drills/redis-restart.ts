@@ -25,10 +25,12 @@ export async function redisRestartDrill({ prefix, downSeconds = 8 }: { prefix: s
     await sleep(1500);
     const duringLimited = await probe(api.baseUrl, PATH, limited!);
     await sleep(downSeconds * 1000 - 1500);
+    // Requests up to here met a dead Redis; the new server may answer before ensureRedis returns.
+    const restartingAt = Date.now();
     await ensureRedis({ env: { ...process.env, REDIS_PORT: redisPort }, log });
     const restartedAt = Date.now();
     process.stderr.write(`drill redis: Redis restarted after ${((restartedAt - stoppedAt) / 1000).toFixed(1)} s\n`);
-    // Limits back: a fresh key (counters are gone with Redis' memory) hits 429 after LIMIT calls.
+    // Limits back: a fresh key hits 429 after LIMIT calls.
     let limitBackMs: number | undefined;
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline && limitBackMs === undefined) {
@@ -38,7 +40,7 @@ export async function redisRestartDrill({ prefix, downSeconds = 8 }: { prefix: s
     }
     await sleep(500);
     const samples = await loop.stop();
-    const down = samples.filter((s) => s.at >= stoppedAt && s.at < restartedAt);
+    const down = samples.filter((s) => s.at >= stoppedAt && s.at < restartingAt);
     const fiveXX = samples.filter((s) => s.status >= 500 || s.status === 0);
     const slow = samples.filter((s) => s.ms > 2500);
     const checks = [

@@ -152,11 +152,17 @@ export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Prom
   throw failure(provisionError('REDIS_UNHEALTHY', LOG_FILE));
 }
 
-/** Stops the Redis `up` started (SIGTERM, SIGKILL after 10 s) and clears its state. */
-export async function stopRedis({ log }: { log: Logger }): Promise<RedisState | undefined> {
+/**
+ * Stops the Redis `up` started (SIGTERM, SIGKILL after 10 s) and clears its state.
+ * `crash` kills it outright instead, as a power cut would (the drills use it).
+ */
+export async function stopRedis({ log, crash = false }: { log: Logger; crash?: boolean }): Promise<RedisState | undefined> {
   const state = readState<RedisState>(STATE);
   if (!state) return undefined;
-  if (isOurProcess(state.pid, 'redis-server')) await stopProcess(state.pid, { timeoutMs: 10_000, name: 'Redis', log });
+  if (isOurProcess(state.pid, 'redis-server')) {
+    if (crash) process.kill(state.pid, 'SIGKILL');
+    await stopProcess(state.pid, { timeoutMs: 10_000, name: 'Redis', log });
+  }
   clearState(STATE);
   return state;
 }

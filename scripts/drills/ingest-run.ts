@@ -1,0 +1,129 @@
+// A real ingest for the worker drills: `npm run ingest` and `npm run worker` as child processes over a
+// throw-away prefix and queue, watched through the queue, judged by what ends up in the store.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.js';
+import { createOpenSearchClient, deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { libraryJobs } from '../../indexer/jobs.js';
+import { createIngestQueue, createRedisConnection, type IngestQueue } from '../../indexer/queue.js';
+import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { verifyIndexed, type IndexCheck } from '../../indexer/verify.js';
+import { sleep } from './request-loop.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SAMPLE_LIBRARY = fileURLToPath(new URL('../../sample-library/', import.meta.url));
+
+export interface Child {
+  process: ChildProcess;
+  exited: Promise<number | null>;
+  stderr(): string;
+  alive(): boolean;
+}
+
+function script(file: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let text = '';
+  child.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { process: child, exited, stderr: () => text, alive: () => child.exitCode === null && child.signalCode === null };
+}
+
+export interface IngestRun {
+  queue: IngestQueue;
+  records: EpisodeRecord[];
+  /** The waiting `npm run ingest`. */
+  ingest: Child;
+  workers: Child[];
+  startWorker(): Child;
+  /** Ids of the episode jobs completed so far, and of those running now. */
+  episodeJobs(): Promise<{ completed: string[]; active: string[] }>;
+  /** Waits for the ingest to exit (at most `timeoutMs`), then checks the store against the records. */
+  finish(timeoutMs?: number): Promise<{ exitCode: number | null | 'timeout'; check: IndexCheck; seconds: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an ingest of `library` into `prefix` through queue `queueName` with one worker,
+ * after clearing both. Passages are embedded by the real model every time: the vector
+ * cache is switched off, so that the run lasts long enough to be interrupted.
+ */
+export async function startIngestRun({
+  library = SAMPLE_LIBRARY,
+  prefix,
+  queueName,
+}: {
+  library?: string;
+  prefix: string;
+  queueName: string;
+}): Promise<IngestRun> {
+  const config = loadConfig(process.env);
+  const client: Client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
+  const connection = createRedisConnection(config.redisUrl);
+  const queue = createIngestQueue({ connection, name: queueName });
+  await queue.obliterate({ force: true });
+  await deleteIndices(client, prefix);
+
+  const records: EpisodeRecord[] = [];
+  for await (const job of libraryJobs(library, { onIssue: () => undefined })) if (job.kind === 'episode') records.push(job.record);
+
+  const env: NodeJS.ProcessEnv = { ...process.env, INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
+  delete env.EMBED_CACHE_DIR;
+  const workers: Child[] = [];
+  const startWorker = () => {
+    const worker = script('scripts/worker.ts', [], env);
+    workers.push(worker);
+    return worker;
+  };
+  const startedAt = Date.now();
+  const ingest = script('scripts/ingest.ts', [library], env);
+  // The ingest creates the indices before its first job; the worker starts after that.
+  const queued = await waitFor(async () => (await queue.count()) > 0 || !ingest.alive(), 120_000);
+  if (!queued || !ingest.alive()) {
+    if (ingest.alive()) ingest.process.kill('SIGKILL');
+    await Promise.allSettled([queue.close(), client.close()]);
+    connection.disconnect();
+    throw new Error(`the ingest enqueued nothing: ${ingest.stderr().trim().split('\n').pop() ?? 'no output'}`);
+  }
+  startWorker();
+
+  return {
+    queue,
+    records,
+    ingest,
+    workers,
+    startWorker,
+    async episodeJobs() {
+      const ids = async (state: 'completed' | 'active') =>
+        (await queue.getJobs([state], 0, -1)).map((j) => j.id!).filter((id) => id.startsWith('episode-'));
+      return { completed: await ids('completed'), active: await ids('active') };
+    },
+    async finish(timeoutMs = 15 * 60_000) {
+      const exitCode = await Promise.race([ingest.exited, sleep(timeoutMs).then(() => 'timeout' as const)]);
+      const seconds = (Date.now() - startedAt) / 1000;
+      return { exitCode, check: await verifyIndexed(client, indexAliases(prefix), records), seconds };
+    },
+    async close() {
+      for (const child of [ingest, ...workers]) if (child.alive()) child.process.kill('SIGKILL');
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      connection.disconnect();
+      await deleteIndices(client, prefix).catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+/** Polls `test` every 100 ms until it is true; false when `timeoutMs` passes first. */
+export async function waitFor(test: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await test()) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+/** The ingest's closing summary line, e.g. `indexed 11, unchanged 0, failed 0, removed 0`. */
+export function summaryLine(stderr: string): string {
+  return /indexed \d+, unchanged \d+, failed \d+, removed \d+/.exec(stderr)?.[0] ?? 'no summary';
+}
