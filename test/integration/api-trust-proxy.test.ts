@@ -1,42 +1,29 @@
 // TRUST_PROXY decides whether X-Forwarded-For names the client, hence the rate-limit bucket of anonymous callers behind a reverse proxy.
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { loadConfig } from '../../src/config.js';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { startLocalApi, type LocalApi } from '../../scripts/drills/local-api.js';
 import { rawRequest } from '../support/api-harness.js';
-import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { useWorldStore } from '../support/api-world.js';
 
 describe('TRUST_PROXY: the client address behind a reverse proxy', function () {
   this.timeout(60_000);
-  let client: Client;
-  let store: ApiTestStore;
+  // One app per test (each its own TRUST_PROXY and logger), all over the one seeded world.
+  const world = useWorldStore();
   let api: LocalApi | undefined;
   /** What the app logged at warn and above. */
   let logged: string[];
-
-  before(async function () {
-    client = createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 30_000 });
-    store = await createApiTestStore(client);
-    await seedWorld(store);
-  });
 
   afterEach(async function () {
     await api?.close();
     api = undefined;
   });
 
-  after(async function () {
-    await store?.drop();
-    await client?.close();
-  });
-
   /** The app over the test store, anonymous reading on, 10 calls a minute; its counters start empty. */
   async function start(env: Record<string, string> = {}): Promise<LocalApi> {
     logged = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => logged.push(line) });
-    api = await startLocalApi({ prefix: store.prefix, keys: 0, embedder: false, log, env: { ANONYMOUS_READ: 'published', RATE_LIMIT_MAX: '10', ...env } });
-    const counters = await api.redis.keys(`rl:${store.prefix}*`);
+    api = await startLocalApi({ prefix: world.store.prefix, keys: 0, embedder: false, log, env: { ANONYMOUS_READ: 'published', RATE_LIMIT_MAX: '10', ...env } });
+    const counters = await api.redis.keys(`rl:${world.store.prefix}*`);
     if (counters.length > 0) await api.redis.del(...counters);
     return api;
   }
