@@ -2,7 +2,7 @@
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../src/logger.js';
-import { jobIdOf, runJob, type IngestJob, type JobResult } from './jobs.js';
+import { jobIdOf, runJob, type IngestJob, type JobResult, type SyncJob } from './jobs.js';
 import type { IndexContext } from './load-episode.js';
 
 /**
@@ -92,9 +92,16 @@ export function createIngestWorker({
   maxStalledCount = 3,
   log,
 }: IngestWorkerOptions): Worker<IngestJob, JobResult> {
+  // For the sync's look at the queue (a Worker cannot list jobs).
+  let queue: IngestQueue | undefined;
   const worker = new Worker<IngestJob, JobResult>(
     name,
     async (job: Job<IngestJob, JobResult>) => {
+      if (job.data.kind === 'sync') {
+        queue ??= createIngestQueue({ connection, name, log });
+        const dropped = await dropJobsOfRemovedEpisodes(queue, job.data);
+        if (dropped > 0) log?.info({ jobId: job.id, dropped }, 'sync: dropped queued jobs of removed episodes');
+      }
       let embedded = 0;
       return runJob(ctx, job.data, {
         onEmbedded: (n) => {
@@ -105,6 +112,7 @@ export function createIngestWorker({
     },
     { connection, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount },
   );
+  worker.on('closed', () => void queue?.close());
   worker.on('completed', (job, result) => log?.info({ jobId: job.id, ...summarize(result) }, 'job completed'));
   worker.on('failed', (job, err) =>
     log?.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message, name: err.name }, 'job failed'),
@@ -112,6 +120,39 @@ export function createIngestWorker({
   worker.on('stalled', (jobId) => log?.warn({ jobId }, 'job stalled (its worker died); it will run again'));
   worker.on('error', throttled(10_000, (err: Error) => log?.error({ err: err.message }, 'worker error (repeats within 10 s not logged)')));
   return worker;
+}
+
+const EPISODE_JOB_ID = /^episode-(.+)-[0-9a-f]{16}(?:-force)?$/;
+
+/**
+ * Keeps an older job from bringing back an episode the sync is about to remove: jobs of
+ * the sync's channels for episodes it does not keep are taken off the queue while they
+ * wait (say, for a retry), and those running are waited for (at most `waitMs`) so that
+ * the removal comes after their writes. Returns how many were dropped.
+ */
+export async function dropJobsOfRemovedEpisodes(
+  queue: IngestQueue,
+  sync: Pick<SyncJob, 'channelIds' | 'keepIds'>,
+  { waitMs = 5 * 60_000 }: { waitMs?: number } = {},
+): Promise<number> {
+  const keep = new Set(sync.keepIds);
+  const channels = new Set(sync.channelIds);
+  // Ids first (they name the episode), then only the candidates' payloads (they name the channel).
+  const doomed = async (states: Parameters<IngestQueue['getRanges']>[0]) => {
+    const ids: string[] = [];
+    for (const id of await queue.getRanges(states)) {
+      const episodeId = EPISODE_JOB_ID.exec(id)?.[1];
+      if (episodeId === undefined || keep.has(episodeId)) continue;
+      const job = await queue.getJob(id);
+      if (job?.data.kind === 'episode' && channels.has(job.data.record.channelId)) ids.push(id);
+    }
+    return ids;
+  };
+  let dropped = 0;
+  for (const id of await doomed(['waiting', 'delayed', 'prioritized'])) dropped += (await queue.remove(id)) ? 1 : 0;
+  const deadline = Date.now() + waitMs;
+  while ((await doomed(['active'])).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+  return dropped;
 }
 
 function summarize(result: JobResult): Record<string, unknown> {

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
 import { createHashEmbedder } from '../../src/embedder.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
-import { libraryJobs, type IngestJob } from '../../indexer/jobs.js';
+import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs, type IngestQueue } from '../../indexer/queue.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { verifyIndexed } from '../../indexer/verify.js';
@@ -139,6 +139,27 @@ describe('indexer: queue and worker', function () {
     expect(ingest.stderrText()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
     expect(ingest.stderrText()).to.match(/re-enqueued/);
     expect(await countDocs(client, prefix, 'episodes')).to.equal(11);
+  });
+
+  it('does not let an older queued job bring back an episode the sync removes', async function () {
+    const embedder = createHashEmbedder();
+    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+    const record = (id: string, channelId: string): EpisodeRecord => ({ id, channelId, title: id, publishedAt: '2024-01-01T00:00:00Z', status: 'published' });
+    // An older run's jobs, waiting for a retry: one of an episode since removed from the library,
+    // one of another channel's episode that this library does not own.
+    const gone = await queue.add('episode', { kind: 'episode', record: record('ep_gone', 'ch_a') }, { jobId: jobIdOf({ kind: 'episode', record: record('ep_gone', 'ch_a') }), delay: 60_000 });
+    const other = await queue.add('episode', { kind: 'episode', record: record('ep_other', 'ch_b') }, { jobId: jobIdOf({ kind: 'episode', record: record('ep_other', 'ch_b') }), delay: 60_000 });
+    const sync: IngestJob = { kind: 'sync', library: 'test', channelIds: ['ch_a'], keepIds: ['ep_kept'] };
+    await queue.add('sync', sync, { jobId: jobIdOf(sync) });
+    const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
+    try {
+      const [done] = await waitForJobs(queue, [jobIdOf(sync)], { pollMs: 100 });
+      expect(done!.state, done!.reason).to.equal('completed');
+    } finally {
+      await worker.close();
+    }
+    expect(await queue.getJob(gone.id!), 'the removed episode’s job').to.equal(undefined);
+    expect(await queue.getJobState(other.id!), 'another channel’s job').to.equal('delayed');
   });
 
   it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
