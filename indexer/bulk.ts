@@ -1,6 +1,7 @@
 // `_bulk` writes cut to a byte budget, with every item's result checked.
 import type { Client } from '@opensearch-project/opensearch';
-import { RetryableIndexError, UnrecoverableIndexError, isTransient, storeCall } from './errors.js';
+import { isTransient } from '../src/store/transient.js';
+import { RetryableIndexError, UnrecoverableIndexError, storeCall } from './errors.js';
 
 /** One write: index a document under `id`, or delete `id` (a missing document is fine). */
 export type BulkOp =
@@ -26,8 +27,9 @@ function serialize(op: BulkOp): string {
 
 /**
  * Checks every item of a `_bulk` answer (it is 200 even when items fail). A refused
- * document (mapping, validation) throws {@link UnrecoverableIndexError}; only
- * 429/5xx-type item failures throw {@link RetryableIndexError}. Exported for tests.
+ * document (mapping, validation) throws {@link UnrecoverableIndexError}; only items
+ * failed transiently (overload, a write block: `isTransient` of the store) throw
+ * {@link RetryableIndexError}. Exported for tests.
  */
 export function checkBulkItems(items: Record<string, BulkItem>[], ops: readonly BulkOp[]): BulkResult {
   const result: BulkResult = { indexed: 0, deleted: 0 };
@@ -44,7 +46,7 @@ export function checkBulkItems(items: Record<string, BulkItem>[], ops: readonly 
     const reason = `${action} ${op?.index}/${op?.id}: ${item.status} ${item.error?.type}: ${item.error?.reason}${
       item.error?.caused_by?.reason ? ` (${item.error.caused_by.reason})` : ''
     }`;
-    if (!isTransient(item.status, item.error?.type)) throw new UnrecoverableIndexError('store_rejected', reason);
+    if (!isTransient({ status: item.status, type: item.error?.type })) throw new UnrecoverableIndexError('store_rejected', reason);
     retryable ??= reason;
   });
   if (retryable) throw new RetryableIndexError('store_unavailable', retryable);

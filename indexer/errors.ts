@@ -1,6 +1,6 @@
 // Indexer error classes: the class decides whether a job is retried (BullMQ's rule).
 import { UnrecoverableError } from 'bullmq';
-import { isTransient as isTransientFailure, storeFailure } from '../src/store/transient.js';
+import { isTransient, storeFailure } from '../src/store/transient.js';
 
 /** Stable codes of indexer failures, for logs and summaries. */
 export type IndexErrorCode =
@@ -38,11 +38,6 @@ export class UnrecoverableIndexError extends UnrecoverableError {
   }
 }
 
-/** Is an HTTP status or OpenSearch error type worth retrying? (`isTransient` of the store, for `_bulk` items.) */
-export function isTransient(status: number | undefined, type?: string): boolean {
-  return isTransientFailure({ status, type });
-}
-
 /**
  * Turns anything the OpenSearch client threw into a {@link RetryableIndexError} or an
  * {@link UnrecoverableIndexError}; indexer errors pass through unchanged. A missing
@@ -53,7 +48,7 @@ export function classifyStoreError(err: unknown, what: string): Error {
   const failure = storeFailure(err);
   if (!failure) return err instanceof Error ? err : new Error(String(err));
   const message = failure.unreachable ? `${what}: ${failure.reason}` : `${what}: ${failure.status} ${failure.reason}`;
-  return isTransientFailure(failure)
+  return isTransient(failure)
     ? new RetryableIndexError('store_unavailable', message, { cause: err })
     : new UnrecoverableIndexError('store_rejected', message, { cause: err });
 }
