@@ -1,8 +1,9 @@
 // Maps ranked episode groups to the spec's SearchResult, with citation URLs per decision 15.
 import type { ChannelDoc } from '../store/documents.js';
-import type { EpisodeGroup, EpisodeMeta, MatchedSegment, MatchedVia, PassageHit, SearchResult } from './types.js';
+import { MATCHED_VIA_DESCRIPTIONS, type EpisodeGroup, type EpisodeMeta, type MatchedSegment, type MatchedVia, type PassageHit, type SearchResult } from './types.js';
 
-const VIA_ORDER: readonly MatchedVia[] = ['keyword', 'semantic', 'title', 'chapter', 'moment'];
+/** `matchedVia` lists its values in the order of their descriptions, as the OpenAPI document does. */
+const VIA_ORDER = Object.keys(MATCHED_VIA_DESCRIPTIONS) as readonly MatchedVia[];
 
 /** The channel's host: its custom domain, else `<slug>.<channelBaseDomain>`. */
 export function channelHost(channel: Pick<ChannelDoc, 'slug' | 'customDomain'>, channelBaseDomain: string): string {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { reciprocalRankFusion } from '../../src/search/fusion.js';
 import { groupByEpisode } from '../../src/search/group.js';
 import { citation, toSearchResult } from '../../src/search/result.js';
+import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
 import { CHANNEL, episodeHits, meta, passage, passageHits } from '../support/search-fixtures.js';
 
 describe('toSearchResult', function () {
@@ -50,6 +51,9 @@ describe('toSearchResult', function () {
     expect(byId.get('ep_2')!.matchedVia).to.deep.equal(['keyword', 'chapter']);
     expect(byId.get('ep_3')!.matchedVia).to.deep.equal(['title']);
     expect(byId.get('ep_3')!.segments).to.deep.equal([]);
+    for (const via of [...r.episodes, ...r.episodes.flatMap((e) => e.segments)].map((x) => x.matchedVia)) {
+      expect(via, 'in the order of MATCHED_VIA_DESCRIPTIONS').to.deep.equal(Object.keys(MATCHED_VIA_DESCRIPTIONS).filter((v) => (via as string[]).includes(v)));
+    }
   });
 
   it('cites the stand-in passage of an episode matched by title alone', function () {
