@@ -8,7 +8,9 @@ import { libraryJobs } from '../../indexer/jobs.js';
 import { createIngestQueue, createRedisConnection, type IngestQueue } from '../../indexer/queue.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { verifyIndexed, type IndexCheck } from '../../indexer/verify.js';
-import { sleep } from './request-loop.js';
+import { check, sleep, type DrillResult } from './request-loop.js';
+
+type Check = DrillResult['checks'][number];
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SAMPLE_LIBRARY = fileURLToPath(new URL('../../sample-library/', import.meta.url));
@@ -37,8 +39,12 @@ export interface IngestRun {
   startWorker(): Child;
   /** Ids of the episode jobs completed so far, and of those running now. */
   episodeJobs(): Promise<{ completed: string[]; active: string[] }>;
-  /** Waits for the ingest to exit (at most `timeoutMs`), then checks the store against the records. */
-  finish(timeoutMs?: number): Promise<{ exitCode: number | null | 'timeout'; check: IndexCheck; seconds: number }>;
+  /**
+   * Waits for the ingest to exit (at most `timeoutMs`), then judges the outcome every worker
+   * drill shares: the ingest exited 0 with nothing failed, no job failed, and the store holds
+   * every episode exactly once.
+   */
+  finish(timeoutMs?: number): Promise<{ stored: IndexCheck; seconds: number; checks: Check[] }>;
   close(): Promise<void>;
 }
 
@@ -100,7 +106,18 @@ export async function startIngestRun({
     async finish(timeoutMs = 15 * 60_000) {
       const exitCode = await Promise.race([ingest.exited, sleep(timeoutMs).then(() => 'timeout' as const)]);
       const seconds = (Date.now() - startedAt) / 1000;
-      return { exitCode, check: await verifyIndexed(client, indexAliases(prefix), records), seconds };
+      const stored = await verifyIndexed(client, indexAliases(prefix), records);
+      const failed = await queue.getFailedCount();
+      const summary = summaryLine(ingest.stderr());
+      const requeued = /"requeued":(\d+)/.exec(ingest.stderr())?.[1] ?? '0';
+      const checks = [
+        check('`npm run ingest` exited 0 with nothing failed', exitCode === 0 && / failed 0,/.test(summary),
+          `exit ${exitCode}; ${summary}; jobs re-enqueued: ${requeued}`),
+        check('no job failed', failed === 0, `${failed} failed`),
+        check('every episode indexed exactly once', stored.problems.length === 0,
+          stored.problems.length ? stored.problems.slice(0, 3).join('; ') : `${stored.episodes} episodes, ${stored.passages} passages, as derived`),
+      ]; // prettier-ignore
+      return { stored, seconds, checks };
     },
     async close() {
       for (const child of [ingest, ...workers]) if (child.alive()) child.process.kill('SIGKILL');
@@ -124,6 +141,6 @@ export async function waitFor(test: () => Promise<boolean>, timeoutMs: number): 
 }
 
 /** The ingest's closing summary line, e.g. `indexed 11, unchanged 0, failed 0, removed 0`. */
-export function summaryLine(stderr: string): string {
+function summaryLine(stderr: string): string {
   return /indexed \d+, unchanged \d+, failed \d+, removed \d+/.exec(stderr)?.[0] ?? 'no summary';
 }

@@ -3,7 +3,7 @@ import { createLogger } from '../../src/logger.js';
 import { ensureOpenSearch, stopOpenSearch } from '../provision/opensearch.js';
 import { startLocalApi } from './local-api.js';
 import { summary } from './redis-restart.js';
-import { check, probe, requestLoop, sleep, type DrillResult } from './request-loop.js';
+import { check, drillResult, probe, requestLoop, sleep, type DrillResult } from './request-loop.js';
 
 const PATH = '/api/v1/channels/research-meetings/episodes?limit=5';
 
@@ -49,12 +49,14 @@ export async function openSearchRestartDrill({ prefix, downSeconds = 5 }: { pref
       check('no hung request (> 2.5 s or no answer)', hung.length === 0, `${hung.length} of ${samples.length}`),
       check('full recovery: 10 successes in a row after the restart', streak >= 10, firstOkMs === undefined ? 'no success in 30 s' : `first 200 ${firstOkMs} ms after healthy`),
     ];
-    return {
-      name: 'opensearch-restart',
-      ok: checks.every((c) => c.ok),
-      checks,
-      figures: { requests: samples.length, whileDown: down.length, statuses: summary(samples), outageSeconds: (upAt - downAt) / 1000, maxMs: Math.max(...samples.map((s) => s.ms)), firstOkMs },
-    };
+    return drillResult('opensearch-restart', checks, {
+      requests: samples.length,
+      whileDown: down.length,
+      statuses: summary(samples),
+      outageSeconds: (upAt - downAt) / 1000,
+      maxMs: Math.max(...samples.map((s) => s.ms)),
+      firstOkMs,
+    });
   } finally {
     await api.close();
   }

@@ -2,7 +2,7 @@
 import { createLogger } from '../../src/logger.js';
 import { ensureRedis, stopRedis } from '../provision/redis.js';
 import { startLocalApi } from './local-api.js';
-import { check, probe, requestLoop, sleep, type DrillResult } from './request-loop.js';
+import { check, drillResult, probe, requestLoop, sleep, type DrillResult } from './request-loop.js';
 
 const PATH = '/api/v1/channels/research-meetings/episodes?limit=5';
 
@@ -51,18 +51,13 @@ export async function redisRestartDrill({ prefix, downSeconds = 8 }: { prefix: s
         check('no request over 2.5 s', slow.length === 0, `${slow.length} slow, max ${Math.max(...samples.map((s) => s.ms))} ms`),
         check('limits return after the restart', limitBackMs !== undefined, limitBackMs === undefined ? 'no 429 within 20 s' : `first 429 ${limitBackMs} ms after restart`),
     ];
-    return {
-      name: 'redis-restart',
-      ok: checks.every((c) => c.ok),
-      checks,
-      figures: {
-        requests: samples.length,
-        whileDown: down.length,
-        statuses: summary(samples),
-        maxMs: Math.max(...samples.map((s) => s.ms)),
-        limitBackMs,
-      },
-    };
+    return drillResult('redis-restart', checks, {
+      requests: samples.length,
+      whileDown: down.length,
+      statuses: summary(samples),
+      maxMs: Math.max(...samples.map((s) => s.ms)),
+      limitBackMs,
+    });
   } finally {
     await api.close();
   }

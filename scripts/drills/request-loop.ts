@@ -61,4 +61,12 @@ export interface DrillResult {
 }
 
 export const check = (name: string, ok: boolean, detail: string) => ({ name, ok, detail });
+
+/** A drill passes when every check does. */
+export const drillResult = (name: string, checks: DrillResult['checks'], figures: DrillResult['figures']): DrillResult => ({
+  name,
+  ok: checks.every((c) => c.ok),
+  checks,
+  figures,
+});
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
