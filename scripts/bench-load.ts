@@ -4,13 +4,15 @@ import autocannon from 'autocannon';
 import { Command } from 'commander';
 import { DEFAULT_PREFIX, startLocalApi, type LocalApi } from './drills/local-api.js';
 import { positive } from './cli-args.js';
-
+import { ensureModel } from './provision/model.js';
+import { CACHE_DIR } from './provision/paths.js';
+import { createLogger } from '../src/logger.js';
 
 const opts = new Command()
   .name('bench:load')
   .description(
     'Load test over a loaded prefix (loopback only): channels, paginated episode lists, transcripts, chapters,\n' +
-      'related, fast and hybrid search, spread over many keys. Needs OPENSEARCH_URL, REDIS_URL and MODEL_DIR.',
+      'related, fast and hybrid search, spread over many keys. Uses the local services (or OPENSEARCH_URL, REDIS_URL) and the provisioned model.',
   )
   .option('--prefix <prefix>', 'index prefix holding a loaded library', DEFAULT_PREFIX)
   .option('--seconds <n>', 'duration of each phase', positive, 10)
@@ -24,6 +26,8 @@ const opts = new Command()
   .opts<{ prefix: string; seconds: number; connections: number; keys: number; lowLimit: number; lowWindow: number; lowKeys: number; queries: string }>();
 
 const progress = (line: string) => process.stderr.write(`bench:load: ${line}\n`);
+// Hybrid search embeds queries with the real model, local files only.
+process.env.MODEL_DIR ||= await ensureModel({ cacheDir: CACHE_DIR, log: createLogger({ name: 'bench:load', level: 'warn', fd: 2 }) });
 
 interface Target {
   kind: string;
