@@ -17,8 +17,9 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * Version of the rules that turn a record into documents (passage packing, fields).
  * It is part of {@link sourceHash}: bump it when those rules change, and the next
  * ingest re-derives every episode (re-using vectors whose text did not change).
+ * 2: passages gained `mainSpeakers`.
  */
-export const DERIVATION_VERSION = 1;
+export const DERIVATION_VERSION = 2;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read

@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { Command, Option } from 'commander';
 import { judge, evenSubset, parseQueries, rankedSegments, overlaps, type JudgedQuery } from '../src/search/relevance.js';
 import type { SearchOptions, SearchParams, SearchTrace } from '../src/search/search.js';
+import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS } from '../src/search/keyword-query.js';
 import { TITLE_WEIGHT_RATIO, runSearch } from '../src/search/search.js';
 import type { FusedHit, LegHit, SearchResult } from '../src/search/types.js';
 import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './eval.js';
@@ -57,8 +58,8 @@ function settingsLine(s: State, local: LocalSearch): string {
     `k=${s.options.rrfK ?? cfg.rrfK}`,
     `w=keyword:${w.keyword},semantic:${w.semantic},title:${w.title}`,
     `candidates=${s.options.candidates ?? cfg.candidates}`,
-    `fields=${(kw.passageFields ?? ['text', 'chapterTitle']).join(',')}`,
-    `efields=${(kw.episodeFields ?? ['title^3', 'summary', 'description', 'chapterTitles', 'momentTitles']).join(',')}`,
+    `fields=${(kw.passageFields ?? DEFAULT_PASSAGE_FIELDS).join(',')}`,
+    `efields=${(kw.episodeFields ?? DEFAULT_EPISODE_FIELDS).join(',')}`,
     `type=${kw.type ?? 'most_fields'}`,
     `agg=${s.options.episodeScore ?? 'max'}`,
     ...(Object.keys(s.filters).length ? [`filters=${JSON.stringify(s.filters)}`] : []),

@@ -118,6 +118,8 @@ export interface PassageDoc {
   startMs: number;
   endMs: number;
   speaker: string | null;
+  /** Speakers holding at least a quarter of the speech time: the keyword leg matches speaker names here. */
+  mainSpeakers: string[];
   momentType: string | null;
   status: EpisodeStatus;
   archived: boolean;

@@ -91,7 +91,8 @@ export async function resolveAliases(client: Client, prefix: string): Promise<Pa
 
 /**
  * Makes sure every alias of `prefix` points at an index, creating versioned
- * indices for the missing ones. Safe to call on every start.
+ * indices for the missing ones and adding to existing ones the fields their mapping
+ * file gained since (see {@link addMissingFields}). Safe to call on every start.
  */
 export async function ensureIndices(
   client: Client,
@@ -99,11 +100,40 @@ export async function ensureIndices(
 ): Promise<IndexAliases> {
   const existing = await resolveAliases(client, prefix);
   const missing = INDEX_NAMES.filter((n) => !existing[n]);
+  await addMissingFields(client, existing);
   if (missing.length > 0) {
     const created = await createVersionedIndices(client, { prefix, modelId, names: missing });
     await swapAliases(client, prefix, created);
   }
   return indexAliases(prefix);
+}
+
+/**
+ * Puts into each existing index the top-level fields of `mappings/<name>.json` it lacks:
+ * the indices are `strict`, so a document with a field added after the index was
+ * created would be rejected. Only additions: a changed field (type, analyzer, sub-field)
+ * needs `npm run reindex`. Documents written before keep the new field empty until they
+ * are re-derived (bump the indexer's derivation version). Returns the added fields by index.
+ */
+export async function addMissingFields(
+  client: Client,
+  indices: Partial<Record<IndexName, string>>,
+): Promise<Record<string, string[]>> {
+  const entries = Object.entries(indices) as [IndexName, string][];
+  if (entries.length === 0) return {};
+  const res = await client.indices.getMapping({ index: entries.map(([, index]) => index) });
+  const current = res.body as Record<string, { mappings?: { properties?: Record<string, unknown> } }>;
+  const added: Record<string, string[]> = {};
+  for (const [name, index] of entries) {
+    const stored = current[index]?.mappings?.properties ?? {};
+    const wanted = (await readIndexDefinition(name)).mappings.properties;
+    const fields = Object.keys(wanted).filter((f) => !(f in stored));
+    if (fields.length === 0) continue;
+    const properties = Object.fromEntries(fields.map((f) => [f, wanted[f]]));
+    await client.indices.putMapping({ index, body: { properties } as never });
+    added[index] = fields;
+  }
+  return added;
 }
 
 /**

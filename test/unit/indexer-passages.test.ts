@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildPassages, chapterBoundaries, packAtoms, shortHash, type Passage } from '../../indexer/passages.js';
+import { buildPassages, chapterBoundaries, mainSpeakers, packAtoms, shortHash, type Passage } from '../../indexer/passages.js';
 import type { ChapterRecord, EpisodeRecord, SegmentRecord } from '../../indexer/schemas.js';
 
 const S = 1000;
@@ -53,6 +53,30 @@ describe('buildPassages', function () {
       [40_000, null],
       [80_000, null],
     ]);
+  });
+
+  it('lists as main speakers everyone holding at least a quarter of the speech time, in order of first speech', function () {
+    // One 40 s passage: Bob 4 s, Ann 20 s, Cy 10 s, unlabelled 6 s (Cy: 10 of 34 labelled seconds).
+    const segs = [plain(0, 4, 'Yeah.', 'Bob'), plain(4, 24, 'Long answer.', 'Ann'), plain(24, 30, 'Mumble.', null), plain(30, 40, 'Reply.', 'Cy')];
+    const [p] = buildPassages(episode(segs));
+    expect(p!.endMs).to.equal(40_000);
+    expect(p!.speaker).to.equal(null);
+    expect(p!.mainSpeakers).to.deep.equal(['Ann', 'Cy']);
+  });
+
+  it('gives each passage its own main speakers, and none to unlabelled speech', function () {
+    const segs = [plain(0, 40, 'Opening.', 'Ann'), plain(40, 80, 'Answer.', 'Bob'), plain(80, 85, 'Thanks.', 'Ann')];
+    expect(buildPassages(episode(segs)).map((p) => [p.startMs, p.speaker, p.mainSpeakers])).to.deep.equal([
+      [0, 'Ann', ['Ann']],
+      [40_000, null, ['Bob']],
+    ]);
+    expect(buildPassages(episode([plain(0, 30, 'Nobody known.', null)]))[0]!.mainSpeakers).to.deep.equal([]);
+  });
+
+  it('weighs speakers by time, not by turns', function () {
+    expect(mainSpeakers([{ speaker: 'Ann', s: 0, e: 1000 }, { speaker: 'Bob', s: 1000, e: 40_000 }, { speaker: 'Ann', s: 40_000, e: 41_000 }])).to.deep.equal(['Bob']);
+    expect(mainSpeakers([{ speaker: 'Ann', s: 0, e: 1000 }, { speaker: 'Bob', s: 1000, e: 4000 }], 0.2)).to.deep.equal(['Ann', 'Bob']);
+    expect(mainSpeakers([{ speaker: ' ', s: 0, e: 1000 }])).to.deep.equal([]);
   });
 
   it('splits a long worded segment at the first sentence end after 40 s, on word timings', function () {
@@ -146,6 +170,7 @@ describe('buildPassages', function () {
         startMs: 0,
         endMs: 50_000,
         speaker: null,
+        mainSpeakers: [],
         chapterTitle: 'Why farm loans fail',
         momentType: null,
       },
@@ -156,6 +181,7 @@ describe('buildPassages', function () {
         startMs: 12_000,
         endMs: 20_000,
         speaker: null,
+        mainSpeakers: [],
         chapterTitle: 'Why farm loans fail',
         momentType: 'insight',
       },
@@ -166,6 +192,7 @@ describe('buildPassages', function () {
         startMs: 30_000,
         endMs: 30_000,
         speaker: null,
+        mainSpeakers: [],
         chapterTitle: 'Why farm loans fail',
         momentType: 'quote',
       },

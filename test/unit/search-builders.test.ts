@@ -43,11 +43,11 @@ describe('search builders', function () {
   });
 
   describe('buildKeywordQuery', function () {
-    it('searches passage text and chapter titles, and episode titles (boosted), summaries and chapter/moment titles', function () {
+    it('searches passage text, chapter titles and main speakers, and episode titles (boosted), summaries and chapter/moment titles', function () {
       const q = buildKeywordQuery(params({ episodeIds: ['ep_1'] }), CHANNEL, { candidates: 100 });
       const text = JSON.stringify(q.passages);
       expect(q.passages.size).to.equal(100);
-      expect(text).to.contain('"fields":["text","chapterTitle"]');
+      expect(text).to.contain('"fields":["text","chapterTitle","mainSpeakers"]');
       expect(JSON.stringify(q.episodes)).to.contain('"fields":["title^3","summary","description","chapterTitles","momentTitles"]');
       expect(JSON.stringify(q.episodes)).to.contain('{"terms":{"id"').and.not.to.contain('episodeId');
     });
