@@ -12,6 +12,10 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/embedder.js';
 import { positive } from './cli-args.js';
+import { useProvisionedModel } from './provision/model.js';
+
+// The real model, local files only (as `npm test` uses it).
+await useProvisionedModel('bench:embed');
 
 interface Options {
   data: string;

@@ -23,6 +23,10 @@ import { readEpisodes, readLibraryMeta } from '../indexer/library-reader.js';
 import { loadLibrary } from '../indexer/load-library.js';
 import { createProgress } from '../indexer/progress.js';
 import { positive } from './cli-args.js';
+import { useProvisionedModel } from './provision/model.js';
+
+// The real model, local files only (as `npm test` uses it).
+await useProvisionedModel('bench:ingest');
 
 
 const DEFAULT_LIBRARY = fileURLToPath(new URL('../../shared/data/seen-unseen/', import.meta.url));

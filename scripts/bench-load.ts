@@ -4,9 +4,7 @@ import autocannon from 'autocannon';
 import { Command } from 'commander';
 import { DEFAULT_PREFIX, startLocalApi, type LocalApi } from './drills/local-api.js';
 import { positive } from './cli-args.js';
-import { ensureModel } from './provision/model.js';
-import { CACHE_DIR } from './provision/paths.js';
-import { createLogger } from '../src/logger.js';
+import { useProvisionedModel } from './provision/model.js';
 
 const opts = new Command()
   .name('bench:load')
@@ -27,7 +25,7 @@ const opts = new Command()
 
 const progress = (line: string) => process.stderr.write(`bench:load: ${line}\n`);
 // Hybrid search embeds queries with the real model, local files only.
-process.env.MODEL_DIR ||= await ensureModel({ cacheDir: CACHE_DIR, log: createLogger({ name: 'bench:load', level: 'warn', fd: 2 }) });
+await useProvisionedModel('bench:load');
 
 interface Target {
   kind: string;

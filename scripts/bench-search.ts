@@ -25,6 +25,10 @@ import { createApiKey } from '../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases } from '../src/store/opensearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { positive } from './cli-args.js';
+import { useProvisionedModel } from './provision/model.js';
+
+// The real model, local files only (as `npm test` uses it).
+await useProvisionedModel('bench:search');
 
 interface Stats {
   target: 'api' | 'pipeline' | 'engine';

@@ -1,6 +1,5 @@
 // `npm run drill [scenario…]`: fault drills against the local stack (stops and restarts the services `npm run services -- up` started).
 import { Command } from 'commander';
-import { createLogger } from '../src/logger.js';
 import { DEFAULT_PREFIX } from './drills/local-api.js';
 import { openSearchRestartDrill } from './drills/opensearch-restart.js';
 import { SAMPLE_LIBRARY } from './drills/ingest-run.js';
@@ -8,8 +7,7 @@ import { redisQueueDrill } from './drills/redis-queue.js';
 import { redisRestartDrill } from './drills/redis-restart.js';
 import type { DrillResult } from './drills/request-loop.js';
 import { workerKillDrill } from './drills/worker-kill.js';
-import { ensureModel } from './provision/model.js';
-import { CACHE_DIR } from './provision/paths.js';
+import { useProvisionedModel } from './provision/model.js';
 
 /** API drills run over the loaded `prefix`; worker drills ingest `library` into throw-away prefixes. */
 const SCENARIOS: Record<string, (o: { prefix: string; library: string }) => Promise<DrillResult>> = {
@@ -34,7 +32,7 @@ const names = program.args.length ? program.args : Object.keys(SCENARIOS);
 for (const n of names) if (!SCENARIOS[n]) program.error(`unknown scenario "${n}" (known: ${Object.keys(SCENARIOS).join(', ')})`);
 
 // The worker drills embed with the real model, local files only (as `npm test` does).
-process.env.MODEL_DIR ||= await ensureModel({ cacheDir: CACHE_DIR, log: createLogger({ name: 'drill', level: 'warn', fd: 2 }) });
+await useProvisionedModel('drill');
 
 const results: DrillResult[] = [];
 for (const name of names) {

@@ -18,6 +18,7 @@ import type { SearchResult } from '../src/search/types.js';
 import type { ChannelDoc } from '../src/store/documents.js';
 import { createOpenSearchClient, indexAliases, type Client } from '../src/store/opensearch.js';
 import { positive } from './cli-args.js';
+import { useProvisionedModel } from './provision/model.js';
 
 export const MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type Mode = (typeof MODES)[number];
@@ -48,6 +49,7 @@ export async function openLocalSearch({
   cacheSize,
   log = (m: string) => process.stderr.write(`${m}\n`),
 }: { prefix?: string; withEmbedder?: boolean; cacheSize?: number; log?: (m: string) => void } = {}): Promise<LocalSearch> {
+  await useProvisionedModel('eval'); // the real model, local files only (as `npm test` uses it)
   const config = loadConfig(prefix ? { ...process.env, INDEX_PREFIX: prefix } : process.env);
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
   let embedder: Embedder | undefined;

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import type { Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { CACHE_DIR } from './paths.js';
 
 /** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
 export const MODEL_ID = 'Xenova/bge-small-en-v1.5';
@@ -230,4 +231,14 @@ export function readZipEntries(zip: Buffer, select: (name: string) => boolean): 
     found.set(name, data);
   }
   return found;
+}
+
+/**
+ * For the project's own tools (drills, benchmarks, eval, playground): points `MODEL_DIR` at
+ * the provisioned model unless it is set already, so that they run offline as `npm test`
+ * does. Returns the folder.
+ */
+export async function useProvisionedModel(tool: string): Promise<string> {
+  process.env.MODEL_DIR ||= await ensureModel({ cacheDir: CACHE_DIR, log: createLogger({ name: tool, level: 'warn', fd: 2 }) });
+  return process.env.MODEL_DIR;
 }
