@@ -140,7 +140,7 @@ export async function dropJobsOfRemovedEpisodes(
   // Ids first (they name the episode), then only the candidates' payloads (they name the channel).
   const doomed = async (states: Parameters<IngestQueue['getRanges']>[0]) => {
     const ids: string[] = [];
-    for (const id of await queue.getRanges(states)) {
+    for (const id of await queue.getRanges(states, 0, -1)) {
       const episodeId = EPISODE_JOB_ID.exec(id)?.[1];
       if (episodeId === undefined || keep.has(episodeId)) continue;
       const job = await queue.getJob(id);

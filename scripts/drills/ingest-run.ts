@@ -99,8 +99,7 @@ export async function startIngestRun({
     workers,
     startWorker,
     async episodeJobs() {
-      const ids = async (state: 'completed' | 'active') =>
-        (await queue.getJobs([state], 0, -1)).map((j) => j.id!).filter((id) => id.startsWith('episode-'));
+      const ids = async (state: 'completed' | 'active') => (await queue.getRanges([state], 0, -1)).filter((id) => id.startsWith('episode-'));
       return { completed: await ids('completed'), active: await ids('active') };
     },
     async finish(timeoutMs = 15 * 60_000) {

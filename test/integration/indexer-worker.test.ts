@@ -147,8 +147,10 @@ describe('indexer: queue and worker', function () {
     const record = (id: string, channelId: string): EpisodeRecord => ({ id, channelId, title: id, publishedAt: '2024-01-01T00:00:00Z', status: 'published' });
     // An older run's jobs, waiting for a retry: one of an episode since removed from the library,
     // one of another channel's episode that this library does not own.
-    const gone = await queue.add('episode', { kind: 'episode', record: record('ep_gone', 'ch_a') }, { jobId: jobIdOf({ kind: 'episode', record: record('ep_gone', 'ch_a') }), delay: 60_000 });
-    const other = await queue.add('episode', { kind: 'episode', record: record('ep_other', 'ch_b') }, { jobId: jobIdOf({ kind: 'episode', record: record('ep_other', 'ch_b') }), delay: 60_000 });
+    const waitingJob = (job: IngestJob) => queue.add(job.kind, job, { jobId: jobIdOf(job), delay: 60_000 });
+    // Several, since BullMQ lists only the first two of a state unless asked for the whole range.
+    const gone = await Promise.all(['ep_gone1', 'ep_gone2', 'ep_gone3'].map((id) => waitingJob({ kind: 'episode', record: record(id, 'ch_a') })));
+    const other = await waitingJob({ kind: 'episode', record: record('ep_other', 'ch_b') });
     const sync: IngestJob = { kind: 'sync', library: 'test', channelIds: ['ch_a'], keepIds: ['ep_kept'] };
     await queue.add('sync', sync, { jobId: jobIdOf(sync) });
     const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
@@ -158,7 +160,7 @@ describe('indexer: queue and worker', function () {
     } finally {
       await worker.close();
     }
-    expect(await queue.getJob(gone.id!), 'the removed episode’s job').to.equal(undefined);
+    for (const job of gone) expect(await queue.getJob(job.id!), `the removed episode’s job ${job.id}`).to.equal(undefined);
     expect(await queue.getJobState(other.id!), 'another channel’s job').to.equal('delayed');
   });
 
