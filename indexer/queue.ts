@@ -149,10 +149,13 @@ export async function dropJobsOfRemovedEpisodes(
     return ids;
   };
   let dropped = 0;
-  for (const id of await doomed(['waiting', 'delayed', 'prioritized'])) dropped += (await queue.remove(id)) ? 1 : 0;
   const deadline = Date.now() + waitMs;
-  while ((await doomed(['active'])).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
-  return dropped;
+  // Again after each wait: a dead worker's job goes from active back to waiting.
+  for (;;) {
+    for (const id of await doomed(['waiting', 'delayed', 'prioritized'])) dropped += (await queue.remove(id)) ? 1 : 0;
+    if ((await doomed(['active'])).length === 0 || Date.now() >= deadline) return dropped;
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 function summarize(result: JobResult): Record<string, unknown> {
