@@ -164,6 +164,31 @@ describe('indexer: queue and worker', function () {
     expect(await queue.getJobState(other.id!), 'another channel’s job').to.equal('delayed');
   });
 
+  it('makes the sync wait for a running job of an episode it removes, so the removal comes last', async function () {
+    const hash = createHashEmbedder();
+    const aliases = await ensureIndices(client, { prefix, modelId: hash.modelId });
+    // A worker that is slow to embed: its episode job stays active for a while.
+    const slow = { ...hash, embedPassages: async (texts: string[]) => (await new Promise((r) => setTimeout(r, 3000)), hash.embedPassages(texts)) };
+    let episode: Extract<IngestJob, { kind: 'episode' }> | undefined;
+    for await (const job of libraryJobs(SAMPLE_LIBRARY, { onIssue: () => undefined })) if (!episode && job.kind === 'episode') episode = job;
+    const busy = createIngestWorker({ connection, name: queueName, ctx: { client, embedder: slow, aliases } });
+    let other: ReturnType<typeof createIngestWorker> | undefined;
+    try {
+      await queue.add('episode', episode!, { jobId: jobIdOf(episode!) });
+      await until('the episode job running', async () => (await queue.getJobState(jobIdOf(episode!))) === 'active');
+      other = createIngestWorker({ connection, name: queueName, ctx: { client, embedder: hash, aliases } });
+      const sync: IngestJob = { kind: 'sync', library: 'test', channelIds: [episode!.record.channelId], keepIds: [] };
+      await queue.add('sync', sync, { jobId: jobIdOf(sync) });
+      const outcomes = await waitForJobs(queue, [jobIdOf(episode!), jobIdOf(sync)], { pollMs: 100 });
+      expect(outcomes.map((o) => o.state)).to.deep.equal(['completed', 'completed']);
+      const [written, removed] = await Promise.all([queue.getJob(jobIdOf(episode!)), queue.getJob(jobIdOf(sync))]);
+      expect(removed!.finishedOn!, 'the sync finished after the episode was written').to.be.at.least(written!.finishedOn!);
+    } finally {
+      await Promise.all([busy.close(), other?.close()]);
+    }
+    expect(await countDocs(client, prefix, 'episodes', { term: { id: episode!.record.id } })).to.equal(0);
+  });
+
   it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
     lib = await copyLibrary(`${SHARED_DATA}/qmsum`, (_, i) => i < 6);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
