@@ -22,7 +22,8 @@ export interface Child {
   alive(): boolean;
 }
 
-function script(file: string, args: string[], env: NodeJS.ProcessEnv): Child {
+/** Runs a repo script with tsx as a child process (`env` is its whole environment); stderr is collected. */
+export function runScript(file: string, args: string[], env: NodeJS.ProcessEnv): Child {
   const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   child.stderr!.on('data', (d: Buffer) => (text += d.toString()));
@@ -76,12 +77,12 @@ export async function startIngestRun({
   delete env.EMBED_CACHE_DIR;
   const workers: Child[] = [];
   const startWorker = () => {
-    const worker = script('scripts/worker.ts', [], env);
+    const worker = runScript('scripts/worker.ts', [], env);
     workers.push(worker);
     return worker;
   };
   const startedAt = Date.now();
-  const ingest = script('scripts/ingest.ts', [library], env);
+  const ingest = runScript('scripts/ingest.ts', [library], env);
   // The ingest creates the indices before its first job; the worker starts after that.
   const queued = await waitFor(async () => (await queue.count()) > 0 || !ingest.alive(), 120_000);
   if (!queued || !ingest.alive()) {
@@ -143,3 +144,19 @@ export async function waitFor(test: () => Promise<boolean>, timeoutMs: number): 
 function summaryLine(stderr: string): string {
   return /indexed \d+, unchanged \d+, failed \d+, removed \d+/.exec(stderr)?.[0] ?? 'no summary';
 }
+
+/** A drill that could not set up its fault. */
+export function fail(run: IngestRun, why: string): DrillResult {
+  return {
+    name: 'worker',
+    ok: false,
+    checks: [{ name: 'fault injected mid-ingest', ok: false, detail: why }],
+    figures: {
+      ingest: run.ingest.alive() ? 'running' : `exited ${run.ingest.process.exitCode}`,
+      ingestStderr: lastLine(run.ingest.stderr()),
+      workers: run.workers.map((w) => (w.alive() ? 'running' : `exited ${w.process.exitCode}: ${lastLine(w.stderr())}`)),
+    },
+  };
+}
+
+const lastLine = (text: string) => text.trim().split('\n').pop() ?? '';

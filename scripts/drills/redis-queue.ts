@@ -2,9 +2,8 @@
 // queue (append-only file) and every episode ends up indexed exactly once.
 import { createLogger } from '../../src/logger.js';
 import { ensureRedis, stopRedis } from '../provision/redis.js';
-import { startIngestRun, waitFor } from './ingest-run.js';
+import { fail, startIngestRun, waitFor } from './ingest-run.js';
 import { check, drillResult, sleep, type DrillResult } from './request-loop.js';
-import { fail } from './worker-kill.js';
 
 export async function redisQueueDrill({ library, downSeconds = 8 }: { library?: string; downSeconds?: number } = {}): Promise<DrillResult> {
   const log = createLogger({ name: 'drill', level: 'warn', fd: 2 });

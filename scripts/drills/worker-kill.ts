@@ -1,5 +1,5 @@
 // Drill: the worker SIGKILLed in the middle of an episode and started again: every episode ends up indexed exactly once.
-import { startIngestRun, waitFor, type IngestRun } from './ingest-run.js';
+import { fail, startIngestRun, waitFor } from './ingest-run.js';
 import { check, drillResult, sleep, type DrillResult } from './request-loop.js';
 
 export async function workerKillDrill({ library }: { library?: string } = {}): Promise<DrillResult> {
@@ -58,18 +58,3 @@ export async function workerKillDrill({ library }: { library?: string } = {}): P
   }
 }
 
-/** A drill that could not set up its fault. */
-export function fail(run: IngestRun, why: string): DrillResult {
-  return {
-    name: 'worker',
-    ok: false,
-    checks: [{ name: 'fault injected mid-ingest', ok: false, detail: why }],
-    figures: {
-      ingest: run.ingest.alive() ? 'running' : `exited ${run.ingest.process.exitCode}`,
-      ingestStderr: lastLine(run.ingest.stderr()),
-      workers: run.workers.map((w) => (w.alive() ? 'running' : `exited ${w.process.exitCode}: ${lastLine(w.stderr())}`)),
-    },
-  };
-}
-
-const lastLine = (text: string) => text.trim().split('\n').pop() ?? '';

@@ -1,5 +1,4 @@
 // The BullMQ path against the real Redis and OpenSearch: crash recovery, error classes, the ingest CLI.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
@@ -10,22 +9,13 @@ import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs, type IngestQueue } from '../../indexer/queue.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { verifyIndexed } from '../../indexer/verify.js';
-import { copyLibrary, countDocs, privatePrefix, REPO_ROOT, removeDir, SAMPLE_LIBRARY, SHARED_DATA, testClient } from '../support/indexer-env.js';
+import { runScript, type Child } from '../../scripts/drills/ingest-run.js';
+import { copyLibrary, countDocs, privatePrefix, removeDir, SAMPLE_LIBRARY, SHARED_DATA, testClient } from '../support/indexer-env.js';
 
 const config = loadConfig(process.env);
 
-/** Runs a repo script with tsx as a child process; stderr is collected. */
-function script(file: string, args: string[], env: Record<string, string>): ChildProcess & { stderrText: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return Object.assign(child, { stderrText: () => err, exited });
-}
+/** A repo script as a child process, with `env` on top of this process's environment. */
+const script = (file: string, args: string[], env: Record<string, string>): Child => runScript(file, args, { ...process.env, ...env });
 
 async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 60_000, everyMs = 20 } = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -43,7 +33,7 @@ describe('indexer: queue and worker', function () {
   let queueName: string;
   let queue: IngestQueue;
   let lib: string | undefined;
-  const children: ChildProcess[] = [];
+  const children: Child[] = [];
 
   beforeEach(function () {
     client = testClient();
@@ -54,7 +44,7 @@ describe('indexer: queue and worker', function () {
   });
 
   afterEach(async function () {
-    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const c of children.splice(0)) if (c.alive()) c.process.kill('SIGKILL');
     await queue.obliterate({ force: true });
     await queue.close();
     connection.disconnect();
@@ -69,7 +59,7 @@ describe('indexer: queue and worker', function () {
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
     const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--hash-embedder'], env);
     children.push(ingest);
-    expect(await ingest.exited, ingest.stderrText()).to.equal(0);
+    expect(await ingest.exited, ingest.stderr()).to.equal(0);
     const ids = (await queue.getJobs(['waiting'])).map((j) => j.id!);
     expect(ids).to.have.length(14); // meta + 12 episodes + sync
 
@@ -86,7 +76,7 @@ describe('indexer: queue and worker', function () {
       if (fresh && (await queue.getCompletedCount()) >= 2) victim = fresh;
       return victim !== undefined;
     });
-    first.kill('SIGKILL');
+    first.process.kill('SIGKILL');
     await first.exited;
     const killedState = await (await queue.getJob(victim!))!.getState();
     expect(killedState).to.equal('active'); // its lock is still held by the dead worker
@@ -98,8 +88,8 @@ describe('indexer: queue and worker', function () {
     const recovered = (await queue.getJob(victim!))!;
     expect(recovered.stalledCounter, 'the killed job was recovered by the stalled-job check').to.be.at.least(1);
 
-    second.kill('SIGTERM');
-    expect(await second.exited, second.stderrText()).to.equal(0);
+    second.process.kill('SIGTERM');
+    expect(await second.exited, second.stderr()).to.equal(0);
 
     // Exactly once: every episode present with the hash of its record, and exactly its own passages.
     const records: EpisodeRecord[] = (await queue.getJobs(['completed']))
@@ -132,12 +122,12 @@ describe('indexer: queue and worker', function () {
     const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
     const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
     try {
-      expect(await ingest.exited, ingest.stderrText()).to.equal(0);
+      expect(await ingest.exited, ingest.stderr()).to.equal(0);
     } finally {
       await worker.close();
     }
-    expect(ingest.stderrText()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
-    expect(ingest.stderrText()).to.match(/re-enqueued/);
+    expect(ingest.stderr()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
+    expect(ingest.stderr()).to.match(/re-enqueued/);
     expect(await countDocs(client, prefix, 'episodes')).to.equal(11);
   });
 
@@ -194,7 +184,7 @@ describe('indexer: queue and worker', function () {
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
     const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--hash-embedder'], env);
     children.push(ingest);
-    expect(await ingest.exited, ingest.stderrText()).to.equal(0);
+    expect(await ingest.exited, ingest.stderr()).to.equal(0);
     const worker = script('scripts/worker.ts', ['--hash-embedder'], env);
     children.push(worker);
     let current: string | undefined;
@@ -202,8 +192,8 @@ describe('indexer: queue and worker', function () {
       current = (await queue.getActive()).map((j) => j.id!).find((id) => id.startsWith('episode-'));
       return current !== undefined;
     });
-    worker.kill('SIGTERM');
-    expect(await worker.exited, worker.stderrText()).to.equal(0);
+    worker.process.kill('SIGTERM');
+    expect(await worker.exited, worker.stderr()).to.equal(0);
     expect(await queue.getJobState(current!)).to.equal('completed');
     expect(await queue.getActiveCount()).to.equal(0);
     expect(await queue.getWaitingCount()).to.be.greaterThan(0);
@@ -251,12 +241,12 @@ describe('indexer: queue and worker', function () {
     try {
       const ingest = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--hash-embedder'], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
       children.push(ingest);
-      expect(await ingest.exited, ingest.stderrText()).to.equal(0);
-      expect(ingest.stderrText()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
+      expect(await ingest.exited, ingest.stderr()).to.equal(0);
+      expect(ingest.stderr()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
       const again = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--hash-embedder'], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
       children.push(again);
-      expect(await again.exited, again.stderrText()).to.equal(0);
-      expect(again.stderrText()).to.match(/indexed 0, unchanged 11, failed 0, removed 0/);
+      expect(await again.exited, again.stderr()).to.equal(0);
+      expect(again.stderr()).to.match(/indexed 0, unchanged 11, failed 0, removed 0/);
     } finally {
       await worker.close();
     }
