@@ -14,11 +14,11 @@ import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
-import { createEmbedder, type Embedder } from '../../src/embedder.js';
-import { withEmbeddingCache } from '../../src/embedding-cache.js';
+import type { Embedder } from '../../src/embedder.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
 import { passagesIndexModel } from '../../indexer/load-episode.js';
+import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createProgress } from '../../indexer/progress.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
@@ -96,9 +96,8 @@ async function load(): Promise<QmsumFixture> {
   const config = loadConfig(process.env);
   const log = createLogger({ name: 'qmsum-fixture', level: 'info', fd: 2 });
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 120_000 });
-  const model = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize });
-  // A fresh store (a new clone) re-uses the vectors an earlier run on this machine computed.
-  const embedder = config.embedCacheDir ? await withEmbeddingCache(model, { dir: config.embedCacheDir }) : model;
+  // A fresh store (a new clone) re-uses the vectors an earlier run on this machine computed (EMBED_CACHE_DIR).
+  const embedder = await createIndexerEmbedder(config);
   const aliases = await ensureIndices(client, { prefix: QMSUM_PREFIX, modelId: embedder.modelId });
   const indexModel = await passagesIndexModel(client, aliases);
   if (indexModel !== embedder.modelId) {
