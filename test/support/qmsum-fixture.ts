@@ -25,7 +25,8 @@ import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
 
 /** `<repoRoot>/../shared/data/qmsum`. */
 export const QMSUM_DIR = fileURLToPath(new URL('../../../shared/data/qmsum/', import.meta.url));
-export const QMSUM_PREFIX = 'test-qmsum-';
+/** `TEST_QMSUM_PREFIX` gives a checkout of its own prefix, so two working copies sharing one node never reload each other's passages. */
+export const QMSUM_PREFIX = process.env.TEST_QMSUM_PREFIX || 'test-qmsum-';
 /** Held while a process loads, so that two test processes never embed the same library at once. */
 const LOCK_FILE = fileURLToPath(new URL('../../.cache/qmsum-fixture.lock', import.meta.url));
 /** Generous: a first load on a fresh store embeds ~18,000 passages on CPU. */
