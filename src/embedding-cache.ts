@@ -1,7 +1,7 @@
 // A persistent passage-vector cache in front of an embedder: the same text under the same
 // model is embedded once per machine, whatever index or clone asks for it.
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, readFile, truncate } from 'node:fs/promises';
+import { appendFile, mkdir, open, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Embedder } from './embedder.js';
 
@@ -24,18 +24,30 @@ export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: str
   const file = join(dir, `${embedder.modelId.replace(/[^A-Za-z0-9._-]+/g, '_')}-${embedder.dimension}.vectors`);
   const recordBytes = KEY_BYTES + embedder.dimension * 4;
   const known = new Map<string, Float32Array>();
-  const data = await readFile(file).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return Buffer.alloc(0);
-    throw err;
-  });
-  const whole = data.length - (data.length % recordBytes);
-  if (whole !== data.length) await truncate(file, whole);
-  for (let at = 0; at < whole; at += recordBytes) {
-    const key = data.toString('hex', at, at + KEY_BYTES);
-    const vector = new Float32Array(embedder.dimension);
-    for (let i = 0; i < embedder.dimension; i++) vector[i] = data.readFloatLE(at + KEY_BYTES + i * 4);
-    known.set(key, vector);
-  }
+  /** Bytes of the file already read: records other processes append later are picked up on a miss. */
+  let readUpTo = 0;
+  const readNew = async (): Promise<void> => {
+    const size = await stat(file).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
+    const whole = size - (size % recordBytes);
+    if (whole <= readUpTo) return;
+    const handle = await open(file, 'r');
+    try {
+      const data = Buffer.alloc(whole - readUpTo);
+      await handle.read(data, 0, data.length, readUpTo);
+      for (let at = 0; at < data.length; at += recordBytes) {
+        const key = data.toString('hex', at, at + KEY_BYTES);
+        const vector = new Float32Array(embedder.dimension);
+        for (let i = 0; i < embedder.dimension; i++) vector[i] = data.readFloatLE(at + KEY_BYTES + i * 4);
+        known.set(key, vector);
+      }
+    } finally {
+      await handle.close();
+    }
+    readUpTo = whole;
+  };
+  const size = await stat(file).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
+  if (size % recordBytes !== 0) await truncate(file, size - (size % recordBytes));
+  await readNew();
 
   const keyOf = (text: string) => createHash('sha256').update(embedder.modelId).update('\0').update(text).digest('hex');
   let hits = 0;
@@ -56,7 +68,12 @@ export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: str
     embedQuery: (text) => embedder.embedQuery(text),
     async embedPassages(texts) {
       const keys = texts.map(keyOf);
-      const missing = [...new Set(keys.filter((k) => !known.has(k)))];
+      let missing = [...new Set(keys.filter((k) => !known.has(k)))];
+      if (missing.length > 0) {
+        // Another process loading the same library may have embedded them since.
+        await readNew();
+        missing = missing.filter((k) => !known.has(k));
+      }
       if (missing.length > 0) {
         const byKey = new Map(keys.map((k, i) => [k, texts[i]!]));
         const vectors = await embedder.embedPassages(missing.map((k) => byKey.get(k)!));

@@ -41,4 +41,14 @@ describe('withEmbeddingCache', function () {
     await reopened.embedPassages(['one', 'two']);
     expect(model.embeddedCount).to.equal(0);
   });
+
+  it('answers from vectors another open cache appended after it was opened (two loaders share the work)', async function () {
+    const model = createHashEmbedder();
+    const late = await withEmbeddingCache(model, { dir });
+    const early = await withEmbeddingCache(createHashEmbedder(), { dir });
+    await early.embedPassages(['shared one', 'shared two']);
+    await late.embedPassages(['shared one', 'shared two', 'own']);
+    expect(model.embeddedCount).to.equal(1);
+    expect(late.cacheHits).to.equal(2);
+  });
 });
