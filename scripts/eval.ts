@@ -1,23 +1,33 @@
-// Relevance harness: runs judged queries through search and prints nDCG@10, Recall@10 and MRR per mode.
+// Relevance harness: runs judged queries through search and prints nDCG@10, Recall@10, MRR and where the top citation lands.
 //
-//   npm run eval -- --queries ../shared/data/qmsum/queries-dev.jsonl --mode all [--limit 300]
+//   npm run eval -- --matrix                                  # qmsum and tutorialvqa, with chapters and on speech alone, every mode
+//   npm run eval -- --library ../shared/data/tutorialvqa --chapters speech [--mode hybrid] [--set "k=30"]
+//   npm run eval -- --queries ../shared/data/qmsum/queries-dev.jsonl --prefix test-qmsum- [--limit 300]
 //   npm run eval -- --queries q.jsonl --mode hybrid --api http://127.0.0.1:8080 --key svc_...
 //
-// In-process it searches OpenSearch directly under the configured INDEX_PREFIX (or --prefix);
-// with --api it calls a running API (no semantic-only mode there: the API has no such switch).
-import { readFile } from 'node:fs/promises';
+// With --library / --matrix it loads each library first (idempotent: unchanged episodes are
+// skipped, known passage texts re-use their cached vectors) under `eval-<name>-` or, without
+// chapters, `eval-<name>-speech-` (a copy of the library with `chapters: []`). Otherwise it
+// searches what is loaded under INDEX_PREFIX (or --prefix); with --api it calls a running API
+// (no semantic-only mode there: the API has no such switch).
+import { readFile, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../src/config.js';
-import { createEmbedder, type Embedder } from '../src/embedder.js';
+import type { Embedder } from '../src/embedder.js';
+import { createLogger } from '../src/logger.js';
 import { createQueryVectorCache } from '../src/search/query-cache.js';
-import { evenSubset, judge, meanScores, parseQueries, rankedSegments, type JudgedQuery, type QueryScores } from '../src/search/relevance.js';
+import { evenSubset, judge, landing, meanLanding, meanScores, parseQueries, rankedSegments, type JudgedQuery, type Landing, type QueryScores } from '../src/search/relevance.js';
 import { runSearch, type SearchDeps, type SearchOptions, type SearchParams } from '../src/search/search.js';
 import type { SearchResult } from '../src/search/types.js';
 import type { ChannelDoc } from '../src/store/documents.js';
 import { createOpenSearchClient, indexAliases, type Client } from '../src/store/opensearch.js';
 import { positive } from './cli-args.js';
+import { createEvalEmbedder, loadEvalLibrary, prepareLibrary, type ChapterCondition, type EvalLibrary } from './eval-libraries.js';
+import { PROJECT_ROOT } from './provision/paths.js';
 import { useProvisionedModel } from './provision/model.js';
 
 export const MODES = ['keyword', 'semantic', 'hybrid'] as const;
@@ -42,6 +52,14 @@ export interface LocalSearch {
   close(): Promise<void>;
 }
 
+/** The configuration of in-process runs: as `npm test` has it, passage and query vectors cached per machine unless EMBED_CACHE_DIR says otherwise. */
+export function evalConfig(prefix?: string): Readonly<Config> {
+  const env = { ...process.env };
+  if (prefix) env.INDEX_PREFIX = prefix;
+  env.EMBED_CACHE_DIR ||= join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');
+  return loadConfig(env);
+}
+
 /** Opens OpenSearch (and the model, unless keyword-only) for in-process searches. */
 export async function openLocalSearch({
   prefix,
@@ -50,12 +68,12 @@ export async function openLocalSearch({
   log = (m: string) => process.stderr.write(`${m}\n`),
 }: { prefix?: string; withEmbedder?: boolean; cacheSize?: number; log?: (m: string) => void } = {}): Promise<LocalSearch> {
   await useProvisionedModel('eval'); // the real model, local files only (as `npm test` uses it)
-  const config = loadConfig(prefix ? { ...process.env, INDEX_PREFIX: prefix } : process.env);
+  const config = evalConfig(prefix);
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
   let embedder: Embedder | undefined;
   if (withEmbedder) {
     const t = Date.now();
-    embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize });
+    embedder = await createEvalEmbedder(config);
     log(`model ${embedder.modelId} loaded in ${Date.now() - t} ms`);
   }
   const aliases = indexAliases(config.indexPrefix);
@@ -110,20 +128,24 @@ export function apiRunner(baseUrl: string, key: string | undefined): Runner {
   };
 }
 
+/** Scores of one query: the ranked-list measures and where its top citation lands. */
+export type Judged = QueryScores & { landing: Landing };
+
 /** Runs every query (a few at a time) and judges each; `onDone` reports progress. */
 export async function evaluate(
   queries: readonly JudgedQuery[],
   mode: Mode,
   run: Runner,
   { concurrency = 4, onDone }: { concurrency?: number; onDone?: () => void } = {},
-): Promise<QueryScores[]> {
-  const scores: QueryScores[] = new Array(queries.length);
+): Promise<Judged[]> {
+  const scores: Judged[] = new Array(queries.length);
   let next = 0;
   const worker = async () => {
     while (next < queries.length) {
       const i = next++;
       const q = queries[i]!;
-      scores[i] = judge(rankedSegments(await run(q, mode)), q.relevant, 10);
+      const ranked = rankedSegments(await run(q, mode));
+      scores[i] = { ...judge(ranked, q.relevant, 10), landing: landing(ranked, q.relevant) };
       onDone?.();
     }
   };
@@ -131,9 +153,24 @@ export async function evaluate(
   return scores;
 }
 
+/** One row of the table: a mode on one library. */
+export interface Row extends QueryScores {
+  library: string;
+  mode: Mode;
+  queries: number;
+  seconds: number;
+  overlap1: number;
+  landing1: number;
+  medianOffsetMs: number | null;
+}
+
+export function summarize(library: string, mode: Mode, judged: readonly Judged[], seconds: number): Row {
+  return { library, mode, queries: judged.length, seconds, ...meanScores(judged), ...meanLanding(judged.map((j) => j.landing)) };
+}
+
 /**
  * Parses a settings spec, `"k=30 keyword=1.5 semantic=1 title=0.5 candidates=200
- * fields=text,chapterTitle^2 efields=title^3,summary type=most_fields agg=sum"`.
+ * fields=text,chapterTitle^2 efields=title^3,summary type=most_fields agg=sum landing=off window=15000"`.
  */
 export function parseSettings(spec: string): SearchOptions {
   const options: SearchOptions = {};
@@ -174,81 +211,153 @@ export function parseSettings(spec: string): SearchOptions {
         if (value !== 'max' && value !== 'sum') throw new Error(`agg: expected max or sum`);
         options.episodeScore = value;
         break;
+      case 'landing':
+        if (value !== 'off' && value !== 'on') throw new Error('landing: expected on or off');
+        options.landing = value === 'off' ? false : { ...(options.landing || {}) };
+        break;
+      case 'window':
+        options.landing = { ...(options.landing || {}), windowMs: num() };
+        break;
       default:
-        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg)`);
+        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, landing, window)`);
     }
   }
   return options;
 }
 
-export function formatTable(rows: Array<{ mode: string; queries: number; seconds: number } & QueryScores>): string {
-  const head = ['mode', 'queries', 'nDCG@10', 'Recall@10', 'MRR', 'seconds'];
-  const body = rows.map((r) => [r.mode, String(r.queries), r.ndcg.toFixed(4), r.recall.toFixed(4), r.rr.toFixed(4), r.seconds.toFixed(1)]);
+/** A Markdown table of rows; `overlap@1` and `landing@1` are shares of all queries, the offset a median over top citations in a relevant episode. */
+export function formatTable(rows: readonly Row[]): string {
+  const head = ['library', 'mode', 'queries', 'nDCG@10', 'Recall@10', 'MRR', 'overlap@1', 'landing@1', 'median offset s', 'seconds'];
+  const body = rows.map((r) => [
+    r.library,
+    r.mode,
+    String(r.queries),
+    r.ndcg.toFixed(4),
+    r.recall.toFixed(4),
+    r.rr.toFixed(4),
+    r.overlap1.toFixed(4),
+    r.landing1.toFixed(4),
+    r.medianOffsetMs === null ? '-' : (r.medianOffsetMs / 1000).toFixed(1),
+    r.seconds.toFixed(1),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
 }
 
+/** The two targets of the relevance work per library: hybrid ÷ keyword on MRR, and landing@1 ÷ overlap@1 of hybrid. */
+export function formatRatios(rows: readonly Row[]): string {
+  const out: string[] = [];
+  for (const library of [...new Set(rows.map((r) => r.library))]) {
+    const of = (m: Mode) => rows.find((r) => r.library === library && r.mode === m);
+    const kw = of('keyword');
+    const hy = of('hybrid');
+    const parts = [library];
+    if (kw && hy) parts.push(`hybrid/keyword MRR ${(hy.rr / kw.rr).toFixed(3)}`);
+    for (const r of [kw, hy]) if (r) parts.push(`${r.mode} landing/overlap ${(r.landing1 / Math.max(r.overlap1, 1e-9)).toFixed(3)}`);
+    out.push(parts.join('  '));
+  }
+  return out.join('\n');
+}
+
+const DATASETS_DIR = join(PROJECT_ROOT, '..', 'shared', 'data');
+const MATRIX_SETS = ['qmsum', 'tutorialvqa'];
+
 async function main(): Promise<void> {
   const opts = new Command()
     .name('eval')
-    .description('nDCG@10, Recall@10 and MRR of search over judged queries (a segment is relevant when it overlaps a relevant time range).')
-    .requiredOption('--queries <file>', 'JSON lines: {id, channel, query, relevant: [{episodeId, startMs, endMs}]}')
+    .description('nDCG@10, Recall@10, MRR and landing@1 of search over judged queries (a segment is relevant when it overlaps a relevant time range).')
+    .option('--queries <file>', 'JSON lines: {id, channel, query, relevant: [{episodeId, startMs, endMs}]} (default with --library: its queries-dev.jsonl)')
+    .option('--library <dir>', 'load this library (idempotently) and evaluate its dev queries')
+    .addOption(new Option('--chapters <which>', 'with --library/--matrix: as given, on speech alone (a copy with chapters: []), or both (default: chapters; with --matrix both)').choices(['chapters', 'speech', 'both']))
+    .option('--matrix', `every data set of ${MATRIX_SETS.join(' and ')} (from --datasets) in both chapter conditions`)
+    .option('--datasets <dir>', 'where --matrix finds the data sets', DATASETS_DIR)
     .addOption(new Option('--mode <mode>', 'which legs').choices([...MODES, 'all']).default('all'))
     .option('--api <baseUrl>', 'evaluate a running API instead of searching in-process')
     .option('--key <key>', 'API key for --api')
     .option('--limit <n>', 'evaluate n queries spread evenly over the file', positive)
-    .option('--prefix <prefix>', 'index prefix for in-process runs (default: INDEX_PREFIX)')
+    .option('--prefix <prefix>', 'index prefix for in-process runs without --library (default: INDEX_PREFIX)')
     .option('--set <settings>', 'tuning for in-process runs, e.g. "k=30 keyword=1.5 fields=text,chapterTitle^2"', '')
     .option('--concurrency <n>', 'queries in flight', positive, 4)
     .option('--out <file>', 'also write per-query scores as JSON lines')
+    .option('--json <file>', 'also write the rows as JSON')
     .parse()
-    .opts<{ queries: string; mode: Mode | 'all'; api?: string; key?: string; limit?: number; prefix?: string; set: string; concurrency: number; out?: string }>();
+    .opts<{
+      queries?: string;
+      library?: string;
+      chapters?: ChapterCondition | 'both';
+      matrix?: boolean;
+      datasets: string;
+      mode: Mode | 'all';
+      api?: string;
+      key?: string;
+      limit?: number;
+      prefix?: string;
+      set: string;
+      concurrency: number;
+      out?: string;
+      json?: string;
+    }>();
 
-  const queries = evenSubset(parseQueries(await readFile(opts.queries, 'utf8')), opts.limit);
+  const log = createLogger({ name: 'eval', level: 'info', fd: 2 });
   let modes: Mode[] = opts.mode === 'all' ? [...MODES] : [opts.mode];
   if (opts.api && modes.includes('semantic')) {
     process.stderr.write('note: semantic-only is in-process only; skipped against --api\n');
     modes = modes.filter((m) => m !== 'semantic');
   }
   const settings = parseSettings(opts.set);
-  let local: LocalSearch | undefined;
-  let run: Runner;
-  if (opts.api) {
-    run = apiRunner(opts.api, opts.key);
+
+  // What to evaluate: loaded libraries, or a queries file against what is already loaded.
+  const chapters = opts.chapters ?? (opts.matrix ? 'both' : 'chapters');
+  const conditions: ChapterCondition[] = chapters === 'both' ? ['chapters', 'speech'] : [chapters];
+  const sources = opts.matrix ? MATRIX_SETS.map((n) => join(opts.datasets, n)) : opts.library ? [opts.library] : [];
+  const targets: Array<{ label: string; queries: string; prefix?: string; lib?: EvalLibrary }> = [];
+  if (sources.length > 0) {
+    if (opts.api) throw new Error('--library and --matrix load libraries in-process; use --queries with --api');
+    for (const source of sources) {
+      for (const condition of conditions) {
+        const lib = await prepareLibrary(source, condition, { log });
+        targets.push({ label: `${lib.name} ${condition}`, queries: opts.queries ?? lib.queries, prefix: lib.prefix, lib });
+      }
+    }
   } else {
-    local = await openLocalSearch({ prefix: opts.prefix, withEmbedder: modes.some((m) => m !== 'keyword'), cacheSize: queries.length });
-    run = async (q, mode) => (await local!.search(q, mode, settings)).result;
+    if (!opts.queries) throw new Error('give --queries, --library or --matrix');
+    targets.push({ label: opts.queries, queries: opts.queries, prefix: opts.prefix });
   }
 
-  const rows: Array<{ mode: Mode; queries: number; seconds: number } & QueryScores> = [];
-  const perQuery: Record<string, Partial<Record<Mode, QueryScores>>> = {};
-  try {
-    for (const mode of modes) {
-      const bar = new SingleBar({ format: `${mode.padEnd(8)} [{bar}] {value}/{total} queries | {duration}s`, stream: process.stderr });
-      bar.start(queries.length, 0);
-      const t = Date.now();
-      const scores = await evaluate(queries, mode, run, { concurrency: opts.concurrency, onDone: () => bar.increment() });
-      bar.stop();
-      rows.push({ mode, queries: queries.length, seconds: (Date.now() - t) / 1000, ...meanScores(scores) });
-      scores.forEach((s, i) => ((perQuery[queries[i]!.id] ??= {})[mode] = s));
+  const rows: Row[] = [];
+  const perQuery: string[] = [];
+  for (const target of targets) {
+    if (target.lib) {
+      await useProvisionedModel('eval');
+      await loadEvalLibrary(target.lib, evalConfig(target.lib.prefix), log);
     }
-  } finally {
-    await local?.close();
+    const queries = evenSubset(parseQueries(await readFile(target.queries, 'utf8')), opts.limit);
+    let local: LocalSearch | undefined;
+    let run: Runner;
+    if (opts.api) {
+      run = apiRunner(opts.api, opts.key);
+    } else {
+      local = await openLocalSearch({ prefix: target.prefix, withEmbedder: modes.some((m) => m !== 'keyword'), cacheSize: queries.length });
+      run = async (q, mode) => (await local!.search(q, mode, settings)).result;
+    }
+    try {
+      for (const mode of modes) {
+        const bar = new SingleBar({ format: `${target.label} ${mode.padEnd(8)} [{bar}] {value}/{total} queries | {duration}s`, stream: process.stderr });
+        bar.start(queries.length, 0);
+        const t = Date.now();
+        const judged = await evaluate(queries, mode, run, { concurrency: opts.concurrency, onDone: () => bar.increment() });
+        bar.stop();
+        rows.push(summarize(target.label, mode, judged, (Date.now() - t) / 1000));
+        judged.forEach((j, i) => perQuery.push(JSON.stringify({ library: target.label, mode, id: queries[i]!.id, ...j })));
+      }
+    } finally {
+      await local?.close();
+    }
   }
-  const round = (x: number) => Math.round(x * 10_000) / 10_000;
-  const summary = {
-    queries: opts.queries,
-    count: queries.length,
-    target: opts.api ?? `in-process, prefix ${local?.config.indexPrefix}`,
-    settings: opts.set || 'configured defaults',
-    modes: Object.fromEntries(rows.map((r) => [r.mode, { ndcg10: round(r.ndcg), recall10: round(r.recall), mrr: round(r.rr), seconds: round(r.seconds) }])),
-  };
-  process.stdout.write(`${formatTable(rows)}\n\n${JSON.stringify(summary, null, 2)}\n`);
-  if (opts.out) {
-    const { writeFile } = await import('node:fs/promises');
-    await writeFile(opts.out, Object.entries(perQuery).map(([id, s]) => JSON.stringify({ id, ...s })).join('\n') + '\n');
-  }
+  process.stdout.write(`${formatTable(rows)}\n\n${formatRatios(rows)}\nsettings: ${opts.set || 'configured defaults'}\n`);
+  if (opts.out) await writeFile(opts.out, perQuery.join('\n') + '\n');
+  if (opts.json) await writeFile(opts.json, JSON.stringify({ settings: opts.set || 'configured defaults', rows }, null, 2) + '\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -89,3 +89,45 @@ export function evenSubset<T>(items: readonly T[], n: number | undefined): T[] {
   if (n === undefined || n >= items.length) return [...items];
   return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
 }
+
+/** How far before an answer's start a citation may begin and still land on it (a listener hears one sentence of lead-in). */
+export const LANDING_TOLERANCE_MS = 5_000;
+
+/** Where the top citation sends a listener, judged against the relevant ranges. */
+export interface Landing {
+  /** The first segment of the first episode overlaps a relevant range. */
+  overlap: boolean;
+  /** It overlaps one and starts no earlier than {@link LANDING_TOLERANCE_MS} before it: following it lands on the answer. */
+  landed: boolean;
+  /**
+   * Its start minus the start of the answer it is about, in ms (negative: before the answer):
+   * the range it overlaps (the nearest start among several), else the nearest range of its
+   * episode; null when its episode has no relevant range or there is no result.
+   */
+  offsetMs: number | null;
+}
+
+/** Judges the top citation (the first segment of `ranked`) against the relevant ranges. */
+export function landing(ranked: readonly RelevantRange[], relevant: readonly RelevantRange[], toleranceMs = LANDING_TOLERANCE_MS): Landing {
+  const top = ranked[0];
+  if (!top) return { overlap: false, landed: false, offsetMs: null };
+  const own = relevant.filter((r) => r.episodeId === top.episodeId);
+  const hit = own.filter((r) => overlaps(top, r));
+  const nearest = (rs: readonly RelevantRange[]) =>
+    rs.reduce<RelevantRange | undefined>((best, r) => (!best || Math.abs(top.startMs - r.startMs) < Math.abs(top.startMs - best.startMs) ? r : best), undefined);
+  const about = nearest(hit) ?? nearest(own);
+  return {
+    overlap: hit.length > 0,
+    landed: hit.some((r) => top.startMs >= r.startMs - toleranceMs),
+    offsetMs: about ? top.startMs - about.startMs : null,
+  };
+}
+
+/** Landing figures over queries: shares of overlap@1 and landing@1, and the median |offset| in ms (null when none). */
+export function meanLanding(all: readonly Landing[]): { overlap1: number; landing1: number; medianOffsetMs: number | null } {
+  const n = Math.max(1, all.length);
+  const offsets = all.flatMap((l) => (l.offsetMs === null ? [] : [Math.abs(l.offsetMs)])).sort((a, b) => a - b);
+  const mid = offsets.length >> 1;
+  const median = offsets.length === 0 ? null : offsets.length % 2 ? offsets[mid]! : (offsets[mid - 1]! + offsets[mid]!) / 2;
+  return { overlap1: all.filter((l) => l.overlap).length / n, landing1: all.filter((l) => l.landed).length / n, medianOffsetMs: median };
+}

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { evenSubset, judge, meanScores, overlaps, parseQueries } from '../../src/search/relevance.js';
+import { evenSubset, judge, landing, meanLanding, meanScores, overlaps, parseQueries } from '../../src/search/relevance.js';
 
 const seg = (startMs: number, endMs: number, episodeId = 'ep') => ({ episodeId, startMs, endMs });
 
@@ -36,5 +36,32 @@ describe('relevance measures', function () {
     expect(qs).to.have.length(1);
     expect(() => parseQueries('{"id":1}')).to.throw(/line 1/);
     expect(evenSubset([1, 2, 3, 4, 5, 6], 3)).to.deep.equal([1, 3, 5]);
+  });
+});
+
+describe('landing of the top citation', function () {
+  it('lands when the first segment overlaps the answer and starts at most 5 s before it', function () {
+    expect(landing([seg(98_000, 130_000)], [seg(100_000, 200_000)])).to.deep.equal({ overlap: true, landed: true, offsetMs: -2000 });
+    expect(landing([seg(150_000, 160_000)], [seg(100_000, 200_000)])).to.deep.equal({ overlap: true, landed: true, offsetMs: 50_000 });
+  });
+
+  it('overlaps without landing when the citation starts long before the answer', function () {
+    expect(landing([seg(60_000, 120_000)], [seg(100_000, 200_000)])).to.deep.equal({ overlap: true, landed: false, offsetMs: -40_000 });
+  });
+
+  it('measures the offset to the nearest answer of the cited episode, and none for another episode', function () {
+    expect(landing([seg(0, 10_000)], [seg(30_000, 40_000), seg(90_000, 99_000)])).to.deep.equal({ overlap: false, landed: false, offsetMs: -30_000 });
+    expect(landing([seg(0, 10_000, 'other')], [seg(0, 10_000)])).to.deep.equal({ overlap: false, landed: false, offsetMs: null });
+    expect(landing([], [seg(0, 10_000)])).to.deep.equal({ overlap: false, landed: false, offsetMs: null });
+  });
+
+  it('averages shares and takes the median absolute offset', function () {
+    const m = meanLanding([
+      { overlap: true, landed: true, offsetMs: -1000 },
+      { overlap: true, landed: false, offsetMs: -30_000 },
+      { overlap: false, landed: false, offsetMs: 5000 },
+      { overlap: false, landed: false, offsetMs: null },
+    ]);
+    expect(m).to.deep.equal({ overlap1: 0.5, landing1: 0.25, medianOffsetMs: 5000 });
   });
 });
