@@ -18,8 +18,9 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * It is part of {@link sourceHash}: bump it when those rules change, and the next
  * ingest re-derives every episode (re-using vectors whose text did not change).
  * 2: passages gained `mainSpeakers`.
+ * 3: passages gained `marks` (sentence starts, where citations begin).
  */
-export const DERIVATION_VERSION = 2;
+export const DERIVATION_VERSION = 3;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read

@@ -16,6 +16,12 @@ export interface Passage {
   mainSpeakers: string[];
   chapterTitle: string | null;
   momentType: string | null;
+  /**
+   * Where each sentence and speaker turn of `text` begins, flat `[charOffset, ms, …]` in
+   * text order, the first at offset 0: search cites the sentence where the answer starts
+   * instead of the passage start. Empty for chapter and moment titles.
+   */
+  marks: number[];
 }
 
 /** Passage lengths, in ms of transcript time. */
@@ -40,6 +46,8 @@ interface Atom {
   sentenceEnd: boolean;
   /** Position in reading order, so atoms with equal start keep their order. */
   order: number;
+  /** Sentence starts inside `text`: `[charOffset, ms]`. */
+  marks: Array<[number, number]>;
 }
 
 const SENTENCE_END = /[.!?…]["'”’)\]]*$/;
@@ -99,6 +107,26 @@ function interpolate(text: string, s: number, e: number, pattern: RegExp): { tex
 const SENTENCES = /[^.!?…]+(?:[.!?…]+["'”’)\]]*|$)\s*/g;
 const WORDS = /\S+\s*/g;
 
+/**
+ * Sentence starts of a whole segment's (normalized) text with their times: the start of
+ * the sentence's first word when the segment's word timings match its words one to one,
+ * else shared out by character length over [s, e].
+ */
+export function sentenceMarks(text: string, words: readonly { s: number }[], s: number, e: number): Array<[number, number]> {
+  const tokenStarts = [...text.matchAll(/\S+/g)].map((m) => m.index!);
+  const timed = words.length === tokenStarts.length;
+  const marks: Array<[number, number]> = [];
+  let token = 0;
+  for (const m of text.matchAll(SENTENCES)) {
+    const c0 = m.index! + (m[0].length - m[0].trimStart().length);
+    if (c0 >= text.length) continue;
+    while (token < tokenStarts.length && tokenStarts[token]! < c0) token++;
+    const ms = timed && token < words.length ? words[token]!.s : s + Math.round(((e - s) * c0) / Math.max(1, text.length));
+    marks.push([c0, Math.min(e, Math.max(s, ms))]);
+  }
+  return marks.length > 0 && marks[0]![0] === 0 ? marks : [[0, s], ...marks];
+}
+
 /** Turns one segment into atoms: itself when it fits, else its words (timed or interpolated). */
 function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: number, order: () => number): Atom[] {
   const speaker = seg.speakerLabel ?? null;
@@ -107,7 +135,8 @@ function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: 
   if (text === '' && words.length === 0) return [];
   const fits = seg.endMs - seg.startMs <= maxMs && !crossesBoundary(boundaries, seg.startMs, seg.endMs);
   if (fits && text !== '') {
-    return [{ text, s: seg.startMs, e: seg.endMs, speaker, sentenceEnd: true, order: order() }];
+    const marks = sentenceMarks(text, words, seg.startMs, seg.endMs);
+    return [{ text, s: seg.startMs, e: seg.endMs, speaker, sentenceEnd: true, order: order(), marks }];
   }
   let pieces: { text: string; s: number; e: number }[];
   if (words.length > 0) {
@@ -125,6 +154,8 @@ function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: 
     speaker,
     sentenceEnd: i === pieces.length - 1 || SENTENCE_END.test(p.text),
     order: order(),
+    // A piece opens a sentence when it opens the segment or follows a sentence end.
+    marks: i === 0 || SENTENCE_END.test(pieces[i - 1]!.text) ? [[0, p.s]] : [],
   }));
 }
 
@@ -209,6 +240,27 @@ export function mainSpeakers(atoms: readonly { speaker: string | null; s: number
   return [...time].filter(([, ms]) => ms >= share * total).map(([label]) => label);
 }
 
+/**
+ * The sentence starts of a packed group as offsets into its joined text (atoms joined by
+ * one space), flat `[offset, ms, …]`, always opening with `[0, startMs]`; times are kept
+ * within the passage and never go backwards.
+ */
+function passageMarks(group: readonly Atom[], startMs: number, endMs: number): number[] {
+  const flat: number[] = [0, startMs];
+  let offset = 0;
+  let last = startMs;
+  for (const atom of group) {
+    for (const [c, ms] of atom.marks) {
+      const at = offset + c;
+      if (at === 0) continue;
+      last = Math.min(endMs, Math.max(last, ms));
+      flat.push(at, last);
+    }
+    offset += atom.text.length + 1;
+  }
+  return flat;
+}
+
 /** First 8 hex chars of sha256: short, stable id parts for titles. */
 export function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
@@ -270,6 +322,7 @@ export function buildPassages(
         mainSpeakers: mainSpeakers(group),
         chapterTitle,
         momentType: null,
+        marks: passageMarks(group, startMs, endMs),
       });
     }
   }
@@ -287,6 +340,7 @@ export function buildPassages(
       mainSpeakers: [],
       chapterTitle: title,
       momentType: null,
+      marks: [],
     });
   }
   for (const c of chapters) {
@@ -303,6 +357,7 @@ export function buildPassages(
         mainSpeakers: [],
         chapterTitle: normalize(c.title) || null,
         momentType: m.type,
+        marks: [],
       });
     }
   }

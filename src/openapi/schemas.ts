@@ -115,17 +115,28 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   },
   MatchedSegment: {
     type: 'object',
-    description: 'The unit of citation.',
+    description:
+      'The unit of citation. A transcript segment is cited from the sentence where the words of the query gather (the answer\'s start), not from the start of the passage it was found in: `startMs`, `url`, `deepLink` and `text` all begin there, and `endMs` is where the passage ends.',
     required: ['segmentId', 'text', 'startMs', 'endMs', 'url', 'deepLink', 'matchedVia'],
     properties: {
-      segmentId: { type: 'string' },
-      text: { type: 'string' },
-      startMs: { type: 'integer' },
+      segmentId: { type: 'string', description: 'Id of the indexed passage the segment was found in.' },
+      text: { type: 'string', description: 'What is said from `startMs` to `endMs` (or the chapter or key-moment title).' },
+      startMs: { type: 'integer', description: 'Where the cited moment begins, in milliseconds.' },
       endMs: { type: 'integer' },
       speaker: nullable('string'),
       url: { type: 'string', format: 'uri', description: 'Citation URL: `https://<host>/episodes/<episodeId>?t=<ms>` (t in milliseconds).' },
       deepLink: { type: 'string', description: 'Same moment relative to the library root: `episodes/<episodeId>?t=<ms>`.' },
       matchedVia: ref('MatchedVia'),
+      highlights: {
+        type: 'array',
+        description:
+          'Character ranges of `text` (UTF-16 code units, `end` exclusive) holding the words of the query as the keyword leg matches them (stemmed, English stop words left out). Empty when none occur, for instance on a purely semantic match.',
+        items: {
+          type: 'object',
+          required: ['start', 'end'],
+          properties: { start: { type: 'integer', minimum: 0 }, end: { type: 'integer', minimum: 1 } },
+        },
+      },
     },
   },
   MatchedVia: {

@@ -1,7 +1,8 @@
 // After ranking: the text of the passages shown, the catalog rows of their episodes, and a citation for title-only matches.
 import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
-import { buildFilters } from './filters.js';
+import { buildFilters, type QueryClause } from './filters.js';
+import { HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from './landing.js';
 import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE } from './keyword-query.js';
 import type { RawHit, SearchRequest } from './msearch.js';
 import type { SearchParams } from './search.js';
@@ -23,7 +24,27 @@ export interface HydratePlan {
   read(hits: RawHit[][]): Hydrated;
 }
 
-const passageOf = (h: RawHit): PassageHit => ({ ...(h._source as unknown as PassageHit), id: h._id });
+/** A hydrated passage, with the query's terms where the highlighter found them in its text. */
+function passageOf(h: RawHit): PassageHit {
+  const passage = { ...(h._source as unknown as PassageHit), id: h._id };
+  const tagged = h.highlight?.text?.[0];
+  const matches = tagged === undefined ? [] : parseHighlight(tagged, passage.text);
+  return matches ? { ...passage, matches } : passage;
+}
+
+/**
+ * Highlighting of the query's words in passage text, whole text in one fragment with
+ * marker characters, so the ranges can be read back exactly (landing and `highlights`).
+ * `text` only: a speaker name or chapter title says nothing about where in the speech
+ * the answer is.
+ */
+export function textHighlight(query: string): QueryClause {
+  return {
+    pre_tags: [HIGHLIGHT_PRE],
+    post_tags: [HIGHLIGHT_POST],
+    fields: { text: { type: 'unified', number_of_fragments: 0, highlight_query: { match: { text: { query } } } } },
+  };
+}
 
 /**
  * Plans the second and last round trip of a search, one `_msearch` of up to three
@@ -42,12 +63,9 @@ export function planHydration(
   { passageFields = DEFAULT_PASSAGE_FIELDS }: { passageFields?: readonly string[] } = {},
 ): HydratePlan {
   const known = new Map<string, EpisodeMeta>();
-  const texts = new Map<string, PassageHit>();
-  for (const g of groups) {
-    if (g.title) known.set(g.episodeId, g.title.episode);
-    for (const p of g.passages) if (p.passage) texts.set(p.id, p.passage);
-  }
-  const shown = groups.flatMap((g) => g.passages.map((p) => p.id)).filter((id) => !texts.has(id));
+  for (const g of groups) if (g.title) known.set(g.episodeId, g.title.episode);
+  // Always fetched here, even when a leg brought the text (the playground): the highlighter runs on this read.
+  const shown = groups.flatMap((g) => g.passages.map((p) => p.id));
   const missing = groups.map((g) => g.episodeId).filter((id) => !known.has(id));
   const titleOnly = groups.filter((g) => g.passages.length === 0).map((g) => g.episodeId);
   const passageFilter = buildFilters(params, channel);
@@ -57,7 +75,13 @@ export function planHydration(
   if (shown.length > 0) {
     searches.push({
       index: aliases.passages,
-      body: { size: shown.length, track_total_hits: false, _source: [...PASSAGE_SOURCE], query: { bool: { filter: [{ ids: { values: shown } }, passageFilter] } } },
+      body: {
+        size: shown.length,
+        track_total_hits: false,
+        _source: [...PASSAGE_SOURCE],
+        query: { bool: { filter: [{ ids: { values: shown } }, passageFilter] } },
+        highlight: textHighlight(params.query),
+      },
     });
     readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h))));
   }
@@ -87,6 +111,7 @@ export function planHydration(
           },
         },
         collapse: { field: 'episodeId' },
+        highlight: textHighlight(params.query),
         // No passage matching leaves every score at 0: then the earliest wins, a chapter title before speech.
         sort: [{ _score: 'desc' }, { startMs: 'asc' }, { kind: 'asc' }],
       },
@@ -102,7 +127,7 @@ export function planHydration(
   return {
     searches,
     read(hits) {
-      const into: Hydrated = { episodes: new Map(known), passages: new Map(texts), titleSegments: new Map() };
+      const into: Hydrated = { episodes: new Map(known), passages: new Map(), titleSegments: new Map() };
       readers.forEach((read, i) => read(hits[i] ?? [], into));
       return into;
     },

@@ -5,7 +5,7 @@ import { buildFilters, type QueryClause } from './filters.js';
 import type { SearchParams } from './search.js';
 
 /** Passage fields a response cites; the 384 floats of `embedding` never travel. */
-export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle', 'startMs', 'endMs', 'speaker'] as const;
+export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle', 'startMs', 'endMs', 'speaker', 'marks'] as const;
 
 /**
  * What a leg returns per passage: doc values only. Loading `_source` means parsing each

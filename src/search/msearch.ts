@@ -18,6 +18,8 @@ export interface RawHit {
   _source?: Record<string, unknown>;
   /** Doc values asked for with `docvalue_fields`, each an array. */
   fields?: Record<string, unknown[]>;
+  /** Highlighted fragments by field, when the search asked for them. */
+  highlight?: Record<string, string[]>;
 }
 
 /** Header and body lines of an `_msearch`, in request order. */

@@ -1,5 +1,6 @@
 // Maps ranked episode groups to the spec's SearchResult, with citation URLs per decision 15.
 import type { ChannelDoc } from '../store/documents.js';
+import { chooseLanding, type LandingOptions, type TermRange } from './landing.js';
 import { MATCHED_VIA_DESCRIPTIONS, type EpisodeGroup, type EpisodeMeta, type MatchedSegment, type MatchedVia, type PassageHit, type SearchResult } from './types.js';
 
 /** `matchedVia` lists its values in the order of their descriptions, as the OpenAPI document does. */
@@ -33,15 +34,33 @@ function ordered(values: Iterable<MatchedVia>): MatchedVia[] {
   return VIA_ORDER.filter((v) => set.has(v));
 }
 
-function toSegment(host: string, passage: PassageHit, via: MatchedVia[]): MatchedSegment {
+/**
+ * The span a passage is cited with: from the sentence where the query's terms gather
+ * (see {@link chooseLanding}) to the passage end, so `startMs`, `t` and the text all begin
+ * where the answer does; the whole passage when nothing better is known.
+ */
+export function citedSpan(passage: PassageHit, landing: LandingOptions = {}): { text: string; startMs: number; highlights: TermRange[] } {
+  const matches = passage.matches ?? [];
+  const at = chooseLanding(passage.text, passage.marks ?? [], matches, landing);
+  const offset = at?.offset ?? 0;
+  return {
+    text: passage.text.slice(offset),
+    startMs: at?.ms ?? passage.startMs,
+    highlights: matches.filter((m) => m.start >= offset).map((m) => ({ start: m.start - offset, end: m.end - offset })),
+  };
+}
+
+function toSegment(host: string, passage: PassageHit, via: MatchedVia[], landing?: LandingOptions): MatchedSegment {
+  const span = citedSpan(passage, landing);
   return {
     segmentId: passage.id,
-    text: passage.text,
-    startMs: passage.startMs,
+    text: span.text,
+    startMs: span.startMs,
     endMs: passage.endMs,
     speaker: passage.speaker ?? null,
-    ...citation(host, passage.episodeId, passage.startMs),
+    ...citation(host, passage.episodeId, span.startMs),
     matchedVia: ordered([...via, ...kindVia(passage)]),
+    highlights: span.highlights,
   };
 }
 
@@ -56,6 +75,8 @@ export interface ResultInputs {
   titleSegments?: ReadonlyMap<string, PassageHit>;
   channel: Pick<ChannelDoc, 'slug' | 'customDomain'>;
   channelBaseDomain: string;
+  /** Tuning of where citations begin (the eval); defaults otherwise. */
+  landing?: LandingOptions;
 }
 
 /** Builds the response: episodes in group order, segments with citation URLs and `matchedVia`. */
@@ -67,6 +88,7 @@ export function toSearchResult({
   titleSegments = new Map(),
   channel,
   channelBaseDomain,
+  landing,
 }: ResultInputs): SearchResult {
   const host = channelHost(channel, channelBaseDomain);
   const out: SearchResult['episodes'] = [];
@@ -76,10 +98,10 @@ export function toSearchResult({
     const segments: MatchedSegment[] = [];
     for (const hit of group.passages) {
       const passage = passages.get(hit.id);
-      if (passage) segments.push(toSegment(host, passage, Object.keys(hit.legs) as MatchedVia[]));
+      if (passage) segments.push(toSegment(host, passage, Object.keys(hit.legs) as MatchedVia[], landing));
     }
     const filler = titleSegments.get(group.episodeId);
-    if (segments.length === 0 && filler) segments.push(toSegment(host, filler, ['title']));
+    if (segments.length === 0 && filler) segments.push(toSegment(host, filler, ['title'], landing));
     out.push({
       episodeId: group.episodeId,
       title: meta.title,

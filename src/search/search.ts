@@ -8,6 +8,7 @@ import { groupByEpisode } from './group.js';
 import { planHydration } from './hydrate.js';
 import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
 import { buildKnnQuery } from './knn-query.js';
+import type { LandingOptions } from './landing.js';
 import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchRequest } from './msearch.js';
 import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
 import { toSearchResult } from './result.js';
@@ -68,6 +69,8 @@ export interface SearchOptions {
   keyword?: KeywordQueryOptions;
   episodeScore?: 'max' | 'sum';
   maxSegments?: number;
+  /** Where citations begin; `false` cites passage starts (the eval's before/after). */
+  landing?: LandingOptions | false;
 }
 
 /** Everything a search saw on its way, for the playground and the benchmark. */
@@ -161,6 +164,7 @@ export async function runSearch(
     ...hydrated,
     channel,
     channelBaseDomain: deps.channelBaseDomain,
+    landing: options.landing === false ? { off: true } : options.landing,
   });
   trace.timings.totalMs = performance.now() - started;
   return { result, trace };

@@ -1,5 +1,6 @@
 // Shapes of the search pipeline: the public SearchResult (spec part 2) and the internal hits between stages.
 import type { PassageKind } from '../store/documents.js';
+import type { TermRange } from './landing.js';
 
 /**
  * Why a segment or an episode is in the result. A segment carries the legs that found it
@@ -32,6 +33,8 @@ export interface MatchedSegment {
   /** Same moment relative to the channel's library root: `episodes/<id>?t=<ms>`. */
   deepLink: string;
   matchedVia: MatchedVia[];
+  /** Character ranges of `text` holding the query's words (as the keyword leg matched them, stemmed); may be empty. */
+  highlights: TermRange[];
 }
 
 /** One ranked episode (spec: SearchResultEpisode). */
@@ -68,6 +71,10 @@ export interface PassageHit {
   startMs: number;
   endMs: number;
   speaker: string | null;
+  /** Sentence and turn starts in `text`, flat `[charOffset, ms, …]` (absent in stores loaded before they existed). */
+  marks?: number[];
+  /** The query's terms in `text`, from the engine's highlighter (hydration only). */
+  matches?: TermRange[];
 }
 
 /** The episode fields search reads. */

@@ -121,6 +121,8 @@ export interface PassageDoc {
   /** Speakers holding at least a quarter of the speech time: the keyword leg matches speaker names here. */
   mainSpeakers: string[];
   momentType: string | null;
+  /** Sentence and turn starts in `text`, flat `[charOffset, ms, …]` (stored, not indexed): where a citation may begin. */
+  marks: number[];
   status: EpisodeStatus;
   archived: boolean;
   publishedAt: string;

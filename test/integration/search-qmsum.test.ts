@@ -77,7 +77,7 @@ describe('search over qmsum', function () {
     expect(ids(second)).to.deep.equal(ids(first));
   });
 
-  it('cites each segment at its start in milliseconds, on the channel host', async function () {
+  it('cites each segment from a sentence start of its passage to the passage end, in milliseconds, on the channel host', async function () {
     const result = await searchChannel(qm.deps(), channel, params('XML format to link up different components'));
     const host = channelHost(channel, qm.config.channelBaseDomain);
     expect(result.episodes.length).to.be.greaterThan(0);
@@ -88,9 +88,14 @@ describe('search over qmsum', function () {
         const stored = await qm.passage(s.segmentId);
         expect(stored, s.segmentId).to.not.equal(undefined);
         expect(stored!.episodeId).to.equal(e.episodeId);
-        expect([s.startMs, s.endMs, s.text]).to.deep.equal([stored!.startMs, stored!.endMs, stored!.text]);
-        expect(s.url).to.equal(`https://${host}/episodes/${e.episodeId}?t=${stored!.startMs}`);
-        expect(s.deepLink).to.equal(`episodes/${e.episodeId}?t=${stored!.startMs}`);
+        // The cited span is one of the passage's marks (a sentence or turn start) through its end.
+        const marks = stored!.marks;
+        const at = Array.from({ length: marks.length / 2 }, (_, i) => i).find((i) => marks[2 * i + 1] === s.startMs && stored!.text.slice(marks[2 * i]!) === s.text);
+        expect(at, `${s.segmentId} cited at ${s.startMs}`).to.not.equal(undefined);
+        expect(s.endMs).to.equal(stored!.endMs);
+        expect(s.url).to.equal(`https://${host}/episodes/${e.episodeId}?t=${s.startMs}`);
+        expect(s.deepLink).to.equal(`episodes/${e.episodeId}?t=${s.startMs}`);
+        for (const h of s.highlights) expect(s.text.slice(h.start, h.end).toLowerCase(), s.segmentId).to.match(/^(xml|format|link|up|differ|compon)/);
       }
     }
   });

@@ -105,7 +105,7 @@ describe('speaker names in the keyword leg', function () {
       const { result, trace } = await runSearch(deps, CHANNEL, query);
       expect(trace.embedded).to.equal(false);
       expect(trace.legs.find((l) => l.name === 'keyword')!.hits[0]?.id, query.query).to.equal(`ep_meals:t:${startMs}`);
-      expect(result.episodes[0]?.segments[0], query.query).to.include({ startMs });
+      expect(result.episodes[0]?.segments[0], query.query).to.include({ segmentId: `ep_meals:t:${startMs}` });
     }
     // Without the speakers the shorter passage, Suzy Davies's, wins on the words alone.
     const { trace } = await runSearch(deps, CHANNEL, kirsty, { keyword: { passageFields: ['text', 'chapterTitle'] } });

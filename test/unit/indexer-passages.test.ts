@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildPassages, chapterBoundaries, mainSpeakers, packAtoms, shortHash, type Passage } from '../../indexer/passages.js';
+import { buildPassages, chapterBoundaries, mainSpeakers, packAtoms, sentenceMarks, shortHash, type Passage } from '../../indexer/passages.js';
 import type { ChapterRecord, EpisodeRecord, SegmentRecord } from '../../indexer/schemas.js';
 
 const S = 1000;
@@ -173,6 +173,7 @@ describe('buildPassages', function () {
         mainSpeakers: [],
         chapterTitle: 'Why farm loans fail',
         momentType: null,
+        marks: [],
       },
       {
         id: `ep1:m:12000:${shortHash('insight\nDebt waivers reward the lender, not the farmer')}`,
@@ -184,6 +185,7 @@ describe('buildPassages', function () {
         mainSpeakers: [],
         chapterTitle: 'Why farm loans fail',
         momentType: 'insight',
+        marks: [],
       },
       {
         id: `ep1:m:30000:${shortHash('quote\nLand you cannot sell is not an asset')}`,
@@ -195,6 +197,7 @@ describe('buildPassages', function () {
         mainSpeakers: [],
         chapterTitle: 'Why farm loans fail',
         momentType: 'quote',
+        marks: [],
       },
     ]);
   });
@@ -228,5 +231,49 @@ describe('packAtoms', function () {
 
   it('returns no groups for no atoms', function () {
     expect(packAtoms([], opts)).to.deep.equal([]);
+  });
+});
+
+describe('passage marks (where a citation may begin)', function () {
+  /** Pairs of a flat marks array. */
+  const pairs = (flat: number[]) => Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!]);
+
+  it('marks every sentence of a timed segment at its first word', function () {
+    const seg = worded(10, 6, { ends: [1, 3] }); // "w10 w11. w12 w13. w14 w15."
+    expect(sentenceMarks(seg.text, seg.words!, seg.startMs, seg.endMs)).to.deep.equal([
+      [0, 10_000],
+      [seg.text.indexOf('w12'), 12_000],
+      [seg.text.indexOf('w14'), 14_000],
+    ]);
+  });
+
+  it('shares times out by character length when a segment has no word timings', function () {
+    const text = 'One two three. Four five six.';
+    const marks = sentenceMarks(text, [], 0, 29_000);
+    expect(marks.map(([c]) => c)).to.deep.equal([0, text.indexOf('Four')]);
+    expect(marks[1]![1]).to.equal(text.indexOf('Four') * 1000);
+  });
+
+  it('gives every passage its turn and sentence starts as offsets into its own text', function () {
+    const [p] = buildPassages(episode([plain(0, 10, 'Hello there. How are you?'), plain(10, 20, 'Fine.', 'B'), plain(20, 45, 'Good to hear.')]));
+    expect(p!.text).to.equal('Hello there. How are you? Fine. Good to hear.');
+    const marks = pairs(p!.marks);
+    expect(marks.map(([c]) => p!.text.slice(c!, c! + 4))).to.deep.equal(['Hell', 'How ', 'Fine', 'Good']);
+    expect(marks.map(([, ms]) => ms)).to.deep.equal([0, Math.round((10_000 * 13) / 25), 10_000, 20_000]);
+  });
+
+  it('marks sentence starts of a long segment split word by word, and opens each passage at its start', function () {
+    const ps = buildPassages(episode([worded(0, 100, { ends: [9, 19, 29, 39, 49, 59, 69, 79, 89] })])).filter((x) => x.kind === 'transcript');
+    expect(ps.length).to.be.greaterThan(1);
+    for (const p of ps) {
+      const marks = pairs(p.marks);
+      expect(marks[0]).to.deep.equal([0, p.startMs]);
+      for (const [c, ms] of marks.slice(1)) {
+        // Every later mark sits on a word that follows a sentence end, at that word's time.
+        expect(p.text.slice(0, c)).to.match(/\. $/);
+        expect(ms).to.equal(Number(/^w(\d+)/.exec(p.text.slice(c))![1]) * 1000);
+      }
+    }
+    expect(ps.flatMap((p) => pairs(p.marks)).length).to.equal(10);
   });
 });

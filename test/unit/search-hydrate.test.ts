@@ -20,7 +20,7 @@ describe('planHydration', function () {
 
   it('fetches the catalog rows the title leg did not return, filtered like the legs', function () {
     const plan = planHydration(aliases, params({ publishedOnly: true }), CHANNEL, groups);
-    const [rows] = plan.searches;
+    const rows = plan.searches[1];
     expect(rows!.index).to.equal('t-episodes');
     const text = JSON.stringify(rows!.body);
     expect(text).to.contain('{"ids":{"values":["ep_1"]}}');
@@ -29,7 +29,7 @@ describe('planHydration', function () {
 
   it('asks for one passage per episode matched by title alone: its best keyword match, else its opening', function () {
     const plan = planHydration(aliases, params(), CHANNEL, groups);
-    const fill = plan.searches[1]!;
+    const fill = plan.searches[2]!;
     expect(fill.index).to.equal('t-passages');
     expect(fill.body.collapse).to.deep.equal({ field: 'episodeId' });
     expect(fill.body.sort).to.deep.equal([{ _score: 'desc' }, { startMs: 'asc' }, { kind: 'asc' }]);
@@ -39,6 +39,7 @@ describe('planHydration', function () {
   it('reads both answers back into rows and stand-in passages', function () {
     const plan = planHydration(aliases, params(), CHANNEL, groups);
     const read = plan.read([
+      [],
       [{ _id: 'ep_1', _score: 0, _source: { id: 'ep_1', title: 'One', summary: null, publishedAt: '2020-01-01T00:00:00Z', durationMs: 1 } }],
       [{ _id: 'ep_3:t:0', _score: 0, _source: { ...passage('ep_3:t:0', 'ep_3', { startMs: 0 }) } }],
     ]);
@@ -59,11 +60,17 @@ describe('planHydration', function () {
     expect(read.passages.has('p2')).to.equal(false);
   });
 
-  it('plans nothing when the title leg already returned every row and every episode has passages', function () {
+  it('fetches only the shown passages, highlighted for the query, when the title leg returned every row and every episode has passages', function () {
     const only = groupByEpisode(
       reciprocalRankFusion([{ name: 'keyword', hits: passageHits('p2@ep_2') }, { name: 'title', hits: episodeHits('ep_2') }], { k: 60 }),
       10,
     );
-    expect(planHydration(aliases, params(), CHANNEL, only).searches).to.deep.equal([]);
+    const plan = planHydration(aliases, params({ query: 'battery life' }), CHANNEL, only);
+    expect(plan.searches).to.have.length(1);
+    expect(plan.searches[0]!.body.highlight).to.deep.include({ pre_tags: ['\u0001'], post_tags: ['\u0002'] });
+    expect(JSON.stringify(plan.searches[0]!.body.highlight)).to.contain('"query":"battery life"');
+    const tagged = 'the \u0001battery\u0002 lasts';
+    const read = plan.read([[{ _id: 'p2', _score: 0, _source: { ...passage('p2', 'ep_2'), text: 'the battery lasts' }, highlight: { text: [tagged] } }]]);
+    expect(read.passages.get('p2')?.matches).to.deep.equal([{ start: 4, end: 11 }]);
   });
 });

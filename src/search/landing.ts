@@ -1,0 +1,119 @@
+// Where a citation begins: the sentence of a passage where the query's terms gather, not the passage start (pure).
+
+/** A matched term's character range in a text, `end` exclusive. */
+export interface TermRange {
+  start: number;
+  end: number;
+}
+
+/** Marker characters the highlighter wraps matched terms in: control characters no transcript holds. */
+export const HIGHLIGHT_PRE = '\u0001';
+export const HIGHLIGHT_POST = '\u0002';
+
+/**
+ * Reads a highlighted copy of a text (the whole field, matched terms wrapped in
+ * {@link HIGHLIGHT_PRE} … {@link HIGHLIGHT_POST}) back into the matched ranges of the
+ * plain text. Returns undefined when the markers do not pair up or the text differs.
+ */
+export function parseHighlight(tagged: string, plain: string): TermRange[] | undefined {
+  const ranges: TermRange[] = [];
+  let out = 0;
+  let open = -1;
+  for (const ch of tagged) {
+    if (ch === HIGHLIGHT_PRE) {
+      if (open >= 0) return undefined;
+      open = out;
+    } else if (ch === HIGHLIGHT_POST) {
+      if (open < 0) return undefined;
+      if (out > open) ranges.push({ start: open, end: out });
+      open = -1;
+    } else {
+      if (plain[out] !== ch) return undefined;
+      out += ch.length;
+    }
+  }
+  return open < 0 && out === plain.length ? ranges : undefined;
+}
+
+/**
+ * Words of a question's framing that say nothing about where the answer is ("what did the
+ * group discuss about …", "how do you …"): matched in speech they mark filler, not the
+ * answer. Not stop words for ranking (the english analyzer keeps them), only for landing.
+ */
+const FRAMING = new Set(
+  'what did does do done how why who whom whose when where which was were is are be been discuss discussed discussing discussion discussions talk talked talking say said saying think thought thinks opinion opinions mention mentioned group team meeting meetings you your i we us our they them he she his her it its can could would should will way use using used'.split(
+    ' ',
+  ),
+);
+
+/** A crude key that puts a term's surface forms together (the engine matched them by stem already). */
+function termKey(surface: string): string {
+  const w = surface.toLowerCase();
+  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (w.length > 4 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length > 3 && w.endsWith('ed')) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('es')) return w.slice(0, -2);
+  if (w.length > 2 && w.endsWith('s')) return w.slice(0, -1);
+  return w;
+}
+
+export interface LandingOptions {
+  /** How much speech after a sentence counts towards it, in ms: the answer's first breath. */
+  windowMs?: number;
+  /** Cite passage starts (for comparison). */
+  off?: boolean;
+}
+
+export const DEFAULT_LANDING: Required<LandingOptions> = { windowMs: 20_000, off: false };
+
+/** Where to cite a passage from: a character offset into its text and the time there. */
+export interface Landing {
+  offset: number;
+  ms: number;
+}
+
+/**
+ * Picks the sentence to cite. Each sentence (from `marks`, flat `[offset, ms, …]`) that
+ * holds a matched term is scored by the distinct terms matched from it through the next
+ * `windowMs` of speech, each weighted by how rare it is among the passage's sentences
+ * (a term in every sentence says nothing about where the answer is); the best sentence
+ * wins, the earliest on a tie. No usable match (or no marks): the passage start.
+ */
+export function chooseLanding(
+  text: string,
+  marks: readonly number[],
+  matches: readonly TermRange[],
+  { windowMs = DEFAULT_LANDING.windowMs, off = false }: LandingOptions = {},
+): Landing | undefined {
+  const n = marks.length >> 1;
+  if (off || n < 2 || matches.length === 0) return undefined;
+  const starts = Array.from({ length: n }, (_, i) => marks[2 * i]!);
+  const times = Array.from({ length: n }, (_, i) => marks[2 * i + 1]!);
+  // Terms of each sentence.
+  const terms: Array<Set<string>> = Array.from({ length: n }, () => new Set());
+  let s = 0;
+  for (const m of [...matches].sort((a, b) => a.start - b.start)) {
+    while (s + 1 < n && starts[s + 1]! <= m.start) s++;
+    const key = termKey(text.slice(m.start, m.end));
+    if (!FRAMING.has(key) && !FRAMING.has(text.slice(m.start, m.end).toLowerCase())) terms[s]!.add(key);
+  }
+  const df = new Map<string, number>();
+  for (const set of terms) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+  if (df.size === 0) return undefined;
+  const weight = (t: string) => Math.log(1 + n / df.get(t)!);
+
+  let best = -1;
+  let bestScore = 0;
+  for (let i = 0; i < n; i++) {
+    if (terms[i]!.size === 0) continue;
+    const seen = new Set<string>();
+    for (let j = i; j < n && times[j]! < times[i]! + windowMs; j++) for (const t of terms[j]!) seen.add(t);
+    let score = 0;
+    for (const t of seen) score += weight(t);
+    if (score > bestScore + 1e-9) {
+      best = i;
+      bestScore = score;
+    }
+  }
+  return best < 0 ? undefined : { offset: starts[best]!, ms: times[best]! };
+}
