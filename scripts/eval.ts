@@ -215,11 +215,28 @@ export function parseSettings(spec: string): SearchOptions {
         if (value !== 'off' && value !== 'on') throw new Error('landing: expected on or off');
         options.landing = value === 'off' ? false : { ...(options.landing || {}) };
         break;
+      case 'chapterhits':
+        if (value !== 'absorb' && value !== 'keep') throw new Error('chapterhits: expected absorb or keep');
+        options.chapterHits = value;
+        break;
+      case 'support':
+        options.support = num();
+        break;
+      case 'fusion':
+        if (!['rrf', 'minmax', 'zscore'].includes(value)) throw new Error('fusion: expected rrf, minmax or zscore');
+        options.fusion = value as 'rrf';
+        break;
+      case 'slack':
+        options.landing = { ...(options.landing || {}), slack: num() };
+        break;
+      case 'lookahead':
+        options.landing = { ...(options.landing || {}), lookahead: num() };
+        break;
       case 'window':
         options.landing = { ...(options.landing || {}), windowMs: num() };
         break;
       default:
-        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, landing, window)`);
+        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, chapterhits, support, fusion, landing, lookahead, slack, window)`);
     }
   }
   return options;
@@ -349,6 +366,7 @@ async function main(): Promise<void> {
         const judged = await evaluate(queries, mode, run, { concurrency: opts.concurrency, onDone: () => bar.increment() });
         bar.stop();
         rows.push(summarize(target.label, mode, judged, (Date.now() - t) / 1000));
+        log.info({ row: rows[rows.length - 1] }, 'evaluated');
         judged.forEach((j, i) => perQuery.push(JSON.stringify({ library: target.label, mode, id: queries[i]!.id, ...j })));
       }
     } finally {

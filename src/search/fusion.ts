@@ -46,3 +46,56 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function bestRank(hit: FusedHit): number {
   return Math.min(...Object.values(hit.legs).map((l) => l.rank));
 }
+
+/** How a leg's raw scores are put on one scale before a convex combination. */
+export type ScoreNormalization = 'minmax' | 'zscore';
+
+export interface ConvexFusionOptions {
+  normalization: ScoreNormalization;
+  /** Multiplier per leg; a missing leg weighs 1, a leg weighing 0 is left out. */
+  weights?: Partial<Record<LegName, number>>;
+}
+
+/**
+ * Per-leg normalized scores of a leg's hits, in its order. Min-max maps the leg's best
+ * to 1 and its last to 0 (a leg with one hit or equal scores gives 1); z-score maps the
+ * leg's mean to 0 in units of its standard deviation, shifted so that the leg's lowest
+ * hit sits at 0 (a hit a leg did not return then counts as that leg's floor).
+ */
+export function normalizeScores(scores: readonly number[], normalization: ScoreNormalization): number[] {
+  if (scores.length === 0) return [];
+  const min = Math.min(...scores);
+  const max = Math.max(...scores);
+  if (normalization === 'minmax') return scores.map((s) => (max > min ? (s - min) / (max - min) : 1));
+  const mean = scores.reduce((a, s) => a + s, 0) / scores.length;
+  const sd = Math.sqrt(scores.reduce((a, s) => a + (s - mean) ** 2, 0) / scores.length);
+  return scores.map((s) => (sd > 0 ? (s - min) / sd : 1));
+}
+
+/**
+ * Convex combination of normalized leg scores: score(d) = Σ over legs that found d of
+ * weight × normalized score. Unlike RRF it keeps how far ahead a leg's top hit is
+ * (a BM25 score twice the next one counts), at the price of trusting each leg's scale
+ * after normalization. Same hit keys and tie-breaks as {@link reciprocalRankFusion}.
+ */
+export function convexFusion(legs: readonly Leg[], { normalization, weights = {} }: ConvexFusionOptions): FusedHit[] {
+  const fused = new Map<string, FusedHit>();
+  for (const leg of legs) {
+    const weight = weights[leg.name] ?? 1;
+    if (weight === 0) continue;
+    const norm = normalizeScores(leg.hits.map((h) => h.score), normalization);
+    leg.hits.forEach((hit, i) => {
+      let entry = fused.get(key(hit));
+      if (!entry) {
+        entry = { ...hit, fusedScore: 0, legs: {} };
+        fused.set(key(hit), entry);
+      }
+      if (entry.legs[leg.name]) return;
+      entry.fusedScore += weight * norm[i]!;
+      entry.legs[leg.name] = { rank: hit.rank, score: hit.score };
+    });
+  }
+  return [...fused.values()].sort(
+    (a, b) => b.fusedScore - a.fusedScore || bestRank(a) - bestRank(b) || compare(key(a), key(b)),
+  );
+}

@@ -1,5 +1,5 @@
 // Groups fused hits by episode: the ranked episodes of the response, each with its best passages.
-import type { EpisodeGroup, FusedHit } from './types.js';
+import type { EpisodeGroup, FusedHit, FusedPassage, LegName } from './types.js';
 
 export interface GroupOptions {
   /**
@@ -10,6 +10,12 @@ export interface GroupOptions {
    * (each leg ranking episodes by their best passage): 0.559 vs 0.555 nDCG@10.
    */
   episodeScore?: 'max' | 'sum';
+  /**
+   * Weight of the episode's other evidence: the fused scores of all its passages beyond
+   * the counted ones, times this, are added to its score. An answer that runs for
+   * minutes (a meeting's topic) leaves many fused passages in its episode. 0 = off.
+   */
+  support?: number;
 }
 
 /**
@@ -23,7 +29,7 @@ export function groupByEpisode(
   fused: readonly FusedHit[],
   limit: number,
   maxSegments = 3,
-  { episodeScore = 'max' }: GroupOptions = {},
+  { episodeScore = 'max', support = 0 }: GroupOptions = {},
 ): EpisodeGroup[] {
   const groups = new Map<string, EpisodeGroup>();
   for (const hit of fused) {
@@ -37,10 +43,44 @@ export function groupByEpisode(
       group.score += hit.fusedScore;
     } else if (group.passages.length < maxSegments && !group.passages.some((p) => p.startMs === hit.startMs)) {
       if (episodeScore === 'sum' || group.passages.length === 0) group.score += hit.fusedScore;
+      else group.score += support * hit.fusedScore;
       group.passages.push(hit);
+    } else {
+      group.score += support * hit.fusedScore;
     }
   }
   return [...groups.values()]
     .sort((a, b) => b.score - a.score || (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0))
     .slice(0, limit);
+}
+
+/**
+ * Hands each chapter-title hit's evidence to the best speech passage found inside that
+ * chapter: the passage's fused score gains the chapter's, the chapter hit goes, and the
+ * passage (cited where the answer begins) stands for the chapter. A chapter runs for
+ * minutes; citing its title sends a listener to its start, long before the moment asked
+ * about. A chapter with no speech passage among the hits stays as it is. Keeps order.
+ */
+export function absorbChapterHits(fused: readonly FusedHit[]): FusedHit[] {
+  const speech = fused.filter((h): h is FusedPassage => h.type === 'passage' && h.kind === 'transcript');
+  const gains = new Map<FusedHit, { score: number; legs: FusedHit['legs'] }>();
+  const absorbed = new Set<FusedHit>();
+  for (const hit of fused) {
+    if (hit.type !== 'passage' || hit.kind !== 'chapter' || hit.endMs === undefined) continue;
+    const inside = speech.find((p) => p.episodeId === hit.episodeId && p.startMs >= hit.startMs && p.startMs < hit.endMs!);
+    if (!inside) continue;
+    const gain = gains.get(inside) ?? { score: 0, legs: {} };
+    gain.score += hit.fusedScore;
+    for (const [leg, at] of Object.entries(hit.legs)) gain.legs[leg as LegName] ??= at;
+    gains.set(inside, gain);
+    absorbed.add(hit);
+  }
+  if (absorbed.size === 0) return [...fused];
+  return fused
+    .filter((h) => !absorbed.has(h))
+    .map((h) => {
+      const gain = gains.get(h);
+      return gain ? { ...h, fusedScore: h.fusedScore + gain.score, legs: { ...gain.legs, ...h.legs } } : h;
+    })
+    .sort((a, b) => b.fusedScore - a.fusedScore);
 }

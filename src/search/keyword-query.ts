@@ -14,7 +14,7 @@ export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle'
  * for the few passages shown. `withText` (the playground) fetches it with the leg.
  */
 export function legSource(withText = false): QueryClause {
-  return { _source: withText ? [...PASSAGE_SOURCE] : false, docvalue_fields: ['episodeId', 'startMs'] };
+  return { _source: withText ? [...PASSAGE_SOURCE] : false, docvalue_fields: ['episodeId', 'startMs', 'endMs', 'kind'] };
 }
 
 /** Episode fields the pipeline reads. */

@@ -41,7 +41,7 @@ export function parseHighlight(tagged: string, plain: string): TermRange[] | und
  * answer. Not stop words for ranking (the english analyzer keeps them), only for landing.
  */
 const FRAMING = new Set(
-  'what did does do done how why who whom whose when where which was were is are be been discuss discussed discussing discussion discussions talk talked talking say said saying think thought thinks opinion opinions mention mentioned group team meeting meetings you your i we us our they them he she his her it its can could would should will way use using used'.split(
+  'what did does do done how why who whom whose when where which was were is are be been about discuss discussed discussing discussion discussions talk talked talking say said saying think thought thinks opinion opinions mention mentioned group team meeting meetings you your i we us our they them he she his her it its can could would should will way use using used'.split(
     ' ',
   ),
 );
@@ -58,13 +58,20 @@ function termKey(surface: string): string {
 }
 
 export interface LandingOptions {
-  /** How much speech after a sentence counts towards it, in ms: the answer's first breath. */
+  /** Weight of the terms of the next sentence (said within `windowMs`) that the sentence itself lacks: an answer's first sentence often only sets it up. */
+  lookahead?: number;
+  /** How soon the next sentence must follow to count, in ms. */
   windowMs?: number;
+  /**
+   * The earliest sentence scoring at least this share of the best one is cited: the
+   * answer's own words often come again later in the passage, after it is over.
+   */
+  slack?: number;
   /** Cite passage starts (for comparison). */
   off?: boolean;
 }
 
-export const DEFAULT_LANDING: Required<LandingOptions> = { windowMs: 20_000, off: false };
+export const DEFAULT_LANDING: Required<LandingOptions> = { lookahead: 0.3, windowMs: 15_000, slack: 1, off: false };
 
 /** Where to cite a passage from: a character offset into its text and the time there. */
 export interface Landing {
@@ -74,16 +81,17 @@ export interface Landing {
 
 /**
  * Picks the sentence to cite. Each sentence (from `marks`, flat `[offset, ms, …]`) that
- * holds a matched term is scored by the distinct terms matched from it through the next
- * `windowMs` of speech, each weighted by how rare it is among the passage's sentences
- * (a term in every sentence says nothing about where the answer is); the best sentence
- * wins, the earliest on a tie. No usable match (or no marks): the passage start.
+ * holds a matched term scores the terms it holds, each weighted by how rare it is among
+ * the passage's sentences (a term in every sentence says nothing about where the answer
+ * is), plus `lookahead` × the weight of the next sentence's other terms; the earliest
+ * sentence within `slack` of the best wins. No usable match (or no marks): undefined,
+ * the passage start.
  */
 export function chooseLanding(
   text: string,
   marks: readonly number[],
   matches: readonly TermRange[],
-  { windowMs = DEFAULT_LANDING.windowMs, off = false }: LandingOptions = {},
+  { lookahead = DEFAULT_LANDING.lookahead, windowMs = DEFAULT_LANDING.windowMs, slack = DEFAULT_LANDING.slack, off = false }: LandingOptions = {},
 ): Landing | undefined {
   const n = marks.length >> 1;
   if (off || n < 2 || matches.length === 0) return undefined;
@@ -94,26 +102,23 @@ export function chooseLanding(
   let s = 0;
   for (const m of [...matches].sort((a, b) => a.start - b.start)) {
     while (s + 1 < n && starts[s + 1]! <= m.start) s++;
-    const key = termKey(text.slice(m.start, m.end));
-    if (!FRAMING.has(key) && !FRAMING.has(text.slice(m.start, m.end).toLowerCase())) terms[s]!.add(key);
+    const surface = text.slice(m.start, m.end).toLowerCase();
+    const key = termKey(surface);
+    if (!FRAMING.has(key) && !FRAMING.has(surface)) terms[s]!.add(key);
   }
   const df = new Map<string, number>();
   for (const set of terms) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
   if (df.size === 0) return undefined;
   const weight = (t: string) => Math.log(1 + n / df.get(t)!);
 
-  let best = -1;
-  let bestScore = 0;
-  for (let i = 0; i < n; i++) {
-    if (terms[i]!.size === 0) continue;
-    const seen = new Set<string>();
-    for (let j = i; j < n && times[j]! < times[i]! + windowMs; j++) for (const t of terms[j]!) seen.add(t);
+  const scores = terms.map((set, i) => {
+    if (set.size === 0) return 0;
     let score = 0;
-    for (const t of seen) score += weight(t);
-    if (score > bestScore + 1e-9) {
-      best = i;
-      bestScore = score;
-    }
-  }
+    for (const t of set) score += weight(t);
+    if (i + 1 < n && times[i + 1]! < times[i]! + windowMs) for (const t of terms[i + 1]!) if (!set.has(t)) score += lookahead * weight(t);
+    return score;
+  });
+  const top = Math.max(...scores);
+  const best = top > 0 ? scores.findIndex((score) => score >= slack * top - 1e-9) : -1;
   return best < 0 ? undefined : { offset: starts[best]!, ms: times[best]! };
 }

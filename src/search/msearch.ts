@@ -3,6 +3,7 @@ import { errors } from '@opensearch-project/opensearch';
 import type { Client } from '../store/opensearch.js';
 import { SearchError } from './errors.js';
 import type { QueryClause } from './filters.js';
+import type { PassageKind } from '../store/documents.js';
 import type { EpisodeMeta, LegHit, PassageHit } from './types.js';
 
 /** One search of an `_msearch`: the index (alias) and the request body. */
@@ -78,10 +79,17 @@ export function toPassageHits(hits: readonly RawHit[]): LegHit[] {
     id: h._id,
     episodeId: String(h.fields?.episodeId?.[0] ?? h._source?.episodeId),
     startMs: Number(h.fields?.startMs?.[0] ?? h._source?.startMs),
+    ...kindAndEnd(h),
     rank: i + 1,
     score: h._score ?? 0,
     ...(h._source ? { passage: { ...(h._source as unknown as PassageHit), id: h._id } } : {}),
   }));
+}
+
+function kindAndEnd(h: RawHit): { kind?: PassageKind; endMs?: number } {
+  const kind = h.fields?.kind?.[0] ?? h._source?.kind;
+  const endMs = h.fields?.endMs?.[0] ?? h._source?.endMs;
+  return { ...(typeof kind === 'string' ? { kind: kind as PassageKind } : {}), ...(endMs !== undefined ? { endMs: Number(endMs) } : {}) };
 }
 
 /** Episode hits of the title leg, ranked from 1. */

@@ -3,8 +3,8 @@ import type { Config } from '../config.js';
 import type { Embedder } from '../embedder.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
-import { reciprocalRankFusion } from './fusion.js';
-import { groupByEpisode } from './group.js';
+import { convexFusion, reciprocalRankFusion, type ScoreNormalization } from './fusion.js';
+import { absorbChapterHits, groupByEpisode } from './group.js';
 import { planHydration } from './hydrate.js';
 import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
 import { buildKnnQuery } from './knn-query.js';
@@ -60,6 +60,8 @@ export interface SearchOptions {
   /** Passage legs to run. `keyword` brings the title leg with it. Default both (`fast`: keyword). */
   legs?: readonly ('keyword' | 'semantic')[];
   rrfK?: number;
+  /** How legs are fused: reciprocal rank fusion, or a weighted sum of min-max or z-score normalized scores. */
+  fusion?: 'rrf' | ScoreNormalization;
   /** Per-leg RRF weights; `title` defaults to {@link TITLE_WEIGHT_RATIO} × the keyword weight. */
   weights?: Partial<Record<LegName, number>>;
   /** Passages each leg contributes (and k of k-NN). */
@@ -68,6 +70,10 @@ export interface SearchOptions {
   withText?: boolean;
   keyword?: KeywordQueryOptions;
   episodeScore?: 'max' | 'sum';
+  /** `keep` cites chapter-title hits at the chapter start instead of handing them to a speech passage inside (see `absorbChapterHits`). */
+  chapterHits?: 'absorb' | 'keep';
+  /** Weight of an episode's further passages in its score (see `groupByEpisode`). */
+  support?: number;
   maxSegments?: number;
   /** Where citations begin; `false` cites passage starts (the eval's before/after). */
   landing?: LandingOptions | false;
@@ -149,8 +155,10 @@ export async function runSearch(
       ...options.weights,
     },
   };
-  trace.fused = reciprocalRankFusion(trace.legs, fusion);
-  trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore });
+  const method = options.fusion ?? 'rrf';
+  trace.fused = method === 'rrf' ? reciprocalRankFusion(trace.legs, fusion) : convexFusion(trace.legs, { normalization: method, weights: fusion.weights });
+  if (options.chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused);
+  trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore, support: options.support });
 
   // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip.
   const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields });

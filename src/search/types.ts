@@ -92,7 +92,18 @@ export interface EpisodeMeta {
  * unless the leg was asked for it (`passage`, the playground).
  */
 export type LegHit =
-  | { type: 'passage'; id: string; episodeId: string; startMs: number; rank: number; score: number; passage?: PassageHit }
+  | {
+      type: 'passage';
+      id: string;
+      episodeId: string;
+      startMs: number;
+      /** From doc values: what the passage is and where it ends (absent in hand-made hits). */
+      kind?: PassageKind;
+      endMs?: number;
+      rank: number;
+      score: number;
+      passage?: PassageHit;
+    }
   | { type: 'episode'; id: string; episodeId: string; rank: number; score: number; episode: EpisodeMeta };
 
 /** A leg's ranked hits, best first. */

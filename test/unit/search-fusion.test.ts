@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { reciprocalRankFusion } from '../../src/search/fusion.js';
-import { groupByEpisode } from '../../src/search/group.js';
+import { convexFusion, normalizeScores, reciprocalRankFusion } from '../../src/search/fusion.js';
+import { absorbChapterHits, groupByEpisode } from '../../src/search/group.js';
 import { episodeHits, passageHits } from '../support/search-fixtures.js';
 
 describe('reciprocal rank fusion', function () {
@@ -89,5 +89,67 @@ describe('groupByEpisode citations', function () {
     const hits = passageHits('chapter@A', 'speech@A', 'later@A').map((h, i) => ({ ...h, startMs: [5000, 5000, 9000][i]! }));
     const [group] = groupByEpisode(reciprocalRankFusion([{ name: 'keyword', hits }], { k: 60 }), 10);
     expect(group!.passages.map((p) => p.id)).to.deep.equal(['chapter', 'later']);
+  });
+});
+
+describe('convex fusion of normalized scores', function () {
+  const legs = (kw: Array<[string, number]>, sem: Array<[string, number]>) => [
+    { name: 'keyword' as const, hits: kw.map(([id, score], i) => ({ type: 'passage' as const, id, episodeId: 'e1', startMs: i, rank: i + 1, score })) },
+    { name: 'semantic' as const, hits: sem.map(([id, score], i) => ({ type: 'passage' as const, id, episodeId: 'e1', startMs: i, rank: i + 1, score })) },
+  ];
+
+  it('min-max maps each leg onto [0, 1] and adds the weighted values', function () {
+    expect(normalizeScores([12, 7, 2], 'minmax')).to.deep.equal([1, 0.5, 0]);
+    expect(normalizeScores([3], 'minmax')).to.deep.equal([1]);
+    const fused = convexFusion(legs([['a', 12], ['b', 7], ['c', 2]], [['b', 0.9], ['a', 0.5]]), { normalization: 'minmax', weights: { keyword: 0.4, semantic: 0.6 } });
+    const by = Object.fromEntries(fused.map((h) => [h.id, h.fusedScore]));
+    expect(by.a).to.be.closeTo(0.4, 1e-12);
+    expect(by.b).to.be.closeTo(0.2 + 0.6, 1e-12);
+    expect(fused.map((h) => h.id)).to.deep.equal(['b', 'a', 'c']);
+  });
+
+  it('keeps a leg’s margin that rank fusion throws away', function () {
+    // Keyword is sure of x (far ahead); semantic barely prefers y. RRF ties them; min-max follows the margin.
+    const l = legs([['x', 30], ['y', 5], ['z', 4]], [['y', 0.81], ['x', 0.8], ['z', 0.5]]);
+    expect(reciprocalRankFusion(l, { k: 60 }).map((h) => h.fusedScore).slice(0, 2)).to.satisfy(([a, b]: number[]) => Math.abs(a! - b!) < 1e-12);
+    expect(convexFusion(l, { normalization: 'minmax' })[0]!.id).to.equal('x');
+  });
+
+  it('z-score puts each leg’s floor at 0 in units of its spread', function () {
+    const z = normalizeScores([4, 2, 0], 'zscore');
+    expect(z[2]).to.equal(0);
+    expect(z[0]! / z[1]!).to.be.closeTo(2, 1e-12);
+  });
+});
+
+describe('chapter hits handed to the speech inside them', function () {
+  const hit = (id: string, kind: 'transcript' | 'chapter', startMs: number, endMs: number, fusedScore: number, leg: 'keyword' | 'semantic' = 'keyword') => ({
+    type: 'passage' as const,
+    id,
+    episodeId: 'e1',
+    startMs,
+    endMs,
+    kind,
+    rank: 1,
+    score: 1,
+    fusedScore,
+    legs: { [leg]: { rank: 1, score: 1 } },
+  });
+
+  it('adds a chapter title hit to the best speech passage inside its chapter, which then stands for it', function () {
+    const out = absorbChapterHits([
+      hit('chapter', 'chapter', 60_000, 300_000, 0.03),
+      hit('outside', 'transcript', 0, 40_000, 0.02),
+      hit('inside', 'transcript', 120_000, 160_000, 0.01, 'semantic'),
+      hit('later-inside', 'transcript', 200_000, 240_000, 0.005),
+    ]);
+    expect(out.map((h) => h.id)).to.deep.equal(['inside', 'outside', 'later-inside']);
+    expect(out[0]!.fusedScore).to.be.closeTo(0.04, 1e-12);
+    expect(Object.keys(out[0]!.legs).sort()).to.deep.equal(['keyword', 'semantic']);
+  });
+
+  it('keeps a chapter hit with no speech passage of its chapter among the hits', function () {
+    const out = absorbChapterHits([hit('chapter', 'chapter', 60_000, 300_000, 0.03), hit('outside', 'transcript', 0, 40_000, 0.02)]);
+    expect(out.map((h) => h.id)).to.deep.equal(['chapter', 'outside']);
   });
 });

@@ -72,6 +72,13 @@ describe('landing: where a citation begins', function () {
     expect(citedSpan(q).startMs).to.equal(p.startMs + 16_000);
   });
 
+  it('with slack, cites the earliest sentence scoring close to the best (the answer before its words come back)', function () {
+    const p = passageOf(['Crop the photo.', 'Use the crop tool on the photo.', 'Crop the photo with the crop tool now.']);
+    p.matches = matchesOf(p.text, 'crop', 'tool', 'photo');
+    expect(chooseLanding(p.text, p.marks!, p.matches, { lookahead: 0 })!.ms).to.equal(108_000);
+    expect(chooseLanding(p.text, p.marks!, p.matches, { lookahead: 0, slack: 0.5 })!.ms).to.equal(100_000);
+  });
+
   it('keeps the whole passage for a store without marks', function () {
     const p = passageOf(['A battery.', 'Another battery.']);
     const { marks: _marks, ...old } = p;
