@@ -55,7 +55,7 @@ describe('search builders', function () {
     it('ranks on doc values and never fetches the stored source (embedding included) unless asked', function () {
       const q = buildKeywordQuery(params(), CHANNEL, { candidates: 100 });
       expect(q.passages._source).to.equal(false);
-      expect(q.passages.docvalue_fields).to.deep.equal(['episodeId', 'startMs']);
+      expect(q.passages.docvalue_fields).to.deep.equal(['episodeId', 'startMs', 'endMs', 'kind']);
       const withText = buildKeywordQuery(params(), CHANNEL, { candidates: 100 }, { withText: true });
       expect(withText.passages._source).to.include.members(['id', 'episodeId', 'text', 'startMs', 'endMs', 'speaker', 'kind']);
       expect(withText.passages._source).to.not.include('embedding');
