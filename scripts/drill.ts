@@ -6,6 +6,7 @@ import { openSearchRestartDrill } from './drills/opensearch-restart.js';
 import { SAMPLE_LIBRARY } from './drills/ingest-run.js';
 import { redisQueueDrill } from './drills/redis-queue.js';
 import { redisRestartDrill } from './drills/redis-restart.js';
+import { scaleOutDrill } from './drills/scale-out.js';
 import type { DrillResult } from './drills/request-loop.js';
 import { workerKillDrill } from './drills/worker-kill.js';
 import { useProvisionedModel } from './provision/model.js';
@@ -17,8 +18,12 @@ const SCENARIOS: Record<string, (o: { prefix: string; library: string }) => Prom
   'worker-kill': workerKillDrill,
   'redis-queue': redisQueueDrill,
   'node-loss': nodeLossDrill,
+  'scale-out': scaleOutDrill,
 };
-/** Run when no scenario is named: the single-node drills. `node-loss` needs `npm run services -- up --nodes 3`. */
+/**
+ * Run when no scenario is named: the single-node drills. `node-loss` needs `npm run services -- up --nodes 3`;
+ * `scale-out` kills nothing and runs on that cluster when it is up.
+ */
 const DEFAULT_SCENARIOS = ['redis', 'opensearch', 'worker-kill', 'redis-queue'];
 
 const program = new Command()
