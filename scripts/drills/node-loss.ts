@@ -151,6 +151,9 @@ async function loseOneNode(
     const victim = fault.pick(state, manager, (await shardLayout(admin, INGEST_PREFIX)).primariesByNode);
     const survivors = state.nodes.filter((n) => n.name !== victim).map((n) => n.url);
     const ingestRunning = run.ingest.alive();
+    // For contrast: an API told of the victim alone can only answer 503 while it is gone.
+    const lone = await startLocalApi({ prefix: SEARCH_PREFIX, env: { OPENSEARCH_URL: state.nodes.find((n) => n.name === victim)!.url, RATE_LIMIT_MAX: '10000000' }, keys: 1, embedder: false });
+    const loneLoop = requestLoop(lone.baseUrl, PATHS[1]!, { 'x-api-key': lone.keys[0]! }, 250);
 
     const killedAt = Date.now();
     killNode(state, victim);
@@ -175,6 +178,8 @@ async function loseOneNode(
       return h?.status === 'green' && h.nodes === 3;
     }, 300_000); // prettier-ignore
     const greenAt = Date.now();
+    const loneSamples = (await loneLoop.stop()).filter((s) => s.at >= killedAt && s.at <= greenAt);
+    await lone.close();
     process.stderr.write(`drill node-loss: green again ${greenMs === undefined ? 'never (5 min)' : `${(greenMs / 1000).toFixed(1)} s after the restart`}\n`);
 
     const { stored, seconds, checks: outcome } = await run.finish();
@@ -182,6 +187,7 @@ async function loseOneNode(
     const bad = during.filter((s) => s.status !== 200 && !(s.status === 503 && s.json && /^\d+$/.test(s.retryAfter ?? '')));
     const hung = during.filter((s) => s.ms > 2500 || s.status === 0);
     const windowMs = window503(during);
+    const loneBad = loneSamples.filter((s) => s.status !== 200 && !(s.status === 503 && s.json && /^\d+$/.test(s.retryAfter ?? '')));
     const checks = [
       check('the ingest was still running when the node died', ingestRunning, `${doneBefore} of ${run.records.length} episodes done`),
       check('the node left and every primary was (re)assigned', nodeLeftMs !== undefined && primariesMs !== undefined,
@@ -192,6 +198,9 @@ async function loseOneNode(
       check(`503s confined to a window of at most ${MAX_503_WINDOW_MS / 1000} s`, (windowMs ?? 0) <= MAX_503_WINDOW_MS,
         windowMs === undefined ? 'no 503 at all' : `${during.filter((s) => s.status === 503).length} × 503 over ${windowMs} ms`),
       check('no request hung (> 2.5 s or no answer)', hung.length === 0, `${hung.length}; slowest ${Math.max(0, ...during.map((s) => s.ms))} ms`),
+      check('an API given only the dead node’s URL answered 503 JSON with Retry-After instead (no other failure)',
+        loneSamples.some((s) => s.status === 503) && loneBad.length === 0,
+        `${loneSamples.length} requests: ${summary(loneSamples)}; 503s over ${window503(loneSamples) ?? 0} ms`),
       check('green again with 3 nodes after the restart', greenMs !== undefined, `${greenMs ?? '—'} ms after the restart`),
       ...outcome,
     ]; // prettier-ignore
@@ -210,6 +219,7 @@ async function loseOneNode(
         statuses: summary(during),
         window503Ms: windowMs ?? 0,
         slowestMs: Math.max(0, ...during.map((s) => s.ms)),
+        victimOnlyApi: { statuses: summary(loneSamples), window503Ms: window503(loneSamples) ?? 0 },
         episodes: run.records.length,
         passages: stored.passages,
         ingestSeconds: seconds,
