@@ -35,8 +35,10 @@ program
   .description('say what runs where; exit code 0 when both services answer, 3 otherwise')
   .action(async () => {
     const status = await servicesStatus();
+    // A cluster with some nodes down still answers: degraded, not stopped.
+    const state = (s: ServiceStatus) => (s.running ? 'running' : s.nodes?.some((n) => n.running) ? 'degraded' : 'stopped');
     const line = (name: string, s: ServiceStatus) =>
-      [name.padEnd(11), (s.running ? 'running' : 'stopped').padEnd(8), (s.url ?? '-').padEnd(24), s.pid ? `pid ${s.pid}` : '', s.detail]
+      [name.padEnd(11), state(s).padEnd(8), (s.url ?? '-').padEnd(24), s.pid ? `pid ${s.pid}` : '', s.detail]
         .filter(Boolean)
         .join('  ');
     const nodeLine = (n: NonNullable<ServiceStatus['nodes']>[number]) =>
