@@ -10,6 +10,7 @@ import { answersAs, prepareFolder, spawnNode, verifyPlugins, waitForHealth } fro
 import { RUN_DIR } from './paths.js';
 import { checkPinnedPort, choosePort, clearState, isOurProcess, readState, stopProcess, writeState, type Env } from './service-runtime.js';
 
+// Exported here before the install moved to its own module; kept so existing imports still work.
 export { findJava, OPENSEARCH_VERSION, type JavaHome } from './opensearch-install.js';
 
 /** Config, data, logs and tmp of the running node; data survives `down`. */
