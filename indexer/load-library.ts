@@ -1,6 +1,7 @@
 // Direct mode: loads a whole library in-process, running the same jobs the worker runs.
 import type { Client } from '@opensearch-project/opensearch';
 import type { Logger } from '../src/logger.js';
+import type { IndexLayout } from '../src/config.js';
 import { ensureIndices, indexAliases, INDEX_NAMES } from '../src/store/opensearch.js';
 import { RetryableIndexError, storeCall } from './errors.js';
 import { libraryJobs, runJob, type IngestJob, type JobResult } from './jobs.js';
@@ -37,6 +38,8 @@ export interface LoadLibraryOptions {
   embedChunk?: number;
   /** Rewrite every episode even when unchanged (after changing derivation rules by hand); vectors are re-used. */
   force?: boolean;
+  /** Shards and replicas of indices created here (INDEX_SHARDS, INDEX_REPLICAS). */
+  layout?: IndexLayout | undefined;
 }
 
 /** Runs a job, retrying {@link RetryableIndexError}s with exponential backoff, as the worker would. */
@@ -75,9 +78,10 @@ export async function loadLibrary({
   retry = { attempts: 6, baseDelayMs: 2000 },
   embedChunk,
   force = false,
+  layout,
 }: LoadLibraryOptions): Promise<LoadSummary> {
   const summary = createSummary(dir);
-  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout });
   await assertIndexModel(client, aliases, embedder.modelId);
   const ctx: IndexContext = { client, embedder, aliases, log, ...(embedChunk ? { embedChunk } : {}) };
   const progress: LoadProgress = { done: 0, total: 0, embedded: 0 };

@@ -1,5 +1,6 @@
 // Reindex by alias swap: new versioned indices, copy (or re-embed), one atomic swap, then drop the old.
 import type { Client } from '@opensearch-project/opensearch';
+import type { IndexLayout } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import type { PassageDoc } from '../src/store/documents.js';
 import {
@@ -32,6 +33,8 @@ export interface ReindexOptions {
   /** Documents per scroll page and bulk request. Default 500. */
   pageSize?: number;
   onProgress?: (p: { index: IndexName; copied: number; total: number }) => void;
+  /** Shards and replicas of the new indices (INDEX_SHARDS, INDEX_REPLICAS); a reindex is how existing indices get new ones. */
+  layout?: IndexLayout | undefined;
 }
 
 export interface ReindexSummary {
@@ -78,6 +81,7 @@ export async function reindex({
   graceMs = 2000,
   pageSize = 500,
   onProgress,
+  layout,
 }: ReindexOptions): Promise<ReindexSummary> {
   const started = Date.now();
   const from = await resolveAliases(client, prefix);
@@ -102,7 +106,7 @@ export async function reindex({
   const copied: Partial<Record<IndexName, number>> = {};
   let swapped = false;
   try {
-    to = await createVersionedIndices(client, { prefix, modelId });
+    to = await createVersionedIndices(client, { prefix, modelId, ...(layout ? { layout } : {}) });
     await storeCall('pause refresh', () =>
       client.indices.putSettings({ index: Object.values(to!).join(','), body: { 'index.refresh_interval': '-1' } } as never),
     );

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
   await embedder.embedPassages(['warm up the model before timing anything']);
   // Index creation is a one-off cost of a fresh prefix, not of ingesting: keep it out of the timing.
-  await ensureIndices(client, { prefix, modelId: embedder.modelId });
+  await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: config.indexLayout });
   try {
     // 1. The whole path into a fresh prefix (nothing to re-use).
     const bar = createProgress({ label: 'whole path', log });

@@ -111,8 +111,10 @@ async function main(): Promise<void> {
     RATE_LIMIT_MAX: '10000000',
     LOG_LEVEL: 'silent',
   });
-  const engineUrl = new URL(config.opensearchUrl);
-  if (!LOOPBACK.has(engineUrl.hostname)) throw new Error(`refusing to benchmark a non-loopback OpenSearch (${engineUrl.host})`);
+  for (const node of config.opensearchNodes) {
+    const engineUrl = new URL(node);
+    if (!LOOPBACK.has(engineUrl.hostname)) throw new Error(`refusing to benchmark a non-loopback OpenSearch (${engineUrl.host})`);
+  }
 
   const log = createLogger({ level: 'silent' });
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 10_000 });
@@ -160,7 +162,7 @@ async function main(): Promise<void> {
       });
     const engineCall = (bodies: ReturnType<typeof engineBodies>) => async (i: number) => {
       const b = bodies[i % bodies.length]!;
-      const res = await fetch(`${config.opensearchUrl}/_msearch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: b.ndjson });
+      const res = await fetch(`${config.opensearchNodes[0]}/_msearch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: b.ndjson });
       if (!res.ok) throw new Error(`_msearch HTTP ${res.status}`);
       readMsearchResponse(await res.json(), b.n);
     };

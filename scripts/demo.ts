@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
 
   log.info({ dir: SAMPLE_LIBRARY, prefix: config.indexPrefix }, 'loading the sample library');
-  const summary = await loadLibrary({ client, embedder, prefix: config.indexPrefix, dir: SAMPLE_LIBRARY, log });
+  const summary = await loadLibrary({ client, embedder, prefix: config.indexPrefix, dir: SAMPLE_LIBRARY, log, layout: config.indexLayout });
   log.info({ summary }, 'sample library loaded');
 
   const { key } = await createApiKey({ client, aliases: indexAliases(config.indexPrefix) }, { userId: DEMO_USER, name: 'demo' });

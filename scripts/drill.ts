@@ -1,10 +1,12 @@
 // `npm run drill [scenario…]`: fault drills against the local stack (stops and restarts the services `npm run services -- up` started).
 import { Command } from 'commander';
 import { DEFAULT_PREFIX } from './drills/local-api.js';
+import { nodeLossDrill } from './drills/node-loss.js';
 import { openSearchRestartDrill } from './drills/opensearch-restart.js';
 import { SAMPLE_LIBRARY } from './drills/ingest-run.js';
 import { redisQueueDrill } from './drills/redis-queue.js';
 import { redisRestartDrill } from './drills/redis-restart.js';
+import { scaleOutDrill } from './drills/scale-out.js';
 import type { DrillResult } from './drills/request-loop.js';
 import { workerKillDrill } from './drills/worker-kill.js';
 import { useProvisionedModel } from './provision/model.js';
@@ -15,20 +17,28 @@ const SCENARIOS: Record<string, (o: { prefix: string; library: string }) => Prom
   opensearch: openSearchRestartDrill,
   'worker-kill': workerKillDrill,
   'redis-queue': redisQueueDrill,
+  'node-loss': nodeLossDrill,
+  'scale-out': scaleOutDrill,
 };
+/**
+ * Run when no scenario is named: the single-node drills. `node-loss` needs `npm run services -- up --nodes 3`;
+ * `scale-out` kills nothing and runs on that cluster when it is up.
+ */
+const DEFAULT_SCENARIOS = ['redis', 'opensearch', 'worker-kill', 'redis-queue'];
 
 const program = new Command()
   .name('drill')
   .description(
-    `Fault drills, each bounded and printing pass/fail with figures: ${Object.keys(SCENARIOS).join(', ')} (default: all).\n` +
-      'They STOP (or kill) and restart the local OpenSearch/Redis of `npm run services -- up`: never run them against a shared stack.',
+    `Fault drills, each bounded and printing pass/fail with figures: ${Object.keys(SCENARIOS).join(', ')} (default: ${DEFAULT_SCENARIOS.join(', ')}).\n` +
+      'They STOP (or kill) and restart the local OpenSearch/Redis of `npm run services -- up`: never run them against a shared stack.\n' +
+      'node-loss kills and restarts nodes of the local cluster of `npm run services -- up --nodes 3` only.',
   )
   .option('--prefix <prefix>', 'index prefix holding a loaded library (API drills)', DEFAULT_PREFIX)
   .option('--library <dir>', 'library the worker drills ingest (embedded afresh each time)', SAMPLE_LIBRARY)
   .argument('[scenarios...]')
   .parse();
 const { prefix, library } = program.opts<{ prefix: string; library: string }>();
-const names = program.args.length ? program.args : Object.keys(SCENARIOS);
+const names = program.args.length ? program.args : DEFAULT_SCENARIOS;
 for (const n of names) if (!SCENARIOS[n]) program.error(`unknown scenario "${n}" (known: ${Object.keys(SCENARIOS).join(', ')})`);
 
 // The worker drills embed with the real model, local files only (as `npm test` does).

@@ -48,6 +48,7 @@ async function direct(): Promise<LoadSummary> {
       dir,
       log,
       force: opts.force ?? false,
+      layout: config.indexLayout,
       onProgress: (p) => progress.update(p.done, p.total, { embedded: p.embedded }),
     });
   } finally {
@@ -71,7 +72,7 @@ async function queued(): Promise<LoadSummary> {
   try {
     // Create the indices now (with the configured model) so that a worker started later finds them.
     const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-    await ensureIndices(client, { prefix: config.indexPrefix, modelId: opts.hashEmbedder ? createHashEmbedder().modelId : config.modelId });
+    await ensureIndices(client, { prefix: config.indexPrefix, modelId: opts.hashEmbedder ? createHashEmbedder().modelId : config.modelId, layout: config.indexLayout });
     await client.close();
     for await (const job of jobs({
       onIssue: (issue) => {

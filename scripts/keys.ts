@@ -25,7 +25,7 @@ async function withStore<T>(run: (deps: KeyStoreDeps) => Promise<T>): Promise<T>
   try {
     return await retryTransient(
       async () => {
-        const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: config.modelId });
+        const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: config.modelId, layout: config.indexLayout });
         return await run({ client, aliases });
       },
       {

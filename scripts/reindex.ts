@@ -40,6 +40,7 @@ async function main(): Promise<void> {
       embedder: () => createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log }),
       log,
       graceMs: opts.grace,
+      layout: config.indexLayout,
       onProgress: ({ index, copied, total }) => {
         totals.set(index, { copied, total });
         const all = [...totals.values()];

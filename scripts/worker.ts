@@ -30,7 +30,7 @@ const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 async function main(): Promise<void> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
   const embedder = await createIndexerEmbedder(config, { hash: opts.hashEmbedder ?? false, log });
-  const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId });
+  const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
   const connection = createRedisConnection(config.redisUrl);
   const worker = createIngestWorker({
     connection,

@@ -9,7 +9,12 @@ export interface Config {
   host: string;
   /** Base URL the API is reached at, used in the 401 challenge and metadata document. */
   publicBaseUrl: string;
+  /** OPENSEARCH_URL as given, normalised: one node URL, or several comma-separated (what the client and child processes take). */
   opensearchUrl: string;
+  /** Each node URL of `opensearchUrl`; the client spreads requests over them and routes around a dead one. */
+  opensearchNodes: readonly string[];
+  /** Shards and replicas of every index this service creates. */
+  indexLayout: IndexLayout;
   /** Per-request timeout to OpenSearch; a store that does not answer in time is a 503. */
   opensearchTimeoutMs: number;
   redisUrl: string;
@@ -61,6 +66,22 @@ export interface Config {
     queryCacheSize: number;
   };
 }
+
+/**
+ * How each new index is laid out over the nodes. `replicas` is a fixed count, or an auto-expand
+ * range `min-max` (`max` a number or `all`) that follows the number of data nodes.
+ */
+export interface IndexLayout {
+  shards: number;
+  replicas: number | string;
+}
+
+/**
+ * One shard per index (the libraries are small: OpenSearch's guidance is 10-50 GB per shard),
+ * and replicas that follow the cluster: none on one node (which stays green), one as soon as
+ * there are two nodes or more, so a three-node cluster survives the loss of any node.
+ */
+export const DEFAULT_INDEX_LAYOUT: Readonly<IndexLayout> = Object.freeze({ shards: 1, replicas: '0-1' });
 
 /** The `trust proxy` values we accept; never `true`, which lets any client pick its own IP. */
 export type TrustProxy = false | number | readonly string[];
@@ -117,6 +138,28 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
     throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** One or more URLs, comma-separated; each is checked and loses its trailing slashes. */
+function urlList(env: Env, name: string, fallback: string, protocols: string[]): string[] {
+  const entries = str(env, name, fallback).split(',').map((s) => s.trim());
+  if (entries.some((e) => e === '')) throw new ConfigError(name, `expected comma-separated URLs without empty entries, got "${str(env, name, fallback)}"`);
+  const urls = entries.map((entry) => url({ [name]: entry }, name, fallback, protocols));
+  const repeated = urls.find((u, i) => urls.indexOf(u) !== i);
+  if (repeated) throw new ConfigError(name, `lists ${repeated} twice`);
+  return urls;
+}
+
+const MAX_REPLICAS = 32;
+
+/** A replica count (`1`), or an auto-expand range (`0-1`, `1-all`) that OpenSearch keeps in step with the node count. */
+function replicas(env: Env, name: string, fallback: number | string): number | string {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (/^\d+$/.test(raw) && Number(raw) <= MAX_REPLICAS) return Number(raw);
+  const range = /^(\d+)-(\d+|all)$/.exec(raw);
+  if (range && Number(range[1]) <= MAX_REPLICAS && (range[2] === 'all' || Number(range[1]) <= Number(range[2]))) return raw;
+  throw new ConfigError(name, `expected a replica count 0..${MAX_REPLICAS} or an auto-expand range like 0-1 or 1-all, got "${raw}"`);
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
@@ -180,11 +223,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     throw new ConfigError('INDEX_PREFIX', `expected lowercase letters, digits, "-", "_" or ".", got "${indexPrefix}"`);
   }
   const deprecatedAt = date(env, 'API_V1_DEPRECATED_AT');
+  const opensearchNodes = urlList(env, 'OPENSEARCH_URL', 'http://127.0.0.1:9200', ['http:', 'https:']);
   const config: Config = {
     port,
     host: str(env, 'HOST', '127.0.0.1'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
-    opensearchUrl: url(env, 'OPENSEARCH_URL', 'http://127.0.0.1:9200', ['http:', 'https:']),
+    opensearchUrl: opensearchNodes.join(','),
+    opensearchNodes,
+    indexLayout: {
+      shards: int(env, 'INDEX_SHARDS', DEFAULT_INDEX_LAYOUT.shards, 1, 1024),
+      replicas: replicas(env, 'INDEX_REPLICAS', DEFAULT_INDEX_LAYOUT.replicas),
+    },
     opensearchTimeoutMs: int(env, 'OPENSEARCH_TIMEOUT_MS', 1500, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
     indexPrefix,

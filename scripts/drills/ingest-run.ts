@@ -58,10 +58,13 @@ export async function startIngestRun({
   library = SAMPLE_LIBRARY,
   prefix,
   queueName,
+  logLevel = 'warn',
 }: {
   library?: string;
   prefix: string;
   queueName: string;
+  /** LOG_LEVEL of the ingest and the workers (`info` logs every completed job). */
+  logLevel?: string;
 }): Promise<IngestRun> {
   const config = loadConfig(process.env);
   const client: Client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
@@ -73,7 +76,7 @@ export async function startIngestRun({
   const records: EpisodeRecord[] = [];
   for await (const job of libraryJobs(library, { onIssue: () => undefined })) if (job.kind === 'episode') records.push(job.record);
 
-  const env: NodeJS.ProcessEnv = { ...process.env, INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: logLevel };
   delete env.EMBED_CACHE_DIR;
   const workers: Child[] = [];
   const startWorker = () => {

@@ -49,7 +49,7 @@ export async function startLocalApi({
   log?: Logger;
 } = {}): Promise<LocalApi> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', INDEX_PREFIX: prefix, ...env });
-  for (const url of [config.opensearchUrl, config.redisUrl]) {
+  for (const url of [...config.opensearchNodes, config.redisUrl]) {
     const host = new URL(url).hostname;
     if (!LOOPBACK.has(host)) throw new Error(`refusing a non-loopback store (${host}): these tools are for a local stack`);
   }

@@ -27,6 +27,8 @@ const ERRORS = {
   OPENSEARCH_EXITED: (log: string) => `OpenSearch exited while starting (log above, full log in ${log}): fix the cause and run up again`,
   OPENSEARCH_UNHEALTHY: (seconds: number, log: string) =>
     `OpenSearch did not turn yellow within ${seconds}s (log above, full log in ${log}): run down, then up again`,
+  TOPOLOGY_MISMATCH: (running: string, wanted: string) =>
+    `OpenSearch from an earlier up runs as ${running}, not ${wanted}: run down first, or ask for the same number of nodes`,
   PLUGINS_MISSING: (missing: string) =>
     `OpenSearch started without ${missing}: delete .cache/opensearch-* so up rebuilds the install`,
   REDIS_MISSING: () => 'redis-server is not installed: install redis-server (e.g. apt-get install redis-server) or set REDIS_URL',

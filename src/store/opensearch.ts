@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@opensearch-project/opensearch';
+import { DEFAULT_INDEX_LAYOUT, type IndexLayout } from '../config.js';
 
 export type { Client };
 
@@ -23,17 +24,29 @@ export type IndexAliases = Readonly<Record<IndexName, string>>;
 
 const MAPPINGS_DIR = fileURLToPath(new URL('../../mappings/', import.meta.url));
 
-/** Creates the one OpenSearch client of a process. */
+/** The node URLs of an OPENSEARCH_URL-style value: one URL, or several comma-separated. */
+export function nodeUrls(url: string | readonly string[]): string[] {
+  return (typeof url === 'string' ? url.split(',') : [...url]).map((u) => u.trim()).filter(Boolean);
+}
+
+/**
+ * Creates the one OpenSearch client of a process over one node or several (`url` as
+ * OPENSEARCH_URL takes it: comma-separated). With several, requests go round-robin; a node
+ * that refuses or drops a connection is set aside (and pinged back in later) and the request
+ * is sent to the next one, up to once per other node, so a dead node costs no answer.
+ */
 export function createOpenSearchClient({
   url,
   timeoutMs = 1500,
-  maxRetries = 0,
+  maxRetries,
 }: {
-  url: string;
+  url: string | readonly string[];
   timeoutMs?: number;
+  /** Default: one per other node (0 for a single node). */
   maxRetries?: number;
 }): Client {
-  return new Client({ node: url, requestTimeout: timeoutMs, maxRetries });
+  const nodes = nodeUrls(url);
+  return new Client({ nodes, requestTimeout: timeoutMs, maxRetries: maxRetries ?? nodes.length - 1 });
 }
 
 /** The alias of every index for `prefix`. */
@@ -52,14 +65,34 @@ export async function readIndexDefinition(name: IndexName): Promise<IndexDefinit
 }
 
 /**
+ * The settings an index is created with: those of its mapping file, with the shards and
+ * replicas of `layout` (an auto-expand range becomes `auto_expand_replicas`).
+ */
+export function indexSettings(fileSettings: Record<string, unknown>, layout: IndexLayout = DEFAULT_INDEX_LAYOUT): Record<string, unknown> {
+  const settings = { ...fileSettings };
+  for (const key of ['number_of_shards', 'number_of_replicas', 'auto_expand_replicas']) {
+    delete settings[key];
+    delete settings[`index.${key}`];
+  }
+  const replicas = typeof layout.replicas === 'number' ? { number_of_replicas: layout.replicas } : { auto_expand_replicas: layout.replicas };
+  return { number_of_shards: layout.shards, ...replicas, ...settings };
+}
+
+/**
  * Creates a new concrete index for each logical name, named
  * `<prefix><name>-v<mappingVersion>-<timestamp>`, without touching any alias.
  * The passages index records the embedding model in `_meta.model`, so a reindex
- * knows whether stored vectors can be re-used.
+ * knows whether stored vectors can be re-used. Shards and replicas come from `layout`
+ * (INDEX_SHARDS, INDEX_REPLICAS).
  */
 export async function createVersionedIndices(
   client: Client,
-  { prefix, modelId, names = INDEX_NAMES }: { prefix: string; modelId: string; names?: readonly IndexName[] },
+  {
+    prefix,
+    modelId,
+    names = INDEX_NAMES,
+    layout = DEFAULT_INDEX_LAYOUT,
+  }: { prefix: string; modelId: string; names?: readonly IndexName[]; layout?: IndexLayout },
 ): Promise<Record<IndexName, string>> {
   const stamp = Date.now().toString();
   const created = {} as Record<IndexName, string>;
@@ -68,7 +101,7 @@ export async function createVersionedIndices(
     const version = Number(def.mappings._meta?.version ?? 1);
     const index = `${prefix}${name}-v${version}-${stamp}`;
     const mappings = { ...def.mappings, _meta: { ...def.mappings._meta, ...(name === 'passages' ? { model: modelId } : {}) } };
-    await client.indices.create({ index, body: { settings: def.settings, mappings } as never });
+    await client.indices.create({ index, body: { settings: indexSettings(def.settings, layout), mappings } as never });
     created[name] = index;
   }
   return created;
@@ -96,13 +129,13 @@ export async function resolveAliases(client: Client, prefix: string): Promise<Pa
  */
 export async function ensureIndices(
   client: Client,
-  { prefix, modelId }: { prefix: string; modelId: string },
+  { prefix, modelId, layout }: { prefix: string; modelId: string; layout?: IndexLayout },
 ): Promise<IndexAliases> {
   const existing = await resolveAliases(client, prefix);
   const missing = INDEX_NAMES.filter((n) => !existing[n]);
   await addMissingFields(client, existing);
   if (missing.length > 0) {
-    const created = await createVersionedIndices(client, { prefix, modelId, names: missing });
+    const created = await createVersionedIndices(client, { prefix, modelId, names: missing, ...(layout ? { layout } : {}) });
     await swapAliases(client, prefix, created);
   }
   return indexAliases(prefix);

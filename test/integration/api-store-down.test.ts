@@ -93,7 +93,7 @@ describe('API with OpenSearch unreachable: 503 JSON within 2 s, then recovery', 
   });
 
   it('answers 503 while the connection to OpenSearch is cut and recovers when it returns, without a restart', async function () {
-    const link = await relay(new URL(loadConfig(process.env).opensearchUrl));
+    const link = await relay(new URL(loadConfig(process.env).opensearchNodes[0]!));
     const api = await startApi({ env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: link.url(), ...kit.env } });
     try {
       await expectAllAnswer(api);

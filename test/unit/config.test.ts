@@ -38,6 +38,13 @@ describe('loadConfig', function () {
     ['TRUST_PROXY', '10.0.0.0/0', /TRUST_PROXY: .*"10\.0\.0\.0\/0" is none/],
     ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY: .*"10\.0\.0\.0\/33" is none/],
     ['TRUST_PROXY', 'loopback,', /TRUST_PROXY: .*"" is none/],
+    ['OPENSEARCH_URL', 'http://127.0.0.1:9201,,http://127.0.0.1:9202', /OPENSEARCH_URL: expected comma-separated URLs without empty entries/],
+    ['OPENSEARCH_URL', 'http://127.0.0.1:9201,127.0.0.1:9202', /OPENSEARCH_URL: expected a URL, got "127\.0\.0\.1:9202"|OPENSEARCH_URL: expected a http: or https: URL, got "127\.0\.0\.1:9202"/],
+    ['OPENSEARCH_URL', 'http://127.0.0.1:9201,http://127.0.0.1:9201/', /OPENSEARCH_URL: lists http:\/\/127\.0\.0\.1:9201 twice/],
+    ['INDEX_SHARDS', '0', /INDEX_SHARDS: expected 1\.\.1024/],
+    ['INDEX_REPLICAS', '-1', /INDEX_REPLICAS: expected a replica count 0\.\.32 or an auto-expand range/],
+    ['INDEX_REPLICAS', '2-1', /INDEX_REPLICAS: expected a replica count .*got "2-1"/],
+    ['INDEX_REPLICAS', 'one', /INDEX_REPLICAS: expected a replica count .*got "one"/],
   ] as const) {
     it(`fails fast naming ${name} when it is "${value}"`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, pattern);
@@ -58,6 +65,21 @@ describe('loadConfig', function () {
       expect(() => express().set('trust proxy', trustProxy)).not.to.throw();
     });
   }
+
+  it('reads a comma-separated OPENSEARCH_URL as one node per entry, keeping the joined form for child processes', function () {
+    const config = loadConfig({ OPENSEARCH_URL: ' http://127.0.0.1:9201/, http://127.0.0.1:9202 ,https://search.internal:9200' });
+    expect(config.opensearchNodes).to.deep.equal(['http://127.0.0.1:9201', 'http://127.0.0.1:9202', 'https://search.internal:9200']);
+    expect(config.opensearchUrl).to.equal('http://127.0.0.1:9201,http://127.0.0.1:9202,https://search.internal:9200');
+    expect(loadConfig({ OPENSEARCH_URL: config.opensearchUrl }).opensearchNodes).to.deep.equal(config.opensearchNodes);
+  });
+
+  it('lays indices out as one shard with replicas that follow the node count (0-1) unless INDEX_SHARDS / INDEX_REPLICAS say otherwise', function () {
+    expect(loadConfig({}).indexLayout).to.deep.equal({ shards: 1, replicas: '0-1' });
+    expect(loadConfig({ INDEX_SHARDS: '3', INDEX_REPLICAS: '1' }).indexLayout).to.deep.equal({ shards: 3, replicas: 1 });
+    expect(loadConfig({ INDEX_REPLICAS: '0' }).indexLayout.replicas).to.equal(0);
+    expect(loadConfig({ INDEX_REPLICAS: '1-all' }).indexLayout.replicas).to.equal('1-all');
+    expect(loadConfig({ INDEX_REPLICAS: '0-2' }).indexLayout.replicas).to.equal('0-2');
+  });
 
   it('trims trailing slashes from URLs so paths can be appended', function () {
     expect(loadConfig({ OPENSEARCH_URL: 'http://127.0.0.1:9201/' }).opensearchUrl).to.equal('http://127.0.0.1:9201');
