@@ -216,7 +216,7 @@ export function parseSettings(spec: string): SearchOptions {
         options.landing = value === 'off' ? false : { ...(options.landing || {}) };
         break;
       case 'chapterhits':
-        if (value !== 'absorb' && value !== 'keep') throw new Error('chapterhits: expected absorb or keep');
+        if (value !== 'absorb' && value !== 'lend' && value !== 'keep') throw new Error('chapterhits: expected absorb, lend or keep');
         options.chapterHits = value;
         break;
       case 'support':

@@ -59,9 +59,11 @@ export function groupByEpisode(
  * chapter: the passage's fused score gains the chapter's, the chapter hit goes, and the
  * passage (cited where the answer begins) stands for the chapter. A chapter runs for
  * minutes; citing its title sends a listener to its start, long before the moment asked
- * about. A chapter with no speech passage among the hits stays as it is. Keeps order.
+ * about. A chapter with no speech passage among the hits stays as it is. With
+ * `keepChapters` the chapter hit stays too, ranked after the passage that now carries it
+ * (the listener gets the moment first and the chapter next).
  */
-export function absorbChapterHits(fused: readonly FusedHit[]): FusedHit[] {
+export function absorbChapterHits(fused: readonly FusedHit[], { keepChapters = false }: { keepChapters?: boolean } = {}): FusedHit[] {
   const speech = fused.filter((h): h is FusedPassage => h.type === 'passage' && h.kind === 'transcript');
   const gains = new Map<FusedHit, { score: number; legs: FusedHit['legs'] }>();
   const absorbed = new Set<FusedHit>();
@@ -77,7 +79,7 @@ export function absorbChapterHits(fused: readonly FusedHit[]): FusedHit[] {
   }
   if (absorbed.size === 0) return [...fused];
   return fused
-    .filter((h) => !absorbed.has(h))
+    .filter((h) => keepChapters || !absorbed.has(h))
     .map((h) => {
       const gain = gains.get(h);
       return gain ? { ...h, fusedScore: h.fusedScore + gain.score, legs: { ...gain.legs, ...h.legs } } : h;

@@ -70,8 +70,12 @@ export interface SearchOptions {
   withText?: boolean;
   keyword?: KeywordQueryOptions;
   episodeScore?: 'max' | 'sum';
-  /** `keep` cites chapter-title hits at the chapter start instead of handing them to a speech passage inside (see `absorbChapterHits`). */
-  chapterHits?: 'absorb' | 'keep';
+  /**
+   * Chapter-title hits: `absorb` hands their score to the best speech passage inside the
+   * chapter and drops them, `lend` hands it over and keeps them after that passage, `keep`
+   * leaves them alone (cited at the chapter start). See `absorbChapterHits`.
+   */
+  chapterHits?: 'absorb' | 'lend' | 'keep';
   /** Weight of an episode's further passages in its score (see `groupByEpisode`). */
   support?: number;
   maxSegments?: number;
@@ -157,7 +161,7 @@ export async function runSearch(
   };
   const method = options.fusion ?? 'rrf';
   trace.fused = method === 'rrf' ? reciprocalRankFusion(trace.legs, fusion) : convexFusion(trace.legs, { normalization: method, weights: fusion.weights });
-  if (options.chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused);
+  if (options.chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused, { keepChapters: options.chapterHits === 'lend' });
   trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore, support: options.support });
 
   // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip.

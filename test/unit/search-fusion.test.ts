@@ -148,6 +148,14 @@ describe('chapter hits handed to the speech inside them', function () {
     expect(Object.keys(out[0]!.legs).sort()).to.deep.equal(['keyword', 'semantic']);
   });
 
+  it('with keepChapters, keeps the chapter hit right after the passage that now carries it', function () {
+    const out = absorbChapterHits([hit('chapter', 'chapter', 60_000, 300_000, 0.03), hit('inside', 'transcript', 120_000, 160_000, 0.01)], { keepChapters: true });
+    expect(out.map((h) => [h.id, Number(h.fusedScore.toFixed(3))])).to.deep.equal([
+      ['inside', 0.04],
+      ['chapter', 0.03],
+    ]);
+  });
+
   it('keeps a chapter hit with no speech passage of its chapter among the hits', function () {
     const out = absorbChapterHits([hit('chapter', 'chapter', 60_000, 300_000, 0.03), hit('outside', 'transcript', 0, 40_000, 0.02)]);
     expect(out.map((h) => h.id)).to.deep.equal(['chapter', 'outside']);
