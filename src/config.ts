@@ -58,9 +58,14 @@ export interface Config {
   /** When set, /api/v1 is deprecated: `Deprecation`, `Sunset` and `Link` headers are sent. */
   deprecation: { deprecatedAt: Date; sunsetAt: Date | undefined; successor: string | undefined } | undefined;
   search: {
+    /** How legs are fused: reciprocal rank fusion, or a weighted sum of min-max or z-score normalized scores. */
+    fusion: 'rrf' | 'minmax' | 'zscore';
     rrfK: number;
+    /** Per-leg weights of the fusion (either kind). */
     keywordWeight: number;
     semanticWeight: number;
+    /** What becomes of chapter-title hits (see `absorbChapterHits`). */
+    chapterHits: 'absorb' | 'lend' | 'keep';
     /** Candidates each leg contributes before fusion. */
     candidates: number;
     queryCacheSize: number;
@@ -270,7 +275,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         }
       : undefined,
     search: {
+      fusion: oneOf(env, 'SEARCH_FUSION', 'minmax', ['rrf', 'minmax', 'zscore'] as const),
       rrfK: num(env, 'RRF_K', 60, 1),
+      chapterHits: oneOf(env, 'SEARCH_CHAPTER_HITS', 'lend', ['absorb', 'lend', 'keep'] as const),
       keywordWeight: num(env, 'RRF_KEYWORD_WEIGHT', 1, 0),
       semanticWeight: num(env, 'RRF_SEMANTIC_WEIGHT', 1, 0),
       candidates: int(env, 'SEARCH_CANDIDATES', 100, 10, 1000),

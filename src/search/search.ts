@@ -159,9 +159,10 @@ export async function runSearch(
       ...options.weights,
     },
   };
-  const method = options.fusion ?? 'rrf';
+  const method = options.fusion ?? settings.fusion;
   trace.fused = method === 'rrf' ? reciprocalRankFusion(trace.legs, fusion) : convexFusion(trace.legs, { normalization: method, weights: fusion.weights });
-  if (options.chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused, { keepChapters: options.chapterHits === 'lend' });
+  const chapterHits = options.chapterHits ?? settings.chapterHits;
+  if (chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused, { keepChapters: chapterHits === 'lend' });
   trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore, support: options.support });
 
   // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip.

@@ -40,7 +40,7 @@ describe('the _msearch step', function () {
       client,
       embedder,
       aliases: indexAliases('none-'),
-      settings: { rrfK: 60, keywordWeight: 1, semanticWeight: 1, candidates: 100, queryCacheSize: 10 },
+      settings: { fusion: 'minmax' as const, rrfK: 60, keywordWeight: 1, semanticWeight: 1, chapterHits: 'lend' as const, candidates: 100, queryCacheSize: 10 },
       channelBaseDomain: 'b.test',
     };
     expect(await searchChannel(deps, CHANNEL, params({ query: '   ' }))).to.deep.equal({ query: '', episodes: [] });
