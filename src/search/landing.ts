@@ -71,7 +71,7 @@ export interface LandingOptions {
   off?: boolean;
 }
 
-export const DEFAULT_LANDING: Required<LandingOptions> = { lookahead: 0.3, windowMs: 15_000, slack: 1, off: false };
+export const DEFAULT_LANDING: Required<LandingOptions> = { lookahead: 0.3, windowMs: 15_000, slack: 0.8, off: false };
 
 /** Where to cite a passage from: a character offset into its text and the time there. */
 export interface Landing {
