@@ -219,6 +219,9 @@ export function parseSettings(spec: string): SearchOptions {
         if (value !== 'absorb' && value !== 'lend' && value !== 'keep') throw new Error('chapterhits: expected absorb, lend or keep');
         options.chapterHits = value;
         break;
+      case 'longchapter':
+        options.longChapterMs = num();
+        break;
       case 'support':
         options.support = num();
         break;
@@ -236,7 +239,7 @@ export function parseSettings(spec: string): SearchOptions {
         options.landing = { ...(options.landing || {}), windowMs: num() };
         break;
       default:
-        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, chapterhits, support, fusion, landing, lookahead, slack, window)`);
+        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, chapterhits, longchapter, support, fusion, landing, lookahead, slack, window)`);
     }
   }
   return options;

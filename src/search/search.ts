@@ -76,6 +76,8 @@ export interface SearchOptions {
    * leaves them alone (cited at the chapter start). See `absorbChapterHits`.
    */
   chapterHits?: 'absorb' | 'lend' | 'keep';
+  /** Chapters longer than this (ms) are handed over; default `LONG_CHAPTER_MS`. */
+  longChapterMs?: number;
   /** Weight of an episode's further passages in its score (see `groupByEpisode`). */
   support?: number;
   maxSegments?: number;
@@ -162,7 +164,7 @@ export async function runSearch(
   const method = options.fusion ?? settings.fusion;
   trace.fused = method === 'rrf' ? reciprocalRankFusion(trace.legs, fusion) : convexFusion(trace.legs, { normalization: method, weights: fusion.weights });
   const chapterHits = options.chapterHits ?? settings.chapterHits;
-  if (chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused, { keepChapters: chapterHits === 'lend' });
+  if (chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused, { keepChapters: chapterHits === 'lend', minSpanMs: options.longChapterMs });
   trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore, support: options.support });
 
   // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip.

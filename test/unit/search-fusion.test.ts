@@ -156,6 +156,11 @@ describe('chapter hits handed to the speech inside them', function () {
     ]);
   });
 
+  it('cites a short chapter (two minutes or less) as it is', function () {
+    const out = absorbChapterHits([hit('step', 'chapter', 60_000, 150_000, 0.03), hit('inside', 'transcript', 70_000, 100_000, 0.01)]);
+    expect(out.map((h) => h.id)).to.deep.equal(['step', 'inside']);
+  });
+
   it('keeps a chapter hit with no speech passage of its chapter among the hits', function () {
     const out = absorbChapterHits([hit('chapter', 'chapter', 60_000, 300_000, 0.03), hit('outside', 'transcript', 0, 40_000, 0.02)]);
     expect(out.map((h) => h.id)).to.deep.equal(['chapter', 'outside']);
