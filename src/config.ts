@@ -22,6 +22,14 @@ export interface Config {
   /** Folder holding `<modelId>/...` files; when set, remote model loading is off. */
   modelDir: string | undefined;
   embedBatchSize: number;
+  /** The API's query embedding: worker threads, queue bound, input cap (see src/embedder-pool.ts). */
+  queryEmbedding: {
+    threads: number;
+    /** Queries that may wait for a thread; past that a search runs keyword-only (`degraded: "embedder_busy"`). */
+    maxQueue: number;
+    /** Longest query embedded, in model tokens; the rest of a longer one is cut. */
+    maxTokens: number;
+  };
   /** Folder of the persistent passage-vector cache (see src/embedding-cache.ts); unset: no cache. */
   embedCacheDir: string | undefined;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
@@ -30,6 +38,11 @@ export interface Config {
   /** `none`: every REST call needs a credential. `published`: anonymous calls read published episodes. */
   anonymousRead: 'none' | 'published';
   rateLimit: { max: number; windowSeconds: number };
+  /**
+   * API keys refused after a store lookup per client IP and rate-limit window; past it the
+   * IP's credentials are refused with 429 before any lookup, until the window ends.
+   */
+  failedKeyLookupsPerIp: number;
   /**
    * Express `trust proxy`: which hops in front of the API may name the client in
    * `X-Forwarded-For`, so anonymous callers get one rate-limit bucket each behind a
@@ -44,7 +57,7 @@ export interface Config {
     publicKeyFile: string | undefined;
     /** JWKS file path or http(s) URL. */
     jwks: string | undefined;
-    /** Shared HS256 secret, for development only. */
+    /** Shared HS256 secret, for development only: at least {@link MIN_HS_SECRET_BYTES} bytes. */
     hsSecret: string | undefined;
     clockSkewSeconds: number;
   };
@@ -58,9 +71,18 @@ export interface Config {
     semanticWeight: number;
     /** Candidates each leg contributes before fusion. */
     candidates: number;
+    /** Query vectors cached per channel. */
     queryCacheSize: number;
+    /** Channels with a query-vector cache; the least recently searched one's is dropped past it. Default 64. */
+    queryCacheChannels?: number;
   };
 }
+
+/**
+ * Shortest `JWT_HS_SECRET`: HS256 is as strong as its key, and a short one falls to an
+ * offline guess from any one token (RFC 7518 §3.2 asks for at least 256 bits).
+ */
+export const MIN_HS_SECRET_BYTES = 32;
 
 /** The `trust proxy` values we accept; never `true`, which lets any client pick its own IP. */
 export type TrustProxy = false | number | readonly string[];
@@ -169,6 +191,14 @@ function trustProxy(env: Env, name: string): TrustProxy {
   return entries;
 }
 
+function hsSecret(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw !== undefined && Buffer.byteLength(raw, 'utf8') < MIN_HS_SECRET_BYTES) {
+    throw new ConfigError(name, `expected at least ${MIN_HS_SECRET_BYTES} bytes (a random 256-bit secret), got ${Buffer.byteLength(raw, 'utf8')}`);
+  }
+  return raw;
+}
+
 /**
  * Reads and validates the environment once. Throws a {@link ConfigError} naming the
  * first bad variable; returns a frozen object otherwise.
@@ -192,6 +222,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     modelId: str(env, 'MODEL_ID', 'Xenova/bge-small-en-v1.5'),
     modelDir: optional(env, 'MODEL_DIR'),
     embedBatchSize: int(env, 'EMBED_BATCH_SIZE', 1, 1, 512),
+    queryEmbedding: {
+      threads: int(env, 'EMBED_QUERY_THREADS', 1, 1, 64),
+      maxQueue: int(env, 'EMBED_QUERY_QUEUE', 8, 0, 10_000),
+      maxTokens: int(env, 'EMBED_QUERY_MAX_TOKENS', 128, 8, 512),
+    },
     embedCacheDir: optional(env, 'EMBED_CACHE_DIR'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),
     channelBaseDomain: str(env, 'CHANNEL_BASE_DOMAIN', 'creators.example.com').toLowerCase(),
@@ -200,13 +235,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       max: int(env, 'RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
     },
+    failedKeyLookupsPerIp: int(env, 'FAILED_KEY_LOOKUPS_PER_IP', 30, 1, 10_000_000),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     jwt: {
       issuer: optional(env, 'JWT_ISSUER'),
       audience: optional(env, 'JWT_AUDIENCE'),
       publicKeyFile: optional(env, 'JWT_PUBLIC_KEY_FILE'),
       jwks: optional(env, 'JWT_JWKS'),
-      hsSecret: optional(env, 'JWT_HS_SECRET'),
+      hsSecret: hsSecret(env, 'JWT_HS_SECRET'),
       clockSkewSeconds: int(env, 'JWT_CLOCK_SKEW_SECONDS', 30, 0, 600),
     },
     authorizationServers: (optional(env, 'OAUTH_AUTHORIZATION_SERVERS') ?? '')
@@ -225,7 +261,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       keywordWeight: num(env, 'RRF_KEYWORD_WEIGHT', 1, 0),
       semanticWeight: num(env, 'RRF_SEMANTIC_WEIGHT', 1, 0),
       candidates: int(env, 'SEARCH_CANDIDATES', 100, 10, 1000),
-      queryCacheSize: int(env, 'QUERY_VECTOR_CACHE_SIZE', 1000, 0, 1_000_000),
+      queryCacheSize: int(env, 'QUERY_VECTOR_CACHE_SIZE', 256, 0, 1_000_000),
+      queryCacheChannels: int(env, 'QUERY_VECTOR_CACHE_CHANNELS', 64, 1, 1_000_000),
     },
   };
   return deepFreeze(config);

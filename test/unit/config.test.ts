@@ -38,6 +38,10 @@ describe('loadConfig', function () {
     ['TRUST_PROXY', '10.0.0.0/0', /TRUST_PROXY: .*"10\.0\.0\.0\/0" is none/],
     ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY: .*"10\.0\.0\.0\/33" is none/],
     ['TRUST_PROXY', 'loopback,', /TRUST_PROXY: .*"" is none/],
+    ['JWT_HS_SECRET', 'dev-secret', /JWT_HS_SECRET: expected at least 32 bytes/],
+    ['JWT_HS_SECRET', 'x'.repeat(31), /JWT_HS_SECRET: expected at least 32 bytes .* got 31/],
+    ['EMBED_QUERY_THREADS', '0', /EMBED_QUERY_THREADS: expected 1\.\.64/],
+    ['EMBED_QUERY_MAX_TOKENS', '600', /EMBED_QUERY_MAX_TOKENS: expected 8\.\.512/],
   ] as const) {
     it(`fails fast naming ${name} when it is "${value}"`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, pattern);
@@ -58,6 +62,10 @@ describe('loadConfig', function () {
       expect(() => express().set('trust proxy', trustProxy)).not.to.throw();
     });
   }
+
+  it('accepts a JWT_HS_SECRET of 32 bytes or more', function () {
+    expect(loadConfig({ JWT_HS_SECRET: 'x'.repeat(32) }).jwt.hsSecret).to.equal('x'.repeat(32));
+  });
 
   it('trims trailing slashes from URLs so paths can be appended', function () {
     expect(loadConfig({ OPENSEARCH_URL: 'http://127.0.0.1:9201/' }).opensearchUrl).to.equal('http://127.0.0.1:9201');
