@@ -93,6 +93,7 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
       description: op.success.description,
       headers: headerRefs(op.path.startsWith('/api/') ? VERSIONED_HEADERS : COMMON_HEADERS),
       content: { 'application/json': { schema: op.success.schema } },
+      ...(op.success.links ? { links: op.success.links } : {}),
     },
   };
   for (const status of [...new Set([...op.errors, 408, 429, 431, 500, 503])].sort((a, b) => a - b)) {
