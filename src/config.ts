@@ -22,10 +22,10 @@ export interface Config {
   /** Folder holding `<modelId>/...` files; when set, remote model loading is off. */
   modelDir: string | undefined;
   embedBatchSize: number;
-  /** The API's query embedding: worker threads, queue bound, input cap (see src/embedder-pool.ts). */
+  /** The API's query embedding: worker processes, queue bound, input cap (see src/embedder-pool.ts). */
   queryEmbedding: {
-    threads: number;
-    /** Queries that may wait for a thread; past that a search runs keyword-only (`degraded: "embedder_busy"`). */
+    workers: number;
+    /** Queries that may wait for a worker; past that a search runs keyword-only (`degraded: "embedder_busy"`). */
     maxQueue: number;
     /** Longest query embedded, in model tokens; the rest of a longer one is cut. */
     maxTokens: number;
@@ -223,7 +223,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     modelDir: optional(env, 'MODEL_DIR'),
     embedBatchSize: int(env, 'EMBED_BATCH_SIZE', 1, 1, 512),
     queryEmbedding: {
-      threads: int(env, 'EMBED_QUERY_THREADS', 1, 1, 64),
+      workers: int(env, 'EMBED_QUERY_WORKERS', 1, 1, 64),
       maxQueue: int(env, 'EMBED_QUERY_QUEUE', 8, 0, 10_000),
       maxTokens: int(env, 'EMBED_QUERY_MAX_TOKENS', 128, 8, 512),
     },

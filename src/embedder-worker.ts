@@ -1,20 +1,22 @@
-// One worker thread of the embedder pool: loads the model through src/embedder.ts and embeds one job at a time.
-import { parentPort, workerData } from 'node:worker_threads';
+// One embedder worker process: loads the model through src/embedder.ts and embeds one job at a time for the pool.
 import { createEmbedder } from './embedder.js';
-import type { WorkerJob, WorkerMessage, WorkerOptions } from './embedder-pool.js';
+import { WORKER_OPTIONS_ENV, type WorkerJob, type WorkerMessage, type WorkerOptions } from './embedder-pool.js';
 
-const port = parentPort!;
-const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
-const { modelId, modelDir, maxQueryTokens } = workerData as WorkerOptions;
+/** To the pool; a pool already gone (its process ended) gets nothing, and that is no error here. */
+const post = (message: WorkerMessage) => {
+  if (process.connected) process.send!(message, undefined, undefined, () => undefined);
+};
+const { modelId, modelDir, maxQueryTokens } = JSON.parse(process.env[WORKER_OPTIONS_ENV] ?? '{}') as WorkerOptions;
+
+// The API went away (exit, crash, kill): nobody is left to answer.
+process.on('disconnect', () => process.exit(0));
 
 try {
   const embedder = await createEmbedder({ modelId, modelDir, maxQueryTokens });
-  port.on('message', async (job: WorkerJob) => {
+  process.on('message', async (job: WorkerJob) => {
     try {
       const vectors = job.kind === 'query' ? [await embedder.embedQuery(job.texts[0]!)] : await embedder.embedPassages(job.texts);
-      // One flat Float32Array, transferred rather than copied.
-      const data = Float32Array.from(vectors.flat());
-      post({ type: 'done', id: job.id, data }, [data.buffer as ArrayBuffer]);
+      post({ type: 'done', id: job.id, data: Float32Array.from(vectors.flat()) });
     } catch (error) {
       post({ type: 'failed', id: job.id, message: error instanceof Error ? error.message : String(error) });
     }

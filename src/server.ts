@@ -25,9 +25,9 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl, { log });
   let embedder: EmbedderPool | undefined;
   try {
-    // Query embedding runs in worker threads: the model never holds up /healthz, lists or transcripts.
-    const { threads, maxQueue, maxTokens } = config.queryEmbedding;
-    embedder = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, threads, maxQueue, maxQueryTokens: maxTokens, log });
+    // Query embedding runs in worker processes: the model never holds up /healthz, lists or transcripts.
+    const { workers, maxQueue, maxTokens } = config.queryEmbedding;
+    embedder = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers, maxQueue, maxQueryTokens: maxTokens, log });
   } catch (error) {
     // Search still answers, keyword-only; the log says why.
     log.error({ err: error }, 'embedding model unavailable: search runs keyword-only');

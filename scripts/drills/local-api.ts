@@ -72,13 +72,13 @@ export async function startLocalApi({
     redis.once('ready', () => resolve());
     setTimeout(resolve, 3000).unref();
   });
-  // `true`: the model in worker threads, as the production server runs it.
+  // `true`: the model in worker processes, as the production server runs it.
   const pool: EmbedderPool | undefined =
     withEmbedder === true
       ? await createEmbedderPool({
           modelId: config.modelId,
           modelDir: config.modelDir,
-          threads: config.queryEmbedding.threads,
+          workers: config.queryEmbedding.workers,
           maxQueue: config.queryEmbedding.maxQueue,
           maxQueryTokens: config.queryEmbedding.maxTokens,
         })

@@ -60,7 +60,7 @@ export interface SearchDeps {
 
 /**
  * Why a search that asked for the semantic leg ran keyword-only: `embedder_busy` (every
- * embedder thread busy and its queue full) or `embedder_failed` (the model failed on the query).
+ * embedder worker busy and its queue full) or `embedder_failed` (the model failed on the query).
  */
 export type DegradedReason = 'embedder_busy' | 'embedder_failed';
 
@@ -142,7 +142,7 @@ export async function runSearch(
     const cache = deps.queryCache ?? defaultQueryCache(deps.embedder, settings.queryCacheSize, settings.queryCacheChannels);
     // Scoped by channel: no caller can time whether another channel searched this text.
     const vector = await cache.embed(deps.embedder, query, channel.id).catch((error: unknown) => {
-      // Embedder threads saturated or failing: answer keyword-only, and say so, rather than queue or fail.
+      // Embedder workers saturated or failing: answer keyword-only, and say so, rather than queue or fail.
       if (!(error instanceof EmbedderUnavailableError)) throw error;
       degraded = error.reason === 'busy' ? 'embedder_busy' : 'embedder_failed';
       return undefined;

@@ -1,4 +1,4 @@
-// The API's query embedder: the real model in worker threads, a bounded queue, a token cap; searches degrade to keyword-only instead of stalling.
+// The API's query embedder: the real model in worker processes, a bounded queue, a token cap; searches degrade to keyword-only instead of stalling.
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder, type Embedder } from '../../src/embedder.js';
@@ -20,7 +20,7 @@ function longQueries(n: number, seed = 1): string[] {
   });
 }
 
-describe('query embedding in worker threads (real model)', function () {
+describe('query embedding in worker processes (real model)', function () {
   this.timeout(300_000);
   const config = loadConfig(process.env);
   let inProcess: Embedder;
@@ -29,7 +29,7 @@ describe('query embedding in worker threads (real model)', function () {
   before(async function () {
     if (config.modelDir === undefined) this.skip();
     inProcess = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, maxQueryTokens: 128 });
-    pool = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, threads: 1, maxQueue: 2, maxQueryTokens: 128 });
+    pool = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 2, maxQueryTokens: 128 });
   });
 
   after(async function () {
@@ -56,7 +56,7 @@ describe('query embedding in worker threads (real model)', function () {
     expect(dot(capped, await inProcess.embedQuery(`${long} and then some entirely different words about weather`))).to.be.closeTo(1, 1e-6);
   });
 
-  it('refuses a query at once with EmbedderUnavailableError (busy) when the thread is busy and the queue full', async function () {
+  it('refuses a query at once with EmbedderUnavailableError (busy) when the worker is busy and the queue full', async function () {
     const outcomes = await Promise.allSettled(longQueries(8, 3).map((q) => pool.embedQuery(q)));
     const busy = outcomes.filter((o) => o.status === 'rejected');
     expect(outcomes.filter((o) => o.status === 'fulfilled'), '1 running + 2 queued').to.have.length(3);
@@ -83,7 +83,7 @@ describe('query embedding in worker threads (real model)', function () {
       clearInterval(timer);
       return longest;
     };
-    const big = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, threads: 1, maxQueue: 64, maxQueryTokens: 128 });
+    const big = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 64, maxQueryTokens: 128 });
     try {
       const [inPool, onLoop] = [await delay(big), await delay(inProcess)];
       // On the main thread each embedding blocks the loop for its whole run (tens to hundreds of ms).
@@ -95,7 +95,7 @@ describe('query embedding in worker threads (real model)', function () {
   });
 });
 
-describe('search under a flood of long hybrid queries (qmsum, real model in worker threads)', function () {
+describe('search under a flood of long hybrid queries (qmsum, real model in worker processes)', function () {
   this.timeout(300_000);
   let api: ReliabilityApi;
 

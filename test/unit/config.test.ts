@@ -40,7 +40,7 @@ describe('loadConfig', function () {
     ['TRUST_PROXY', 'loopback,', /TRUST_PROXY: .*"" is none/],
     ['JWT_HS_SECRET', 'dev-secret', /JWT_HS_SECRET: expected at least 32 bytes/],
     ['JWT_HS_SECRET', 'x'.repeat(31), /JWT_HS_SECRET: expected at least 32 bytes .* got 31/],
-    ['EMBED_QUERY_THREADS', '0', /EMBED_QUERY_THREADS: expected 1\.\.64/],
+    ['EMBED_QUERY_WORKERS', '0', /EMBED_QUERY_WORKERS: expected 1\.\.64/],
     ['EMBED_QUERY_MAX_TOKENS', '600', /EMBED_QUERY_MAX_TOKENS: expected 8\.\.512/],
   ] as const) {
     it(`fails fast naming ${name} when it is "${value}"`, function () {
