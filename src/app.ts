@@ -85,8 +85,10 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
   // The credential is resolved before the limiter (its bucket is the key or the token
   // subject) but refused only after it, so failed attempts count against the caller's IP.
   const publicPaths = new Set(OPERATIONS.filter((op) => op.auth === 'none').map((op) => op.path));
-  app.use(keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds }));
+  const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
+  app.use(keyGuard.check);
   app.use(resolveCredential({ verifier, appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path) }));
+  app.use(keyGuard.count);
   app.use(
     rateLimiter({
       redis,

@@ -158,9 +158,11 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
       }
     });
 
-    it('does not count valid keys or malformed ones against the IP', async function () {
+    it('does not count valid keys or malformed ones against the IP, however many arrive at once', async function () {
       const api = await startApi({ env: { INDEX_PREFIX: world.store.prefix, FAILED_KEY_LOOKUPS_PER_IP: '2' } });
       try {
+        const burst = await Promise.all(Array.from({ length: 40 }, () => api.request('/api/v1/channels', { headers: world.memberHeaders })));
+        expect(burst.map((r) => r.status)).to.deep.equal(Array(40).fill(200));
         for (let i = 0; i < 5; i++) {
           expect((await api.request('/api/v1/channels', { headers: world.memberHeaders })).status).to.equal(200);
           expect((await api.request('/api/v1/channels', { headers: { 'x-api-key': 'svc_nonsense' } })).status).to.equal(401);
