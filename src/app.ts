@@ -18,6 +18,7 @@ import { responseHeaders } from './http/response-headers.js';
 import { requestLog } from './http/request-log.js';
 import { allowReadOnly } from './http/methods.js';
 import { rateLimiter } from './http/rate-limit.js';
+import { keyLookupGuard } from './http/key-lookup-guard.js';
 import { createAjv, validateParams } from './http/validate-params.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { listChannels } from './routes/channels.js';
@@ -47,6 +48,9 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
   const ajv = createAjv();
   const verifier = createTokenVerifier(config);
   if (!verifier.enabled) log.warn('no JWT key or issuer configured: OAuth access tokens are refused, API keys still work');
+  if (config.jwt.hsSecret) {
+    log.warn('JWT_HS_SECRET is set: HS256 tokens signed with a shared secret are accepted. For development only; never set it in production');
+  }
   const anonymousRead = config.anonymousRead === 'published';
 
   const handlers: Record<string, RequestHandler> = {
@@ -65,6 +69,9 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  // One rule for every path: routes match case-sensitively, as the credential check, the
+  // /api alias and the deprecation headers do; `/API/v1/...` is a 404, not a half-routed request.
+  app.set('case sensitive routing', true);
   // req.ip, hence the rate-limit bucket of anonymous callers, is the client behind trusted proxies.
   app.set('trust proxy', config.trustProxy);
   app.use(unversionedAlias());
@@ -78,7 +85,10 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
   // The credential is resolved before the limiter (its bucket is the key or the token
   // subject) but refused only after it, so failed attempts count against the caller's IP.
   const publicPaths = new Set(OPERATIONS.filter((op) => op.auth === 'none').map((op) => op.path));
+  const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
+  app.use(keyGuard.check);
   app.use(resolveCredential({ verifier, appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path) }));
+  app.use(keyGuard.count);
   app.use(
     rateLimiter({
       redis,

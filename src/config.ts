@@ -27,6 +27,14 @@ export interface Config {
   /** Folder holding `<modelId>/...` files; when set, remote model loading is off. */
   modelDir: string | undefined;
   embedBatchSize: number;
+  /** The API's query embedding: worker processes, queue bound, input cap (see src/embedder-pool.ts). */
+  queryEmbedding: {
+    workers: number;
+    /** Queries that may wait for a worker; past that a search runs keyword-only (`degraded: "embedder_busy"`). */
+    maxQueue: number;
+    /** Longest query embedded, in model tokens; the rest of a longer one is cut. */
+    maxTokens: number;
+  };
   /** Folder of the persistent passage-vector cache (see src/embedding-cache.ts); unset: no cache. */
   embedCacheDir: string | undefined;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
@@ -35,6 +43,11 @@ export interface Config {
   /** `none`: every REST call needs a credential. `published`: anonymous calls read published episodes. */
   anonymousRead: 'none' | 'published';
   rateLimit: { max: number; windowSeconds: number };
+  /**
+   * API keys refused after a store lookup per client IP and rate-limit window; past it the
+   * IP's credentials are refused with 429 before any lookup, until the window ends.
+   */
+  failedKeyLookupsPerIp: number;
   /**
    * Express `trust proxy`: which hops in front of the API may name the client in
    * `X-Forwarded-For`, so anonymous callers get one rate-limit bucket each behind a
@@ -49,7 +62,7 @@ export interface Config {
     publicKeyFile: string | undefined;
     /** JWKS file path or http(s) URL. */
     jwks: string | undefined;
-    /** Shared HS256 secret, for development only. */
+    /** Shared HS256 secret, for development only: at least {@link MIN_HS_SECRET_BYTES} bytes. */
     hsSecret: string | undefined;
     clockSkewSeconds: number;
   };
@@ -68,7 +81,10 @@ export interface Config {
     chapterHits: 'absorb' | 'lend' | 'keep';
     /** Candidates each leg contributes before fusion. */
     candidates: number;
+    /** Query vectors cached per channel. */
     queryCacheSize: number;
+    /** Channels with a query-vector cache; the least recently searched one's is dropped past it. Default 64. */
+    queryCacheChannels?: number;
   };
 }
 
@@ -87,6 +103,12 @@ export interface IndexLayout {
  * there are two nodes or more, so a three-node cluster survives the loss of any node.
  */
 export const DEFAULT_INDEX_LAYOUT: Readonly<IndexLayout> = Object.freeze({ shards: 1, replicas: '0-1' });
+
+/**
+ * Shortest `JWT_HS_SECRET`: HS256 is as strong as its key, and a short one falls to an
+ * offline guess from any one token (RFC 7518 §3.2 asks for at least 256 bits).
+ */
+export const MIN_HS_SECRET_BYTES = 32;
 
 /** The `trust proxy` values we accept; never `true`, which lets any client pick its own IP. */
 export type TrustProxy = false | number | readonly string[];
@@ -217,6 +239,14 @@ function trustProxy(env: Env, name: string): TrustProxy {
   return entries;
 }
 
+function hsSecret(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw !== undefined && Buffer.byteLength(raw, 'utf8') < MIN_HS_SECRET_BYTES) {
+    throw new ConfigError(name, `expected at least ${MIN_HS_SECRET_BYTES} bytes (a random 256-bit secret), got ${Buffer.byteLength(raw, 'utf8')}`);
+  }
+  return raw;
+}
+
 /**
  * Reads and validates the environment once. Throws a {@link ConfigError} naming the
  * first bad variable; returns a frozen object otherwise.
@@ -246,6 +276,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     modelId: str(env, 'MODEL_ID', 'Xenova/bge-small-en-v1.5'),
     modelDir: optional(env, 'MODEL_DIR'),
     embedBatchSize: int(env, 'EMBED_BATCH_SIZE', 1, 1, 512),
+    queryEmbedding: {
+      workers: int(env, 'EMBED_QUERY_WORKERS', 1, 1, 64),
+      maxQueue: int(env, 'EMBED_QUERY_QUEUE', 8, 0, 10_000),
+      maxTokens: int(env, 'EMBED_QUERY_MAX_TOKENS', 128, 8, 512),
+    },
     embedCacheDir: optional(env, 'EMBED_CACHE_DIR'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),
     channelBaseDomain: str(env, 'CHANNEL_BASE_DOMAIN', 'creators.example.com').toLowerCase(),
@@ -254,13 +289,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       max: int(env, 'RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
     },
+    failedKeyLookupsPerIp: int(env, 'FAILED_KEY_LOOKUPS_PER_IP', 30, 1, 10_000_000),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     jwt: {
       issuer: optional(env, 'JWT_ISSUER'),
       audience: optional(env, 'JWT_AUDIENCE'),
       publicKeyFile: optional(env, 'JWT_PUBLIC_KEY_FILE'),
       jwks: optional(env, 'JWT_JWKS'),
-      hsSecret: optional(env, 'JWT_HS_SECRET'),
+      hsSecret: hsSecret(env, 'JWT_HS_SECRET'),
       clockSkewSeconds: int(env, 'JWT_CLOCK_SKEW_SECONDS', 30, 0, 600),
     },
     authorizationServers: (optional(env, 'OAUTH_AUTHORIZATION_SERVERS') ?? '')
@@ -281,7 +317,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       keywordWeight: num(env, 'RRF_KEYWORD_WEIGHT', 1, 0),
       semanticWeight: num(env, 'RRF_SEMANTIC_WEIGHT', 1, 0),
       candidates: int(env, 'SEARCH_CANDIDATES', 100, 10, 1000),
-      queryCacheSize: int(env, 'QUERY_VECTOR_CACHE_SIZE', 1000, 0, 1_000_000),
+      queryCacheSize: int(env, 'QUERY_VECTOR_CACHE_SIZE', 256, 0, 1_000_000),
+      queryCacheChannels: int(env, 'QUERY_VECTOR_CACHE_CHANNELS', 64, 1, 1_000_000),
     },
   };
   return deepFreeze(config);

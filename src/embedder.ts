@@ -34,6 +34,12 @@ export interface EmbedderOptions {
    * vector of the same text embedded alone. With 1, a text's vector never depends on its neighbours.
    */
   batchSize?: number;
+  /**
+   * Longest query, in model tokens (prefix not counted), that {@link Embedder.embedQuery}
+   * embeds; the rest is cut. Default 512 (the model's own limit). The model's time grows
+   * with the input, and a question's meaning sits in its first words: the API caps it.
+   */
+  maxQueryTokens?: number;
   log?: Logger;
 }
 
@@ -41,8 +47,9 @@ export interface EmbedderOptions {
  * Loads the model once and returns an {@link Embedder}. Inputs longer than 512 tokens
  * are truncated by the tokenizer. Note that `modelDir` sets Transformers.js's global `env`.
  */
-export async function createEmbedder({ modelId, modelDir, batchSize = 1, log }: EmbedderOptions): Promise<Embedder> {
+export async function createEmbedder({ modelId, modelDir, batchSize = 1, maxQueryTokens = 512, log }: EmbedderOptions): Promise<Embedder> {
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isInteger(maxQueryTokens) || maxQueryTokens < 1) throw new Error(`maxQueryTokens must be a positive integer, got ${maxQueryTokens}`);
   if (modelDir !== undefined) {
     env.allowRemoteModels = false;
     env.localModelPath = modelDir;
@@ -56,6 +63,16 @@ export async function createEmbedder({ modelId, modelDir, batchSize = 1, log }: 
   const dimension = Number((extractor.model.config as { hidden_size?: unknown }).hidden_size);
   if (!Number.isInteger(dimension) || dimension < 1) throw new Error(`${modelId}: config.json has no usable hidden_size`);
   log?.info({ modelId, modelDir, dimension, pooling, ms: Date.now() - started }, 'embedding model loaded');
+
+  /**
+   * The query cut to `maxQueryTokens` tokens: decoded back from its first tokens, so a
+   * query within the cap is passed on untouched (its vector does not change).
+   */
+  function capQuery(text: string): string {
+    const ids = extractor.tokenizer.encode(text, null, { add_special_tokens: false });
+    if (ids.length <= maxQueryTokens) return text;
+    return extractor.tokenizer.decode(ids.slice(0, maxQueryTokens), { skip_special_tokens: true });
+  }
 
   let embeddedCount = 0;
   async function run(texts: string[]): Promise<number[][]> {
@@ -80,7 +97,7 @@ export async function createEmbedder({ modelId, modelDir, batchSize = 1, log }: 
       return vectors;
     },
     async embedQuery(text) {
-      const [vector] = await run([queryPrefix + text]);
+      const [vector] = await run([queryPrefix + capQuery(text)]);
       return vector!;
     },
   };

@@ -7,6 +7,7 @@ export const ERRORS = {
   invalid_parameter: { status: 400, message: 'A request parameter is malformed.' },
   invalid_cursor: { status: 400, message: 'The cursor is malformed or was made for another query; start again without it.' },
   malformed_url: { status: 400, message: 'The request URL could not be decoded.' },
+  query_too_complex: { status: 400, message: 'The search query has too many distinct terms; shorten it.' },
   credential_missing: { status: 401, message: 'This endpoint needs an API key or an OAuth access token.' },
   invalid_api_key: { status: 401, message: 'The API key is invalid or has been revoked.' },
   invalid_token: { status: 401, message: 'The access token is invalid, expired or not meant for this API.' },
@@ -19,6 +20,7 @@ export const ERRORS = {
   transcript_not_found: { status: 404, message: 'This episode has no transcript yet.' },
   route_not_found: { status: 404, message: 'No such endpoint.' },
   method_not_allowed: { status: 405, message: 'Only GET, HEAD and OPTIONS are supported.' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time; send it again.' },
   request_too_large: { status: 431, message: 'The request line or headers are too large (16 KB at most).' },
   rate_limited: { status: 429, message: 'Too many requests for this credential; retry after the delay in Retry-After.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
@@ -74,6 +76,7 @@ export function createError(code: ErrorCode, options?: ConstructorParameters<typ
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof SearchError) {
+    if (error.code === 'query_too_complex') return createError('query_too_complex', { parameter: 'query', cause: error });
     return error.status === 503 ? storeUnavailable(error) : createError('internal_error', { cause: error });
   }
   const failure = storeFailure(error);

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { createOpenSearchClient } from './store/opensearch.js';
 import { createRedisClient } from './store/redis.js';
-import { createEmbedder, type Embedder } from './embedder.js';
+import { createEmbedderPool, type EmbedderPool } from './embedder-pool.js';
 import { createApp } from './app.js';
 import { shutdown } from './http/shutdown.js';
 import { jsonClientErrors } from './http/client-error.js';
@@ -23,9 +23,11 @@ async function main(): Promise<void> {
   const log = createLogger({ level: config.logLevel });
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: config.opensearchTimeoutMs });
   const redis = createRedisClient(config.redisUrl, { log });
-  let embedder: Embedder | undefined;
+  let embedder: EmbedderPool | undefined;
   try {
-    embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
+    // Query embedding runs in worker processes: the model never holds up /healthz, lists or transcripts.
+    const { workers, maxQueue, maxTokens } = config.queryEmbedding;
+    embedder = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers, maxQueue, maxQueryTokens: maxTokens, log });
   } catch (error) {
     // Search still answers, keyword-only; the log says why.
     log.error({ err: error }, 'embedding model unavailable: search runs keyword-only');
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
     shutdown(server, {
       log,
       close: async () => {
-        await Promise.allSettled([client.close(), redis.quit()]);
+        await Promise.allSettled([client.close(), redis.quit(), embedder?.close()]);
       },
     }).then(
       () => {

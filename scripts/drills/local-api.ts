@@ -5,7 +5,8 @@ import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.js';
 import { jsonClientErrors } from '../../src/http/client-error.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createEmbedder, type Embedder } from '../../src/embedder.js';
+import type { Embedder } from '../../src/embedder.js';
+import { createEmbedderPool, type EmbedderPool } from '../../src/embedder-pool.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createApiKey } from '../../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases, type Client } from '../../src/store/opensearch.js';
@@ -71,12 +72,18 @@ export async function startLocalApi({
     redis.once('ready', () => resolve());
     setTimeout(resolve, 3000).unref();
   });
-  const embedder =
-    typeof withEmbedder === 'object'
-      ? withEmbedder
-      : withEmbedder
-        ? await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize })
-        : undefined;
+  // `true`: the model in worker processes, as the production server runs it.
+  const pool: EmbedderPool | undefined =
+    withEmbedder === true
+      ? await createEmbedderPool({
+          modelId: config.modelId,
+          modelDir: config.modelDir,
+          workers: config.queryEmbedding.workers,
+          maxQueue: config.queryEmbedding.maxQueue,
+          maxQueryTokens: config.queryEmbedding.maxTokens,
+        })
+      : undefined;
+  const embedder = typeof withEmbedder === 'object' ? withEmbedder : pool;
   const app = createApp({ config, client, redis, embedder, log });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -105,7 +112,7 @@ export async function startLocalApi({
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.allSettled(hashes.map((id) => admin.delete({ index: aliases['api-keys'], id, refresh: true } as never)));
       redis.disconnect();
-      await Promise.all([client.close(), admin.close()]);
+      await Promise.all([client.close(), admin.close(), pool?.close()]);
     },
   };
 }

@@ -1,5 +1,8 @@
 // One fuzz run end to end: provision schemathesis, start the API over the qmsum prefix with a key, fuzz, stop.
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import type { Embedder } from '../../src/embedder.js';
+import { OPERATIONS } from '../../src/openapi/operations.js';
 import { DEFAULT_PREFIX, startLocalApi } from '../drills/local-api.js';
 import { ensureSchemathesis, runFuzz, type FuzzResult } from './schemathesis.js';
 
@@ -27,12 +30,27 @@ export async function fuzzLocalApi({
   echo = false,
   embedder = Boolean(process.env.MODEL_DIR),
   progress = (line) => process.stderr.write(`${line}\n`),
-}: FuzzLocalOptions = {}): Promise<FuzzResult> {
+}: FuzzLocalOptions = {}): Promise<FuzzResult & { statuses: Record<string, Record<string, number>> }> {
   const cli = await ensureSchemathesis({ log: progress });
-  const api = await startLocalApi({ prefix, env: { RATE_LIMIT_MAX: '10000000' }, embedder });
+  // The API's own request log, counted by operation and status: shows which operations the run reached with real ids (200s).
+  const statuses: Record<string, Record<string, number>> = {};
+  const routes = OPERATIONS.map((op) => ({ id: op.operationId, regex: new RegExp(`^${op.path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+  const counter = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        const { msg, path, status } = JSON.parse(line) as { msg?: string; path?: string; status?: number };
+        if (msg !== 'request' || path === undefined) continue;
+        const id = routes.find((r) => r.regex.test(path))?.id ?? 'unrouted';
+        (statuses[id] ??= {})[String(status)] = (statuses[id]![String(status)] ?? 0) + 1;
+      }
+      done();
+    },
+  });
+  const api = await startLocalApi({ prefix, env: { RATE_LIMIT_MAX: '10000000' }, embedder, log: pino({ level: 'info' }, counter) });
   try {
     progress(`fuzz: API on ${api.baseUrl} over prefix ${prefix}; schemathesis, ${maxExamples} examples per operation, ${seconds} s budget`);
-    return await runFuzz(cli, { baseUrl: api.baseUrl, apiKey: api.keys[0]!, maxExamples, maxSeconds: seconds, seed, echo });
+    const result = await runFuzz(cli, { baseUrl: api.baseUrl, apiKey: api.keys[0]!, maxExamples, maxSeconds: seconds, seed, echo });
+    return { ...result, statuses };
   } finally {
     await api.close();
   }

@@ -11,6 +11,16 @@ export function credentialPresented(headers: { 'x-api-key'?: unknown; authorizat
   return headers['x-api-key'] !== undefined || headers.authorization !== undefined;
 }
 
+/** Cause of an `invalid_api_key` refused after a store lookup (well-formed, but no such key, or revoked): what the per-IP guard counts. */
+export const KEY_NOT_FOUND = new Error('no such API key, or it is revoked');
+
+/** True when the request's credential is an API key, so resolving it may cost a store lookup. */
+export function presentsApiKey(headers: { 'x-api-key'?: unknown; authorization?: unknown }): boolean {
+  if (headers['x-api-key'] !== undefined) return true;
+  const m = typeof headers.authorization === 'string' ? /^Bearer +([^\s]+) *$/i.exec(headers.authorization) : null;
+  return m !== null && looksLikeApiKey(m[1]!);
+}
+
 async function principalFor(
   { apiKey, authorization }: { apiKey: string | undefined; authorization: string | undefined },
   { queries, verifier }: { queries: Queries; verifier: TokenVerifier },
@@ -30,7 +40,7 @@ async function principalFor(
     // A bad checksum is refused without touching the store: typos and scanners' noise cost nothing.
     if (!isWellFormedApiKey(value)) throw createError('invalid_api_key');
     const record = await queries.apiKeyByHash(hashApiKey(value));
-    if (!record || record.revokedAt) throw createError('invalid_api_key');
+    if (!record || record.revokedAt) throw createError('invalid_api_key', { cause: KEY_NOT_FOUND });
     return { kind: 'api_key', userId: record.userId, keyId: record.keyId };
   }
   return { kind: 'oauth', userId: await verifier.verify(value) };

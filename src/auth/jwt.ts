@@ -49,15 +49,22 @@ function createKeySource(
 
   let cached: { kid: string | undefined; key: KeyObject }[] = [];
   let fetchedAt = 0;
+  /** The last failed fetch and its error, remembered for `minRefetchMs`: a JWKS host that is down is not asked again per request. */
+  let failed: { at: number; error: unknown } | undefined;
   let inflight: Promise<void> | undefined;
 
   async function refresh(): Promise<void> {
+    if (failed && Date.now() - failed.at < minRefetchMs) throw failed.error;
     inflight ??= (async () => {
       try {
         const res = await fetch(remote!, { signal: AbortSignal.timeout(fetchTimeoutMs) });
         if (!res.ok) throw new Error(`JWKS answered ${res.status}`);
         cached = keysFromJwks(await res.json());
         fetchedAt = Date.now();
+        failed = undefined;
+      } catch (error) {
+        failed = { at: Date.now(), error };
+        throw error;
       } finally {
         inflight = undefined;
       }

@@ -49,8 +49,12 @@ const RESPONSES = {
   NotFound: errorResponse(
     'Unknown id, or a channel/episode of a channel the caller is not a member of (the same body either way); an unpublished episode on anonymous reads; for the transcript, none stored yet (`transcript_not_found`).',
   ),
+  RequestTimeout: errorResponse('The request line and headers (or the whole request) did not arrive within the server\'s timeout; answered before routing, so without rate-limit headers.'),
   RequestTooLarge: errorResponse('The request line (URL) or the headers exceed 16 KB; answered before routing, so without rate-limit headers.'),
-  TooManyRequests: errorResponse('Rate limit of this credential (or IP, without one) exceeded.', ['Retry-After']),
+  TooManyRequests: errorResponse(
+    'Rate limit of this credential (or IP, without one) exceeded; or this IP presented too many unknown API keys in the window (then refused before any lookup, without rate-limit headers).',
+    ['Retry-After'],
+  ),
   InternalError: errorResponse('An unexpected error on our side (logged).'),
   BadGateway: errorResponse('The stored transcript could not be read or fails validation.'),
   ServiceUnavailable: errorResponse('The content store is unreachable or timed out.', ['Retry-After']),
@@ -61,6 +65,7 @@ const STATUS_RESPONSE: Record<number, keyof typeof RESPONSES> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
+  408: 'RequestTimeout',
   429: 'TooManyRequests',
   431: 'RequestTooLarge',
   500: 'InternalError',
@@ -88,9 +93,10 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
       description: op.success.description,
       headers: headerRefs(op.path.startsWith('/api/') ? VERSIONED_HEADERS : COMMON_HEADERS),
       content: { 'application/json': { schema: op.success.schema } },
+      ...(op.success.links ? { links: op.success.links } : {}),
     },
   };
-  for (const status of [...new Set([...op.errors, 429, 431, 500, 503])].sort((a, b) => a - b)) {
+  for (const status of [...new Set([...op.errors, 408, 429, 431, 500, 503])].sort((a, b) => a - b)) {
     responses[status] = { $ref: `#/components/responses/${STATUS_RESPONSE[status]}` };
   }
   if (op.operationId === 'getReadiness') {

@@ -14,10 +14,26 @@ export interface OperationDef {
   auth: 'credential' | 'none';
   /** Whether `ANONYMOUS_READ=published` opens this endpoint to calls without a credential. */
   anonymous: boolean;
-  success: { status: 200; description: string; schema: JsonSchema };
+  success: { status: 200; description: string; schema: JsonSchema; links?: Record<string, LinkDef> };
   /** Error statuses the endpoint can answer, beyond the ones every endpoint has (429, 500, 503). */
   errors: number[];
 }
+
+/** An OpenAPI link: which operation a success response leads to, with parameters taken from it (runtime expressions). */
+export interface LinkDef {
+  operationId: string;
+  parameters: Record<string, string>;
+  description: string;
+}
+
+/** Links from a response holding an episode id at `pointer` to the three episode resources. */
+const episodeLinks = (pointer: string, from: string): Record<string, LinkDef> =>
+  Object.fromEntries(
+    (['getTranscript', 'getChapters', 'getRelated'] as const).map((operationId) => [
+      operationId.replace(/^get/, ''),
+      { operationId, parameters: { episodeId: `$response.body#${pointer}` }, description: `The ${operationId.slice(3).toLowerCase()} of the first ${from}.` },
+    ]),
+  );
 
 const schema = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const arrayOf = (name: string): JsonSchema => ({ type: 'array', items: schema(name) });
@@ -33,7 +49,15 @@ export const OPERATIONS: OperationDef[] = [
     parameters: [],
     auth: 'credential',
     anonymous: false,
-    success: { status: 200, description: 'The channels.', schema: schema('ChannelList') },
+    success: {
+      status: 200,
+      description: 'The channels.',
+      schema: schema('ChannelList'),
+      links: {
+        Episodes: { operationId: 'listEpisodes', parameters: { slug: '$response.body#/channels/0/slug' }, description: 'The episodes of the first channel.' },
+        Search: { operationId: 'searchChannel', parameters: { slug: '$response.body#/channels/0/slug' }, description: 'Search the first channel.' },
+      },
+    },
     errors: [401],
   },
   {
@@ -46,7 +70,7 @@ export const OPERATIONS: OperationDef[] = [
     parameters: [PARAMS.slug, PARAMS.query, PARAMS.q, PARAMS.fast, PARAMS.searchLimit, ...FILTER_PARAMS],
     auth: 'credential',
     anonymous: true,
-    success: { status: 200, description: 'Ranked episodes (possibly none).', schema: schema('SearchResult') },
+    success: { status: 200, description: 'Ranked episodes (possibly none).', schema: schema('SearchResult'), links: episodeLinks('/episodes/0/episodeId', 'hit') },
     errors: [400, 401, 403, 404],
   },
   {
@@ -59,7 +83,19 @@ export const OPERATIONS: OperationDef[] = [
     parameters: [PARAMS.slug, PARAMS.status, PARAMS.sort, PARAMS.cursor, PARAMS.listLimit, ...FILTER_PARAMS],
     auth: 'credential',
     anonymous: true,
-    success: { status: 200, description: 'One page of episodes.', schema: schema('EpisodePage') },
+    success: {
+      status: 200,
+      description: 'One page of episodes.',
+      schema: schema('EpisodePage'),
+      links: {
+        ...episodeLinks('/episodes/0/id', 'episode of the page'),
+        NextPage: {
+          operationId: 'listEpisodes',
+          parameters: { slug: '$request.path.slug', cursor: '$response.body#/nextCursor' },
+          description: 'The next page (same filters and sort); none when `nextCursor` is null.',
+        },
+      },
+    },
     errors: [400, 401, 403, 404],
   },
   {
@@ -97,7 +133,7 @@ export const OPERATIONS: OperationDef[] = [
     parameters: [PARAMS.episodeId],
     auth: 'credential',
     anonymous: true,
-    success: { status: 200, description: 'Related episodes.', schema: arrayOf('RelatedEpisode') },
+    success: { status: 200, description: 'Related episodes.', schema: arrayOf('RelatedEpisode'), links: episodeLinks('/0/id', 'related episode') },
     errors: [400, 401, 403, 404],
   },
   {

@@ -27,8 +27,8 @@ export const PARAMS = {
     name: 'slug',
     in: 'path',
     required: true,
-    description: "The channel's slug (from `GET /api/v1/channels`). Unknown and not-a-member give the same 404.",
-    schema: { type: 'string' },
+    description: "The channel's slug (from `GET /api/v1/channels`), lowercase `[a-z0-9-]{1,63}`. Unknown, malformed and not-a-member give the same 404.",
+    schema: { type: 'string', pattern: '^[a-z0-9-]{1,63}$' },
   },
   episodeId: {
     name: 'episodeId',

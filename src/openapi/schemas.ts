@@ -168,6 +168,12 @@ export const SCHEMAS: Record<string, JsonSchema> = {
     properties: {
       query: { type: 'string', description: 'The query searched: `query` when non-blank, else `q`; `""` when both are blank.' },
       episodes: { type: 'array', items: ref('SearchResultEpisode') },
+      degraded: {
+        type: 'string',
+        enum: ['embedder_busy', 'embedder_failed'],
+        description:
+          'Present only when a hybrid search ran keyword-only: `embedder_busy` (every query-embedding worker busy and its queue full), `embedder_failed` (the model failed on this query). No hit then has `semantic` in `matchedVia`; retrying later may add semantic matches.',
+      },
     },
   },
   TranscriptDocument: TRANSCRIPT_DOCUMENT_SCHEMA,

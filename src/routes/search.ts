@@ -21,7 +21,8 @@ export function search(deps: SearchDeps): RequestHandler {
       return;
     }
     res.json(
-      await searchChannel(deps, channel, {
+      // The search's round trips draw on the same store budget as the lookups above.
+      await searchChannel({ ...deps, storeTimeoutMs: () => req.queries.timeLeftMs() }, channel, {
         query,
         fast: q.fast as boolean,
         limit: q.limit as number,

@@ -8,11 +8,13 @@ import { isMissingIndex, isTransient } from '../store/transient.js';
  * A per-item failure that is transient (overload, a node not ready, a cluster block; see
  * `isTransient`) or a missing index is not our query's fault: code
  * `store_unavailable`, HTTP 503, like the connection errors and timeouts, which are not
- * wrapped and propagate as the client's own errors.
+ * wrapped and propagate as the client's own errors. A query the engine finds too large
+ * (`too_many_clauses`, which the term bound in query-terms.ts should already prevent) is
+ * the caller's: code `query_too_complex`, HTTP 400.
  */
 export class SearchError extends Error {
-  readonly code: 'search_failed' | 'store_unavailable';
-  readonly status: 500 | 503;
+  readonly code: 'search_failed' | 'store_unavailable' | 'query_too_complex';
+  readonly status: 400 | 500 | 503;
   constructor(
     message: string,
     /** What OpenSearch said, for the log. */
@@ -24,7 +26,23 @@ export class SearchError extends Error {
     const type = (detail as { type?: unknown } | undefined)?.type;
     const failure = { status: itemStatus, type: typeof type === 'string' ? type : undefined };
     const transient = isTransient(failure) || isMissingIndex(failure);
-    this.code = transient ? 'store_unavailable' : 'search_failed';
-    this.status = transient ? 503 : 500;
+    if (causedByTooManyClauses(detail)) {
+      this.code = 'query_too_complex';
+      this.status = 400;
+    } else {
+      this.code = transient ? 'store_unavailable' : 'search_failed';
+      this.status = transient ? 503 : 500;
+    }
   }
+}
+
+const TOO_MANY_CLAUSES = new Set(['too_many_clauses', 'too_many_nested_clauses']);
+
+/** Whether an engine error, or any of its root causes or causes, is the clause limit. */
+export function causedByTooManyClauses(detail: unknown, depth = 0): boolean {
+  if (!detail || typeof detail !== 'object' || depth > 8) return false;
+  const e = detail as { type?: unknown; caused_by?: unknown; root_cause?: unknown; error?: unknown };
+  if (typeof e.type === 'string' && TOO_MANY_CLAUSES.has(e.type)) return true;
+  const roots = Array.isArray(e.root_cause) ? e.root_cause : [];
+  return [e.caused_by, e.error, ...roots].some((c) => causedByTooManyClauses(c, depth + 1));
 }

@@ -55,14 +55,15 @@ function describe(error: unknown): string {
 
 /**
  * Sends the searches as one `_msearch` and returns the hits of each, in order. This is
- * the only function of the pipeline that awaits OpenSearch. A 400 on the whole request
+ * the only function of the pipeline that awaits OpenSearch; `requestTimeout` (ms) is what
+ * is left of the request's store budget (default: the client's timeout). A 400 on the whole request
  * becomes a {@link SearchError}; connection errors, timeouts and 5xx propagate unchanged.
  */
-export async function runMsearch(client: Client, searches: readonly SearchRequest[]): Promise<RawHit[][]> {
+export async function runMsearch(client: Client, searches: readonly SearchRequest[], requestTimeout?: number): Promise<RawHit[][]> {
   if (searches.length === 0) return [];
   let res;
   try {
-    res = await client.msearch({ body: buildMsearchBody(searches) as never });
+    res = await client.msearch({ body: buildMsearchBody(searches) as never }, requestTimeout === undefined ? {} : { requestTimeout });
   } catch (err) {
     if (err instanceof errors.ResponseError && err.statusCode === 400) {
       throw new SearchError('_msearch rejected the request', err.body);

@@ -1,10 +1,15 @@
-// An LRU of query vectors, so a repeated query does not pay for the model again.
+// An LRU of query vectors per channel, so a repeated query does not pay for the model again and no channel can time another's searches.
 import type { Embedder } from '../embedder.js';
 
-/** Query vectors by model and normalised query text, least recently used evicted first. */
+/** Query vectors by scope (the channel), model and normalised query text, least recently used evicted first. */
 export interface QueryVectorCache {
-  /** The vector of `query`: from the cache, from an embedding already in flight, or embedded now. */
-  embed(embedder: Embedder, query: string): Promise<number[]>;
+  /**
+   * The vector of `query`: from the cache, from an embedding already in flight, or
+   * embedded now. Only calls with the same `scope` share entries: a search of one
+   * channel never finds (and so can never time) a vector another channel's search left.
+   */
+  embed(embedder: Embedder, query: string, scope?: string): Promise<number[]>;
+  /** Entries over every scope. */
   readonly size: number;
   readonly hits: number;
   readonly misses: number;
@@ -16,18 +21,31 @@ export function normaliseQuery(query: string): string {
   return query.trim().replace(/\s+/g, ' ');
 }
 
+/** Default number of scopes (channels) that keep a cache; see {@link createQueryVectorCache}. */
+export const DEFAULT_MAX_SCOPES = 64;
+
 /**
- * Creates a cache of at most `maxEntries` vectors (0 disables caching). Concurrent
- * misses on the same query share one embedding; a failed embedding is not cached.
+ * Creates a cache of at most `maxEntries` vectors per scope (0 disables caching), for at
+ * most `maxScopes` scopes. Each scope is its own LRU, so one channel's searches never
+ * evict another's entries; past `maxScopes`, the whole least recently searched scope is
+ * dropped (which tells a caller at most that many other channels searched, nothing about
+ * what). Concurrent misses on the same query in the same scope share one embedding; a
+ * failed embedding is not cached.
  */
-export function createQueryVectorCache(maxEntries: number): QueryVectorCache {
-  // A Map iterates in insertion order: re-inserting on a hit makes the first key the least recently used.
-  const entries = new Map<string, Promise<number[]>>();
+export function createQueryVectorCache(maxEntries: number, { maxScopes = DEFAULT_MAX_SCOPES }: { maxScopes?: number } = {}): QueryVectorCache {
+  // A Map iterates in insertion order: re-inserting on use makes the first key the least recently used.
+  const scopes = new Map<string, Map<string, Promise<number[]>>>();
   let hits = 0;
   let misses = 0;
+  const touch = <K, V>(map: Map<K, V>, key: K, value: V) => {
+    map.delete(key);
+    map.set(key, value);
+  };
   return {
     get size() {
-      return entries.size;
+      let n = 0;
+      for (const entries of scopes.values()) n += entries.size;
+      return n;
     },
     get hits() {
       return hits;
@@ -36,20 +54,22 @@ export function createQueryVectorCache(maxEntries: number): QueryVectorCache {
       return misses;
     },
     clear() {
-      entries.clear();
+      scopes.clear();
     },
-    embed(embedder, query) {
+    embed(embedder, query, scope = '') {
       const text = normaliseQuery(query);
       if (maxEntries <= 0) {
         misses++;
         return embedder.embedQuery(text);
       }
+      const entries = scopes.get(scope) ?? new Map<string, Promise<number[]>>();
+      touch(scopes, scope, entries);
+      while (scopes.size > maxScopes) scopes.delete(scopes.keys().next().value as string);
       const key = `${embedder.modelId}\u0000${text}`;
       const cached = entries.get(key);
       if (cached) {
         hits++;
-        entries.delete(key);
-        entries.set(key, cached);
+        touch(entries, key, cached);
         return cached;
       }
       misses++;
@@ -70,10 +90,10 @@ const defaultCaches = new WeakMap<Embedder, QueryVectorCache>();
  * The process-wide cache of an embedder, for callers that pass none: caching must not
  * depend on every caller remembering to wire one up.
  */
-export function defaultQueryCache(embedder: Embedder, maxEntries: number): QueryVectorCache {
+export function defaultQueryCache(embedder: Embedder, maxEntries: number, maxScopes = DEFAULT_MAX_SCOPES): QueryVectorCache {
   let cache = defaultCaches.get(embedder);
   if (!cache) {
-    cache = createQueryVectorCache(maxEntries);
+    cache = createQueryVectorCache(maxEntries, { maxScopes });
     defaultCaches.set(embedder, cache);
   }
   return cache;

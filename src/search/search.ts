@@ -1,6 +1,7 @@
 // Hybrid search of one channel: build the legs, one `_msearch`, fuse, group, hydrate, cite.
 import type { Config } from '../config.js';
 import type { Embedder } from '../embedder.js';
+import { EmbedderUnavailableError } from '../embedder-pool.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
 import { convexFusion, reciprocalRankFusion, type ScoreNormalization } from './fusion.js';
@@ -11,6 +12,7 @@ import { buildKnnQuery } from './knn-query.js';
 import type { LandingOptions } from './landing.js';
 import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchRequest } from './msearch.js';
 import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
+import { boundQueryTerms } from './query-terms.js';
 import { toSearchResult } from './result.js';
 import type { EpisodeGroup, FusedHit, Leg, LegName, SearchResult } from './types.js';
 
@@ -50,7 +52,21 @@ export interface SearchDeps {
   channelBaseDomain: string;
   /** Defaults to one process-wide cache per embedder, sized by `settings.queryCacheSize`. */
   queryCache?: QueryVectorCache;
+  /**
+   * Time left of the request's store budget, asked before each round trip (throws when it
+   * is spent), so a search's two round trips share one budget. Default: the client's timeout each.
+   */
+  storeTimeoutMs?: () => number;
 }
+
+/**
+ * Why a search that asked for the semantic leg ran keyword-only: `embedder_busy` (every
+ * embedder worker busy and its queue full) or `embedder_failed` (the model failed on the query).
+ */
+export type DegradedReason = 'embedder_busy' | 'embedder_failed';
+
+/** The API's search answer: the result, plus `degraded` when the semantic leg was skipped. */
+export type SearchAnswer = SearchResult & { degraded?: DegradedReason };
 
 /**
  * Tuning knobs beyond the public parameters, for the relevance harness, the playground
@@ -97,7 +113,7 @@ export interface SearchTrace {
 }
 
 /** Searches one channel: the function the API's search route calls. */
-export async function searchChannel(deps: SearchDeps, channel: ChannelDoc, params: SearchParams): Promise<SearchResult> {
+export async function searchChannel(deps: SearchDeps, channel: ChannelDoc, params: SearchParams): Promise<SearchAnswer> {
   return (await runSearch(deps, channel, params)).result;
 }
 
@@ -107,7 +123,7 @@ export async function runSearch(
   channel: ChannelDoc,
   params: SearchParams,
   options: SearchOptions = {},
-): Promise<{ result: SearchResult; trace: SearchTrace }> {
+): Promise<{ result: SearchAnswer; trace: SearchTrace }> {
   const started = performance.now();
   const query = params.query.trim();
   const trace: SearchTrace = {
@@ -119,7 +135,8 @@ export async function runSearch(
     timings: { embedMs: 0, msearchMs: 0, hydrateMs: 0, totalMs: 0 },
   };
   if (query === '') return { result: { query: '', episodes: [] }, trace };
-  const p: SearchParams = { ...params, query };
+  // The engine gets a bounded copy of the words (its clause limit); the answer echoes the query as asked.
+  const p: SearchParams = { ...params, query: boundQueryTerms(query) };
   const { settings } = deps;
   const candidates = options.candidates ?? settings.candidates;
   const wanted = new Set(options.legs ?? (params.fast ? ['keyword'] : ['keyword', 'semantic']));
@@ -134,20 +151,29 @@ export async function runSearch(
     searches.push({ index: deps.aliases.passages, body: kw.passages }, { index: deps.aliases.episodes, body: kw.episodes });
     readers.push((h) => ({ name: 'keyword', hits: toPassageHits(h) }), (h) => ({ name: 'title', hits: toEpisodeHits(h) }));
   }
+  let degraded: DegradedReason | undefined;
   if (wanted.has('semantic') && deps.embedder) {
     const t = performance.now();
-    const cache = deps.queryCache ?? defaultQueryCache(deps.embedder, settings.queryCacheSize);
-    const vector = await cache.embed(deps.embedder, query);
-    trace.embedded = true;
+    const cache = deps.queryCache ?? defaultQueryCache(deps.embedder, settings.queryCacheSize, settings.queryCacheChannels);
+    // Scoped by channel: no caller can time whether another channel searched this text.
+    const vector = await cache.embed(deps.embedder, query, channel.id).catch((error: unknown) => {
+      // Embedder workers saturated or failing: answer keyword-only, and say so, rather than queue or fail.
+      if (!(error instanceof EmbedderUnavailableError)) throw error;
+      degraded = error.reason === 'busy' ? 'embedder_busy' : 'embedder_failed';
+      return undefined;
+    });
+    trace.embedded = vector !== undefined;
     trace.timings.embedMs = performance.now() - t;
-    searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, p, channel, candidates, { withText: options.withText }) });
-    readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
+    if (vector) {
+      searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, p, channel, candidates, { withText: options.withText }) });
+      readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
+    }
   }
   trace.searches = searches;
 
   // 2. One round trip for every leg.
   let t = performance.now();
-  const answers = await runMsearch(deps.client, searches);
+  const answers = await runMsearch(deps.client, searches, deps.storeTimeoutMs?.());
   trace.timings.msearchMs = performance.now() - t;
   trace.legs = readers.map((read, i) => read(answers[i] ?? []));
 
@@ -170,7 +196,7 @@ export async function runSearch(
   // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip.
   const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields });
   t = performance.now();
-  const hydrated = plan.read(await runMsearch(deps.client, plan.searches));
+  const hydrated = plan.read(await runMsearch(deps.client, plan.searches, deps.storeTimeoutMs?.()));
   trace.timings.hydrateMs = performance.now() - t;
 
   const result = toSearchResult({
@@ -182,5 +208,5 @@ export async function runSearch(
     landing: options.landing === false ? { off: true } : options.landing,
   });
   trace.timings.totalMs = performance.now() - started;
-  return { result, trace };
+  return { result: degraded ? { ...result, degraded } : result, trace };
 }

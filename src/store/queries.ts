@@ -48,6 +48,9 @@ export function createQueries({ client, aliases }: QueryDeps, { budgetMs }: { bu
   }
 
   return {
+    /** Milliseconds left of the budget, for store calls made elsewhere (search); throws a 503 when none are. */
+    timeLeftMs: requestTimeout,
+
     /** Key records live under `_id` = sha256(key): a real-time GET sees a revocation at once. */
     apiKeyByHash(hash: string): Promise<ApiKeyDoc | undefined> {
       return get<ApiKeyDoc>(aliases['api-keys'], hash);

@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createApp } from '../../src/app.js';
+import { jsonClientErrors } from '../../src/http/client-error.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
@@ -92,6 +93,8 @@ export async function startApi({
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // As src/server.ts does: what Node refuses before Express is JSON too.
+  jsonClientErrors(server, { log });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -15,7 +15,8 @@ export async function startReliabilityApi({
   env = {},
 }: {
   prefix: string;
-  embedder?: Embedder;
+  /** An embedder to share, `true` for the model in worker threads (as in production), or none (keyword-only). */
+  embedder?: Embedder | boolean;
   env?: Record<string, string>;
 }): Promise<ReliabilityApi> {
   const api = await startLocalApi({ prefix, embedder: embedder ?? false, env: { RATE_LIMIT_MAX: '10000000', ...env } });

@@ -34,6 +34,20 @@ describe('error catalogue: stable codes, one mapping from anything thrown', func
     }
   });
 
+  it('maps the engine\'s clause limit on a search item to 400 query_too_complex naming the query, not 500', function () {
+    // As OpenSearch 2.19 answers an _msearch item of more than 1,024 clauses.
+    const item = {
+      root_cause: [{ type: 'too_many_clauses', reason: 'maxClauseCount is set to 1024' }],
+      type: 'search_phase_execution_exception',
+      reason: 'all shards failed',
+      caused_by: { type: 'too_many_clauses', reason: 'maxClauseCount is set to 1024' },
+    };
+    const mapped = toApiError(new SearchError('search 2 of 3 failed', item, { itemStatus: 500 }));
+    expect([mapped.status, mapped.code, mapped.parameter]).to.deep.equal([400, 'query_too_complex', 'query']);
+    // The same on a whole-request 400 (body `{ error, status }`).
+    expect(toApiError(new SearchError('_msearch rejected the request', { error: item, status: 400 })).code).to.equal('query_too_complex');
+  });
+
   it('maps an OpenSearch error on a query we built, and anything unexpected, to 500', function () {
     expect(toApiError(responseError(400, 'parsing_exception')).code).to.equal('internal_error');
     expect(toApiError(responseError(500, 'null_pointer_exception')).code).to.equal('internal_error');

@@ -7,6 +7,9 @@ import { loadConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors.js';
 import { TEST_AUDIENCE, TEST_ISSUER, createTokenKit, type TokenKit } from '../support/api-tokens.js';
 
+/** A development secret of the minimum length (32 bytes). */
+const DEV_SECRET = 'dev-secret-dev-secret-dev-secret';
+
 async function outcome(p: Promise<string>): Promise<string> {
   try {
     return `ok:${await p}`;
@@ -51,7 +54,7 @@ describe('OAuth access tokens: local JWT verification', function () {
   });
 
   it('refuses alg none and HS256 signed with the RSA public key, even with a dev secret configured', async function () {
-    for (const env of [kit.env, { ...kit.env, JWT_HS_SECRET: 'dev-secret' }]) {
+    for (const env of [kit.env, { ...kit.env, JWT_HS_SECRET: DEV_SECRET }]) {
       const v = verifier(env);
       expect(await outcome(v.verify(kit.unsigned()))).to.equal('invalid_token');
       expect(await outcome(v.verify(kit.hs256WithPublicKey()))).to.equal('invalid_token');
@@ -59,8 +62,8 @@ describe('OAuth access tokens: local JWT verification', function () {
   });
 
   it('accepts HS256 only with the configured development secret', async function () {
-    expect(await outcome(verifier({ ...kit.env, JWT_HS_SECRET: 'dev-secret' }).verify(kit.hs256('dev-secret')))).to.equal('ok:u_member');
-    expect(await outcome(verifier(kit.env).verify(kit.hs256('dev-secret')))).to.equal('invalid_token');
+    expect(await outcome(verifier({ ...kit.env, JWT_HS_SECRET: DEV_SECRET }).verify(kit.hs256(DEV_SECRET)))).to.equal('ok:u_member');
+    expect(await outcome(verifier(kit.env).verify(kit.hs256(DEV_SECRET)))).to.equal('invalid_token');
   });
 
   it('needs the creator:read scope, as a space-separated scope or an scp list', async function () {
@@ -105,5 +108,22 @@ describe('OAuth access tokens: local JWT verification', function () {
     }
     const unreachable = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: url });
     expect(await outcome(unreachable.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
+  });
+
+  it('remembers a failed JWKS fetch for the refetch interval instead of fetching again per token', async function () {
+    let fetches = 0;
+    const server = createServer((_req, res) => {
+      fetches++;
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+    try {
+      const v = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: url });
+      for (let i = 0; i < 5; i++) expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
+      expect(fetches).to.equal(1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

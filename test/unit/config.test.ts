@@ -45,6 +45,10 @@ describe('loadConfig', function () {
     ['INDEX_REPLICAS', '-1', /INDEX_REPLICAS: expected a replica count 0\.\.32 or an auto-expand range/],
     ['INDEX_REPLICAS', '2-1', /INDEX_REPLICAS: expected a replica count .*got "2-1"/],
     ['INDEX_REPLICAS', 'one', /INDEX_REPLICAS: expected a replica count .*got "one"/],
+    ['JWT_HS_SECRET', 'dev-secret', /JWT_HS_SECRET: expected at least 32 bytes/],
+    ['JWT_HS_SECRET', 'x'.repeat(31), /JWT_HS_SECRET: expected at least 32 bytes .* got 31/],
+    ['EMBED_QUERY_WORKERS', '0', /EMBED_QUERY_WORKERS: expected 1\.\.64/],
+    ['EMBED_QUERY_MAX_TOKENS', '600', /EMBED_QUERY_MAX_TOKENS: expected 8\.\.512/],
   ] as const) {
     it(`fails fast naming ${name} when it is "${value}"`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, pattern);
@@ -79,6 +83,10 @@ describe('loadConfig', function () {
     expect(loadConfig({ INDEX_REPLICAS: '0' }).indexLayout.replicas).to.equal(0);
     expect(loadConfig({ INDEX_REPLICAS: '1-all' }).indexLayout.replicas).to.equal('1-all');
     expect(loadConfig({ INDEX_REPLICAS: '0-2' }).indexLayout.replicas).to.equal('0-2');
+  });
+
+  it('accepts a JWT_HS_SECRET of 32 bytes or more', function () {
+    expect(loadConfig({ JWT_HS_SECRET: 'x'.repeat(32) }).jwt.hsSecret).to.equal('x'.repeat(32));
   });
 
   it('trims trailing slashes from URLs so paths can be appended', function () {

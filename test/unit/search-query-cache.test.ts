@@ -66,4 +66,31 @@ describe('QueryVectorCache', function () {
     await off.embed(e1, 'q');
     expect(e1.embeddedCount).to.equal(3);
   });
+
+  it('never lets one channel find a vector another channel\'s search left (no cross-channel timing)', async function () {
+    const embedder = createHashEmbedder();
+    const cache = createQueryVectorCache(10);
+    await cache.embed(embedder, 'secret merger plans', 'ch_a');
+    await cache.embed(embedder, 'secret merger plans', 'ch_b');
+    expect(embedder.embeddedCount, 'a miss in the second channel').to.equal(2);
+    await cache.embed(embedder, 'secret merger plans', 'ch_a');
+    expect(embedder.embeddedCount, 'a hit in the first').to.equal(2);
+    // Concurrent misses in two channels do not share one embedding either.
+    await Promise.all([cache.embed(embedder, 'q', 'ch_a'), cache.embed(embedder, 'q', 'ch_b')]);
+    expect(embedder.embeddedCount).to.equal(4);
+  });
+
+  it('keeps one channel\'s entries whatever another channel searches, and drops whole channels past maxScopes', async function () {
+    const embedder = createHashEmbedder();
+    const cache = createQueryVectorCache(2, { maxScopes: 2 });
+    await cache.embed(embedder, 'kept', 'ch_a');
+    for (let i = 0; i < 10; i++) await cache.embed(embedder, `flood ${i}`, 'ch_b');
+    const before = embedder.embeddedCount;
+    await cache.embed(embedder, 'kept', 'ch_a');
+    expect(embedder.embeddedCount, 'still cached in ch_a').to.equal(before);
+    await cache.embed(embedder, 'x', 'ch_c'); // a third channel: ch_b was searched least recently
+    await cache.embed(embedder, 'kept', 'ch_a');
+    expect(embedder.embeddedCount).to.equal(before + 1);
+    expect(cache.size).to.equal(2);
+  });
 });

@@ -1,0 +1,143 @@
+// The API's query embedder: the real model in worker processes, a bounded queue, a token cap; searches degrade to keyword-only instead of stalling.
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
+import { createEmbedder, type Embedder } from '../../src/embedder.js';
+import { EmbedderUnavailableError, createEmbedderPool, type EmbedderPool } from '../../src/embedder-pool.js';
+import { QMSUM_LOAD_TIMEOUT_MS, ensureQmsumLoaded } from '../support/qmsum-fixture.js';
+import { startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
+
+const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+/** `n` distinct long queries (about 1,000 characters each) from a fixed vocabulary. */
+function longQueries(n: number, seed = 1): string[] {
+  const words = 'budget remote control design meeting battery button speech recognition prototype market evaluation interface scroll wheel plastic rubber trend fashion cost revenue committee education school teachers funding policy data transcription microphone'.split(' ');
+  let x = seed;
+  const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31);
+  return Array.from({ length: n }, (_, i) => {
+    const parts: string[] = [`q${seed}-${i}`];
+    while (parts.join(' ').length < 980) parts.push(words[next() % words.length]!);
+    return parts.join(' ').slice(0, 1000);
+  });
+}
+
+describe('query embedding in worker processes (real model)', function () {
+  this.timeout(300_000);
+  const config = loadConfig(process.env);
+  let inProcess: Embedder;
+  let pool: EmbedderPool;
+
+  before(async function () {
+    if (config.modelDir === undefined) this.skip();
+    inProcess = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, maxQueryTokens: 128 });
+    pool = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 2, maxQueryTokens: 128 });
+  });
+
+  after(async function () {
+    await pool?.close();
+  });
+
+  it('gives the same query vector as the in-process embedder', async function () {
+    for (const q of ['how do farmers keep soil healthy', longQueries(1)[0]!]) {
+      const [a, b] = [await pool.embedQuery(q), await inProcess.embedQuery(q)];
+      expect(a).to.have.length(384);
+      expect(dot(a, b)).to.be.closeTo(1, 1e-5);
+    }
+  });
+
+  it('embeds a query past the token cap as its first 128 tokens, and a shorter one untouched', async function () {
+    const uncapped = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir });
+    const short = 'what did the committee decide about school funding';
+    expect(await inProcess.embedQuery(short)).to.deep.equal(await uncapped.embedQuery(short));
+    // 200 short words: well over 128 tokens.
+    const long = Array.from({ length: 200 }, (_, i) => ['cost', 'plan', 'data', 'team', 'idea'][i % 5]! + (i % 7)).join(' ');
+    const capped = await inProcess.embedQuery(long);
+    expect(dot(capped, await uncapped.embedQuery(long)), 'the cut changed the vector').to.be.below(0.9999);
+    // Everything after the first 128 tokens is ignored: appending more changes nothing.
+    expect(dot(capped, await inProcess.embedQuery(`${long} and then some entirely different words about weather`))).to.be.closeTo(1, 1e-6);
+  });
+
+  it('refuses a query at once with EmbedderUnavailableError (busy) when the worker is busy and the queue full', async function () {
+    const outcomes = await Promise.allSettled(longQueries(8, 3).map((q) => pool.embedQuery(q)));
+    const busy = outcomes.filter((o) => o.status === 'rejected');
+    expect(outcomes.filter((o) => o.status === 'fulfilled'), '1 running + 2 queued').to.have.length(3);
+    for (const o of busy) {
+      expect((o as PromiseRejectedResult).reason).to.be.instanceOf(EmbedderUnavailableError).with.property('reason', 'busy');
+    }
+    expect([pool.queued, pool.running]).to.deep.equal([0, 0]);
+  });
+
+  it('keeps the event loop free while the model works: no turn of the loop waits for an embedding', async function () {
+    const queries = longQueries(12, 11);
+    /** The longest the loop went without running a 5 ms timer while the queries were embedded. */
+    const delay = async (embedder: Embedder) => {
+      let last = performance.now();
+      let longest = 0;
+      const tick = () => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      };
+      const timer = setInterval(tick, 5);
+      await Promise.all(queries.map((q) => embedder.embedQuery(q).catch(() => undefined)));
+      tick();
+      clearInterval(timer);
+      return longest;
+    };
+    const big = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 64, maxQueryTokens: 128 });
+    try {
+      const [inPool, onLoop] = [await delay(big), await delay(inProcess)];
+      // On the main thread each embedding blocks the loop for its whole run (tens to hundreds of ms).
+      expect(onLoop, 'in-process: the loop waits for each model call').to.be.above(40);
+      expect(inPool, `in the pool the loop never waited long (in-process: ${onLoop.toFixed(0)} ms)`).to.be.below(onLoop / 2);
+    } finally {
+      await big.close();
+    }
+  });
+});
+
+describe('search under a flood of long hybrid queries (qmsum, real model in worker processes)', function () {
+  this.timeout(300_000);
+  let api: ReliabilityApi;
+
+  before(async function () {
+    this.timeout(QMSUM_LOAD_TIMEOUT_MS);
+    if (loadConfig(process.env).modelDir === undefined) this.skip();
+    const { prefix } = await ensureQmsumLoaded();
+    // The production path: createEmbedderPool behind startLocalApi, a queue of 2.
+    api = await startReliabilityApi({ prefix, embedder: true, env: { EMBED_QUERY_QUEUE: '2', OPENSEARCH_TIMEOUT_MS: '5000' } });
+  });
+
+  after(async function () {
+    await api?.close();
+  });
+
+  it('answers 24 concurrent long hybrid searches with 200 (some keyword-only, saying so) while /healthz stays fast', async function () {
+    const key = api.keys[0]!;
+    const queries = longQueries(24, 5);
+    let searching = true;
+    const health: number[] = [];
+    const probe = (async () => {
+      while (searching) {
+        health.push((await api.request('/healthz')).ms);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const results = await Promise.all(
+      queries.map((q) => api.request(`/api/v1/channels/product-meetings/search?query=${encodeURIComponent(q)}`, { headers: { 'x-api-key': key } })),
+    );
+    searching = false;
+    await probe;
+    for (const res of results) expect(res.status, res.text.slice(0, 200)).to.equal(200);
+    const degraded = results.filter((r) => r.body.degraded === 'embedder_busy');
+    expect(degraded.length, 'a queue of 2 cannot hold 24 queries').to.be.greaterThan(0);
+    for (const res of degraded) {
+      for (const e of res.body.episodes) expect(e.matchedVia, 'keyword-only: no semantic match claimed').not.to.include('semantic');
+    }
+    const full = results.filter((r) => r.body.degraded === undefined);
+    expect(full.length, 'the ones that got a vector are hybrid').to.be.greaterThan(0);
+    expect(full.some((r) => r.body.episodes.some((e: { matchedVia: string[] }) => e.matchedVia.includes('semantic')))).to.equal(true);
+    const slowest = Math.max(...health);
+    // In-process, one embedding of such a query held the loop 50-250 ms and the 24 queued up to seconds (3.7 s measured).
+    expect(slowest, `/healthz slowest ${slowest} ms over ${health.length} probes`).to.be.below(1000);
+  });
+});
