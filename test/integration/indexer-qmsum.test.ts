@@ -1,4 +1,5 @@
-// The shared qmsum fixture (real model): exact counts from the files, and a second load that changes nothing.
+// The shared qmsum fixtures (real model): exact counts from the files, and a second load that changes nothing;
+// over the compact corpus on every clone, and over the whole data set where it is present.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -8,7 +9,8 @@ import { buildPassages } from '../../indexer/passages.js';
 import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { countDocs, countingEmbedder } from '../support/indexer-env.js';
-import { ensureQmsumLoaded, QMSUM_DIR, QMSUM_LOAD_TIMEOUT_MS } from '../support/qmsum-fixture.js';
+import { skipWithoutDataset } from '../support/datasets.js';
+import { CORPUS_DIR, ensureCorpusLoaded, ensureQmsumLoaded, QMSUM_DIR, QMSUM_LOAD_TIMEOUT_MS, type QmsumFixture } from '../support/qmsum-fixture.js';
 
 interface Expected {
   episodes: number;
@@ -23,10 +25,10 @@ interface Expected {
 }
 
 /** What the files imply, computed with the same pure passage function the indexer uses. */
-async function expectedFromFiles(): Promise<Expected> {
-  const meta = await readLibraryMeta(QMSUM_DIR);
+async function expectedFromFiles(dir: string): Promise<Expected> {
+  const meta = await readLibraryMeta(dir);
   const e: Expected = { episodes: 0, archived: 0, withTranscript: 0, chapters: 0, moments: 0, transcriptPassages: 0, chapterPassages: 0, perEpisode: new Map(), facets: meta.facets.length };
-  for await (const { record } of readEpisodes(QMSUM_DIR, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: (i) => { throw new Error(i.reason); } })) {
+  for await (const { record } of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: (i) => { throw new Error(i.reason); } })) {
     const passages = buildPassages(record);
     e.episodes++;
     if (record.status === 'archived') e.archived++;
@@ -40,61 +42,67 @@ async function expectedFromFiles(): Promise<Expected> {
   return e;
 }
 
-describe('indexer: the qmsum library (real model)', function () {
-  this.timeout(10 * 60_000);
-  let client: Client;
-  let prefix: string;
-  let expected: Expected;
+for (const { title, dir, load, dataset, readme } of [
+  { title: 'the qmsum corpus', dir: CORPUS_DIR, load: ensureCorpusLoaded, dataset: false, readme: { path: join(CORPUS_DIR, 'README.md'), episodes: 12, chapters: 50 } },
+  { title: 'the qmsum library', dir: QMSUM_DIR, load: ensureQmsumLoaded, dataset: true, readme: { path: join(QMSUM_DIR, '..', 'README.md'), episodes: 235, chapters: 1031 } },
+] as { title: string; dir: string; load: () => Promise<QmsumFixture>; dataset: boolean; readme: { path: string; episodes: number; chapters: number } }[]) {
+  describe(`indexer: ${title} (real model)`, function () {
+    this.timeout(10 * 60_000);
+    let client: Client;
+    let prefix: string;
+    let expected: Expected;
 
-  before(async function () {
-    this.timeout(QMSUM_LOAD_TIMEOUT_MS);
-    ({ client, prefix } = await ensureQmsumLoaded());
-    expected = await expectedFromFiles();
-  });
-
-  it('matches the README: 235 episodes and 1,031 chapters', async function () {
-    const readme = await readFile(join(QMSUM_DIR, '..', 'README.md'), 'utf8');
-    expect(readme).to.match(/\| episodes \| 235 \|/);
-    expect(readme).to.match(/\| chapters \| 1,031 \|/);
-    expect(expected.episodes).to.equal(235);
-    expect(expected.chapters).to.equal(1031);
-  });
-
-  it('holds exactly the episodes, chapters and passages the files imply', async function () {
-    expect(await countDocs(client, prefix, 'episodes')).to.equal(expected.episodes);
-    expect(await countDocs(client, prefix, 'episodes', { term: { archived: true } })).to.equal(expected.archived);
-    expect(await countDocs(client, prefix, 'transcripts')).to.equal(expected.withTranscript);
-    expect(await countDocs(client, prefix, 'chapters')).to.equal(expected.episodes);
-    expect(await countDocs(client, prefix, 'passages', { term: { kind: 'transcript' } })).to.equal(expected.transcriptPassages);
-    expect(await countDocs(client, prefix, 'passages', { term: { kind: 'chapter' } })).to.equal(expected.chapterPassages);
-    expect(expected.chapterPassages).to.equal(1031);
-    expect(await countDocs(client, prefix, 'passages', { term: { kind: 'moment' } })).to.equal(expected.moments);
-    expect(await countDocs(client, prefix, 'users')).to.equal(6);
-    expect(await countDocs(client, prefix, 'channels')).to.equal(4);
-    expect(await countDocs(client, prefix, 'facets')).to.equal(expected.facets);
-
-    const agg = await client.search({
-      index: indexAliases(prefix).passages,
-      body: { size: 0, aggs: { per: { terms: { field: 'episodeId', size: 1000 } } } },
-    } as never);
-    const buckets = (agg.body.aggregations!.per as { buckets: { key: string; doc_count: number }[] }).buckets;
-    expect(new Map(buckets.map((b) => [b.key, b.doc_count]))).to.deep.equal(expected.perEpisode);
-  });
-
-  it('changes nothing and embeds nothing when loaded a second time', async function () {
-    const modelId = loadConfig(process.env).modelId;
-    const refusing = countingEmbedder({
-      modelId,
-      dimension: 384,
-      embedPassages: () => Promise.reject(new Error('an unchanged library must not be embedded again')),
+    before(async function () {
+      if (dataset) skipWithoutDataset(this, 'qmsum');
+      this.timeout(QMSUM_LOAD_TIMEOUT_MS);
+      ({ client, prefix } = await load());
+      expected = await expectedFromFiles(dir);
     });
-    const counts = async () =>
-      Promise.all((['episodes', 'passages', 'transcripts', 'chapters', 'facets'] as const).map((n) => countDocs(client, prefix, n)));
-    const before = await counts();
-    const summary = await loadLibrary({ client, embedder: refusing, prefix, dir: QMSUM_DIR });
-    expect(summary.ok).to.equal(true);
-    expect(summary.episodes).to.deep.equal({ read: 235, indexed: 0, unchanged: 235, failed: 0, removed: 0 });
-    expect(refusing.calls).to.equal(0);
-    expect(await counts()).to.deep.equal(before);
+
+    it(`matches its README: ${readme.episodes} episodes and ${readme.chapters.toLocaleString('en-US')} chapters`, async function () {
+      const text = await readFile(readme.path, 'utf8');
+      expect(text).to.match(new RegExp(`\\| episodes \\| ${readme.episodes} \\|`));
+      expect(text).to.match(new RegExp(`\\| chapters \\| ${readme.chapters.toLocaleString('en-US')} \\|`));
+      expect(expected.episodes).to.equal(readme.episodes);
+      expect(expected.chapters).to.equal(readme.chapters);
+    });
+
+    it('holds exactly the episodes, chapters and passages the files imply', async function () {
+      expect(await countDocs(client, prefix, 'episodes')).to.equal(expected.episodes);
+      expect(await countDocs(client, prefix, 'episodes', { term: { archived: true } })).to.equal(expected.archived);
+      expect(await countDocs(client, prefix, 'transcripts')).to.equal(expected.withTranscript);
+      expect(await countDocs(client, prefix, 'chapters')).to.equal(expected.episodes);
+      expect(await countDocs(client, prefix, 'passages', { term: { kind: 'transcript' } })).to.equal(expected.transcriptPassages);
+      expect(await countDocs(client, prefix, 'passages', { term: { kind: 'chapter' } })).to.equal(expected.chapterPassages);
+      expect(expected.chapterPassages).to.equal(readme.chapters);
+      expect(await countDocs(client, prefix, 'passages', { term: { kind: 'moment' } })).to.equal(expected.moments);
+      expect(await countDocs(client, prefix, 'users')).to.equal(6);
+      expect(await countDocs(client, prefix, 'channels')).to.equal(4);
+      expect(await countDocs(client, prefix, 'facets')).to.equal(expected.facets);
+
+      const agg = await client.search({
+        index: indexAliases(prefix).passages,
+        body: { size: 0, aggs: { per: { terms: { field: 'episodeId', size: 1000 } } } },
+      } as never);
+      const buckets = (agg.body.aggregations!.per as { buckets: { key: string; doc_count: number }[] }).buckets;
+      expect(new Map(buckets.map((b) => [b.key, b.doc_count]))).to.deep.equal(expected.perEpisode);
+    });
+
+    it('changes nothing and embeds nothing when loaded a second time', async function () {
+      const modelId = loadConfig(process.env).modelId;
+      const refusing = countingEmbedder({
+        modelId,
+        dimension: 384,
+        embedPassages: () => Promise.reject(new Error('an unchanged library must not be embedded again')),
+      });
+      const counts = async () =>
+        Promise.all((['episodes', 'passages', 'transcripts', 'chapters', 'facets'] as const).map((n) => countDocs(client, prefix, n)));
+      const before = await counts();
+      const summary = await loadLibrary({ client, embedder: refusing, prefix, dir });
+      expect(summary.ok).to.equal(true);
+      expect(summary.episodes).to.deep.equal({ read: readme.episodes, indexed: 0, unchanged: readme.episodes, failed: 0, removed: 0 });
+      expect(refusing.calls).to.equal(0);
+      expect(await counts()).to.deep.equal(before);
+    });
   });
-});
+}

@@ -10,7 +10,8 @@ import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, 
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { verifyIndexed } from '../../indexer/verify.js';
 import { runScript, type Child } from '../../scripts/drills/ingest-run.js';
-import { copyLibrary, countDocs, privatePrefix, removeDir, SAMPLE_LIBRARY, SHARED_DATA, testClient } from '../support/indexer-env.js';
+import { copyLibrary, countDocs, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
+import { CORPUS_DIR } from '../support/qmsum-fixture.js';
 
 const config = loadConfig(process.env);
 
@@ -55,7 +56,7 @@ describe('indexer: queue and worker', function () {
   });
 
   it('ends with every episode indexed exactly once when the worker is killed mid-batch and restarted', async function () {
-    lib = await copyLibrary(`${SHARED_DATA}/qmsum`, (_, i) => i < 12);
+    lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 12);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
     const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--hash-embedder'], env);
     children.push(ingest);
@@ -180,7 +181,7 @@ describe('indexer: queue and worker', function () {
   });
 
   it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
-    lib = await copyLibrary(`${SHARED_DATA}/qmsum`, (_, i) => i < 6);
+    lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 6);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
     const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--hash-embedder'], env);
     children.push(ingest);

@@ -1,7 +1,7 @@
 // A bounded schemathesis run over the served OpenAPI document (the same code path as `npm run fuzz`): no 5xx, no response off the document, bad input refused.
 import { expect } from 'chai';
 import { fuzzLocalApi } from '../../scripts/fuzz/fuzz-local.js';
-import { QMSUM_LOAD_TIMEOUT_MS, ensureQmsumLoaded } from '../support/qmsum-fixture.js';
+import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 import type { Embedder } from '../../src/embedder.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
 
@@ -15,7 +15,7 @@ describe('reliability: schemathesis fuzz (bounded)', function () {
 
   before(async function () {
     this.timeout(QMSUM_LOAD_TIMEOUT_MS);
-    ({ prefix, embedder } = await ensureQmsumLoaded());
+    ({ prefix, embedder } = await ensureCorpusLoaded());
   });
 
   it('finds no server error, no schema mismatch and no accepted bad input', async function () {

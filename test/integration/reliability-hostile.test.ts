@@ -6,7 +6,7 @@ import type { Embedder } from '../../src/embedder.js';
 import type { ApiResponse } from '../support/api-harness.js';
 import { rawRequest } from '../support/api-harness.js';
 import { closedPort } from '../support/api-net.js';
-import { QMSUM_LOAD_TIMEOUT_MS, ensureQmsumLoaded } from '../support/qmsum-fixture.js';
+import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 import { median, startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
 
 const CHANNEL = 'research-meetings';
@@ -30,7 +30,7 @@ describe('reliability: hostile input and security', function () {
 
   before(async function () {
     this.timeout(QMSUM_LOAD_TIMEOUT_MS);
-    ({ prefix, embedder } = await ensureQmsumLoaded());
+    ({ prefix, embedder } = await ensureCorpusLoaded());
     api = await startReliabilityApi({ prefix, embedder });
     key = await api.addKey('u_member');
     outsiderKey = await api.addKey('u_outsider');
@@ -259,7 +259,7 @@ describe('reliability: keys never reach the log', function () {
   let prefix: string;
   before(async function () {
     this.timeout(QMSUM_LOAD_TIMEOUT_MS);
-    ({ prefix } = await ensureQmsumLoaded());
+    ({ prefix } = await ensureCorpusLoaded());
   });
 
   it('logs no key, valid, revoked-looking or malformed, at trace level, from the real server process', async function () {

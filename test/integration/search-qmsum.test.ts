@@ -1,10 +1,10 @@
-// Hybrid search over the real qmsum library with the real model: ranking, filters, citations and visibility.
+// Hybrid search over real qmsum meetings (the compact corpus in the repository) with the real model: ranking, filters, citations and visibility.
 import { expect } from 'chai';
 import { channelHost } from '../../src/search/result.js';
 import { runSearch, searchChannel, type SearchParams } from '../../src/search/search.js';
 import type { SearchResult } from '../../src/search/types.js';
 import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
-import { QMSUM_LOAD_TIMEOUT_MS, openQmsumSearch, type QmsumSearch } from '../support/search-qmsum.js';
+import { QMSUM_LOAD_TIMEOUT_MS, openCorpusSearch, type QmsumSearch } from '../support/search-qmsum.js';
 
 const params = (query: string, overrides: Partial<SearchParams> = {}): SearchParams => ({
   query,
@@ -15,7 +15,7 @@ const params = (query: string, overrides: Partial<SearchParams> = {}): SearchPar
 });
 const ids = (r: SearchResult) => r.episodes.map((e) => e.episodeId);
 
-describe('search over qmsum', function () {
+describe('search over qmsum meetings', function () {
   this.timeout(120_000);
   let qm: QmsumSearch;
   let channel: ChannelDoc;
@@ -23,7 +23,7 @@ describe('search over qmsum', function () {
 
   before(async function () {
     this.timeout(QMSUM_LOAD_TIMEOUT_MS);
-    qm = await openQmsumSearch();
+    qm = await openCorpusSearch();
     channel = await qm.channel('research-meetings');
     catalog = new Map((await qm.episodes(channel.id)).map((e) => [e.id, e]));
   });

@@ -10,7 +10,8 @@ import type { PassageEmbedder } from '../../indexer/load-episode.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SAMPLE_LIBRARY = join(REPO_ROOT, 'sample-library');
-export const SHARED_DATA = join(REPO_ROOT, '..', 'shared', 'data');
+/** The shared data sets (`DATASETS_DIR` or `../shared/data`); only there on some clones, see datasets.ts. */
+export { DATASETS_DIR as SHARED_DATA } from './datasets.js';
 
 /** A prefix of its own for a suite that writes; delete it with `deleteIndices` afterwards. */
 export function privatePrefix(kind = 'idx'): string {

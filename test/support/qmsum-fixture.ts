@@ -1,15 +1,27 @@
-// The qmsum library loaded once per test run, with the real model, into the fixed prefix `test-qmsum-`.
+// The qmsum libraries loaded once per test run with the real model, each into a fixed prefix.
 //
-// Suites share it read-only:
+// - The compact corpus (test/data/qmsum-cut: twelve qmsum meetings in the repository) is
+//   there on every clone; suites that need a realistic library use it:
 //
-//   before(async function () {
-//     this.timeout(QMSUM_LOAD_TIMEOUT_MS);
-//     ({ client, prefix } = await ensureQmsumLoaded());
-//   });
+//     before(async function () {
+//       this.timeout(QMSUM_LOAD_TIMEOUT_MS);
+//       ({ client, prefix } = await ensureCorpusLoaded());
+//     });
 //
-// The first load of a fresh store embeds every passage (slow, see the indexer README);
-// later runs find every episode unchanged (same sourceHash) and only re-read the files.
-// Suites that write use their own prefix (`test-idx-<random>-`) and delete it afterwards.
+// - The whole qmsum data set (235 meetings) is only beside some clones (datasets.ts); suites
+//   that need it (exact counts of the data set, its dev queries) skip without it:
+//
+//     before(async function () {
+//       skipWithoutDataset(this, 'qmsum');
+//       this.timeout(QMSUM_LOAD_TIMEOUT_MS);
+//       ({ client, prefix } = await ensureQmsumLoaded());
+//     });
+//
+// Suites share them read-only. The first load on a fresh store embeds every passage (the
+// corpus in about a minute, qmsum in about ten, see the indexer README) unless the vector
+// cache of an earlier run has them; later runs find every episode unchanged (same
+// sourceHash) and only re-read the files. Suites that write use their own prefix
+// (`test-idx-<random>-`) and delete it afterwards.
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,65 +34,104 @@ import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createProgress } from '../../indexer/progress.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
+import { datasetDir, missingDataset } from './datasets.js';
 
-/** `<repoRoot>/../shared/data/qmsum`. */
-export const QMSUM_DIR = fileURLToPath(new URL('../../../shared/data/qmsum/', import.meta.url));
+/** The qmsum data set: `DATASETS_DIR`/qmsum, by default `<repoRoot>/../shared/data/qmsum`. */
+export const QMSUM_DIR = datasetDir('qmsum');
 /** `TEST_QMSUM_PREFIX` gives a checkout of its own prefix, so two working copies sharing one node never reload each other's passages. */
 export const QMSUM_PREFIX = process.env.TEST_QMSUM_PREFIX || 'test-qmsum-';
-/** Held while a process loads, so that two test processes never embed the same library at once. */
-const LOCK_FILE = fileURLToPath(new URL('../../.cache/qmsum-fixture.lock', import.meta.url));
-/** Generous: a first load on a fresh store embeds ~18,000 passages on CPU. */
+/** The compact corpus in the repository (provenance and licence in its README). */
+export const CORPUS_DIR = fileURLToPath(new URL('../data/qmsum-cut/', import.meta.url));
+/** Follows `TEST_QMSUM_PREFIX` (`test-qmsum-x-` → `test-corpus-x-`) and never starts with it, so neither load can delete the other. */
+export const CORPUS_PREFIX = QMSUM_PREFIX.includes('qmsum') ? QMSUM_PREFIX.replace('qmsum', 'corpus') : `test-corpus-${QMSUM_PREFIX}`;
+/** Generous: a first load of qmsum on a fresh store embeds ~18,000 passages on CPU. */
 export const QMSUM_LOAD_TIMEOUT_MS = 60 * 60 * 1000;
 
+/** A library loaded for the tests: its prefix, the shared client and the real embedder its passages were embedded with. */
 export interface QmsumFixture {
   prefix: string;
+  /** Shared by every suite: never close it. */
   client: Client;
   summary: LoadSummary;
   /** The real embedder the passages were embedded with (for query vectors). */
   embedder: Embedder;
 }
 
-let loading: Promise<QmsumFixture> | undefined;
+interface Library {
+  label: string;
+  dir: string;
+  prefix: string;
+  /** Held while a process loads, so that two test processes never embed the same library at once. */
+  lockFile: string;
+}
+
+const lockFile = (name: string) => fileURLToPath(new URL(`../../.cache/${name}-fixture.lock`, import.meta.url));
+const QMSUM: Library = { label: 'qmsum', dir: QMSUM_DIR, prefix: QMSUM_PREFIX, lockFile: lockFile('qmsum') };
+const CORPUS: Library = { label: 'qmsum-cut corpus', dir: CORPUS_DIR, prefix: CORPUS_PREFIX, lockFile: lockFile('corpus') };
+
+const loads = new Map<Library, Promise<QmsumFixture>>();
+
+/** Loads `library` once per process (memoized; a failed load is tried again by the next caller). */
+function ensureLoaded(library: Library): Promise<QmsumFixture> {
+  let loading = loads.get(library);
+  if (!loading) {
+    loading = withLock(library.lockFile, () => load(library)).catch((err: unknown) => {
+      loads.delete(library);
+      throw err;
+    });
+    loads.set(library, loading);
+  }
+  return loading;
+}
 
 /**
- * Loads /work/shared/data/qmsum into `test-qmsum-` once per process (memoized) and
- * idempotently across runs. Rejects when anything in the library was skipped or failed.
+ * Loads the qmsum data set into `QMSUM_PREFIX` once per process (memoized) and
+ * idempotently across runs. Rejects when the data set is not there (gate the suite with
+ * `skipWithoutDataset(this, 'qmsum')`) or when anything in it was skipped or failed.
  */
 export function ensureQmsumLoaded(): Promise<QmsumFixture> {
-  loading ??= withLock(load).catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-  return loading;
+  const missing = missingDataset('qmsum');
+  if (missing) {
+    return Promise.reject(new Error(`${missing}; call skipWithoutDataset(this, 'qmsum') first in the suite's before hook, or use ensureCorpusLoaded()`));
+  }
+  return ensureLoaded(QMSUM);
+}
+
+/**
+ * Loads the compact corpus (test/data/qmsum-cut, in the repository) into `CORPUS_PREFIX`
+ * once per process and idempotently across runs: the realistic library of every clone.
+ */
+export function ensureCorpusLoaded(): Promise<QmsumFixture> {
+  return ensureLoaded(CORPUS);
 }
 
 /**
  * Runs `fn` holding a lock file (created exclusively, holding our pid). A lock whose
  * process is gone is taken over; otherwise we wait: the other load makes ours a no-op.
  */
-async function withLock<T>(fn: () => Promise<T>): Promise<T> {
-  await mkdir(dirname(LOCK_FILE), { recursive: true });
+async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(file), { recursive: true });
   for (let waited = 0; ; waited++) {
     try {
-      const handle = await open(LOCK_FILE, 'wx');
+      const handle = await open(file, 'wx');
       await handle.writeFile(String(process.pid));
       await handle.close();
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(await readFile(LOCK_FILE, 'utf8').catch(() => ''));
+      const holder = Number(await readFile(file, 'utf8').catch(() => ''));
       if (!holder || !alive(holder)) {
-        await rm(LOCK_FILE, { force: true });
+        await rm(file, { force: true });
         continue;
       }
-      if (waited % 30 === 0) process.stderr.write(`qmsum fixture: waiting for process ${holder} to finish loading\n`);
+      if (waited % 30 === 0) process.stderr.write(`test fixture: waiting for process ${holder} to finish loading (${file})\n`);
       await new Promise((r) => setTimeout(r, 2000));
     }
   }
   try {
     return await fn();
   } finally {
-    await rm(LOCK_FILE, { force: true });
+    await rm(file, { force: true });
   }
 }
 
@@ -93,33 +144,46 @@ function alive(pid: number): boolean {
   }
 }
 
-async function load(): Promise<QmsumFixture> {
-  const config = loadConfig(process.env);
+/** One client and one model for both libraries: a second model instance would only cost memory. */
+let shared: Promise<{ client: Client; embedder: Embedder }> | undefined;
+
+function sharedDeps(): Promise<{ client: Client; embedder: Embedder }> {
+  shared ??= (async () => {
+    const config = loadConfig(process.env);
+    const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 120_000 });
+    // A fresh store (a new clone) re-uses the vectors an earlier run on this machine computed (EMBED_CACHE_DIR).
+    return { client, embedder: await createIndexerEmbedder(config) };
+  })().catch((err: unknown) => {
+    shared = undefined;
+    throw err;
+  });
+  return shared;
+}
+
+async function load({ label, dir, prefix }: Library): Promise<QmsumFixture> {
   const log = createLogger({ name: 'qmsum-fixture', level: 'info', fd: 2 });
-  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 120_000 });
-  // A fresh store (a new clone) re-uses the vectors an earlier run on this machine computed (EMBED_CACHE_DIR).
-  const embedder = await createIndexerEmbedder(config);
-  const aliases = await ensureIndices(client, { prefix: QMSUM_PREFIX, modelId: embedder.modelId });
+  const { client, embedder } = await sharedDeps();
+  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
   const indexModel = await passagesIndexModel(client, aliases);
   if (indexModel !== embedder.modelId) {
     // A test prefix built for another model (an older run): start it over rather than mix vectors.
-    log.warn({ prefix: QMSUM_PREFIX, model: indexModel, expected: embedder.modelId }, 'test prefix holds another model; rebuilding it');
-    await deleteIndices(client, QMSUM_PREFIX);
+    log.warn({ prefix, model: indexModel, expected: embedder.modelId }, 'test prefix holds another model; rebuilding it');
+    await deleteIndices(client, prefix);
   }
-  const progress = createProgress({ label: 'qmsum fixture', log, tty: false, intervalMs: 30_000 });
+  const progress = createProgress({ label: `${label} fixture`, log, tty: false, intervalMs: 30_000 });
   let summary: LoadSummary;
   try {
     summary = await loadLibrary({
       client,
       embedder,
-      prefix: QMSUM_PREFIX,
-      dir: QMSUM_DIR,
+      prefix,
+      dir,
       onProgress: (p) => progress.update(p.done, p.total, { embedded: p.embedded }),
     });
   } finally {
     progress.stop();
   }
-  if (!summary.ok) throw new Error(`qmsum did not load cleanly:\n${formatSummary(summary)}`);
-  log.info({ seconds: Math.round(summary.durationMs / 1000), episodes: summary.episodes, passages: summary.passages }, 'qmsum fixture ready');
-  return { prefix: QMSUM_PREFIX, client, summary, embedder };
+  if (!summary.ok) throw new Error(`${label} did not load cleanly:\n${formatSummary(summary)}`);
+  log.info({ library: label, prefix, seconds: Math.round(summary.durationMs / 1000), episodes: summary.episodes, passages: summary.passages }, 'test library ready');
+  return { prefix, client, summary, embedder };
 }

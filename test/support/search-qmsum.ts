@@ -1,11 +1,11 @@
-// The search suites' view of the qmsum library: deps for searchChannel plus the stored catalog to check answers against.
+// The search suites' view of a loaded qmsum library (the compact corpus or the whole data set): deps for searchChannel plus the stored catalog to check answers against.
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Embedder } from '../../src/embedder.js';
 import type { SearchDeps } from '../../src/search/search.js';
 import { createQueryVectorCache } from '../../src/search/query-cache.js';
 import type { ChannelDoc, EpisodeDoc, PassageDoc } from '../../src/store/documents.js';
 import { indexAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
-import { ensureQmsumLoaded } from './qmsum-fixture.js';
+import { ensureCorpusLoaded, ensureQmsumLoaded, type QmsumFixture } from './qmsum-fixture.js';
 
 export { QMSUM_LOAD_TIMEOUT_MS } from './qmsum-fixture.js';
 
@@ -23,11 +23,19 @@ export interface QmsumSearch {
 }
 
 /**
- * The shared qmsum fixture (loaded once per run into `test-qmsum-`, read-only) with its
+ * The shared qmsum fixture (the whole data set, loaded once per run, read-only) with its
  * client and real model. The client is the fixture's, shared by every suite: never close it.
  */
 export async function openQmsumSearch(): Promise<QmsumSearch> {
-  const { prefix, client, embedder: model } = await ensureQmsumLoaded();
+  return searchOver(await ensureQmsumLoaded());
+}
+
+/** The same over the compact corpus in the repository (test/data/qmsum-cut), there on every clone. */
+export async function openCorpusSearch(): Promise<QmsumSearch> {
+  return searchOver(await ensureCorpusLoaded());
+}
+
+function searchOver({ prefix, client, embedder: model }: QmsumFixture): QmsumSearch {
   const config = loadConfig({ ...process.env, INDEX_PREFIX: prefix });
   const aliases = indexAliases(prefix);
   return {
