@@ -26,6 +26,9 @@ import { search } from './routes/search.js';
 import { getChapters, getRelated, getTranscript } from './routes/episode-resources.js';
 import { serveDocument } from './routes/meta.js';
 import { health, readiness } from './routes/health.js';
+import type { SearchDeps } from './search/search.js';
+import type { ApiMetrics } from './metrics/api-metrics.js';
+import { mcpRouter } from './mcp/router.js';
 import './http/context.js';
 
 export interface AppDeps {
@@ -36,23 +39,26 @@ export interface AppDeps {
   /** Undefined: search runs keyword-only. */
   embedder?: Embedder | undefined;
   log: Logger;
+  /** Prometheus metrics of this process; undefined: nothing is measured. */
+  metrics?: ApiMetrics | undefined;
 }
 
 /**
  * Builds the app; it owns no connection (the caller creates and closes them), so tests
  * run it in-process on port 0 against the real OpenSearch and Redis.
  */
-export function createApp({ config, client, redis, embedder, log }: AppDeps): Express {
+export function createApp({ config, client, redis, embedder, log, metrics }: AppDeps): Express {
   const aliases = indexAliases(config.indexPrefix);
   const ajv = createAjv();
   const verifier = createTokenVerifier(config);
   if (!verifier.enabled) log.warn('no JWT key or issuer configured: OAuth access tokens are refused, API keys still work');
   const anonymousRead = config.anonymousRead === 'published';
+  const searchDeps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain };
 
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),
     listEpisodes: listEpisodes({ channelBaseDomain: config.channelBaseDomain }),
-    searchChannel: search({ client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain }),
+    searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch }),
     getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
     getChapters: getChapters(),
     getRelated: getRelated({ channelBaseDomain: config.channelBaseDomain }),
@@ -63,6 +69,7 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
   };
 
   const app = express();
+  if (metrics) app.use(metrics.timeRequests());
   app.disable('x-powered-by');
   app.disable('etag');
   // req.ip, hence the rate-limit bucket of anonymous callers, is the client behind trusted proxies.
@@ -88,6 +95,8 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
       log,
     }),
   );
+  // MCP (POST, anonymous, rate-limited per IP above) before the read-only gate.
+  if (config.mcp.enabled) app.use(mcpRouter({ search: searchDeps, metrics, channelBaseDomain: config.channelBaseDomain }));
   app.use(allowReadOnly());
   for (const op of OPERATIONS) {
     const handler = handlers[op.operationId];
@@ -96,6 +105,7 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
     app.get(expressPath(op.path), ...gate, validateParams(op, ajv), handler);
   }
   app.use(routeNotFound());
+  if (metrics) app.use(metrics.countStoreErrors());
   app.use(renderErrors({ publicBaseUrl: config.publicBaseUrl, log }));
   return app;
 }

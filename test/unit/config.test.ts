@@ -14,6 +14,14 @@ describe('loadConfig', function () {
     expect(config.search.rrfK).to.equal(60);
     expect(config.anonymousRead).to.equal('none');
     expect(config.trustProxy).to.equal(false);
+    expect(config.mcp).to.deep.equal({ enabled: true });
+    expect(config.metrics).to.deep.equal({ host: '127.0.0.1', apiPort: undefined, workerPort: undefined });
+  });
+
+  it('reads the MCP switch and the metrics ports', function () {
+    const config = loadConfig({ MCP_SERVER: 'off', METRICS_PORT: '9464', WORKER_METRICS_PORT: '9465', METRICS_HOST: '0.0.0.0' });
+    expect(config.mcp.enabled).to.equal(false);
+    expect(config.metrics).to.deep.equal({ host: '0.0.0.0', apiPort: 9464, workerPort: 9465 });
   });
 
   it('returns a frozen object, nested parts included', function () {
@@ -45,6 +53,9 @@ describe('loadConfig', function () {
     ['INDEX_REPLICAS', '-1', /INDEX_REPLICAS: expected a replica count 0\.\.32 or an auto-expand range/],
     ['INDEX_REPLICAS', '2-1', /INDEX_REPLICAS: expected a replica count .*got "2-1"/],
     ['INDEX_REPLICAS', 'one', /INDEX_REPLICAS: expected a replica count .*got "one"/],
+    ['MCP_SERVER', 'maybe', /MCP_SERVER: expected one of on, off/],
+    ['METRICS_PORT', 'ninety', /METRICS_PORT: expected an integer/],
+    ['WORKER_METRICS_PORT', '70000', /WORKER_METRICS_PORT: expected 0\.\.65535/],
   ] as const) {
     it(`fails fast naming ${name} when it is "${value}"`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, pattern);
