@@ -63,6 +63,24 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     expect(ids).to.deep.equal(alpha.filter((e) => e.status === 'published').map((e) => e.id).sort());
   });
 
+  it("answers a free-plan channel's host and slug exactly like an unknown channel's: 404 route_not_found", async function () {
+    const api = await start();
+    const shape = async (path: string, host: string) => {
+      const failure = await connectMcp(`${api.baseUrl}${path}`, { host }).then(
+        () => undefined,
+        (err: unknown) => err as { code?: number; message?: string },
+      );
+      // The SDK's message quotes the body: drop the request id, the one part that differs per request.
+      return { code: failure?.code, message: failure?.message?.replace(/"requestId":"[^"]+"/, '') };
+    };
+    const unknown = await shape('/channels/no-such-show/mcp', '127.0.0.1');
+    expect(unknown.code).to.equal(404);
+    expect(unknown.message).to.include('route_not_found');
+    expect(await shape('/channels/free-show/mcp', '127.0.0.1')).to.deep.equal(unknown);
+    expect(await shape('/mcp', 'free-show.creators.example.com')).to.deep.equal(unknown);
+    expect(await shape('/mcp', 'no-such-show.creators.example.com')).to.deep.equal(unknown);
+  });
+
   it('does not exist when switched off (MCP_SERVER=off): the paths answer like any path that has no route', async function () {
     const api = await start({ MCP_SERVER: 'off' });
     for (const path of ['/mcp', '/channels/alpha/mcp', '/no-such-path']) {
