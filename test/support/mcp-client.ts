@@ -35,7 +35,10 @@ export function fetchWithHost(host: string): FetchLike {
         },
       );
       req.on('error', reject);
-      init.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
+      // The SDK passes one signal for the whole session: listen per request, and stop listening when it ends.
+      const abort = () => req.destroy(new Error('aborted'));
+      init.signal?.addEventListener('abort', abort, { once: true });
+      req.on('close', () => init.signal?.removeEventListener('abort', abort));
       req.end(typeof init.body === 'string' ? init.body : undefined);
     });
   };
