@@ -32,6 +32,7 @@ const SEGMENT = z.looseObject({
   url: z.string().describe('Citation URL of the moment: `https://<channel host>/episodes/<id>?t=<ms>`.'),
   deepLink: z.string(),
   matchedVia: z.array(z.string()),
+  highlights: z.array(z.looseObject({ start: z.number(), end: z.number() })).describe('Character ranges of `text` holding the query’s words.'),
 });
 
 /** Output schema: the REST API's SearchResult. */

@@ -25,6 +25,7 @@ const RESULT: SearchResult = {
           url: 'https://show.example.org/episodes/ep_1?t=65000',
           deepLink: 'episodes/ep_1?t=65000',
           matchedVia: ['keyword'],
+          highlights: [{ start: 2, end: 8 }],
         },
         {
           segmentId: 'ep_1:t:3725000',
@@ -35,6 +36,7 @@ const RESULT: SearchResult = {
           url: 'https://show.example.org/episodes/ep_1?t=3725000',
           deepLink: 'episodes/ep_1?t=3725000',
           matchedVia: ['semantic'],
+          highlights: [],
         },
       ],
       summary: null,
@@ -58,7 +60,7 @@ describe('MCP search tool', function () {
 
   it('accepts additional fields in the structured result (clients must accept additive fields)', function () {
     const withExtra = structuredClone(RESULT) as unknown as { episodes: { segments: Record<string, unknown>[] }[] };
-    withExtra.episodes[0]!.segments[0]!.highlights = ['<em>remote</em>'];
+    withExtra.episodes[0]!.segments[0]!.landingMs = 65_400;
     expect(SEARCH_OUTPUT.safeParse(withExtra).success).to.equal(true);
     expect(SEARCH_OUTPUT.safeParse(RESULT).success).to.equal(true);
   });
