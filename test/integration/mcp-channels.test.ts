@@ -81,6 +81,21 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     expect(await shape('/mcp', 'no-such-show.creators.example.com')).to.deep.equal(unknown);
   });
 
+  it('answers malformed JSON with a JSON-RPC parse error (400) and an oversized body with 413, never a 500', async function () {
+    const api = await start();
+    const post = (body: string) =>
+      fetch(`${api.baseUrl}/channels/alpha/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+      });
+    const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(malformed.status).to.equal(400);
+    expect(((await malformed.json()) as { error: { code: number } }).error.code).to.equal(-32700);
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { query: 'x'.repeat(70_000) } } };
+    expect((await post(JSON.stringify(call))).status).to.equal(413);
+  });
+
   it('does not exist when switched off (MCP_SERVER=off): the paths answer like any path that has no route', async function () {
     const api = await start({ MCP_SERVER: 'off' });
     for (const path of ['/mcp', '/channels/alpha/mcp', '/no-such-path']) {
