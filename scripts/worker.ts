@@ -1,10 +1,12 @@
 // `npm run worker`: processes ingest jobs from the BullMQ queue until SIGTERM/SIGINT.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
 import { createIndexerEmbedder } from '../indexer/embedder.js';
-import { createIngestWorker, createRedisConnection } from '../indexer/queue.js';
+import { createIngestQueue, createIngestWorker, createRedisConnection } from '../indexer/queue.js';
+import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
+import { startMetricsListener, type MetricsListener } from '../src/metrics/listener.js';
 import { positive } from './cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
@@ -20,10 +22,16 @@ const program = new Command()
   .option('--concurrency <n>', 'jobs at once (embedding is CPU-bound: 1 per process is best)', positive, 1)
   .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
   .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
+  .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
   .addOption(new Option('--hash-embedder', 'TEST ONLY: deterministic hash embedder instead of the model').hideHelp())
   .parse();
 
-const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; hashEmbedder?: boolean }>();
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port 0..65535');
+  return Number(value);
+}
+
+const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; metricsPort?: number; hashEmbedder?: boolean }>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 
@@ -41,6 +49,14 @@ async function main(): Promise<void> {
     stalledIntervalMs: opts.stalledInterval,
     log,
   });
+  const metricsPort = opts.metricsPort ?? config.metrics.workerPort;
+  let metrics: MetricsListener | undefined;
+  if (metricsPort !== undefined) {
+    const queue = createIngestQueue({ connection, name: config.queueName, log });
+    const { registry } = createWorkerMetrics({ worker, queue });
+    metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
+    worker.on('closed', () => void queue.close());
+  }
   log.info({ queue: config.queueName, prefix: config.indexPrefix, model: embedder.modelId, concurrency: opts.concurrency }, 'worker started');
 
   let closing = false;
@@ -52,6 +68,7 @@ async function main(): Promise<void> {
     void worker
       .close()
       .then(async () => {
+        await metrics?.close();
         connection.disconnect();
         await client.close();
         log.info('worker stopped');

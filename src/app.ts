@@ -27,6 +27,9 @@ import { search } from './routes/search.js';
 import { getChapters, getRelated, getTranscript } from './routes/episode-resources.js';
 import { serveDocument } from './routes/meta.js';
 import { health, readiness } from './routes/health.js';
+import type { SearchDeps } from './search/search.js';
+import type { ApiMetrics } from './metrics/api-metrics.js';
+import { mcpRouter } from './mcp/router.js';
 import './http/context.js';
 
 export interface AppDeps {
@@ -37,13 +40,15 @@ export interface AppDeps {
   /** Undefined: search runs keyword-only. */
   embedder?: Embedder | undefined;
   log: Logger;
+  /** Prometheus metrics of this process; undefined: nothing is measured. */
+  metrics?: ApiMetrics | undefined;
 }
 
 /**
  * Builds the app; it owns no connection (the caller creates and closes them), so tests
  * run it in-process on port 0 against the real OpenSearch and Redis.
  */
-export function createApp({ config, client, redis, embedder, log }: AppDeps): Express {
+export function createApp({ config, client, redis, embedder, log, metrics }: AppDeps): Express {
   const aliases = indexAliases(config.indexPrefix);
   const ajv = createAjv();
   const verifier = createTokenVerifier(config);
@@ -52,11 +57,12 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
     log.warn('JWT_HS_SECRET is set: HS256 tokens signed with a shared secret are accepted. For development only; never set it in production');
   }
   const anonymousRead = config.anonymousRead === 'published';
+  const searchDeps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain };
 
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),
     listEpisodes: listEpisodes({ channelBaseDomain: config.channelBaseDomain }),
-    searchChannel: search({ client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain }),
+    searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch }),
     getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
     getChapters: getChapters(),
     getRelated: getRelated({ channelBaseDomain: config.channelBaseDomain }),
@@ -67,6 +73,7 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
   };
 
   const app = express();
+  if (metrics) app.use(metrics.timeRequests());
   app.disable('x-powered-by');
   app.disable('etag');
   // One rule for every path: routes match case-sensitively, as the credential check, the
@@ -98,6 +105,8 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
       log,
     }),
   );
+  // MCP (POST, anonymous, rate-limited per IP above) before the read-only gate.
+  if (config.mcp.enabled) app.use(mcpRouter({ search: searchDeps, metrics, channelBaseDomain: config.channelBaseDomain }));
   app.use(allowReadOnly());
   for (const op of OPERATIONS) {
     const handler = handlers[op.operationId];
@@ -106,6 +115,7 @@ export function createApp({ config, client, redis, embedder, log }: AppDeps): Ex
     app.get(expressPath(op.path), ...gate, validateParams(op, ajv), handler);
   }
   app.use(routeNotFound());
+  if (metrics) app.use(metrics.countStoreErrors());
   app.use(renderErrors({ publicBaseUrl: config.publicBaseUrl, log }));
   return app;
 }

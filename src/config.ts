@@ -86,6 +86,13 @@ export interface Config {
     /** Channels with a query-vector cache; the least recently searched one's is dropped past it. Default 64. */
     queryCacheChannels?: number;
   };
+  /** The per-channel MCP tool server (`/mcp` on channel hosts, `/channels/{slug}/mcp`); off: those paths do not exist. */
+  mcp: { enabled: boolean };
+  /**
+   * Prometheus `/metrics` listeners, off the public API port. A port left unset runs
+   * no listener; the API and the worker each have their own, so both fit on one host.
+   */
+  metrics: { host: string; apiPort: number | undefined; workerPort: number | undefined };
 }
 
 /**
@@ -187,6 +194,10 @@ function replicas(env: Env, name: string, fallback: number | string): number | s
   const range = /^(\d+)-(\d+|all)$/.exec(raw);
   if (range && Number(range[1]) <= MAX_REPLICAS && (range[2] === 'all' || Number(range[1]) <= Number(range[2]))) return raw;
   throw new ConfigError(name, `expected a replica count 0..${MAX_REPLICAS} or an auto-expand range like 0-1 or 1-all, got "${raw}"`);
+}
+
+function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
+  return optional(env, name) === undefined ? undefined : int(env, name, 0, min, max);
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
@@ -319,6 +330,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       candidates: int(env, 'SEARCH_CANDIDATES', 100, 10, 1000),
       queryCacheSize: int(env, 'QUERY_VECTOR_CACHE_SIZE', 256, 0, 1_000_000),
       queryCacheChannels: int(env, 'QUERY_VECTOR_CACHE_CHANNELS', 64, 1, 1_000_000),
+    },
+    mcp: { enabled: oneOf(env, 'MCP_SERVER', 'on', ['on', 'off'] as const) === 'on' },
+    metrics: {
+      host: str(env, 'METRICS_HOST', '127.0.0.1'),
+      apiPort: optionalInt(env, 'METRICS_PORT', 0, 65535),
+      workerPort: optionalInt(env, 'WORKER_METRICS_PORT', 0, 65535),
     },
   };
   return deepFreeze(config);

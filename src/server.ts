@@ -8,6 +8,9 @@ import { createEmbedderPool, type EmbedderPool } from './embedder-pool.js';
 import { createApp } from './app.js';
 import { shutdown } from './http/shutdown.js';
 import { jsonClientErrors } from './http/client-error.js';
+import { createApiMetrics } from './metrics/api-metrics.js';
+import { startMetricsListener } from './metrics/listener.js';
+import { defaultQueryCache } from './search/query-cache.js';
 
 async function main(): Promise<void> {
   let config;
@@ -34,7 +37,13 @@ async function main(): Promise<void> {
   }
   // Give Redis a moment so the first requests are rate limited; without it the API starts anyway (fail open).
   await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
-  const app = createApp({ config, client, redis, embedder, log });
+  // `/metrics` on its own port (METRICS_PORT), never the public one.
+  const metrics =
+    config.metrics.apiPort === undefined
+      ? undefined
+      : createApiMetrics({ queryCache: embedder && defaultQueryCache(embedder, config.search.queryCacheSize) });
+  const metricsListener = metrics && (await startMetricsListener({ registry: metrics.registry, host: config.metrics.host, port: config.metrics.apiPort!, log }));
+  const app = createApp({ config, client, redis, embedder, log, metrics });
   const server = app.listen(config.port, config.host, () => {
     log.info({ host: config.host, port: config.port, publicBaseUrl: config.publicBaseUrl }, 'API listening');
   });
@@ -52,7 +61,7 @@ async function main(): Promise<void> {
     shutdown(server, {
       log,
       close: async () => {
-        await Promise.allSettled([client.close(), redis.quit(), embedder?.close()]);
+        await Promise.allSettled([client.close(), redis.quit(), embedder?.close(), metricsListener?.close()]);
       },
     }).then(
       () => {

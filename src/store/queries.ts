@@ -73,6 +73,12 @@ export function createQueries({ client, aliases }: QueryDeps, { budgetMs }: { bu
       return hit?._source;
     },
 
+    /** The channel whose custom domain is `domain`, exactly as stored. */
+    async channelByDomain(domain: string): Promise<ChannelDoc | undefined> {
+      const [hit] = await search<ChannelDoc>(aliases.channels, { size: 1, query: { term: { customDomain: domain } } });
+      return hit?._source;
+    },
+
     channelById(id: string): Promise<ChannelDoc | undefined> {
       return get<ChannelDoc>(aliases.channels, id);
     },

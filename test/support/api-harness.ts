@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
 import type { Embedder } from '../../src/embedder.js';
+import type { ApiMetrics } from '../../src/metrics/api-metrics.js';
 import { createOpenApiValidator, type OpenApiValidator } from './openapi-validator.js';
 
 export interface ApiResponse {
@@ -75,10 +76,12 @@ export async function startApi({
   env = {},
   embedder,
   client: givenClient,
+  metrics,
 }: {
   env?: Record<string, string | undefined>;
   embedder?: Embedder;
   client?: Client;
+  metrics?: ApiMetrics;
 } = {}): Promise<ApiHarness> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env });
   const log = createLogger({ level: config.logLevel });
@@ -89,7 +92,7 @@ export async function startApi({
     redis.once('ready', () => resolve());
     setTimeout(resolve, 3000).unref();
   });
-  const app = createApp({ config, client, redis, embedder, log });
+  const app = createApp({ config, client, redis, embedder, log, metrics });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

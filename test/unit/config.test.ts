@@ -14,6 +14,14 @@ describe('loadConfig', function () {
     expect(config.search.rrfK).to.equal(60);
     expect(config.anonymousRead).to.equal('none');
     expect(config.trustProxy).to.equal(false);
+    expect(config.mcp).to.deep.equal({ enabled: true });
+    expect(config.metrics).to.deep.equal({ host: '127.0.0.1', apiPort: undefined, workerPort: undefined });
+  });
+
+  it('reads the MCP switch and the metrics ports', function () {
+    const config = loadConfig({ MCP_SERVER: 'off', METRICS_PORT: '9464', WORKER_METRICS_PORT: '9465', METRICS_HOST: '0.0.0.0' });
+    expect(config.mcp.enabled).to.equal(false);
+    expect(config.metrics).to.deep.equal({ host: '0.0.0.0', apiPort: 9464, workerPort: 9465 });
   });
 
   it('returns a frozen object, nested parts included', function () {
@@ -49,6 +57,9 @@ describe('loadConfig', function () {
     ['JWT_HS_SECRET', 'x'.repeat(31), /JWT_HS_SECRET: expected at least 32 bytes .* got 31/],
     ['EMBED_QUERY_WORKERS', '0', /EMBED_QUERY_WORKERS: expected 1\.\.64/],
     ['EMBED_QUERY_MAX_TOKENS', '600', /EMBED_QUERY_MAX_TOKENS: expected 8\.\.512/],
+    ['MCP_SERVER', 'maybe', /MCP_SERVER: expected one of on, off/],
+    ['METRICS_PORT', 'ninety', /METRICS_PORT: expected an integer/],
+    ['WORKER_METRICS_PORT', '70000', /WORKER_METRICS_PORT: expected 0\.\.65535/],
   ] as const) {
     it(`fails fast naming ${name} when it is "${value}"`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, pattern);

@@ -1,0 +1,102 @@
+// The MCP `search` tool: its schemas, its arguments as SearchParams, and the text an assistant quotes.
+import { z } from 'zod';
+import type { SearchParams } from '../search/search.js';
+import type { SearchResult } from '../search/types.js';
+
+const ID = z.string().min(1).max(200).regex(/^[^,\s]+$/, 'an id has no commas or spaces');
+const ids = (what: string) =>
+  z.array(ID).min(1).max(100).optional().describe(`${what}; an episode matches when it has any of them (AND across filters).`);
+
+/** Input schema: `query` and the filters of REST search, ids as JSON arrays instead of comma-separated strings. */
+export const SEARCH_INPUT = {
+  query: z.string().trim().min(1).max(1000).describe('What to look for, in plain language (a question works well).'),
+  fast: z.boolean().default(false).describe('Keyword matching only: faster, but misses moments phrased differently from the query.'),
+  limit: z.number().int().min(1).max(50).default(5).describe('Episodes to return, 1–50 (default 5); each cites up to 3 moments.'),
+  episodeIds: ids('Only these episodes'),
+  topicIds: ids('Topic ids'),
+  personIds: ids('Person ids (hosts and guests)'),
+  entityIds: ids('Company or product ids'),
+  collectionId: ID.optional().describe('Only episodes of this collection (a playlist).'),
+  year: z.number().int().min(1000).max(9999).optional().describe('Only episodes published in this year (UTC).'),
+};
+
+export type SearchArgs = z.infer<z.ZodObject<typeof SEARCH_INPUT>>;
+
+// Objects accept additional fields (spec part 2), so fields added to SearchResult later still validate.
+const SEGMENT = z.looseObject({
+  segmentId: z.string(),
+  text: z.string(),
+  startMs: z.number(),
+  endMs: z.number(),
+  speaker: z.string().nullable(),
+  url: z.string().describe('Citation URL of the moment: `https://<channel host>/episodes/<id>?t=<ms>`.'),
+  deepLink: z.string(),
+  matchedVia: z.array(z.string()),
+  highlights: z.array(z.looseObject({ start: z.number(), end: z.number() })).describe('Character ranges of `text` holding the query’s words.'),
+});
+
+/** Output schema: the REST API's SearchResult. */
+export const SEARCH_OUTPUT = z.looseObject({
+  query: z.string(),
+  episodes: z.array(
+    z.looseObject({
+      episodeId: z.string(),
+      title: z.string(),
+      url: z.string(),
+      score: z.number(),
+      matchedVia: z.array(z.string()),
+      segments: z.array(SEGMENT),
+      summary: z.string().nullable(),
+      publishedAt: z.string(),
+      durationMs: z.number().nullable(),
+    }),
+  ),
+});
+
+/** The tool's arguments as search parameters: published episodes only, always. */
+export function toSearchParams(args: SearchArgs): SearchParams {
+  return {
+    query: args.query,
+    fast: args.fast,
+    limit: args.limit,
+    publishedOnly: true,
+    topicIds: args.topicIds,
+    personIds: args.personIds,
+    entityIds: args.entityIds,
+    episodeIds: args.episodeIds,
+    collectionId: args.collectionId,
+    year: args.year,
+  };
+}
+
+/** `m:ss`, or `h:mm:ss` from an hour on. */
+export function formatMoment(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const two = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+}
+
+/** Segment texts longer than this are cut in the text rendering (the structured content keeps them whole). */
+export const QUOTE_CHARS = 400;
+
+function quote(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= QUOTE_CHARS ? flat : `${flat.slice(0, QUOTE_CHARS - 1).trimEnd()}…`;
+}
+
+/**
+ * The result as text an assistant can quote: per episode its title, date and page, then
+ * per segment the moment's time, the speaker when known, the words and the citation URL.
+ */
+export function renderSearchText(result: SearchResult, channelTitle: string): string {
+  if (result.episodes.length === 0) return `No published episode of ${channelTitle} matches "${result.query}".`;
+  const lines = [`${channelTitle}: ${result.episodes.length} published episode${result.episodes.length === 1 ? '' : 's'} for "${result.query}".`];
+  result.episodes.forEach((episode, i) => {
+    lines.push('', `${i + 1}. ${episode.title} (${episode.publishedAt.slice(0, 10)})`, `   ${episode.url}`);
+    for (const s of episode.segments) {
+      lines.push(`   - [${formatMoment(s.startMs)}]${s.speaker ? ` ${s.speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
+    }
+  });
+  return lines.join('\n');
+}

@@ -1,0 +1,136 @@
+// The API's Prometheus metrics: request durations by route template, search phases, cache, limiter, store errors.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { QueryVectorCache } from '../search/query-cache.js';
+import type { SearchTrace } from '../search/search.js';
+import { storeErrorKind } from './store-errors.js';
+
+/** Seconds; from a cached keyword search (a few ms) to a store budget running out (1.5 s default) and beyond. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface ApiMetrics {
+  readonly registry: Registry;
+  /** First middleware: times every request and labels it by route template once it is answered. */
+  timeRequests(): RequestHandler;
+  /** Error middleware just before the renderer: counts store failures by kind, passes the error on. */
+  countStoreErrors(): ErrorRequestHandler;
+  /** Records a search's phases (embed only when the query was embedded). */
+  observeSearch(trace: SearchTrace): void;
+  /** A store failure handled without the error middleware (inside an MCP tool call). */
+  storeError(error: unknown): void;
+  /** One MCP tool call and whether it answered or gave an error result. */
+  toolCall(tool: string, outcome: 'ok' | 'error'): void;
+}
+
+/**
+ * Route label of a request: the Express route template (`/api/v1/channels/:slug/search`),
+ * never the raw path, so the label set stays bounded whatever clients send.
+ */
+export function routeLabel(req: { baseUrl?: string; route?: { path?: unknown } }): string {
+  const path = req.route?.path;
+  return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : 'unmatched';
+}
+
+/** `2xx`, `4xx`, … */
+export function statusClass(status: number): string {
+  return `${Math.floor(status / 100)}xx`;
+}
+
+/**
+ * Creates the API's registry with Node's process metrics (unprefixed, as dashboards expect
+ * them) and ours (prefixed `cca_`). `queryCache` is read at scrape time.
+ */
+export function createApiMetrics({ queryCache }: { queryCache?: QueryVectorCache | undefined } = {}): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Histogram({
+    name: 'cca_http_request_duration_seconds',
+    help: 'API request duration by method, route template and status class.',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const phases = new Histogram({
+    name: 'cca_search_phase_duration_seconds',
+    help: 'Search time by phase: embed (query vector, cache included), engine (the legs’ _msearch), hydrate (texts and catalog rows).',
+    labelNames: ['phase'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  // The cache counts by itself; a scrape adds what it counted since the last one.
+  const seen = { hits: 0, misses: 0 };
+  new Counter({
+    name: 'cca_query_vector_cache_hits_total',
+    help: 'Query vectors served from the LRU cache (or from an embedding of the same query in flight).',
+    registers: [registry],
+    collect() {
+      if (!queryCache) return;
+      this.inc(Math.max(0, queryCache.hits - seen.hits));
+      seen.hits = queryCache.hits;
+    },
+  });
+  new Counter({
+    name: 'cca_query_vector_cache_misses_total',
+    help: 'Query vectors the model had to compute.',
+    registers: [registry],
+    collect() {
+      if (!queryCache) return;
+      this.inc(Math.max(0, queryCache.misses - seen.misses));
+      seen.misses = queryCache.misses;
+    },
+  });
+  const rejections = new Counter({
+    name: 'cca_rate_limit_rejections_total',
+    help: 'Requests refused with 429 by the rate limiter.',
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: 'cca_store_errors_total',
+    help: 'OpenSearch failures seen by requests, by kind: timeout, unreachable, missing_index, overloaded, unavailable, rejected.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const toolCalls = new Counter({
+    name: 'cca_mcp_tool_calls_total',
+    help: 'MCP tool calls by tool and outcome (ok, or error: an error result).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [registry],
+  });
+
+  const storeError = (error: unknown) => {
+    const kind = storeErrorKind(error);
+    if (kind) storeErrors.inc({ kind });
+  };
+
+  return {
+    registry,
+    timeRequests() {
+      return (req, res, next) => {
+        const end = requests.startTimer();
+        res.once('finish', () => {
+          // The only 429 the API gives is the limiter's.
+          if (res.statusCode === 429) rejections.inc();
+          end({ method: req.method, route: routeLabel(req), status_class: statusClass(res.statusCode) });
+        });
+        next();
+      };
+    },
+    countStoreErrors() {
+      return (err, _req, _res, next) => {
+        storeError(err);
+        next(err);
+      };
+    },
+    observeSearch(trace) {
+      if (trace.embedded) phases.observe({ phase: 'embed' }, trace.timings.embedMs / 1000);
+      if (trace.searches.length > 0) {
+        phases.observe({ phase: 'engine' }, trace.timings.msearchMs / 1000);
+        phases.observe({ phase: 'hydrate' }, trace.timings.hydrateMs / 1000);
+      }
+    },
+    storeError,
+    toolCall(tool, outcome) {
+      toolCalls.inc({ tool, outcome });
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// The MCP server's channel rules on a small world of our own: custom domains, drafts, the switch, per-IP limits, store failures.
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../../src/config.js';
+import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
+import { startApi, type ApiHarness } from '../support/api-harness.js';
+import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { connectMcp } from '../support/mcp-client.js';
+import type { EpisodeRecord } from '../../indexer/schemas.js';
+
+type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any };
+
+describe('MCP server: channel rules, switch, rate limit and store failures (small world)', function () {
+  this.timeout(60_000);
+  let client: Client;
+  let store: ApiTestStore;
+  let alpha: EpisodeRecord[];
+  const apis: ApiHarness[] = [];
+  const mcps: McpClient[] = [];
+
+  before(async function () {
+    client = createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 30_000 });
+    store = await createApiTestStore(client);
+    ({ alpha } = await seedWorld(store));
+  });
+
+  after(async function () {
+    for (const m of mcps) await m.close();
+    for (const a of apis) await a.close();
+    await store?.drop();
+    await client?.close();
+  });
+
+  async function start(env: Record<string, string> = {}): Promise<ApiHarness> {
+    const api = await startApi({ env: { INDEX_PREFIX: store.prefix, CHANNEL_BASE_DOMAIN: 'creators.example.com', ...env }, client });
+    apis.push(api);
+    return api;
+  }
+  async function connect(url: string, options: { host?: string } = {}): Promise<McpClient> {
+    const mcp = await connectMcp(url, options);
+    mcps.push(mcp);
+    return mcp;
+  }
+  const search = async (mcp: McpClient, args: Record<string, unknown>) => (await mcp.callTool({ name: 'search', arguments: args })) as ToolResult;
+
+  it("serves a channel at its custom domain, citing moments on that domain", async function () {
+    const api = await start();
+    const result = await search(await connect(`${api.baseUrl}/mcp`, { host: 'show.example.org' }), { query: 'tomatoes', fast: true });
+    expect(result.isError).to.not.equal(true);
+    expect(result.structuredContent.episodes.map((e: { episodeId: string }) => e.episodeId)).to.deep.equal(['ep_custom1']);
+    for (const s of result.structuredContent.episodes[0].segments) {
+      expect(s.url).to.equal(`https://show.example.org/episodes/ep_custom1?t=${s.startMs}`);
+    }
+  });
+
+  it('returns published episodes only, whatever the status of the others', async function () {
+    const api = await start();
+    const result = await search(await connect(`${api.baseUrl}/channels/alpha/mcp`), { query: 'tomatoes soil gardening', fast: true, limit: 50 });
+    const ids = result.structuredContent.episodes.map((e: { episodeId: string }) => e.episodeId).sort();
+    expect(ids).to.deep.equal(alpha.filter((e) => e.status === 'published').map((e) => e.id).sort());
+  });
+
+  it("answers a free-plan channel's host and slug exactly like an unknown channel's: 404 route_not_found", async function () {
+    const api = await start();
+    const shape = async (path: string, host: string) => {
+      const failure = await connectMcp(`${api.baseUrl}${path}`, { host }).then(
+        () => undefined,
+        (err: unknown) => err as { code?: number; message?: string },
+      );
+      // The SDK's message quotes the body: drop the request id, the one part that differs per request.
+      return { code: failure?.code, message: failure?.message?.replace(/"requestId":"[^"]+"/, '') };
+    };
+    const unknown = await shape('/channels/no-such-show/mcp', '127.0.0.1');
+    expect(unknown.code).to.equal(404);
+    expect(unknown.message).to.include('route_not_found');
+    expect(await shape('/channels/free-show/mcp', '127.0.0.1')).to.deep.equal(unknown);
+    expect(await shape('/mcp', 'free-show.creators.example.com')).to.deep.equal(unknown);
+    expect(await shape('/mcp', 'no-such-show.creators.example.com')).to.deep.equal(unknown);
+  });
+
+  it('answers malformed JSON with a JSON-RPC parse error (400) and an oversized body with 413, never a 500', async function () {
+    const api = await start();
+    const post = (body: string) =>
+      fetch(`${api.baseUrl}/channels/alpha/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+      });
+    const malformed = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(malformed.status).to.equal(400);
+    expect(((await malformed.json()) as { error: { code: number } }).error.code).to.equal(-32700);
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { query: 'x'.repeat(70_000) } } };
+    expect((await post(JSON.stringify(call))).status).to.equal(413);
+  });
+
+  it('does not exist when switched off (MCP_SERVER=off): the paths answer like any path that has no route', async function () {
+    const api = await start({ MCP_SERVER: 'off' });
+    for (const path of ['/mcp', '/channels/alpha/mcp', '/no-such-path']) {
+      const post = await api.request(path, { method: 'POST', unchecked: true });
+      expect([post.status, post.body.code], path).to.deep.equal([405, 'method_not_allowed']);
+      const get = await api.request(path, { unchecked: true });
+      expect([get.status, get.body.code], path).to.deep.equal([404, 'route_not_found']);
+    }
+    const failure = await connectMcp(`${api.baseUrl}/channels/alpha/mcp`).then(
+      () => undefined,
+      (err: unknown) => err as { code?: number },
+    );
+    expect(failure?.code).to.equal(405);
+  });
+
+  it('rate-limits per client IP, sharing the bucket of anonymous REST calls from that IP', async function () {
+    // Counters are shared by every app over this prefix: start from empty ones.
+    const redis = new Redis(loadConfig(process.env).redisUrl);
+    const counters = await redis.keys(`rl:${store.prefix}*`);
+    if (counters.length > 0) await redis.del(...counters);
+    redis.disconnect();
+    const api = await start({ RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_SECONDS: '60', TRUST_PROXY: 'loopback', ANONYMOUS_READ: 'published' });
+    const from = async (ip: string) => {
+      const mcp = new SdkClient({ name: 'cca-test', version: '1.0.0' });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/channels/alpha/mcp`), { requestInit: { headers: { 'x-forwarded-for': ip } } }),
+      );
+      mcps.push(mcp);
+      return mcp;
+    };
+    const a = await from('203.0.113.7');
+    let refused: { code?: number; message?: string } | undefined;
+    for (let i = 0; i < 10 && !refused; i++) {
+      await search(a, { query: 'tomatoes', fast: true }).catch((err: unknown) => {
+        refused = err as { code?: number; message?: string };
+      });
+    }
+    expect(refused, 'a call over the quota is refused').to.not.equal(undefined);
+    expect(refused!.code).to.equal(429);
+    const rest = await api.request('/api/v1/channels/alpha/search?q=tomatoes', { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(rest.status).to.equal(429);
+    expect(rest.headers['retry-after']).to.match(/^\d+$/);
+    // Another address has its own bucket.
+    const b = await from('203.0.113.8');
+    expect((await search(b, { query: 'tomatoes', fast: true })).isError).to.not.equal(true);
+  });
+
+  it('gives an error result, not a 500, when the store fails inside a search', async function () {
+    const api = await start();
+    const mcp = await connect(`${api.baseUrl}/channels/alpha/mcp`);
+    expect((await search(mcp, { query: 'tomatoes', fast: true })).isError).to.not.equal(true);
+    // The passages index goes away behind its alias: the channel is still found, the search fails.
+    const res = await client.indices.getAlias({ name: store.aliases.passages });
+    await client.indices.delete({ index: Object.keys(res.body) });
+    const result = await search(mcp, { query: 'tomatoes', fast: true });
+    expect(result.isError).to.equal(true);
+    expect(result.content[0]!.text).to.equal('The content store is unavailable; retry shortly.');
+  });
+});

@@ -1,0 +1,180 @@
+// /metrics of the API and of the worker, scraped on their own listener after real requests and real jobs.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createEmbedder, type Embedder } from '../../src/embedder.js';
+import { createApiMetrics } from '../../src/metrics/api-metrics.js';
+import { createWorkerMetrics } from '../../src/metrics/worker-metrics.js';
+import { startMetricsListener, type MetricsListener } from '../../src/metrics/listener.js';
+import { defaultQueryCache } from '../../src/search/query-cache.js';
+import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
+import { createIndexerEmbedder } from '../../indexer/embedder.js';
+import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
+import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs } from '../../indexer/queue.js';
+import { startApi, type ApiHarness } from '../support/api-harness.js';
+import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { connectMcp } from '../support/mcp-client.js';
+import { scrape, sample } from '../support/prometheus.js';
+import { SAMPLE_LIBRARY, privatePrefix } from '../support/indexer-env.js';
+
+const config = loadConfig(process.env);
+const log = createLogger({ level: 'silent' });
+
+describe('metrics: the API’s /metrics after real requests', function () {
+  this.timeout(120_000);
+  let client: Client;
+  let store: ApiTestStore;
+  let embedder: Embedder;
+  let api: ApiHarness;
+  let listener: MetricsListener;
+
+  before(async function () {
+    client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
+    store = await createApiTestStore(client);
+    await seedWorld(store);
+    embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir });
+    const metrics = createApiMetrics({ queryCache: defaultQueryCache(embedder, config.search.queryCacheSize) });
+    // Counters of this prefix are shared with earlier runs: start from empty ones.
+    const redis = new Redis(config.redisUrl);
+    const counters = await redis.keys(`rl:${store.prefix}*`);
+    if (counters.length > 0) await redis.del(...counters);
+    redis.disconnect();
+    api = await startApi({
+      env: { INDEX_PREFIX: store.prefix, ANONYMOUS_READ: 'published', TRUST_PROXY: 'loopback', RATE_LIMIT_MAX: '40' },
+      client,
+      embedder,
+      metrics,
+    });
+    listener = (await startMetricsListener({ registry: metrics.registry, host: '127.0.0.1', port: 0, log }))!;
+  });
+
+  after(async function () {
+    await listener?.close();
+    await api?.close();
+    await store?.drop();
+    await client?.close();
+  });
+
+  it('moves the request, search-phase and cache histograms and counters with real REST and MCP calls', async function () {
+    const before = await scrape(listener.url);
+    const query = `tomatoes in the garden ${randomBytes(3).toString('hex')}`;
+    const path = `/api/v1/channels/alpha/search?q=${encodeURIComponent(query)}`;
+    expect((await api.request(path)).status).to.equal(200); // embeds the query: a cache miss
+    expect((await api.request(path)).status).to.equal(200); // the same vector: a hit
+    expect((await api.request('/api/channels/alpha/search?q=soil&fast=true')).status).to.equal(200);
+    expect((await api.request('/api/v1/channels/no-such-channel/search?q=soil')).status).to.equal(404);
+    const mcp = await connectMcp(`${api.baseUrl}/channels/alpha/mcp`);
+    const result = await mcp.callTool({ name: 'search', arguments: { query: 'tomatoes', fast: true } });
+    expect(result.isError).to.not.equal(true);
+    await mcp.close();
+    const after = await scrape(listener.url);
+
+    const delta = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
+    const searchRoute = { method: 'GET', route: '/api/v1/channels/:slug/search' };
+    expect(delta('cca_http_request_duration_seconds_count', { ...searchRoute, status_class: '2xx' })).to.equal(3);
+    expect(delta('cca_http_request_duration_seconds_count', { ...searchRoute, status_class: '4xx' })).to.equal(1);
+    expect(delta('cca_http_request_duration_seconds_sum', searchRoute)).to.be.greaterThan(0);
+    // Buckets move too: every search answered within 10 s.
+    expect(delta('cca_http_request_duration_seconds_bucket', { ...searchRoute, le: '10' })).to.equal(4);
+    expect(delta('cca_http_request_duration_seconds_count', { method: 'POST', route: '/channels/:slug/mcp', status_class: '2xx' })).to.be.at.least(3);
+    expect(delta('cca_search_phase_duration_seconds_count', { phase: 'embed' })).to.equal(2);
+    expect(delta('cca_search_phase_duration_seconds_count', { phase: 'engine' })).to.equal(4);
+    expect(delta('cca_search_phase_duration_seconds_count', { phase: 'hydrate' })).to.equal(4);
+    expect(delta('cca_search_phase_duration_seconds_sum', { phase: 'engine' })).to.be.greaterThan(0);
+    expect(delta('cca_query_vector_cache_misses_total')).to.equal(1);
+    expect(delta('cca_query_vector_cache_hits_total')).to.equal(1);
+    expect(delta('cca_mcp_tool_calls_total', { tool: 'search', outcome: 'ok' })).to.equal(1);
+    // Node's process metrics come with them.
+    expect(after).to.match(/^process_cpu_user_seconds_total /m);
+    expect(after).to.match(/^nodejs_eventloop_lag_seconds /m);
+  });
+
+  it('counts rate-limit rejections and store errors by kind', async function () {
+    const before = await scrape(listener.url);
+    // A caller of its own (X-Forwarded-For, trusted from loopback) spends its quota of 40.
+    let refused = 0;
+    for (let i = 0; i < 42; i++) {
+      const res = await api.request('/api/v1/channels/alpha/episodes?limit=1', { headers: { 'x-forwarded-for': '198.51.100.23' } });
+      if (res.status === 429) refused++;
+    }
+    expect(refused).to.equal(2);
+    // The passages index goes away: searches fail as a store not set up.
+    const res = await client.indices.getAlias({ name: store.aliases.passages });
+    await client.indices.delete({ index: Object.keys(res.body) });
+    expect((await api.request('/api/v1/channels/alpha/search?q=soil&fast=true')).status).to.equal(503);
+    const after = await scrape(listener.url);
+    expect(sample(after, 'cca_rate_limit_rejections_total') - sample(before, 'cca_rate_limit_rejections_total')).to.equal(2);
+    expect(sample(after, 'cca_store_errors_total', { kind: 'missing_index' }) - sample(before, 'cca_store_errors_total', { kind: 'missing_index' })).to.equal(1);
+  });
+
+  it('is served on its own listener only: the API port has no /metrics', async function () {
+    expect((await api.request('/metrics', { unchecked: true })).status).to.equal(404);
+    expect((await fetch(listener.url.replace('/metrics', '/other'))).status).to.equal(404);
+  });
+});
+
+describe('metrics: the worker’s /metrics after real jobs', function () {
+  this.timeout(240_000);
+
+  it('counts completed, retried and failed jobs, their durations, embedded passages and the queue by state', async function () {
+    const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 120_000 });
+    const connection = createRedisConnection(config.redisUrl);
+    const prefix = privatePrefix('metrics');
+    const queueName = `test-metrics-${randomBytes(4).toString('hex')}`;
+    const queue = createIngestQueue({ connection, name: queueName });
+    const model = await createIndexerEmbedder(config, { log });
+    // The first model call fails once: that job is retried (2 s later) and then completes.
+    let failedOnce = false;
+    const embedder = {
+      ...model,
+      modelId: model.modelId,
+      dimension: model.dimension,
+      embedPassages: async (texts: string[]) => {
+        if (!failedOnce) {
+          failedOnce = true;
+          throw new Error('model hiccup (test)');
+        }
+        return model.embedPassages(texts);
+      },
+    };
+    const aliases = await ensureIndices(client, { prefix, modelId: model.modelId });
+    const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases, log } });
+    const { registry } = createWorkerMetrics({ worker, queue });
+    const listener = (await startMetricsListener({ registry, host: '127.0.0.1', port: 0, log }))!;
+    try {
+      const ids: string[] = [];
+      for await (const job of libraryJobs(SAMPLE_LIBRARY, { onIssue: () => undefined })) ids.push((await enqueue(queue, job)).id);
+      // A record the worker refuses: failed at once, never retried.
+      const bad = { kind: 'episode', record: { id: 'ep_bad', channelId: 'ch_nowhere' } } as unknown as IngestJob;
+      ids.push((await enqueue(queue, bad)).id);
+      const outcomes = await waitForJobs(queue, ids, { pollMs: 250 });
+      expect(outcomes.filter((o) => o.state === 'failed').map((o) => o.id)).to.deep.equal([jobIdOf(bad)]);
+
+      const text = await scrape(listener.url);
+      expect(sample(text, 'cca_worker_jobs_completed_total', { kind: 'episode' })).to.equal(11);
+      expect(sample(text, 'cca_worker_jobs_completed_total', { kind: 'meta' })).to.equal(1);
+      expect(sample(text, 'cca_worker_jobs_completed_total', { kind: 'sync' })).to.equal(1);
+      expect(sample(text, 'cca_worker_jobs_retried_total', { kind: 'episode' })).to.equal(1);
+      expect(sample(text, 'cca_worker_jobs_failed_total', { kind: 'episode' })).to.equal(1);
+      expect(sample(text, 'cca_worker_job_duration_seconds_count', { outcome: 'completed' })).to.equal(13);
+      expect(sample(text, 'cca_worker_job_duration_seconds_count', { outcome: 'retried' })).to.equal(1);
+      expect(sample(text, 'cca_worker_job_duration_seconds_sum', { kind: 'episode', outcome: 'completed' })).to.be.greaterThan(0);
+      // Every passage of the sample library got a vector (78 passages), counted once.
+      expect(sample(text, 'cca_worker_passages_embedded_total')).to.equal(78);
+      expect(sample(text, 'cca_worker_queue_jobs', { state: 'completed' })).to.equal(13);
+      expect(sample(text, 'cca_worker_queue_jobs', { state: 'failed' })).to.equal(1);
+      expect(sample(text, 'cca_worker_queue_jobs', { state: 'waiting' })).to.equal(0);
+      expect(text).to.match(/^process_resident_memory_bytes /m);
+    } finally {
+      await listener.close();
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+      await deleteIndices(client, prefix);
+      await client.close();
+    }
+  });
+});
