@@ -41,7 +41,10 @@ async function main(): Promise<void> {
   const metrics =
     config.metrics.apiPort === undefined
       ? undefined
-      : createApiMetrics({ queryCache: embedder && defaultQueryCache(embedder, config.search.queryCacheSize) });
+      : createApiMetrics({
+          queryCache: embedder && defaultQueryCache(embedder, config.search.queryCacheSize, config.search.queryCacheChannels),
+          embedQueue: embedder,
+        });
   const metricsListener = metrics && (await startMetricsListener({ registry: metrics.registry, host: config.metrics.host, port: config.metrics.apiPort!, log }));
   const app = createApp({ config, client, redis, embedder, log, metrics });
   const server = app.listen(config.port, config.host, () => {

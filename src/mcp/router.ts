@@ -75,7 +75,9 @@ function serve(deps: McpDeps, locate: (req: Request) => ChannelLocator | undefin
     // Unknown and free-plan channels look like a path that does not exist.
     const channel = await channelWithMcp(req.queries, locate(req));
     if (!channel) throw createError('route_not_found');
-    const server = createChannelServer(channel, deps, req.log);
+    // The search's round trips draw on the request's store budget, as REST search does.
+    const search = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs() };
+    const server = createChannelServer(channel, { ...deps, search }, req.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     res.on('close', () => {
       void transport.close();

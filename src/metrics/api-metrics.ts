@@ -1,6 +1,6 @@
 // The API's Prometheus metrics: request durations by route template, search phases, cache, limiter, store errors.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { QueryVectorCache } from '../search/query-cache.js';
 import type { SearchTrace } from '../search/search.js';
 import { storeErrorKind } from './store-errors.js';
@@ -38,9 +38,16 @@ export function statusClass(status: number): string {
 
 /**
  * Creates the API's registry with Node's process metrics (unprefixed, as dashboards expect
- * them) and ours (prefixed `cca_`). `queryCache` is read at scrape time.
+ * them) and ours (prefixed `cca_`). `queryCache` and `embedQueue` (the query-embedding
+ * worker pool) are read at scrape time.
  */
-export function createApiMetrics({ queryCache }: { queryCache?: QueryVectorCache | undefined } = {}): ApiMetrics {
+export function createApiMetrics({
+  queryCache,
+  embedQueue,
+}: {
+  queryCache?: QueryVectorCache | undefined;
+  embedQueue?: { readonly queued: number; readonly running: number } | undefined;
+} = {}): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Histogram({
@@ -77,6 +84,17 @@ export function createApiMetrics({ queryCache }: { queryCache?: QueryVectorCache
       if (!queryCache) return;
       this.inc(Math.max(0, queryCache.misses - seen.misses));
       seen.misses = queryCache.misses;
+    },
+  });
+  new Gauge({
+    name: 'cca_embed_queue_jobs',
+    help: 'Query embeddings in the worker pool: queued (waiting for a worker) and running.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      if (!embedQueue) return;
+      this.set({ state: 'queued' }, embedQueue.queued);
+      this.set({ state: 'running' }, embedQueue.running);
     },
   });
   const rejections = new Counter({

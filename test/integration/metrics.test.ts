@@ -35,7 +35,7 @@ describe('metrics: the API’s /metrics after real requests', function () {
     store = await createApiTestStore(client);
     await seedWorld(store);
     embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir });
-    const metrics = createApiMetrics({ queryCache: defaultQueryCache(embedder, config.search.queryCacheSize) });
+    const metrics = createApiMetrics({ queryCache: defaultQueryCache(embedder, config.search.queryCacheSize, config.search.queryCacheChannels) });
     // Counters of this prefix are shared with earlier runs: start from empty ones.
     const redis = new Redis(config.redisUrl);
     const counters = await redis.keys(`rl:${store.prefix}*`);

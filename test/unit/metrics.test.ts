@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { createError, storeUnavailable } from '../../src/errors.js';
 import { SearchError } from '../../src/search/errors.js';
-import { routeLabel, statusClass } from '../../src/metrics/api-metrics.js';
+import { createApiMetrics, routeLabel, statusClass } from '../../src/metrics/api-metrics.js';
 import { storeErrorKind } from '../../src/metrics/store-errors.js';
+import type { QueryVectorCache } from '../../src/search/query-cache.js';
 
 /** What the OpenSearch client throws, by shape (its errors are recognised by name). */
 const responseError = (statusCode: number, type: string) => Object.assign(new Error(type), { name: 'ResponseError', meta: { statusCode, body: { error: { type, reason: 'r' } } } });
@@ -41,5 +42,22 @@ describe('metrics: request labels', function () {
 
   it('groups statuses by class', function () {
     expect([200, 202, 404, 429, 503].map(statusClass)).to.deep.equal(['2xx', '2xx', '4xx', '4xx', '5xx']);
+  });
+});
+
+describe('metrics: read at scrape time', function () {
+  it('reports the query-embedding pool’s queued and running jobs, and what the query cache counted since the last scrape', async function () {
+    const pool = { queued: 3, running: 1 };
+    const cache = { hits: 5, misses: 2 };
+    const { registry } = createApiMetrics({ embedQueue: pool, queryCache: cache as unknown as QueryVectorCache });
+    const text = await registry.metrics();
+    expect(text).to.include('cca_embed_queue_jobs{state="queued"} 3');
+    expect(text).to.include('cca_embed_queue_jobs{state="running"} 1');
+    expect(text).to.include('cca_query_vector_cache_hits_total 5');
+    pool.queued = 0;
+    cache.hits = 7;
+    const again = await registry.metrics();
+    expect(again).to.include('cca_embed_queue_jobs{state="queued"} 0');
+    expect(again).to.include('cca_query_vector_cache_hits_total 7');
   });
 });
