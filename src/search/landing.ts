@@ -6,9 +6,13 @@ export interface TermRange {
   end: number;
 }
 
-/** Marker characters the highlighter wraps matched terms in: control characters no transcript holds. */
-export const HIGHLIGHT_PRE = '\u0001';
-export const HIGHLIGHT_POST = '\u0002';
+/**
+ * Marker characters the highlighter wraps matched terms in: private-use characters no
+ * transcript holds. Not control characters: OpenSearch trims a fragment like a Java
+ * string (every character up to U+0020), so a tag on the first or last word was lost.
+ */
+export const HIGHLIGHT_PRE = '\uE000';
+export const HIGHLIGHT_POST = '\uE001';
 
 /**
  * Reads a highlighted copy of a text (the whole field, matched terms wrapped in

@@ -67,9 +67,9 @@ describe('planHydration', function () {
     );
     const plan = planHydration(aliases, params({ query: 'battery life' }), CHANNEL, only);
     expect(plan.searches).to.have.length(1);
-    expect(plan.searches[0]!.body.highlight).to.deep.include({ pre_tags: ['\u0001'], post_tags: ['\u0002'] });
+    expect(plan.searches[0]!.body.highlight).to.deep.include({ pre_tags: ['\uE000'], post_tags: ['\uE001'] });
     expect(JSON.stringify(plan.searches[0]!.body.highlight)).to.contain('"query":"battery life"');
-    const tagged = 'the \u0001battery\u0002 lasts';
+    const tagged = 'the \uE000battery\uE001 lasts';
     const read = plan.read([[{ _id: 'p2', _score: 0, _source: { ...passage('p2', 'ep_2'), text: 'the battery lasts' }, highlight: { text: [tagged] } }]]);
     expect(read.passages.get('p2')?.matches).to.deep.equal([{ start: 4, end: 11 }]);
   });
