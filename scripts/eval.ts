@@ -219,6 +219,10 @@ export function parseSettings(spec: string): SearchOptions {
         if (value !== 'absorb' && value !== 'lend' && value !== 'keep') throw new Error('chapterhits: expected absorb, lend or keep');
         options.chapterHits = value;
         break;
+      case 'framing':
+        if (value !== 'drop' && value !== 'keep') throw new Error('framing: expected drop or keep');
+        options.keyword = { ...options.keyword, dropFraming: value === 'drop' };
+        break;
       case 'longchapter':
         options.longChapterMs = num();
         break;
@@ -239,7 +243,7 @@ export function parseSettings(spec: string): SearchOptions {
         options.landing = { ...(options.landing || {}), windowMs: num() };
         break;
       default:
-        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, chapterhits, longchapter, support, fusion, landing, lookahead, slack, window)`);
+        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, framing, chapterhits, longchapter, support, fusion, landing, lookahead, slack, window)`);
     }
   }
   return options;

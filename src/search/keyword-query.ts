@@ -46,6 +46,23 @@ export interface KeywordQueryOptions {
   episodeCandidates?: number;
   /** Return passage text with the hits (see {@link legSource}); default false. */
   withText?: boolean;
+  /** Leave a question's framing words out of the BM25 query (see {@link keywordText}); default false. */
+  dropFraming?: boolean;
+}
+
+/**
+ * Interrogatives, auxiliaries and pronouns that the english analyzer keeps but that say
+ * nothing about the answer: in "how do farmers keep soil healthy", "how" and "do" matched a
+ * short key-moment title ("… they do not use …") and outranked the soil episode.
+ */
+const QUESTION_WORDS = new Set(
+  'how what which who whom whose why when where do does did done doing i me my you your we our us can could would should shall might must were been am'.split(' '),
+);
+
+/** The words of `query` the keyword leg matches: without its question framing, unless nothing else is left. */
+export function keywordText(query: string): string {
+  const kept = query.split(/\s+/).filter((w) => w !== '' && !QUESTION_WORDS.has(w.toLowerCase().replace(/[^a-z']/g, '')));
+  return kept.length > 0 ? kept.join(' ') : query;
 }
 
 /** Request bodies of the keyword leg: one over passages, one over episodes. */
@@ -68,9 +85,11 @@ export function buildKeywordQuery(
     type = 'most_fields',
     episodeCandidates = 20,
     withText = false,
+    dropFraming = false,
   }: KeywordQueryOptions = {},
 ): KeywordQuery {
-  const match = (fields: readonly string[]) => ({ multi_match: { query: params.query, fields: [...fields], type } });
+  const text = dropFraming ? keywordText(params.query) : params.query;
+  const match = (fields: readonly string[]) => ({ multi_match: { query: text, fields: [...fields], type } });
   return {
     passages: {
       size: settings.candidates,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { buildFilters } from '../../src/search/filters.js';
-import { buildKeywordQuery } from '../../src/search/keyword-query.js';
+import { buildKeywordQuery, keywordText } from '../../src/search/keyword-query.js';
 import { buildKnnQuery } from '../../src/search/knn-query.js';
 import { buildMsearchBody } from '../../src/search/msearch.js';
 import { CHANNEL, params } from '../support/search-fixtures.js';
@@ -90,5 +90,18 @@ describe('search builders', function () {
         { size: 2 },
       ]);
     });
+  });
+});
+
+describe('keywordText', function () {
+  it('leaves a question’s framing out of the keyword query, unless nothing else is left', function () {
+    expect(keywordText('how do farmers keep soil healthy')).to.equal('farmers keep soil healthy');
+    expect(keywordText('What did Kirsty Williams say about school meals?')).to.equal('Kirsty Williams say about school meals?');
+    expect(keywordText('how do I')).to.equal('how do I');
+  });
+
+  it('is what the keyword leg matches when asked to drop framing', function () {
+    const q = buildKeywordQuery(params({ query: 'how do farmers keep soil healthy' }), CHANNEL, { candidates: 10 }, { dropFraming: true });
+    expect(JSON.stringify(q.passages.query)).to.contain('"query":"farmers keep soil healthy"');
   });
 });
