@@ -60,6 +60,7 @@ interface Options {
   distinct: number;
   requests: number;
   recallQueries: number;
+  efSearch: number[];
   m: number;
   efConstruction: number;
   shards: number;
@@ -110,6 +111,8 @@ interface StageResult {
   hybrid: Latency;
   fast: Latency;
   recall: { channel: number; global: number; queries: number };
+  /** Recall with a larger HNSW candidate list (`method_parameters.ef_search`), by ef_search. */
+  recallByEfSearch: Record<string, { channel: number; global: number }>;
 }
 
 const list = (value: string): number[] => value.split(',').map((s) => positive(s.trim()));
@@ -129,6 +132,7 @@ function parseOptions(): Options {
     .option('--distinct <n>', 'distinct queries cycled through', positive, 200)
     .option('--requests <n>', 'searches per mode and size', positive, 300)
     .option('--recall-queries <n>', 'queries of the recall sample (each: channel-scoped and whole store)', positive, 50)
+    .option('--ef-search <list>', 'also measure recall with these HNSW candidate lists (method_parameters.ef_search)', list, [])
     .option('--m <n>', 'HNSW m (links per node)', positive, 16)
     .option('--ef-construction <n>', 'HNSW ef_construction', positive, 128)
     .option('--shards <n>', 'primary shards of the passages index', positive, 1)
@@ -427,24 +431,37 @@ async function measureRecall(
   sample: Probe[],
   vectors: Map<string, number[]>,
   settings: Config['search'],
+  efSearch: number[],
   label: string,
-): Promise<StageResult['recall']> {
-  const channel: number[] = [];
-  const global: number[] = [];
+): Promise<Pick<StageResult, 'recall' | 'recallByEfSearch'>> {
+  // undefined: the pipeline's query as it is (the Lucene engine's candidate list is k).
+  const variants = [undefined, ...efSearch];
+  const channel = variants.map(() => [] as number[]);
+  const global = variants.map(() => [] as number[]);
+  const withEf = (body: Record<string, unknown>, ef: number | undefined) => {
+    if (ef === undefined) return body;
+    const knn = (body.query as { knn: { embedding: Record<string, unknown> } }).knn.embedding;
+    return { ...body, query: { knn: { embedding: { ...knn, method_parameters: { ef_search: ef } } } } };
+  };
   for (const [i, q] of sample.entries()) {
     process.stderr.write(`\r  ${label}: ${i}/${sample.length}`);
     const vector = vectors.get(q.query)!;
     const params: SearchParams = { query: q.query, fast: false, limit: 10, publishedOnly: false };
-    const approx = await topIds(node, index, buildKnnQuery(vector, params, q.channel, settings.candidates));
     const exact = await topIds(node, index, exactQuery(vector, buildFilters(params, q.channel)));
-    channel.push(recallAt(approx, exact));
-    const approxAll = await topIds(node, index, { query: { knn: { embedding: { vector, k: settings.candidates } } } });
     const exactAll = await topIds(node, index, exactQuery(vector, { match_all: {} }));
-    global.push(recallAt(approxAll, exactAll));
+    for (const [v, ef] of variants.entries()) {
+      const scoped = withEf(buildKnnQuery(vector, params, q.channel, settings.candidates), ef);
+      channel[v]!.push(recallAt(await topIds(node, index, scoped), exact));
+      const whole = withEf({ query: { knn: { embedding: { vector, k: settings.candidates } } } }, ef);
+      global[v]!.push(recallAt(await topIds(node, index, whole), exactAll));
+    }
   }
   process.stderr.write(`\r  ${label}: ${sample.length} queries\n`);
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
-  return { channel: mean(channel), global: mean(global), queries: sample.length };
+  return {
+    recall: { channel: mean(channel[0]!), global: mean(global[0]!), queries: sample.length },
+    recallByEfSearch: Object.fromEntries(efSearch.map((ef, j) => [String(ef), { channel: mean(channel[j + 1]!), global: mean(global[j + 1]!) }])),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -524,7 +541,7 @@ async function main(): Promise<void> {
       const sample = probes(queries, channels, opts.requests, sampleRandom);
       const hybrid = await measureSearch(deps, sample, false, `hybrid at ${loaded}`);
       const fast = await measureSearch(deps, sample, true, `fast at ${loaded}`);
-      const recall = await measureRecall(node, index.passages, sample.slice(0, opts.recallQueries), vectors, config.search, `recall at ${loaded}`);
+      const recall = await measureRecall(node, index.passages, sample.slice(0, opts.recallQueries), vectors, config.search, opts.efSearch, `recall at ${loaded}`);
       const heap = await heapMb(node);
       const result: StageResult = {
         passages: loaded,
@@ -541,7 +558,7 @@ async function main(): Promise<void> {
         heapMaxMb: heap.max,
         hybrid,
         fast,
-        recall,
+        ...recall,
       };
       results.push(result);
       log.info({ result }, 'measured');
@@ -562,6 +579,11 @@ async function main(): Promise<void> {
       const first = results[0]!;
       const last = results.at(-1)!;
       lines.push('', `hybrid p95 at ${last.passages} ÷ p95 at ${first.passages}: ${(last.hybrid.p95 / first.hybrid.p95).toFixed(2)}×; fast: ${(last.fast.p95 / first.fast.p95).toFixed(2)}×`);
+    }
+    for (const r of results) {
+      for (const [ef, rec] of Object.entries(r.recallByEfSearch)) {
+        lines.push(`recall@10 at ${r.passages} with ef_search ${ef}: channel ${rec.channel.toFixed(3)}, store ${rec.global.toFixed(3)}`);
+      }
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
     process.stdout.write(
