@@ -1,11 +1,14 @@
 // Search latency and throughput through the API and straight to OpenSearch, in the same run: the API's overhead.
 //
 //   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
-//                           [--concurrency 1,4,16] [--requests 300] [--seconds 20]
+//                           [--concurrency 1,4,16] [--requests 300] [--seconds 20] [--no-native]
 //
 // The API runs in-process (createApp on 127.0.0.1, port 0) with a throw-away API key; `pipeline` is
 // searchChannel called directly (the API minus HTTP, auth and rate limiting); the engine side
-// sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. Loopback only.
+// sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid
+// only) sends the same passage keyword and k-NN queries as OpenSearch's own `hybrid` query, fused
+// engine-side by a score-ranker RRF search pipeline: the anchor our own fusion is measured against.
+// It needs the neural-search plugin on the node (`npm run services -- up` installs it). Loopback only.
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -31,7 +34,7 @@ import { useProvisionedModel } from './provision/model.js';
 await useProvisionedModel('bench:search');
 
 interface Stats {
-  target: 'api' | 'pipeline' | 'engine';
+  target: 'api' | 'pipeline' | 'engine' | 'native';
   mode: 'fast' | 'hybrid';
   concurrency: number;
   requests: number;
@@ -43,6 +46,35 @@ interface Stats {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** The search pipeline of the `native` target; a `hybrid` query without one returns unfused, meaningless scores. */
+const NATIVE_PIPELINE = 'bench-search-rrf';
+
+/** RRF in the engine with our constant (`RRF_K`); 2.19 takes no per-query weights for RRF. */
+function nativePipelineBody(rankConstant: number): Record<string, unknown> {
+  return {
+    description: 'bench:search: reciprocal rank fusion of hybrid sub-queries, the engine-side anchor',
+    phase_results_processors: [{ 'score-ranker-processor': { combination: { technique: 'rrf', rank_constant: rankConstant } } }],
+  };
+}
+
+/** Creates (or corrects) the search pipeline of the `native` target; leaves an identical one alone. */
+async function ensureNativePipeline(node: string, rankConstant: number): Promise<void> {
+  const wanted = nativePipelineBody(rankConstant);
+  const current = await fetch(`${node}/_search/pipeline/${NATIVE_PIPELINE}`);
+  if (current.ok) {
+    const stored = ((await current.json()) as Record<string, unknown>)[NATIVE_PIPELINE];
+    if (JSON.stringify(stored) === JSON.stringify(wanted)) return;
+  }
+  const res = await fetch(`${node}/_search/pipeline/${NATIVE_PIPELINE}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(wanted) });
+  if (!res.ok) throw new Error(`creating search pipeline ${NATIVE_PIPELINE}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+}
+
+async function hasNeuralSearch(node: string): Promise<boolean> {
+  const res = await fetch(`${node}/_cat/plugins?format=json`);
+  const plugins = res.ok ? ((await res.json()) as { component: string }[]) : [];
+  return plugins.some((p) => p.component === 'opensearch-neural-search');
+}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -100,8 +132,9 @@ async function main(): Promise<void> {
     .option('--requests <n>', 'requests per scenario', positive, 300)
     .option('--seconds <n>', 'time cap per scenario', positive, 15)
     .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
+    .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
     .parse()
-    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; user: string }>();
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; user: string; native: boolean }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
   // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here.
@@ -160,6 +193,30 @@ async function main(): Promise<void> {
         ];
         return { n: searches.length, ndjson: buildMsearchBody(searches).map((l) => JSON.stringify(l)).join('\n') + '\n' };
       });
+    // Native: the passage keyword query and the k-NN query as the two sub-queries of one `hybrid`
+    // query, each with its own filter (2.19 has no hybrid-level filter), fused by the pipeline.
+    // Each sub-query contributes `size` candidates, as each of our legs does.
+    const native = opts.native && (await hasNeuralSearch(config.opensearchNodes[0]!));
+    if (opts.native && !native) process.stderr.write('native: skipped, the node has no neural-search plugin (`npm run services -- down` then `up` adds it)\n');
+    if (native) await ensureNativePipeline(config.opensearchNodes[0]!, config.search.rrfK);
+    const nativeBodies = queries.map((q, i) => {
+      const channel = channels.get(q.channel)!;
+      const params: SearchParams = { query: q.query, fast: false, limit: 10, publishedOnly: false };
+      const kw = buildKeywordQuery(params, channel, config.search).passages;
+      const knn = buildKnnQuery(vectors[i]!, params, channel, config.search.candidates);
+      const { query: _kwQuery, ...common } = kw;
+      return JSON.stringify({ ...common, query: { hybrid: { queries: [kw.query, knn.query] } } });
+    });
+    const nativeUrl = `${config.opensearchNodes[0]}/${aliases.passages}/_search?search_pipeline=${NATIVE_PIPELINE}`;
+    // Two sub-queries fused by RRF: no score can exceed 2 / (k + 1); anything else means the pipeline did not run.
+    const rrfCeiling = 2 / (config.search.rrfK + 1) + 1e-6;
+    const nativeCall = async (i: number) => {
+      const res = await fetch(nativeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nativeBodies[i % nativeBodies.length] });
+      if (!res.ok) throw new Error(`hybrid _search HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      const body = (await res.json()) as { hits?: { hits?: { _score: number | null }[] } };
+      const top = body.hits?.hits?.[0]?._score;
+      if (typeof top === 'number' && top > rrfCeiling) throw new Error(`hybrid score ${top} above the RRF ceiling: the search pipeline was not applied`);
+    };
     const engineCall = (bodies: ReturnType<typeof engineBodies>) => async (i: number) => {
       const b = bodies[i % bodies.length]!;
       const res = await fetch(`${config.opensearchNodes[0]}/_msearch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: b.ndjson });
@@ -188,6 +245,7 @@ async function main(): Promise<void> {
     }
     const bodies = { fast: engineBodies('fast'), hybrid: engineBodies('hybrid') };
     for (let i = 0; i < queries.length; i++) await engineCall(bodies.hybrid)(i);
+    if (native) for (let i = 0; i < queries.length; i++) await nativeCall(i);
 
     const rows: Stats[] = [];
     for (const mode of ['fast', 'hybrid'] as const) {
@@ -196,23 +254,29 @@ async function main(): Promise<void> {
         rows.push({ target: 'api', mode, concurrency, ...(await measure(apiCall(mode), { ...common, label: `api      ${mode} c=${concurrency}` })) });
         rows.push({ target: 'pipeline', mode, concurrency, ...(await measure(pipelineCall(mode), { ...common, label: `pipeline ${mode} c=${concurrency}` })) });
         rows.push({ target: 'engine', mode, concurrency, ...(await measure(engineCall(bodies[mode]), { ...common, label: `engine   ${mode} c=${concurrency}` })) });
+        if (native && mode === 'hybrid') rows.push({ target: 'native', mode, concurrency, ...(await measure(nativeCall, { ...common, label: `native   ${mode} c=${concurrency}` })) });
       }
     }
 
     const f = (x: number) => x.toFixed(1);
     const lines = [
-      '| mode | c | target | requests | p50 ms | p95 ms | p99 ms | req/s | p50 ÷ engine p50 | engine req/s ÷ req/s |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| mode | c | target | requests | p50 ms | p95 ms | p99 ms | req/s | p50 ÷ engine p50 | p50 ÷ native p50 | engine req/s ÷ req/s |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
     ];
     for (const r of rows) {
-      const peer = rows.find((o) => o.mode === r.mode && o.concurrency === r.concurrency && o.target === 'engine')!;
-      const ratio = r.target !== 'engine' ? `${(r.p50 / peer.p50).toFixed(2)}×` : '';
-      const tput = r.target !== 'engine' ? `${(peer.rps / r.rps).toFixed(2)}×` : '';
-      lines.push(`| ${r.mode} | ${r.concurrency} | ${r.target} | ${r.requests}${r.errors ? ` (+${r.errors} errors)` : ''} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} | ${ratio} | ${tput} |`);
+      const peer = (target: Stats['target']) => rows.find((o) => o.mode === r.mode && o.concurrency === r.concurrency && o.target === target);
+      const engine = peer('engine')!;
+      const nativePeer = peer('native');
+      const ratio = r.target !== 'engine' ? `${(r.p50 / engine.p50).toFixed(2)}×` : '';
+      const nativeRatio = nativePeer && r.target !== 'native' ? `${(r.p50 / nativePeer.p50).toFixed(2)}×` : '';
+      const tput = r.target !== 'engine' ? `${(engine.rps / r.rps).toFixed(2)}×` : '';
+      lines.push(
+        `| ${r.mode} | ${r.concurrency} | ${r.target} | ${r.requests}${r.errors ? ` (+${r.errors} errors)` : ''} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} | ${ratio} | ${nativeRatio} | ${tput} |`,
+      );
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
     process.stdout.write(
-      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', results: rows }, null, 2)}\n`,
+      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', results: rows }, null, 2)}\n`,
     );
     if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
 import { serviceAccount, type Account } from './opensearch-account.js';
 import { clusterNodeSettings, clusterNodeSpecs, isFreshNode, LOCAL_CLUSTER, writeNodeConfig, type NodeSpec } from './opensearch-config.js';
-import { buildInstall, findJava, INSTALL_DIR, isInstalled, type JavaHome } from './opensearch-install.js';
+import { ensureInstall, findJava, INSTALL_DIR, type JavaHome } from './opensearch-install.js';
 import { answersAs, consoleLog, getJson, prepareFolder, spawnNode, verifyPlugins, waitForHealth, type Watched } from './opensearch-node.js';
 import { RUN_DIR } from './paths.js';
 import {
@@ -123,7 +123,7 @@ export async function ensureOpenSearchCluster({
 
   const ports = await choosePorts(env, count);
   const java = await findJava(env, log);
-  if (!isInstalled()) await buildInstall(java, log);
+  await ensureInstall(java, log);
   const account = await serviceAccount(log);
   const specs = clusterNodeSpecs(CLUSTER_DIR, ports);
   const watched: Watched[] = [];

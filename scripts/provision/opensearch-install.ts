@@ -1,4 +1,4 @@
-// The OpenSearch 2.19.1 install with k-NN and English analysis, assembled from Maven artifacts (no Docker), and the Java it runs on.
+// The OpenSearch 2.19.1 install with k-NN, neural-search and English analysis, assembled from Maven artifacts (no Docker), and the Java it runs on.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
@@ -8,6 +8,7 @@ import { exec, findExecutable, lastLine, provisionError, type Env } from './serv
 /** Distribution, modules and k-NN plugin must carry exactly this OpenSearch version. */
 export const OPENSEARCH_VERSION = '2.19.1';
 const KNN_VERSION = `${OPENSEARCH_VERSION}.0`;
+const NEURAL_SEARCH_VERSION = `${OPENSEARCH_VERSION}.0`;
 
 /** The unpacked install every local node runs from; node processes are recognised by this path. */
 export const INSTALL_DIR = path.join(CACHE_DIR, `opensearch-${OPENSEARCH_VERSION}`);
@@ -19,6 +20,11 @@ const JAVA_MAJOR = { min: 17, max: 23 };
 
 const DISTRIBUTION = `org.opensearch.distribution.integ-test-zip:opensearch:${OPENSEARCH_VERSION}:zip`;
 const KNN_PLUGIN = `org.opensearch.plugin:opensearch-knn:${KNN_VERSION}:zip`;
+/**
+ * The `hybrid` query and the score-ranker (RRF) search processor: only `bench:search` uses it,
+ * as the engine-side anchor our own fusion is measured against. It extends only opensearch-knn.
+ */
+const NEURAL_SEARCH_PLUGIN = `org.opensearch.plugin:neural-search:${NEURAL_SEARCH_VERSION}:zip`;
 
 /**
  * The integ-test zip ships only transport-netty4. The `english` analyzer lives in analysis-common,
@@ -49,7 +55,7 @@ const MODULES = [
 ] as const;
 
 /** What every running node must have loaded. */
-export const REQUIRED_PLUGINS = ['opensearch-knn'];
+export const REQUIRED_PLUGINS = ['opensearch-knn', 'opensearch-neural-search'];
 export const REQUIRED_MODULES = ['lang-painless', 'analysis-common', 'transport-netty4'];
 
 export interface JavaHome {
@@ -106,17 +112,43 @@ export async function findJava(env: Env, log: Logger): Promise<JavaHome> {
 interface Stamp {
   opensearch: string;
   knn: string;
+  /** Absent in installs made before the plugin was added: `ensureInstall` adds it to them. */
+  neuralSearch?: string;
   modules: string[];
   builtAt: string;
 }
 
-export function isInstalled(): boolean {
+function readStamp(dir = INSTALL_DIR): Stamp | undefined {
   try {
-    const stamp = JSON.parse(fs.readFileSync(path.join(INSTALL_DIR, STAMP_FILE), 'utf8')) as Stamp;
-    return stamp.opensearch === OPENSEARCH_VERSION && stamp.knn === KNN_VERSION;
+    return JSON.parse(fs.readFileSync(path.join(dir, STAMP_FILE), 'utf8')) as Stamp;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function writeStamp(dir: string, stamp: Stamp): void {
+  fs.writeFileSync(path.join(dir, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
+}
+
+/** What an install needs: nothing, the plugins added since it was made, or a build from scratch. */
+export function installNeeds(stamp: Stamp | undefined): 'nothing' | 'plugins' | 'build' {
+  if (!stamp || stamp.opensearch !== OPENSEARCH_VERSION || stamp.knn !== KNN_VERSION) return 'build';
+  return stamp.neuralSearch === NEURAL_SEARCH_VERSION ? 'nothing' : 'plugins';
+}
+
+export function isInstalled(): boolean {
+  return installNeeds(readStamp()) === 'nothing';
+}
+
+/**
+ * Makes the install complete before a node starts from it: builds it on first use, and adds to an
+ * install from an earlier version of this script the plugins it lacks (no rebuild, data untouched).
+ * Only called when no node of this checkout runs, so no running node sees its plugins change.
+ */
+export async function ensureInstall(java: JavaHome, log: Logger): Promise<void> {
+  const needs = installNeeds(readStamp());
+  if (needs === 'build') await buildInstall(java, log);
+  else if (needs === 'plugins') await addNeuralSearch(java, log);
 }
 
 async function mvn(args: string[], what: string, java: JavaHome, log: Logger, cwd = CACHE_DIR): Promise<void> {
@@ -194,19 +226,20 @@ export async function buildInstall(java: JavaHome, log: Logger): Promise<void> {
   fs.rmSync(INSTALL_DIR, { recursive: true, force: true });
   fs.mkdirSync(DOWNLOAD_DIR, { recursive: true });
 
-  // Distribution, k-NN zip and analysis-common jar (no dependencies of its own): just the artifacts.
+  // Distribution, plugin zips and analysis-common jar (no dependencies of its own): just the artifacts.
   const artifactsPom = writePom(
     path.join(DOWNLOAD_DIR, 'opensearch-artifacts'),
     [
       dependency('org.opensearch.distribution.integ-test-zip', 'opensearch', OPENSEARCH_VERSION, 'zip'),
       dependency('org.opensearch.plugin', 'opensearch-knn', KNN_VERSION, 'zip'),
+      dependency('org.opensearch.plugin', 'neural-search', NEURAL_SEARCH_VERSION, 'zip'),
       dependency('org.opensearch.plugin', 'analysis-common', OPENSEARCH_VERSION),
     ].join('\n'),
   );
   const artifactsDir = path.join(DOWNLOAD_DIR, `opensearch-${OPENSEARCH_VERSION}-artifacts`);
   await mvn(
     ['-f', artifactsPom, 'dependency:copy-dependencies', '-DexcludeTransitive=true', `-DoutputDirectory=${artifactsDir}`],
-    `${DISTRIBUTION} and ${KNN_PLUGIN}`,
+    `${DISTRIBUTION}, ${KNN_PLUGIN} and ${NEURAL_SEARCH_PLUGIN}`,
     java,
     log,
   );
@@ -214,6 +247,7 @@ export async function buildInstall(java: JavaHome, log: Logger): Promise<void> {
   await extract(path.join(artifactsDir, `opensearch-${OPENSEARCH_VERSION}.zip`), partial, java, log);
   const home = path.join(partial, `opensearch-${OPENSEARCH_VERSION}`);
   await extract(path.join(artifactsDir, `opensearch-knn-${KNN_VERSION}.zip`), path.join(home, 'plugins', 'opensearch-knn'), java, log);
+  await extract(path.join(artifactsDir, `neural-search-${NEURAL_SEARCH_VERSION}.zip`), path.join(home, NEURAL_SEARCH_DIR), java, log);
 
   // lang-painless with its own dependencies (antlr, asm, painless-spi); the server jars are in lib/ already.
   const painlessDir = path.join(home, 'modules', 'lang-painless');
@@ -249,11 +283,36 @@ export async function buildInstall(java: JavaHome, log: Logger): Promise<void> {
   const stamp: Stamp = {
     opensearch: OPENSEARCH_VERSION,
     knn: KNN_VERSION,
+    neuralSearch: NEURAL_SEARCH_VERSION,
     modules: fs.readdirSync(path.join(home, 'modules')).sort(),
     builtAt: new Date().toISOString(),
   };
-  fs.writeFileSync(path.join(home, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
+  writeStamp(home, stamp);
   fs.renameSync(home, INSTALL_DIR);
   fs.rmSync(partial, { recursive: true, force: true });
   log.info({ seconds: (Date.now() - started) / 1000, modules: stamp.modules }, 'OpenSearch install ready');
+}
+
+/** Folder of the neural-search plugin inside the install. */
+const NEURAL_SEARCH_DIR = path.join('plugins', 'opensearch-neural-search');
+
+/**
+ * Adds the neural-search plugin to an install made before it was part of it. Unpacked beside the
+ * install first and moved in whole, then the stamp is rewritten: an interrupted upgrade leaves no
+ * half plugin behind, and the next `up` tries again.
+ */
+async function addNeuralSearch(java: JavaHome, log: Logger): Promise<void> {
+  const started = Date.now();
+  log.info({ plugin: NEURAL_SEARCH_PLUGIN, dir: INSTALL_DIR }, 'adding the neural-search plugin to the existing OpenSearch install');
+  const pom = writePom(path.join(DOWNLOAD_DIR, 'neural-search'), dependency('org.opensearch.plugin', 'neural-search', NEURAL_SEARCH_VERSION, 'zip'));
+  const artifactsDir = path.join(DOWNLOAD_DIR, `opensearch-${OPENSEARCH_VERSION}-artifacts`);
+  await mvn(['-f', pom, 'dependency:copy-dependencies', '-DexcludeTransitive=true', `-DoutputDirectory=${artifactsDir}`], NEURAL_SEARCH_PLUGIN, java, log);
+  const partial = path.join(CACHE_DIR, 'neural-search.partial');
+  fs.rmSync(partial, { recursive: true, force: true });
+  await extract(path.join(artifactsDir, `neural-search-${NEURAL_SEARCH_VERSION}.zip`), partial, java, log);
+  const target = path.join(INSTALL_DIR, NEURAL_SEARCH_DIR);
+  fs.rmSync(target, { recursive: true, force: true });
+  fs.renameSync(partial, target);
+  writeStamp(INSTALL_DIR, { ...readStamp()!, neuralSearch: NEURAL_SEARCH_VERSION });
+  log.info({ seconds: (Date.now() - started) / 1000 }, 'neural-search plugin added');
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
 import { serviceAccount } from './opensearch-account.js';
 import { singleNodeSettings, SINGLE_NODE_CLUSTER, writeNodeConfig, type NodeSpec } from './opensearch-config.js';
-import { buildInstall, findJava, INSTALL_DIR, isInstalled } from './opensearch-install.js';
+import { ensureInstall, findJava, INSTALL_DIR } from './opensearch-install.js';
 import { answersAs, prepareFolder, spawnNode, verifyPlugins, waitForHealth } from './opensearch-node.js';
 import { RUN_DIR } from './paths.js';
 import { checkPinnedPort, choosePort, clearState, isOurProcess, readState, stopProcess, writeState, type Env } from './service-runtime.js';
@@ -67,7 +67,7 @@ export async function ensureOpenSearch({
   const port = await choosePort({ env, envName: 'OPENSEARCH_PORT', preferred: 9200, what: 'OpenSearch HTTP' });
   const transportPort = await choosePort({ env, preferred: 9300, avoid: [port], what: 'OpenSearch transport' });
   const java = await findJava(env, log);
-  if (!isInstalled()) await buildInstall(java, log);
+  await ensureInstall(java, log);
   const node = nodeSpec({ port, transportPort });
   const conf = writeNodeConfig(node, singleNodeSettings(node));
 
