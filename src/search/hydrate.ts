@@ -3,7 +3,7 @@ import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
 import { buildFilters, type QueryClause } from './filters.js';
 import { HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from './landing.js';
-import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE } from './keyword-query.js';
+import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, keywordText, PASSAGE_SOURCE } from './keyword-query.js';
 import type { RawHit, SearchRequest } from './msearch.js';
 import type { SearchParams } from './search.js';
 import type { EpisodeGroup, EpisodeMeta, PassageHit } from './types.js';
@@ -80,7 +80,7 @@ export function planHydration(
         track_total_hits: false,
         _source: [...PASSAGE_SOURCE],
         query: { bool: { filter: [{ ids: { values: shown } }, passageFilter] } },
-        highlight: textHighlight(params.query),
+        highlight: textHighlight(keywordText(params.query)),
       },
     });
     readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h))));
@@ -111,7 +111,7 @@ export function planHydration(
           },
         },
         collapse: { field: 'episodeId' },
-        highlight: textHighlight(params.query),
+        highlight: textHighlight(keywordText(params.query)),
         // No passage matching leaves every score at 0: then the earliest wins, a chapter title before speech.
         sort: [{ _score: 'desc' }, { startMs: 'asc' }, { kind: 'asc' }],
       },

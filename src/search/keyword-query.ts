@@ -46,7 +46,11 @@ export interface KeywordQueryOptions {
   episodeCandidates?: number;
   /** Return passage text with the hits (see {@link legSource}); default false. */
   withText?: boolean;
-  /** Leave a question's framing words out of the BM25 query (see {@link keywordText}); default false. */
+  /**
+   * Leave a question's framing words out of the BM25 query (see {@link keywordText});
+   * default true: keyword MRR +0.018 / +0.041 on tutorialvqa (with chapters / speech only),
+   * hybrid +0.016 on tutorialvqa speech only, qmsum unchanged within 0.003.
+   */
   dropFraming?: boolean;
 }
 
@@ -85,7 +89,7 @@ export function buildKeywordQuery(
     type = 'most_fields',
     episodeCandidates = 20,
     withText = false,
-    dropFraming = false,
+    dropFraming = true,
   }: KeywordQueryOptions = {},
 ): KeywordQuery {
   const text = dropFraming ? keywordText(params.query) : params.query;
