@@ -26,8 +26,10 @@ export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: str
   const known = new Map<string, Float32Array>();
   /** Bytes of the file already read: records other processes append later are picked up on a miss. */
   let readUpTo = 0;
+  const fileSize = (): Promise<number> =>
+    stat(file).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
   const readNew = async (): Promise<void> => {
-    const size = await stat(file).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
+    const size = await fileSize();
     const whole = size - (size % recordBytes);
     if (whole <= readUpTo) return;
     const handle = await open(file, 'r');
@@ -45,7 +47,7 @@ export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: str
     }
     readUpTo = whole;
   };
-  const size = await stat(file).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
+  const size = await fileSize();
   if (size % recordBytes !== 0) await truncate(file, size - (size % recordBytes));
   await readNew();
 
