@@ -65,27 +65,22 @@ export function createApiMetrics({
     registers: [registry],
   });
   // The cache counts by itself; a scrape adds what it counted since the last one.
-  const seen = { hits: 0, misses: 0 };
-  new Counter({
-    name: 'cca_query_vector_cache_hits_total',
-    help: 'Query vectors served from the LRU cache (or from an embedding of the same query in flight).',
-    registers: [registry],
-    collect() {
-      if (!queryCache) return;
-      this.inc(Math.max(0, queryCache.hits - seen.hits));
-      seen.hits = queryCache.hits;
-    },
-  });
-  new Counter({
-    name: 'cca_query_vector_cache_misses_total',
-    help: 'Query vectors the model had to compute.',
-    registers: [registry],
-    collect() {
-      if (!queryCache) return;
-      this.inc(Math.max(0, queryCache.misses - seen.misses));
-      seen.misses = queryCache.misses;
-    },
-  });
+  const mirror = (name: string, help: string, read: (cache: NonNullable<typeof queryCache>) => number): void => {
+    let seen = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        if (!queryCache) return;
+        const now = read(queryCache);
+        this.inc(Math.max(0, now - seen));
+        seen = now;
+      },
+    });
+  };
+  mirror('cca_query_vector_cache_hits_total', 'Query vectors served from the LRU cache (or from an embedding of the same query in flight).', (c) => c.hits);
+  mirror('cca_query_vector_cache_misses_total', 'Query vectors the model had to compute.', (c) => c.misses);
   new Gauge({
     name: 'cca_embed_queue_jobs',
     help: 'Query embeddings in the worker pool: queued (waiting for a worker) and running.',
