@@ -59,7 +59,7 @@ export interface KeywordQueryOptions {
  * nothing about the answer: in "how do farmers keep soil healthy", "how" and "do" matched a
  * short key-moment title ("… they do not use …") and outranked the soil episode.
  */
-const QUESTION_WORDS = new Set(
+export const QUESTION_WORDS: ReadonlySet<string> = new Set(
   'how what which who whom whose why when where do does did done doing i me my you your we our us can could would should shall might must were been am'.split(' '),
 );
 

@@ -1,4 +1,5 @@
 // Where a citation begins: the sentence of a passage where the query's terms gather, not the passage start (pure).
+import { QUESTION_WORDS } from './keyword-query.js';
 
 /** A matched term's character range in a text, `end` exclusive. */
 export interface TermRange {
@@ -42,13 +43,15 @@ export function parseHighlight(tagged: string, plain: string): TermRange[] | und
 /**
  * Words of a question's framing that say nothing about where the answer is ("what did the
  * group discuss about …", "how do you …"): matched in speech they mark filler, not the
- * answer. Not stop words for ranking (the english analyzer keeps them), only for landing.
+ * answer: the keyword leg's {@link QUESTION_WORDS} (left out of the highlighted query already)
+ * plus the verbs and nouns of asking about a conversation, which the keyword leg does match.
  */
-const FRAMING = new Set(
-  'what did does do done how why who whom whose when where which was were is are be been about discuss discussed discussing discussion discussions talk talked talking say said saying think thought thinks opinion opinions mention mentioned group team meeting meetings you your i we us our they them he she his her it its can could would should will way use using used'.split(
+const FRAMING: ReadonlySet<string> = new Set([
+  ...QUESTION_WORDS,
+  ...'was is are be about discuss discussed discussing discussion discussions talk talked talking say said saying think thought thinks opinion opinions mention mentioned group team meeting meetings they them he she his her it its will way use using used'.split(
     ' ',
   ),
-);
+]);
 
 /** A crude key that puts a term's surface forms together (the engine matched them by stem already). */
 function termKey(surface: string): string {
@@ -78,7 +81,7 @@ export interface LandingOptions {
 export const DEFAULT_LANDING: Required<LandingOptions> = { lookahead: 0.3, windowMs: 15_000, slack: 0.8, off: false };
 
 /** Where to cite a passage from: a character offset into its text and the time there. */
-export interface Landing {
+export interface CitationStart {
   offset: number;
   ms: number;
 }
@@ -96,7 +99,7 @@ export function chooseLanding(
   marks: readonly number[],
   matches: readonly TermRange[],
   { lookahead = DEFAULT_LANDING.lookahead, windowMs = DEFAULT_LANDING.windowMs, slack = DEFAULT_LANDING.slack, off = false }: LandingOptions = {},
-): Landing | undefined {
+): CitationStart | undefined {
   const n = marks.length >> 1;
   if (off || n < 2 || matches.length === 0) return undefined;
   const starts = Array.from({ length: n }, (_, i) => marks[2 * i]!);
