@@ -213,7 +213,7 @@ export function parseSettings(spec: string): SearchOptions {
         break;
       case 'landing':
         if (value !== 'off' && value !== 'on') throw new Error('landing: expected on or off');
-        options.landing = value === 'off' ? false : { ...(options.landing || {}) };
+        options.landing = { ...options.landing, off: value === 'off' };
         break;
       case 'chapterhits':
         if (value !== 'absorb' && value !== 'lend' && value !== 'keep') throw new Error('chapterhits: expected absorb, lend or keep');
@@ -234,13 +234,13 @@ export function parseSettings(spec: string): SearchOptions {
         options.fusion = value as 'rrf';
         break;
       case 'slack':
-        options.landing = { ...(options.landing || {}), slack: num() };
+        options.landing = { ...options.landing, slack: num() };
         break;
       case 'lookahead':
-        options.landing = { ...(options.landing || {}), lookahead: num() };
+        options.landing = { ...options.landing, lookahead: num() };
         break;
       case 'window':
-        options.landing = { ...(options.landing || {}), windowMs: num() };
+        options.landing = { ...options.landing, windowMs: num() };
         break;
       default:
         throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, framing, chapterhits, longchapter, support, fusion, landing, lookahead, slack, window)`);

@@ -69,6 +69,7 @@ export function planHydration(
   const missing = groups.map((g) => g.episodeId).filter((id) => !known.has(id));
   const titleOnly = groups.filter((g) => g.passages.length === 0).map((g) => g.episodeId);
   const passageFilter = buildFilters(params, channel);
+  const highlight = textHighlight(keywordText(params.query));
 
   const searches: SearchRequest[] = [];
   const readers: Array<(hits: RawHit[], into: Hydrated) => void> = [];
@@ -80,7 +81,7 @@ export function planHydration(
         track_total_hits: false,
         _source: [...PASSAGE_SOURCE],
         query: { bool: { filter: [{ ids: { values: shown } }, passageFilter] } },
-        highlight: textHighlight(keywordText(params.query)),
+        highlight,
       },
     });
     readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h))));
@@ -111,7 +112,7 @@ export function planHydration(
           },
         },
         collapse: { field: 'episodeId' },
-        highlight: textHighlight(keywordText(params.query)),
+        highlight,
         // No passage matching leaves every score at 0: then the earliest wins, a chapter title before speech.
         sort: [{ _score: 'desc' }, { startMs: 'asc' }, { kind: 'asc' }],
       },

@@ -97,8 +97,8 @@ export interface SearchOptions {
   /** Weight of an episode's further passages in its score (see `groupByEpisode`). */
   support?: number;
   maxSegments?: number;
-  /** Where citations begin; `false` cites passage starts (the eval's before/after). */
-  landing?: LandingOptions | false;
+  /** Where citations begin; `{ off: true }` cites passage starts (the eval's before/after). */
+  landing?: LandingOptions;
 }
 
 /** Everything a search saw on its way, for the playground and the benchmark. */
@@ -205,7 +205,7 @@ export async function runSearch(
     ...hydrated,
     channel,
     channelBaseDomain: deps.channelBaseDomain,
-    landing: options.landing === false ? { off: true } : options.landing,
+    landing: options.landing,
   });
   trace.timings.totalMs = performance.now() - started;
   return { result: degraded ? { ...result, degraded } : result, trace };
