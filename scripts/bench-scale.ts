@@ -25,7 +25,8 @@ import { buildFilters } from '../src/search/filters.js';
 import { buildKnnQuery } from '../src/search/knn-query.js';
 import { defaultQueryCache } from '../src/search/query-cache.js';
 import { evenSubset, parseQueries } from '../src/search/relevance.js';
-import { runSearch, type SearchDeps, type SearchParams } from '../src/search/search.js';
+import { runSearch, type SearchDeps } from '../src/search/search.js';
+import type { SearchParams } from '../src/search/types.js';
 import type { ChannelDoc } from '../src/store/documents.js';
 import {
   createOpenSearchClient,

@@ -1,7 +1,6 @@
 // The MCP `search` tool: its schemas, its arguments as SearchParams, and the text an assistant quotes.
 import { z } from 'zod';
-import type { SearchParams } from '../search/search.js';
-import type { SearchResult } from '../search/types.js';
+import type { SearchParams, SearchResult } from '../search/types.js';
 
 const ID = z.string().min(1).max(200).regex(/^[^,\s]+$/, 'an id has no commas or spaces');
 const ids = (what: string) =>

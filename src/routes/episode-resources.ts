@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express';
 import type { ValidateFunction } from 'ajv';
 import { accessEpisode } from '../auth/access.js';
-import { channelHost, episodeUrl } from '../search/result.js';
+import { channelHost, episodeUrl } from '../channel-urls.js';
 import { createError } from '../errors.js';
 
 /**

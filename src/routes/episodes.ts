@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
 import type { EpisodeDoc } from '../store/documents.js';
 import type { SortName, StatusView } from '../store/episode-queries.js';
-import { channelHost, episodeUrl } from '../search/result.js';
+import { channelHost, episodeUrl } from '../channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import { filtersFromQuery } from './filters.js';
 

@@ -1,5 +1,5 @@
 // Facet filters from validated query parameters, shared by the episode list and search.
-import type { EpisodeFilters } from '../store/episode-queries.js';
+import type { EpisodeFilters } from '../search/types.js';
 
 const split = (value: unknown): string[] | undefined => (typeof value === 'string' ? value.split(',') : undefined);
 

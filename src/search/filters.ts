@@ -1,6 +1,6 @@
 // The filter every leg shares: channel, visibility and facets, as one bool clause.
 import type { ChannelDoc } from '../store/documents.js';
-import type { SearchParams } from './search.js';
+import type { FilterScope } from './types.js';
 
 /** An OpenSearch query clause. */
 export type QueryClause = Record<string, unknown>;
@@ -13,8 +13,8 @@ export type QueryClause = Record<string, unknown>;
  * so a document written with either never leaks.
  */
 export function buildFilters(
-  params: SearchParams,
-  channel: ChannelDoc,
+  params: FilterScope,
+  channel: Pick<ChannelDoc, 'id'>,
   { episodeIdField = 'episodeId' }: { episodeIdField?: 'episodeId' | 'id' } = {},
 ): QueryClause {
   const filter: QueryClause[] = [{ term: { channelId: channel.id } }, { term: { archived: false } }];

@@ -1,12 +1,12 @@
 // After ranking: the text of the passages shown, the catalog rows of their episodes, and a citation for title-only matches.
 import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
+import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE } from './fields.js';
 import { buildFilters, type QueryClause } from './filters.js';
 import { HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from './landing.js';
-import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, keywordText, PASSAGE_SOURCE } from './keyword-query.js';
+import { keywordText } from './keyword-query.js';
 import type { RawHit, SearchRequest } from './msearch.js';
-import type { SearchParams } from './search.js';
-import type { EpisodeGroup, EpisodeMeta, PassageHit } from './types.js';
+import type { EpisodeGroup, EpisodeMeta, PassageHit, SearchParams } from './types.js';
 
 /** What the hydration step found. */
 export interface Hydrated {

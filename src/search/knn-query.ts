@@ -1,8 +1,8 @@
 // The semantic leg: filtered k-NN over passage embeddings.
 import type { ChannelDoc } from '../store/documents.js';
+import { legSource } from './fields.js';
 import { buildFilters, type QueryClause } from './filters.js';
-import { legSource } from './keyword-query.js';
-import type { SearchParams } from './search.js';
+import type { SearchParams } from './types.js';
 
 /**
  * Builds the k-NN search. The filter sits inside the `knn` clause, so the Lucene

@@ -1,11 +1,6 @@
 // Where a citation begins: the sentence of a passage where the query's terms gather, not the passage start (pure).
 import { QUESTION_WORDS } from './keyword-query.js';
-
-/** A matched term's character range in a text, `end` exclusive. */
-export interface TermRange {
-  start: number;
-  end: number;
-}
+import type { TermRange } from './types.js';
 
 /**
  * Marker characters the highlighter wraps matched terms in: private-use characters no

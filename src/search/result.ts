@@ -1,29 +1,11 @@
 // Maps ranked episode groups to the spec's SearchResult, with citation URLs per decision 15.
+import { channelHost, citation, episodeUrl } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
-import { chooseLanding, type LandingOptions, type TermRange } from './landing.js';
-import { MATCHED_VIA_DESCRIPTIONS, type EpisodeGroup, type EpisodeMeta, type MatchedSegment, type MatchedVia, type PassageHit, type SearchResult } from './types.js';
+import { chooseLanding, type LandingOptions } from './landing.js';
+import { MATCHED_VIA_DESCRIPTIONS, type EpisodeGroup, type EpisodeMeta, type MatchedSegment, type MatchedVia, type PassageHit, type SearchResult, type TermRange } from './types.js';
 
 /** `matchedVia` lists its values in the order of their descriptions, as the OpenAPI document does. */
 const VIA_ORDER = Object.keys(MATCHED_VIA_DESCRIPTIONS) as readonly MatchedVia[];
-
-/** The channel's host: its custom domain, else `<slug>.<channelBaseDomain>`. */
-export function channelHost(channel: Pick<ChannelDoc, 'slug' | 'customDomain'>, channelBaseDomain: string): string {
-  return channel.customDomain ?? `${channel.slug}.${channelBaseDomain}`;
-}
-
-/** Absolute URL of an episode page. */
-export function episodeUrl(host: string, episodeId: string): string {
-  return `https://${host}/episodes/${encodeURIComponent(episodeId)}`;
-}
-
-/** Citation `url` and `deepLink` of a moment; `t` is in milliseconds. */
-export function citation(host: string, episodeId: string, startMs: number): { url: string; deepLink: string } {
-  const t = Math.max(0, Math.floor(startMs));
-  return {
-    url: `${episodeUrl(host, episodeId)}?t=${t}`,
-    deepLink: `episodes/${encodeURIComponent(episodeId)}?t=${t}`,
-  };
-}
 
 function kindVia(passage: PassageHit): MatchedVia[] {
   return passage.kind === 'chapter' ? ['chapter'] : passage.kind === 'moment' ? ['moment'] : [];

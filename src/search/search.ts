@@ -14,7 +14,7 @@ import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchReque
 import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
 import { boundQueryTerms } from './query-terms.js';
 import { toSearchResult } from './result.js';
-import type { EpisodeGroup, FusedHit, Leg, LegName, SearchResult } from './types.js';
+import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams, SearchResult } from './types.js';
 
 /**
  * Weight of the title leg relative to the keyword weight. The leg exists so that an
@@ -24,23 +24,6 @@ import type { EpisodeGroup, FusedHit, Leg, LegName, SearchResult } from './types
  * nDCG@10 went from 0.50 (weight 1) to 0.55 (0.1), see the README.
  */
 export const TITLE_WEIGHT_RATIO = 0.1;
-
-/** Validated search parameters (spec 4.2; the API parses and validates the query string). */
-export interface SearchParams {
-  query: string;
-  /** Keyword leg only; the embedder is never called. */
-  fast: boolean;
-  /** Episodes to return (decision 4: 1–50, default 10). */
-  limit: number;
-  topicIds?: string[];
-  personIds?: string[];
-  entityIds?: string[];
-  episodeIds?: string[];
-  collectionId?: string;
-  year?: number;
-  /** Anonymous reads (decision 7): published episodes only. */
-  publishedOnly: boolean;
-}
 
 /** What a search needs, made once per process and passed in. */
 export interface SearchDeps {

@@ -1,7 +1,7 @@
 // Request bodies for the episode list and related episodes: small pure builders, unit-tested without OpenSearch.
 import type { ChannelDoc, EpisodeStatus } from './documents.js';
 import { buildFilters } from '../search/filters.js';
-import type { SearchParams } from '../search/search.js';
+import type { EpisodeFilters } from '../search/types.js';
 
 /** Decision 1: the list's `status` view names and the stored statuses each one covers. */
 export const STATUS_VIEWS = {
@@ -29,9 +29,6 @@ export type SortName = keyof typeof SORTS;
  */
 const MISSING_LAST = { desc: Number.MIN_SAFE_INTEGER, asc: Number.MAX_SAFE_INTEGER } as const;
 
-/** Facet and scope filters; the list shares their meaning (decision 6) and their builder with search. */
-export type EpisodeFilters = Pick<SearchParams, 'topicIds' | 'personIds' | 'entityIds' | 'episodeIds' | 'collectionId' | 'year'>;
-
 export interface EpisodeListQuery {
   channel: ChannelDoc;
   status: StatusView;
@@ -46,7 +43,7 @@ export interface EpisodeListQuery {
 
 /** The channel, visibility and facet filter of the episodes index, as search builds it. */
 function episodeFilter(channel: ChannelDoc, filters: EpisodeFilters, publishedOnly: boolean) {
-  const clause = buildFilters({ query: '', fast: true, limit: 1, ...filters, publishedOnly }, channel, { episodeIdField: 'id' });
+  const clause = buildFilters({ ...filters, publishedOnly }, channel, { episodeIdField: 'id' });
   return clause as { bool: { filter: unknown[]; must_not: unknown[] } };
 }
 

@@ -1,7 +1,8 @@
 // Hybrid search over real qmsum meetings (the compact corpus in the repository) with the real model: ranking, filters, citations and visibility.
 import { expect } from 'chai';
-import { channelHost } from '../../src/search/result.js';
-import { runSearch, searchChannel, type SearchParams } from '../../src/search/search.js';
+import { channelHost } from '../../src/channel-urls.js';
+import { runSearch, searchChannel } from '../../src/search/search.js';
+import type { SearchParams } from '../../src/search/types.js';
 import type { SearchResult } from '../../src/search/types.js';
 import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
 import { QMSUM_LOAD_TIMEOUT_MS, openCorpusSearch, type QmsumSearch } from '../support/search-qmsum.js';

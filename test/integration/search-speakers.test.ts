@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
-import { runSearch, type SearchDeps, type SearchParams } from '../../src/search/search.js';
+import { runSearch, type SearchDeps } from '../../src/search/search.js';
+import type { SearchParams } from '../../src/search/types.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import {
   INDEX_NAMES,

@@ -1,0 +1,21 @@
+// A channel's public URLs (decision 15): its host, its episode pages and the cited moments in them.
+import type { ChannelDoc } from './store/documents.js';
+
+/** The channel's host: its custom domain, else `<slug>.<channelBaseDomain>`. */
+export function channelHost(channel: Pick<ChannelDoc, 'slug' | 'customDomain'>, channelBaseDomain: string): string {
+  return channel.customDomain ?? `${channel.slug}.${channelBaseDomain}`;
+}
+
+/** Absolute URL of an episode page. */
+export function episodeUrl(host: string, episodeId: string): string {
+  return `https://${host}/episodes/${encodeURIComponent(episodeId)}`;
+}
+
+/** Citation `url` and `deepLink` of a moment; `t` is in milliseconds. */
+export function citation(host: string, episodeId: string, startMs: number): { url: string; deepLink: string } {
+  const t = Math.max(0, Math.floor(startMs));
+  return {
+    url: `${episodeUrl(host, episodeId)}?t=${t}`,
+    deepLink: `episodes/${encodeURIComponent(episodeId)}?t=${t}`,
+  };
+}

@@ -1,0 +1,29 @@
+// The fields search asks for and matches on: what each read returns and the keyword legs' fields with their boosts.
+import type { QueryClause } from './filters.js';
+
+/** Passage fields a response cites; the 384 floats of `embedding` never travel. */
+export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle', 'startMs', 'endMs', 'speaker', 'marks'] as const;
+
+/**
+ * What a leg returns per passage: doc values only. Loading `_source` means parsing each
+ * hit's stored JSON, embedding included (~8 KB); for 100 candidates that tripled the
+ * time of a leg (BM25 p50 21 → 53 ms, k-NN 33 → 57 ms on qmsum). Text is fetched later
+ * for the few passages shown. `withText` (the playground) fetches it with the leg.
+ */
+export function legSource(withText = false): QueryClause {
+  return { _source: withText ? [...PASSAGE_SOURCE] : false, docvalue_fields: ['episodeId', 'startMs', 'endMs', 'kind'] };
+}
+
+/** Episode fields the pipeline reads. */
+export const EPISODE_SOURCE = ['id', 'title', 'summary', 'publishedAt', 'durationMs'] as const;
+
+/**
+ * Passage fields of the keyword leg, with boosts. `mainSpeakers` lets "what did Kirsty
+ * Williams say about …" find the passages where she speaks: the name is in no text, and
+ * the embedded text is left alone (vectors are keyed by it). On the qmsum dev queries
+ * hybrid nDCG@10 0.5580 → 0.5638 (+0.002 to +0.007 over five loads), +0.012 on "what did
+ * someone think/say" queries; boosts 0.3 to 2 did no better than none, see the README.
+ */
+export const DEFAULT_PASSAGE_FIELDS: readonly string[] = ['text', 'chapterTitle', 'mainSpeakers'];
+/** Episode fields of the title leg: a title match is the strongest catalog signal. */
+export const DEFAULT_EPISODE_FIELDS: readonly string[] = ['title^3', 'summary', 'description', 'chapterTitles', 'momentTitles'];
