@@ -38,7 +38,7 @@ async function buildTargets(api: LocalApi): Promise<Target[]> {
   const get = async (path: string) => {
     const res = await fetch(`${api.baseUrl}${path}`, { headers });
     if (!res.ok) throw new Error(`GET ${path} answered ${res.status} while preparing the mix`);
-    return res.json() as Promise<any>;
+    return res.json() as Promise<unknown>;
   };
   // The free-plan channel answers 403 by design: the mix covers the paid ones.
   const { channels } = (await get('/api/v1/channels')) as { channels: { slug: string; apiAccess?: boolean }[] };
@@ -51,10 +51,10 @@ async function buildTargets(api: LocalApi): Promise<Target[]> {
     .filter((q) => paid.some((c) => c.slug === q.channel));
   const targets: Target[] = [{ kind: 'channels', path: '/api/v1/channels' }];
   for (const { slug } of paid) {
-    const page = await get(`/api/v1/channels/${slug}/episodes?limit=10`);
+    const page = (await get(`/api/v1/channels/${slug}/episodes?limit=10`)) as { nextCursor?: string | null; episodes: { id: string }[] };
     targets.push({ kind: 'episodes', path: `/api/v1/channels/${slug}/episodes?limit=10` });
     if (page.nextCursor) targets.push({ kind: 'episodes', path: `/api/v1/channels/${slug}/episodes?limit=10&cursor=${page.nextCursor}` });
-    for (const episode of (page.episodes as { id: string }[]).slice(0, 2)) {
+    for (const episode of page.episodes.slice(0, 2)) {
       for (const resource of ['transcript', 'chapters', 'related']) targets.push({ kind: resource, path: `/api/v1/episodes/${episode.id}/${resource}` });
     }
     for (const q of queries.filter((x) => x.channel === slug).slice(0, 3)) {

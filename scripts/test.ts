@@ -1,16 +1,17 @@
-// `npm test`: provisions OpenSearch, Redis and the model, type-checks, then runs every suite.
+// `npm test`: provisions OpenSearch, Redis and the model, type-checks, lints, then runs every suite.
 import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { createLogger } from '../src/logger.js';
+import { lint } from './lint.js';
 import { ensureModel } from './provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from './provision/paths.js';
 import { servicesDown, servicesStatus, servicesUp } from './provision/services.js';
 
 const program = new Command()
   .name('test')
-  .description('Provision the local services and the model, type-check, and run the test suites.')
+  .description('Provision the local services and the model, type-check, lint, and run the test suites.')
   .option('--unit', 'unit suites only (no services)')
   .option('--keep', 'leave services started by this run running afterwards')
   .option('--grep <pattern>', 'only tests whose title matches')
@@ -47,6 +48,12 @@ async function main(): Promise<number> {
     if (tsc !== 0) {
       log.error('type check failed');
       return tsc;
+    }
+    log.info('linting');
+    const lintExit = lint();
+    if (lintExit !== 0) {
+      log.error('lint failed (npm run lint)');
+      return lintExit;
     }
     const files = program.args.length > 0 ? program.args : opts.unit ? ['test/unit/**/*.test.ts'] : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
     const mochaArgs = ['node_modules/mocha/bin/mocha.js', '--reporter', 'test/support/summary-reporter.cjs', ...files];

@@ -42,7 +42,7 @@ export interface EmbedderPoolOptions {
   log?: Logger;
 }
 
-/** What a worker is started with (as JSON in its environment). */
+/** What a worker is started with (as JSON, its one command-line argument). */
 export interface WorkerOptions {
   modelId: string;
   modelDir: string | undefined;
@@ -76,9 +76,6 @@ interface Slot {
 
 const RESPAWN_DELAY_MS = 1000;
 
-/** The environment variable a worker reads its {@link WorkerOptions} from. */
-export const WORKER_OPTIONS_ENV = 'EMBEDDER_WORKER_OPTIONS';
-
 /**
  * Starts a worker process on embedder-worker.ts (through tsx when running from source) or
  * .js (compiled). Processes, not worker threads: onnxruntime-node 1.14 corrupts the
@@ -90,9 +87,9 @@ export const WORKER_OPTIONS_ENV = 'EMBEDDER_WORKER_OPTIONS';
 function startWorker(options: WorkerOptions): ChildProcess {
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = fileURLToPath(new URL(`./embedder-worker${ext}`, import.meta.url));
-  return fork(entry, [], {
+  // Settings come from the pool, not the environment: only src/config.ts reads that.
+  return fork(entry, [JSON.stringify(options)], {
     execArgv: ext === '.ts' ? ['--import', 'tsx'] : [],
-    env: { ...process.env, [WORKER_OPTIONS_ENV]: JSON.stringify(options) },
     serialization: 'advanced', // Float32Array through the channel as it is
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

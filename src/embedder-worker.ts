@@ -1,12 +1,12 @@
 // One embedder worker process: loads the model through src/embedder.ts and embeds one job at a time for the pool.
 import { createEmbedder } from './embedder.js';
-import { WORKER_OPTIONS_ENV, type WorkerJob, type WorkerMessage, type WorkerOptions } from './embedder-pool.js';
+import type { WorkerJob, WorkerMessage, WorkerOptions } from './embedder-pool.js';
 
 /** To the pool; a pool already gone (its process ended) gets nothing, and that is no error here. */
 const post = (message: WorkerMessage) => {
   if (process.connected) process.send!(message, undefined, undefined, () => undefined);
 };
-const { modelId, modelDir, maxQueryTokens } = JSON.parse(process.env[WORKER_OPTIONS_ENV] ?? '{}') as WorkerOptions;
+const { modelId, modelDir, maxQueryTokens } = JSON.parse(process.argv[2] ?? '{}') as WorkerOptions;
 
 // The API went away (exit, crash, kill): nobody is left to answer.
 process.on('disconnect', () => process.exit(0));

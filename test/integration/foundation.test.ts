@@ -61,9 +61,9 @@ describe('foundation: OpenSearch, English analysis, k-NN and the real model', fu
       expect(resolved[name], name).to.match(new RegExp(`^${prefix}${name}-v\\d+-\\d+$`));
     }
     const mapping = await client.indices.getMapping({ index: aliases.passages });
-    const props = Object.values(mapping.body as Record<string, { mappings: { properties: Record<string, any>; _meta: any } }>)[0]!.mappings;
+    const props = Object.values(mapping.body as Record<string, { mappings: { properties: Record<string, { method?: unknown }>; _meta: { model?: string } } }>)[0]!.mappings;
     expect(props.properties.embedding).to.deep.include({ type: 'knn_vector', dimension: 384 });
-    expect(props.properties.embedding.method).to.deep.include({ engine: 'lucene', name: 'hnsw', space_type: 'cosinesimil' });
+    expect(props.properties.embedding!.method).to.deep.include({ engine: 'lucene', name: 'hnsw', space_type: 'cosinesimil' });
     expect(props._meta.model).to.equal(embedder.modelId);
   });
 

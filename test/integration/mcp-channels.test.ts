@@ -10,8 +10,9 @@ import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp } from '../support/mcp-client.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { SearchResult } from '../../src/search/types.js';
 
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: any };
+type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: SearchResult };
 
 describe('MCP server: channel rules, switch, rate limit and store failures (small world)', function () {
   this.timeout(60_000);
@@ -50,8 +51,8 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     const api = await start();
     const result = await search(await connect(`${api.baseUrl}/mcp`, { host: 'show.example.org' }), { query: 'tomatoes', fast: true });
     expect(result.isError).to.not.equal(true);
-    expect(result.structuredContent.episodes.map((e: { episodeId: string }) => e.episodeId)).to.deep.equal(['ep_custom1']);
-    for (const s of result.structuredContent.episodes[0].segments) {
+    expect(result.structuredContent!.episodes.map((e) => e.episodeId)).to.deep.equal(['ep_custom1']);
+    for (const s of result.structuredContent!.episodes[0]!.segments) {
       expect(s.url).to.equal(`https://show.example.org/episodes/ep_custom1?t=${s.startMs}`);
     }
   });
@@ -59,7 +60,7 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
   it('returns published episodes only, whatever the status of the others', async function () {
     const api = await start();
     const result = await search(await connect(`${api.baseUrl}/channels/alpha/mcp`), { query: 'tomatoes soil gardening', fast: true, limit: 50 });
-    const ids = result.structuredContent.episodes.map((e: { episodeId: string }) => e.episodeId).sort();
+    const ids = result.structuredContent!.episodes.map((e) => e.episodeId).sort();
     expect(ids).to.deep.equal(alpha.filter((e) => e.status === 'published').map((e) => e.id).sort());
   });
 

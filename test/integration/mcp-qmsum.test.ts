@@ -33,7 +33,7 @@ interface SearchContent {
 }
 
 /** One raw JSON-RPC POST, as an MCP client's first request looks, with `Host` set. */
-function postInitialize(baseUrl: string, path: string, host: string): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+function postInitialize(baseUrl: string, path: string, host: string): Promise<{ status: number; headers: Record<string, unknown>; body: { code?: string; error?: string } | undefined }> {
   const url = new URL(baseUrl);
   const payload = JSON.stringify({
     jsonrpc: '2.0',

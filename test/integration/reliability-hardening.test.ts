@@ -69,7 +69,7 @@ function rawExchange(port: number, request: string, { timeoutMs = 5000 } = {}): 
 }
 
 /** The body of a raw HTTP/1.1 response, parsed as JSON. */
-function jsonBodyOf(response: string): any {
+function jsonBodyOf(response: string): { code?: string } {
   return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
 }
 

@@ -35,7 +35,7 @@ describe('bounding the terms a query sends to the engine', function () {
     expect(query.length).to.be.below(1000);
     expect(clauses(query, 5)).to.be.above(1024); // what reached the engine before
     const { episodes } = buildKeywordQuery(params({ query: boundQueryTerms(query) }), CHANNEL, { candidates: 10 });
-    const sent = (episodes.query as any).bool.must[0].multi_match;
+    const sent = (episodes.query as { bool: { must: { multi_match: { query: string; fields: string[] } }[] } }).bool.must[0]!.multi_match;
     expect(clauses(sent.query, sent.fields.length)).to.be.at.most(5 * MAX_QUERY_TERMS);
   });
 });

@@ -1,0 +1,39 @@
+// ESLint (`npm run lint`, also run by `npm test`): typescript-eslint's recommended rules and the one-reader-of-the-environment rule.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const ENV_MESSAGE = 'Only src/config.ts reads the environment: take the value from loadConfig.';
+
+export default defineConfig(
+  { ignores: ['node_modules/', 'dist/', '.cache/'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // Ambient declarations only: `declare global { namespace Express … }` is how Express's Request is extended.
+      '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // Configuration is read once, by loadConfig in src/config.ts, and handed down as values.
+    // scripts/ and test/ are exempt: they are entry points that pass process.env to loadConfig
+    // and build the environments of the child processes they start (services, the API, workers).
+    files: ['src/**/*.ts', 'indexer/**/*.ts'],
+    ignores: ['src/config.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: ENV_MESSAGE }],
+      'no-restricted-imports': [
+        'error',
+        { paths: ['process', 'node:process'].map((name) => ({ name, importNames: ['env'], message: ENV_MESSAGE })) },
+      ],
+    },
+  },
+);
