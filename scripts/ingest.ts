@@ -2,10 +2,9 @@
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../src/config.js';
-import { createHashEmbedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
-import { createIndexerEmbedder } from '../indexer/embedder.js';
+import { createIndexerEmbedder, embedderFromModule } from '../indexer/embedder.js';
 import { jobIdOf, libraryJobs, type IngestJob } from '../indexer/jobs.js';
 import { formatIssue } from '../indexer/library-reader.js';
 import { loadLibrary } from '../indexer/load-library.js';
@@ -28,17 +27,17 @@ const program = new Command()
   .option('--direct', 'load in this process without Redis (same code as the worker; for small loads)')
   .option('--no-wait', 'queue mode: enqueue and exit without waiting for the worker')
   .option('--force', 'rewrite every episode even when unchanged (stored vectors of unchanged text are re-used)')
-  .addOption(new Option('--hash-embedder', 'TEST ONLY: deterministic hash embedder instead of the model').hideHelp())
+  .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
   .parse();
 
-const opts = program.opts<{ direct?: boolean; wait: boolean; force?: boolean; hashEmbedder?: boolean }>();
+const opts = program.opts<{ direct?: boolean; wait: boolean; force?: boolean; embedderModule?: string }>();
 const dir = resolve(program.args[0]!);
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'ingest', level: config.logLevel, fd: 2 });
 
 async function direct(): Promise<LoadSummary> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-  const embedder = await createIndexerEmbedder(config, { hash: opts.hashEmbedder ?? false, log });
+  const embedder = await createIndexerEmbedder(config, { module: opts.embedderModule, log });
   const progress = createProgress({ label: 'ingest', log });
   try {
     return await loadLibrary({
@@ -72,7 +71,7 @@ async function queued(): Promise<LoadSummary> {
   try {
     // Create the indices now (with the configured model) so that a worker started later finds them.
     const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-    await ensureIndices(client, { prefix: config.indexPrefix, modelId: opts.hashEmbedder ? createHashEmbedder().modelId : config.modelId, layout: config.indexLayout });
+    await ensureIndices(client, { prefix: config.indexPrefix, modelId: opts.embedderModule ? (await embedderFromModule(opts.embedderModule)).modelId : config.modelId, layout: config.indexLayout });
     await client.close();
     for await (const job of jobs({
       onIssue: (issue) => {

@@ -23,7 +23,7 @@ const program = new Command()
   .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
   .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
   .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
-  .addOption(new Option('--hash-embedder', 'TEST ONLY: deterministic hash embedder instead of the model').hideHelp())
+  .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
   .parse();
 
 function port(value: string): number {
@@ -31,13 +31,13 @@ function port(value: string): number {
   return Number(value);
 }
 
-const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; metricsPort?: number; hashEmbedder?: boolean }>();
+const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; metricsPort?: number; embedderModule?: string }>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 
 async function main(): Promise<void> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-  const embedder = await createIndexerEmbedder(config, { hash: opts.hashEmbedder ?? false, log });
+  const embedder = await createIndexerEmbedder(config, { module: opts.embedderModule, log });
   const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
   const connection = createRedisConnection(config.redisUrl);
   const worker = createIngestWorker({

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createHashEmbedder } from '../../src/embedder.js';
+import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import type { EpisodeDoc, PassageDoc } from '../../src/store/documents.js';
 import { episodeDocuments } from '../../indexer/documents.js';
@@ -148,7 +148,7 @@ describe('indexer: loading a library directly', function () {
     lib = await copyLibrary(SAMPLE_LIBRARY, (f) => f.startsWith('bn-'));
     await writeFile(join(lib, 'episodes', 'bn-more.jsonl'), `${(await readFile(join(lib, 'episodes', 'bn-more.jsonl'), 'utf8')).trimEnd()}\n{"id": "ep_broken"\n`);
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ingest.ts', lib!, '--direct', '--hash-embedder'], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ingest.ts', lib!, '--direct', '--embedder-module', HASH_EMBEDDER_MODULE], {
         cwd: REPO_ROOT,
         env: { ...process.env, INDEX_PREFIX: prefix, LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -3,7 +3,7 @@ import { SearchError } from '../../src/search/errors.js';
 import { readMsearchResponse } from '../../src/search/msearch.js';
 import { createOpenSearchClient } from '../../src/store/opensearch.js';
 import { searchChannel } from '../../src/search/search.js';
-import { createHashEmbedder } from '../../src/embedder.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
 import { indexAliases } from '../../src/store/opensearch.js';
 import { CHANNEL, params } from '../support/search-fixtures.js';
 

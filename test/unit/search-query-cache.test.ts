@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { createHashEmbedder, type Embedder } from '../../src/embedder.js';
+import type { Embedder } from '../../src/embedder.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
 import { createQueryVectorCache } from '../../src/search/query-cache.js';
 
 describe('QueryVectorCache', function () {
