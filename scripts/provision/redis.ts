@@ -1,5 +1,5 @@
 // Local Redis (Debian's redis-server) on a loopback port, with an append-only file so that
-// queued ingest jobs survive a restart (`npm run drill redis-worker` checks it).
+// queued ingest jobs survive a restart (`npm run drill -- redis-queue` checks it).
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';

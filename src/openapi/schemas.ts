@@ -154,7 +154,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
       episodeId: { type: 'string' },
       title: { type: 'string' },
       url: { type: 'string', format: 'uri', description: 'Absolute URL of the episode page.' },
-      score: { type: 'number', description: 'Ranking score (reciprocal rank fusion of the legs); only the order is meaningful.' },
+      score: { type: 'number', description: 'Ranking score (the fused score of the legs: by default a weighted sum of their min-max normalized scores); only the order is meaningful.' },
       matchedVia: ref('MatchedVia'),
       segments: { type: 'array', maxItems: 3, items: ref('MatchedSegment'), description: 'Up to 3 best-matching segments.' },
       summary: nullable('string'),

@@ -61,7 +61,7 @@ export interface SearchOptions {
   rrfK?: number;
   /** How legs are fused: reciprocal rank fusion, or a weighted sum of min-max or z-score normalized scores. */
   fusion?: 'rrf' | ScoreNormalization;
-  /** Per-leg RRF weights; `title` defaults to {@link TITLE_WEIGHT_RATIO} × the keyword weight. */
+  /** Per-leg fusion weights (either kind); `title` defaults to {@link TITLE_WEIGHT_RATIO} × the keyword weight. */
   weights?: Partial<Record<LegName, number>>;
   /** Passages each leg contributes (and k of k-NN). */
   candidates?: number;

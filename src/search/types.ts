@@ -75,7 +75,7 @@ export interface SearchResultEpisode {
   episodeId: string;
   title: string;
   url: string;
-  /** Reciprocal-rank-fusion score: comparable within one response only. */
+  /** Fused score of the legs (`SEARCH_FUSION`, min-max by default): comparable within one response only. */
   score: number;
   matchedVia: MatchedVia[];
   /** Best-matching segments, best first, at most 3. */
@@ -145,7 +145,7 @@ export interface Leg {
   hits: LegHit[];
 }
 
-/** A hit after fusion: its RRF score and its rank and raw score in every leg that found it. */
+/** A hit after fusion: its fused score and its rank and raw score in every leg that found it. */
 export type FusedHit = LegHit & {
   fusedScore: number;
   legs: Partial<Record<LegName, { rank: number; score: number }>>;

@@ -1,4 +1,4 @@
-// API key records in the store: create, revoke, list and look up by hash (CLI and API share these).
+// API key records in the store: create, revoke and list, for `npm run keys` and the tools (the API reads a key by its hash in store/queries.ts).
 import type { Client, IndexAliases } from './opensearch.js';
 import type { ApiKeyDoc, UserDoc } from './documents.js';
 import { generateApiKey, generateKeyId, hashApiKey } from '../auth/api-keys.js';
@@ -79,7 +79,7 @@ export async function createApiKey(
   return storeApiKey(deps, newApiKey(options));
 }
 
-/** Marks a key revoked. Returns false when no such key exists; revoking twice keeps the first date. */
+/** Marks a key revoked and returns its record; undefined when no such key exists. Revoking twice keeps the first date. */
 export async function revokeApiKey(
   { client, aliases }: KeyStoreDeps,
   keyId: string,
