@@ -4,10 +4,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { createLogger } from '../src/logger.js';
-import { lint } from './lint.js';
 import { ensureModel } from './provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from './provision/paths.js';
 import { servicesDown, servicesStatus, servicesUp } from './provision/services.js';
+import { lint } from './lint.js';
 
 const program = new Command()
   .name('test')
