@@ -1,7 +1,7 @@
 // `_bulk` writes cut to a byte budget, with every item's result checked.
 import type { Client } from '@opensearch-project/opensearch';
 import { isTransient } from '../src/store/transient.js';
-import { RetryableIndexError, UnrecoverableIndexError, storeCall } from './errors.js';
+import { RetryableIndexError, UnrecoverableIndexError, retryIndexErrors, storeCall } from './errors.js';
 
 /** One write: index a document under `id`, or delete `id` (a missing document is fine). */
 export type BulkOp =
@@ -81,19 +81,15 @@ export async function bulkWrite(
     lines = [];
     chunkOps = [];
     bytes = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
+    const counted = await retryIndexErrors(
+      async () => {
         const res = await storeCall('bulk', () => client.bulk({ body, refresh } as never));
-        const answer = res.body as { errors?: boolean; items: Record<string, BulkItem>[] };
-        const counted = checkBulkItems(answer.items, sent);
-        total.indexed += counted.indexed;
-        total.deleted += counted.deleted;
-        return;
-      } catch (err) {
-        if (!(err instanceof RetryableIndexError) || attempt >= attempts) throw err;
-        await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)));
-      }
-    }
+        return checkBulkItems((res.body as { items: Record<string, BulkItem>[] }).items, sent);
+      },
+      { attempts, baseDelayMs: 500 },
+    );
+    total.indexed += counted.indexed;
+    total.deleted += counted.deleted;
   };
   for (const op of ops) {
     const line = serialize(op);

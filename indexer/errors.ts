@@ -1,5 +1,6 @@
 // Indexer error classes: the class decides whether a job is retried (BullMQ's rule).
 import { UnrecoverableError } from 'bullmq';
+import pRetry from 'p-retry';
 import { isTransient, storeFailure } from '../src/store/transient.js';
 
 /** Stable codes of indexer failures, for logs and summaries. */
@@ -60,4 +61,24 @@ export async function storeCall<T>(what: string, call: () => Promise<T>): Promis
   } catch (err) {
     throw classifyStoreError(err, what);
   }
+}
+
+/**
+ * Runs `call` up to `attempts` times while it throws a {@link RetryableIndexError},
+ * waiting `baseDelayMs`·2ⁿ between tries; anything else is thrown at once.
+ */
+export function retryIndexErrors<T>(
+  call: () => Promise<T>,
+  { attempts, baseDelayMs, onRetry }: { attempts: number; baseDelayMs: number; onRetry?: (err: RetryableIndexError, attempt: number) => void },
+): Promise<T> {
+  return pRetry(() => call(), {
+    retries: attempts - 1,
+    factor: 2,
+    minTimeout: baseDelayMs,
+    shouldRetry: ({ error, attemptNumber }) => {
+      if (!(error instanceof RetryableIndexError)) return false;
+      onRetry?.(error, attemptNumber);
+      return true;
+    },
+  });
 }
