@@ -1,11 +1,11 @@
 // Puts the embedding model on disk from Maven Central, laid out the way Transformers.js loads it.
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
+import { exec } from './service-runtime.js';
 
 /** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
 export const MODEL_ID = 'Xenova/bge-small-en-v1.5';
@@ -161,28 +161,22 @@ async function writeJson(file: string, value: unknown): Promise<void> {
 /** Runs `mvn dependency:copy` into `dir` and returns the jar's path. */
 async function downloadJar(dir: string, coordinates: string): Promise<string> {
   const args = ['-B', '-q', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${dir}`];
-  await new Promise<void>((resolve, reject) => {
-    // cwd is the empty work folder so that no pom.xml around us changes what Maven does.
-    execFile('mvn', args, { cwd: dir, maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 }, (err, stdout, stderr) => {
-      if (!err) return resolve();
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        return reject(
-          new Error(
-            'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
-              'install Maven (Debian: apt-get install maven), ' +
-              `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
-          ),
-        );
-      }
-      const output = `${stdout}\n${stderr}`.trim().split('\n').slice(-8).join('\n');
-      reject(
-        new Error(
-          `Downloading ${coordinates} with Maven failed (${err.message.split('\n')[0]}); ` +
-            `check that Maven Central is reachable (proxy and mirror settings in ~/.m2/settings.xml) and retry.\n${output}`,
-        ),
-      );
-    });
-  });
+  // cwd is the empty work folder so that no pom.xml around us changes what Maven does.
+  const result = await exec('mvn', args, { cwd: dir, timeoutMs: 15 * 60_000 });
+  if (result.code === 127) {
+    throw new Error(
+      'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
+        'install Maven (Debian: apt-get install maven), ' +
+        `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
+    );
+  }
+  if (result.code !== 0) {
+    const output = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-8).join('\n');
+    throw new Error(
+      `Downloading ${coordinates} with Maven failed (exit code ${result.code}); ` +
+        `check that Maven Central is reachable (proxy and mirror settings in ~/.m2/settings.xml) and retry.\n${output}`,
+    );
+  }
   return path.join(dir, `${MODEL_ARTIFACT.artifactId}-${MODEL_ARTIFACT.version}.jar`);
 }
 

@@ -1,8 +1,8 @@
 // What the OpenSearch and Redis provisioners share: error catalogue, commands, ports, pids, state files, lock.
-import { spawn, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { x } from 'tinyexec';
 import type { Logger } from '../../src/logger.js';
 import { RUN_DIR } from './paths.js';
 
@@ -85,17 +85,31 @@ export interface ExecResult {
   stderr: string;
 }
 
-/** Runs a command to completion, capturing its output; a command that cannot start gives code 127. */
-export function exec(cmd: string, args: string[], options: SpawnOptions = {}): Promise<ExecResult> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', (err) => resolve({ code: 127, stdout, stderr: stderr + err.message }));
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 0), stdout, stderr }));
-  });
+export interface ExecOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** SIGKILL the command after this long; its output so far is kept. */
+  timeoutMs?: number;
+  /** Also copy its stdout and stderr to ours as they come. */
+  echo?: boolean;
+}
+
+/**
+ * Runs a command to completion through tinyexec, capturing its output. Never rejects: a
+ * command that cannot start gives code 127 (the shell's), one killed by a signal 128.
+ */
+export async function exec(cmd: string, args: string[], { cwd, env, timeoutMs, echo = false }: ExecOptions = {}): Promise<ExecResult> {
+  const child = x(cmd, args, { nodeOptions: { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }, nodePath: false });
+  if (echo) for (const stream of [child.process?.stdout, child.process?.stderr]) stream?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  try {
+    const { exitCode, stdout, stderr } = await child;
+    return { code: exitCode ?? 128, stdout, stderr };
+  } catch (err) {
+    return { code: 127, stdout: '', stderr: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Last `lines` lines of a text file, or '' when it does not exist. */
