@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { x } from 'tinyexec';
 import type { Logger } from '../../src/logger.js';
+import { isLockHeld, withFileLock } from './file-lock.js';
 import { RUN_DIR } from './paths.js';
 
 export type Env = Record<string, string | undefined>;
@@ -33,7 +34,7 @@ const ERRORS = {
     `OpenSearch started without ${missing}: delete .cache/opensearch-* so up rebuilds the install`,
   REDIS_MISSING: () => 'redis-server is not installed: install redis-server (e.g. apt-get install redis-server) or set REDIS_URL',
   REDIS_UNHEALTHY: (log: string) => `redis-server did not answer PING (see ${log}): fix the cause and run up again`,
-  BUSY: (pid: number) => `another services command (pid ${pid}) is still running: wait for it or end it, then retry`,
+  BUSY: (lockDir: string) => `another services command is still running (it holds ${lockDir}): wait for it or end it, then retry`,
 } as const;
 
 export type ProvisionErrorCode = keyof typeof ERRORS;
@@ -278,46 +279,19 @@ export function clearState(name: string): void {
   fs.rmSync(statePath(name), { force: true });
 }
 
-/** Pid in a lock file; 'unknown' while a fresh file is still empty, 'gone' for an old broken one. */
-function readLockHolder(lockFile: string): number | 'unknown' | 'gone' {
-  try {
-    const pid = Number(fs.readFileSync(lockFile, 'utf8').trim());
-    if (Number.isInteger(pid) && pid > 0) return pid;
-    return Date.now() - fs.statSync(lockFile).mtimeMs < 5_000 ? 'unknown' : 'gone';
-  } catch {
-    return 'unknown'; // released between our open and read: just retry
-  }
-}
-
 /**
- * Runs `fn` while holding `.cache/run/services.lock`, so two `up`/`down` calls never provision
- * or stop the same node at once. A lock left by a dead process is taken over.
+ * Runs `fn` while holding `.cache/run/services-lock`, so two `up`/`down` calls never provision
+ * or stop the same node at once. A lock left by a dead process is taken over once stale (10 s).
  */
 export async function withLock<T>(log: Logger, fn: () => Promise<T>, timeoutMs = 10 * 60_000): Promise<T> {
-  fs.mkdirSync(RUN_DIR, { recursive: true });
-  const lockFile = path.join(RUN_DIR, 'services.lock');
-  const deadline = Date.now() + timeoutMs;
-  let announced = false;
-  for (;;) {
-    try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = readLockHolder(lockFile);
-      if (holder === 'gone' || (holder !== 'unknown' && !isAlive(holder))) {
-        fs.rmSync(lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw provisionError('BUSY', holder === 'unknown' ? 0 : holder);
-      if (!announced) log.info({ pid: holder }, 'waiting for another services command to finish');
-      announced = true;
-      await sleep(500);
-    }
-  }
+  const lockDir = path.join(RUN_DIR, 'services-lock');
   try {
-    return await fn();
-  } finally {
-    fs.rmSync(lockFile, { force: true });
+    return await withFileLock(lockDir, fn, {
+      timeoutMs,
+      onWait: () => log.info({ lock: lockDir }, 'waiting for another services command to finish'),
+      onCompromised: (err) => log.warn({ err: err.message }, 'the services lock was lost; carrying on'),
+    });
+  } catch (err) {
+    throw isLockHeld(err) ? provisionError('BUSY', lockDir) : err;
   }
 }
