@@ -1,8 +1,8 @@
 // Local Redis (Debian's redis-server) on a loopback port, with an append-only file so that
 // queued ingest jobs survive a restart (`npm run drill redis-worker` checks it).
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { Redis, ReplyError } from 'ioredis';
 import type { Logger } from '../../src/logger.js';
 import { RUN_DIR } from './paths.js';
 import {
@@ -39,31 +39,35 @@ export interface RedisState {
   startedAt: string;
 }
 
-/** Sends one inline command and resolves with the first reply line, or undefined on no answer. */
-export function redisCommand(
-  { host = '127.0.0.1', port }: { host?: string; port: number },
-  command: string,
-  timeoutMs = 1_000,
-): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    let reply = '';
-    const done = (value: string | undefined) => {
-      socket.destroy();
-      resolve(value);
-    };
-    socket.setTimeout(timeoutMs, () => done(undefined));
-    socket.once('error', () => done(undefined));
-    socket.once('connect', () => socket.write(`${command}\r\n`));
-    socket.on('data', (chunk: Buffer) => {
-      reply += chunk.toString();
-      const end = reply.indexOf('\r\n');
-      if (end >= 0) done(reply.slice(0, end));
-    });
+/**
+ * PINGs the Redis at `url` with a short-lived ioredis client: resolves with its reply
+ * (`PONG`, or the error it answered, such as NOAUTH), or undefined when nothing answered
+ * within `timeoutMs`.
+ */
+export async function pingRedis(url: string, timeoutMs = 1_000): Promise<string | undefined> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    // Nothing before the PING (no INFO ready check, no CLIENT SETINFO): it alone answers.
+    enableReadyCheck: false,
+    disableClientInfo: true,
+    retryStrategy: () => null,
   });
+  redis.on('error', () => undefined); // the answer below says it
+  try {
+    await redis.connect();
+    return await redis.ping();
+  } catch (err) {
+    return err instanceof ReplyError ? (err as Error).message : undefined;
+  } finally {
+    redis.disconnect();
+  }
 }
 
-const pings = async (port: number) => (await redisCommand({ port }, 'PING')) === '+PONG';
+const pings = async (port: number) => (await pingRedis(`redis://127.0.0.1:${port}`)) === 'PONG';
 
 /** The Redis `up` started, if its process is alive and its port answers PING. */
 export async function runningRedis(): Promise<RedisState | undefined> {

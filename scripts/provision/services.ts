@@ -2,7 +2,7 @@
 import { createLogger, type Logger } from '../../src/logger.js';
 import { ensureOpenSearch, openSearchState, runningOpenSearch, stopOpenSearch } from './opensearch.js';
 import { clusterStatus, clusterUrls, ensureOpenSearchCluster, readClusterState, stopOpenSearchCluster } from './opensearch-cluster.js';
-import { ensureRedis, redisCommand, redisState, stopRedis } from './redis.js';
+import { ensureRedis, pingRedis, redisState, stopRedis } from './redis.js';
 import { isOurProcess, provisionError, withLock, type Env } from './service-runtime.js';
 import { INSTALL_DIR } from './opensearch-install.js';
 
@@ -110,13 +110,7 @@ async function opensearchAnswers(url: string): Promise<boolean> {
 }
 
 async function redisAnswers(url: string): Promise<boolean> {
-  try {
-    const { hostname, port } = new URL(url);
-    const reply = await redisCommand({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 6379) }, 'PING');
-    return reply !== undefined; // -NOAUTH still means a Redis answers
-  } catch {
-    return false;
-  }
+  return (await pingRedis(url)) !== undefined; // NOAUTH still means a Redis answers
 }
 
 /** The local cluster as one status: running when every node is, with a line per node. */
