@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CACHE_DIR } from '../provision/paths.js';
-import { exec, lastLine } from '../provision/service-runtime.js';
+import { exec, lastLine } from '../provision/commands.js';
 
 /** Pinned: the CLI flags and the report format below are those of this release (it supports Python 3.9+). */
 export const SCHEMATHESIS_VERSION = '4.32.5';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
-import { exec } from './service-runtime.js';
+import { exec } from './commands.js';
 
 /** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
 export const MODEL_ID = 'Xenova/bge-small-en-v1.5';

@@ -2,7 +2,8 @@
 import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
 import { INSTALL_DIR, OPENSEARCH_VERSION } from './opensearch-install.js';
-import { exec, findExecutable, isRoot, lastLine, provisionError } from './service-runtime.js';
+import { exec, findExecutable, isRoot, lastLine } from './commands.js';
+import { provisionError } from './errors.js';
 
 /** OpenSearch refuses to run as root, so root starts it as this system user. */
 const SERVICE_USER = 'opensearch';

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
-import { exec, findExecutable, lastLine, provisionError, type Env } from './service-runtime.js';
+import { exec, findExecutable, lastLine, type Env } from './commands.js';
+import { provisionError } from './errors.js';
 
 /** Distribution, modules and k-NN plugin must carry exactly this OpenSearch version. */
 export const OPENSEARCH_VERSION = '2.19.1';

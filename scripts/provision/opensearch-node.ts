@@ -6,7 +6,9 @@ import type { Logger } from '../../src/logger.js';
 import { asUser, checkAccess, type Account } from './opensearch-account.js';
 import type { NodeSpec } from './opensearch-config.js';
 import { INSTALL_DIR, REQUIRED_MODULES, REQUIRED_PLUGINS, type JavaHome } from './opensearch-install.js';
-import { exec, isAlive, lastLine, ProvisionError, provisionError, sleep, tailFile, type Env } from './service-runtime.js';
+import { exec, lastLine, tailFile, type Env } from './commands.js';
+import { ProvisionError, provisionError } from './errors.js';
+import { isAlive, sleep } from './processes.js';
 
 export async function getJson(url: string, timeoutMs = 3_000): Promise<{ status: number; body: unknown } | undefined> {
   try {

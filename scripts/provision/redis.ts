@@ -5,24 +5,11 @@ import path from 'node:path';
 import { Redis, ReplyError } from 'ioredis';
 import type { Logger } from '../../src/logger.js';
 import { RUN_DIR } from './paths.js';
-import {
-  checkPinnedPort,
-  choosePort,
-  clearState,
-  exec,
-  findExecutable,
-  isOurProcess,
-  isRoot,
-  lastLine,
-  ProvisionError,
-  provisionError,
-  readState,
-  sleep,
-  stopProcess,
-  tailFile,
-  writeState,
-  type Env,
-} from './service-runtime.js';
+import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
+import { ProvisionError, provisionError } from './errors.js';
+import { checkPinnedPort, choosePort } from './ports.js';
+import { isOurProcess, sleep, stopProcess } from './processes.js';
+import { clearState, readState, writeState } from './state.js';
 
 const REDIS_DIR = path.join(RUN_DIR, 'redis');
 const PID_FILE = path.join(REDIS_DIR, 'redis.pid');

@@ -3,7 +3,10 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { ensureOpenSearch, openSearchState, runningOpenSearch, stopOpenSearch } from './opensearch.js';
 import { clusterStatus, clusterUrls, ensureOpenSearchCluster, readClusterState, stopOpenSearchCluster } from './opensearch-cluster.js';
 import { ensureRedis, pingRedis, redisState, stopRedis } from './redis.js';
-import { isOurProcess, provisionError, withLock, type Env } from './service-runtime.js';
+import type { Env } from './commands.js';
+import { provisionError } from './errors.js';
+import { isOurProcess } from './processes.js';
+import { withLock } from './state.js';
 import { INSTALL_DIR } from './opensearch-install.js';
 
 /** Where the API, the worker and the tests reach the services. */
