@@ -9,7 +9,7 @@ import { ensureInstall, findJava, INSTALL_DIR, type JavaHome } from './opensearc
 import { answersAs, consoleLog, getJson, prepareFolder, spawnNode, verifyPlugins, waitForHealth, type Watched } from './opensearch-node.js';
 import { RUN_DIR } from './paths.js';
 import type { Env } from './commands.js';
-import { provisionError } from './errors.js';
+import { createProvisionError } from './errors.js';
 import { checkPinnedPort, choosePort } from './ports.js';
 import { isOurProcess, stopProcess } from './processes.js';
 import { clearState, readState, writeState } from './state.js';
@@ -102,7 +102,7 @@ export async function ensureOpenSearchCluster({
 }): Promise<ClusterState> {
   const recorded = readClusterState();
   if (recorded && recorded.nodes.some(alive)) {
-    if (recorded.nodes.length !== count) throw provisionError('TOPOLOGY_MISMATCH', `a cluster of ${recorded.nodes.length} nodes`, `${count} node(s)`);
+    if (recorded.nodes.length !== count) throw createProvisionError('topology_mismatch', `a cluster of ${recorded.nodes.length} nodes`, `${count} node(s)`);
     checkPinnedPort(env, 'OPENSEARCH_PORT', 'OpenSearch', recorded.nodes[0]!.port);
     const dead = recorded.nodes.filter((n) => !alive(n));
     if (dead.length) {

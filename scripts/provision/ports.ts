@@ -1,7 +1,7 @@
 // Loopback ports for the local services: a pinned one checked, otherwise a free one picked.
 import net from 'node:net';
 import type { Env } from './commands.js';
-import { provisionError } from './errors.js';
+import { createProvisionError } from './errors.js';
 
 export function isPortFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -26,8 +26,8 @@ function osFreePort(): Promise<number> {
 /** Fails when `envName` pins a port other than the one the running service already uses. */
 export function checkPinnedPort(env: Env, envName: string, service: string, runningPort: number): void {
   const wanted = env[envName]?.trim();
-  if (wanted && !/^\d+$/.test(wanted)) throw provisionError('BAD_PORT', envName, wanted);
-  if (wanted && Number(wanted) !== runningPort) throw provisionError('PORT_MISMATCH', service, runningPort, envName, wanted);
+  if (wanted && !/^\d+$/.test(wanted)) throw createProvisionError('bad_port', envName, wanted);
+  if (wanted && Number(wanted) !== runningPort) throw createProvisionError('port_mismatch', service, runningPort, envName, wanted);
 }
 
 /**
@@ -50,8 +50,8 @@ export async function choosePort({
   const raw = envName ? env[envName]?.trim() : undefined;
   if (envName && raw) {
     const port = Number(raw);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw provisionError('BAD_PORT', envName, raw);
-    if (!(await isPortFree(port))) throw provisionError('PORT_IN_USE', envName, port);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw createProvisionError('bad_port', envName, raw);
+    if (!(await isPortFree(port))) throw createProvisionError('port_in_use', envName, port);
     return port;
   }
   for (let port = preferred; port < preferred + 20; port++) {
@@ -61,5 +61,5 @@ export async function choosePort({
     const port = await osFreePort();
     if (port > 0 && !avoid.includes(port)) return port;
   }
-  throw provisionError('NO_FREE_PORT', what);
+  throw createProvisionError('no_free_port', what);
 }

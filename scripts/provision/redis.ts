@@ -6,7 +6,7 @@ import { Redis, ReplyError } from 'ioredis';
 import type { Logger } from '../../src/logger.js';
 import { RUN_DIR } from './paths.js';
 import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
-import { ProvisionError, provisionError } from './errors.js';
+import { ProvisionError, createProvisionError } from './errors.js';
 import { checkPinnedPort, choosePort } from './ports.js';
 import { isOurProcess, sleep, stopProcess } from './processes.js';
 import { clearState, readState, writeState } from './state.js';
@@ -66,15 +66,15 @@ export async function runningRedis(): Promise<RedisState | undefined> {
 async function redisServerBinary(env: Env, log: Logger): Promise<string> {
   const found = findExecutable('redis-server', env, EXTRA_DIRS);
   if (found) return found;
-  if (!isRoot()) throw provisionError('REDIS_MISSING');
+  if (!isRoot()) throw createProvisionError('redis_missing');
   log.info('installing redis-server with apt-get');
   const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'redis-server']]) {
     const result = await exec('apt-get', args, { env: aptEnv });
-    if (result.code !== 0) throw provisionError('INSTALL_FAILED', `apt-get ${args[0]}`, lastLine(result.stderr || result.stdout));
+    if (result.code !== 0) throw createProvisionError('install_failed', `apt-get ${args[0]}`, lastLine(result.stderr || result.stdout));
   }
   const installed = findExecutable('redis-server', env, EXTRA_DIRS);
-  if (!installed) throw provisionError('REDIS_MISSING');
+  if (!installed) throw createProvisionError('redis_missing');
   log.info({ binary: installed }, 'redis-server installed');
   return installed;
 }
@@ -124,7 +124,7 @@ export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Prom
   ]; // prettier-ignore
   const started = await exec(binary, args, { cwd: REDIS_DIR });
   if (started.code !== 0) {
-    throw failure(provisionError('INSTALL_FAILED', 'starting redis-server', lastLine(started.stderr || started.stdout)));
+    throw failure(createProvisionError('install_failed', 'starting redis-server', lastLine(started.stderr || started.stdout)));
   }
 
   const deadline = Date.now() + 15_000;
@@ -140,7 +140,7 @@ export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Prom
   }
   const pid = readPid();
   if (pid !== undefined) await stopProcess(pid, { timeoutMs: 5_000, name: 'Redis', log });
-  throw failure(provisionError('REDIS_UNHEALTHY', LOG_FILE));
+  throw failure(createProvisionError('redis_unhealthy', LOG_FILE));
 }
 
 /**

@@ -4,7 +4,7 @@ import { ensureOpenSearch, openSearchState, runningOpenSearch, stopOpenSearch } 
 import { clusterStatus, clusterUrls, ensureOpenSearchCluster, readClusterState, stopOpenSearchCluster } from './opensearch-cluster.js';
 import { ensureRedis, pingRedis, redisState, stopRedis } from './redis.js';
 import type { Env } from './commands.js';
-import { provisionError } from './errors.js';
+import { createProvisionError } from './errors.js';
 import { isOurProcess } from './processes.js';
 import { withLock } from './state.js';
 import { INSTALL_DIR } from './opensearch-install.js';
@@ -59,10 +59,10 @@ async function ensureLocalOpenSearch({ env, log, healthTimeoutMs, nodes }: { env
   const clusterRuns = cluster !== undefined && cluster.nodes.some((n) => isOurProcess(n.pid, INSTALL_DIR));
   if (nodes === undefined && clusterRuns) nodes = cluster.nodes.length;
   if ((nodes ?? 1) === 1) {
-    if (clusterRuns) throw provisionError('TOPOLOGY_MISMATCH', `a cluster of ${cluster.nodes.length} nodes`, 'a single node');
+    if (clusterRuns) throw createProvisionError('topology_mismatch', `a cluster of ${cluster.nodes.length} nodes`, 'a single node');
     return (await ensureOpenSearch({ env, log, healthTimeoutMs })).url;
   }
-  if (await runningOpenSearch()) throw provisionError('TOPOLOGY_MISMATCH', 'a single node', `a cluster of ${nodes} nodes`);
+  if (await runningOpenSearch()) throw createProvisionError('topology_mismatch', 'a single node', `a cluster of ${nodes} nodes`);
   return clusterUrls(await ensureOpenSearchCluster({ env, log, nodes: nodes!, healthTimeoutMs: Math.max(healthTimeoutMs, 300_000) }));
 }
 

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
-import { provisionError } from './errors.js';
+import { createProvisionError } from './errors.js';
 import { isLockHeld, withFileLock } from './file-lock.js';
 import { RUN_DIR } from './paths.js';
 
@@ -42,6 +42,6 @@ export async function withLock<T>(log: Logger, fn: () => Promise<T>, timeoutMs =
       onCompromised: (err) => log.warn({ err: err.message }, 'the services lock was lost; carrying on'),
     });
   } catch (err) {
-    throw isLockHeld(err) ? provisionError('BUSY', lockDir) : err;
+    throw isLockHeld(err) ? createProvisionError('busy', lockDir) : err;
   }
 }

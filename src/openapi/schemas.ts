@@ -1,5 +1,5 @@
 // JSON Schemas (2020-12) of every body the API returns: published in the OpenAPI document and used to validate.
-import { ERRORS } from '../errors.js';
+import { API_ERRORS } from '../errors.js';
 import { TranscriptDocument } from '../library-format.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../search/types.js';
 
@@ -8,7 +8,7 @@ export type JsonSchema = Record<string, unknown>;
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (type: string, extra: JsonSchema = {}): JsonSchema => ({ type: [type, 'null'], ...extra });
 
-const ERROR_CODE_LIST = Object.entries(ERRORS)
+const ERROR_CODE_LIST = Object.entries(API_ERRORS)
   .map(([code, { status }]) => `\`${code}\` (${status})`)
   .join(', ');
 

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
 import { SCHEMAS } from '../../src/openapi/schemas.js';
-import { ERRORS } from '../../src/errors.js';
+import { API_ERRORS } from '../../src/errors.js';
 import { createAjv, validateParams } from '../../src/http/validate-params.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
 import { loadConfig } from '../../src/config.js';
@@ -59,7 +59,7 @@ describe('OpenAPI document: one source for routes, validation and docs', functio
   });
 
   it('names every error code of the catalogue in the Error schema', function () {
-    for (const code of Object.keys(ERRORS)) expect(doc.components.schemas.Error!.description).to.include(`\`${code}\``);
+    for (const code of Object.keys(API_ERRORS)) expect(doc.components.schemas.Error!.description).to.include(`\`${code}\``);
   });
 
   it("lists every matchedVia value with the search pipeline's meaning of it, and no other", function () {

@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { expect } from 'chai';
 import { checkBulkItems, type BulkItem, type BulkOp } from '../../indexer/bulk.js';
-import { RetryableIndexError, UnrecoverableIndexError, classifyStoreError, retryIndexErrors } from '../../indexer/errors.js';
+import { INDEX_ERRORS, RetryableIndexError, UnrecoverableIndexError, classifyStoreError, createIndexError, retryIndexErrors } from '../../indexer/errors.js';
 
 const ops: BulkOp[] = [
   { op: 'index', index: 'p', id: 'a', doc: {} },
@@ -29,6 +29,21 @@ describe('checkBulkItems', function () {
   it('prefers the unrecoverable failure when both kinds occur', function () {
     const items: Record<string, BulkItem>[] = [{ index: { status: 503, error: { type: 'unavailable_shards_exception' } } }, { delete: { status: 400, error: { type: 'illegal_argument_exception' } } }];
     expect(() => checkBulkItems(items, ops)).to.throw(UnrecoverableIndexError);
+  });
+});
+
+describe('createIndexError', function () {
+  it('makes every retryable code a RetryableIndexError and every other one unrecoverable for BullMQ', function () {
+    for (const [code, { retryable, message }] of Object.entries(INDEX_ERRORS)) {
+      const err = createIndexError(code as keyof typeof INDEX_ERRORS);
+      expect(err, code).to.be.instanceOf(retryable ? RetryableIndexError : UnrecoverableError);
+      expect(err.code).to.equal(code);
+      expect(err.message).to.equal(message);
+    }
+    const cause = new Error('refused');
+    const detailed = createIndexError('invalid_record', { message: 'episode e: /title must be string', cause });
+    expect(detailed).to.be.instanceOf(UnrecoverableIndexError).with.property('message', 'episode e: /title must be string');
+    expect(detailed.cause).to.equal(cause);
   });
 });
 
