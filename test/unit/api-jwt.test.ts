@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { createTokenVerifier } from '../../src/auth/jwt.js';
+import { createTokenVerifier, type JwksOptions } from '../../src/auth/jwt.js';
 import { loadConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors.js';
 import { TEST_AUDIENCE, TEST_ISSUER, createTokenKit, type TokenKit } from '../support/api-tokens.js';
@@ -25,6 +25,8 @@ describe('OAuth access tokens: local JWT verification', function () {
   });
   after(() => kit.cleanup());
   const verifier = (env: Record<string, string>) => createTokenVerifier(loadConfig(env));
+  /** A verifier whose only keys are those of a JWKS URL, with the JWKS timings given. */
+  const urlVerifier = (url: string, jwks: JwksOptions = {}) => createTokenVerifier(loadConfig({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: url }), { jwks });
 
   it('accepts an RS256 token from the PEM key and returns its subject', async function () {
     expect(await outcome(verifier(kit.env).verify(kit.sign({ sub: 'u_42' })))).to.equal('ok:u_42');
@@ -112,14 +114,14 @@ describe('OAuth access tokens: local JWT verification', function () {
     const document = readFileSync(kit.jwksEnv.JWT_JWKS!, 'utf8');
     const jwks = await jwksServer((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(document));
     try {
-      const v = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: jwks.url });
+      const v = urlVerifier(jwks.url);
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
       expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('ok:u_member');
       expect(jwks.counter.fetches).to.equal(1);
     } finally {
       await jwks.close();
     }
-    const unreachable = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: jwks.url });
+    const unreachable = urlVerifier(jwks.url);
     expect(await outcome(unreachable.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
   });
 
@@ -128,7 +130,7 @@ describe('OAuth access tokens: local JWT verification', function () {
     let keys = all.keys.filter((k) => k.kid === 'ec-1');
     const jwks = await jwksServer((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys })));
     try {
-      const v = createTokenVerifier(loadConfig({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: jwks.url }), { jwks: { minRefetchMs: 300 } });
+      const v = urlVerifier(jwks.url, { minRefetchMs: 300 });
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
       keys = all.keys; // the RSA key is rotated in
       expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('invalid_token');
@@ -146,7 +148,7 @@ describe('OAuth access tokens: local JWT verification', function () {
     let status = 200;
     const jwks = await jwksServer((res) => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? document : '{}'));
     try {
-      const v = createTokenVerifier(loadConfig({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: jwks.url }), { jwks: { cacheMs: 100, minRefetchMs: 100 } });
+      const v = urlVerifier(jwks.url, { cacheMs: 100, minRefetchMs: 100 });
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
       status = 503;
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -160,7 +162,7 @@ describe('OAuth access tokens: local JWT verification', function () {
   it('answers 503 jwks_unavailable once a JWKS fetch outlasts its timeout', async function () {
     const jwks = await jwksServer(() => undefined); // accepts, never answers
     try {
-      const v = createTokenVerifier(loadConfig({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: jwks.url }), { jwks: { fetchTimeoutMs: 200 } });
+      const v = urlVerifier(jwks.url, { fetchTimeoutMs: 200 });
       const started = Date.now();
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
       expect(Date.now() - started).to.be.within(150, 1500);
@@ -172,7 +174,7 @@ describe('OAuth access tokens: local JWT verification', function () {
   it('remembers a failed JWKS fetch for the refetch interval instead of fetching again per token', async function () {
     const jwks = await jwksServer((res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{}'));
     try {
-      const v = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: jwks.url });
+      const v = urlVerifier(jwks.url);
       for (let i = 0; i < 5; i++) expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
       expect(jwks.counter.fetches).to.equal(1);
     } finally {
