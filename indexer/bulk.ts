@@ -1,7 +1,7 @@
 // `_bulk` writes cut to a byte budget, with every item's result checked.
 import type { Client } from '@opensearch-project/opensearch';
 import { isTransient } from '../src/store/transient.js';
-import { RetryableIndexError, UnrecoverableIndexError, storeCall } from './errors.js';
+import { createIndexError, retryIndexErrors, storeCall } from './errors.js';
 
 /** One write: index a document under `id`, or delete `id` (a missing document is fine). */
 export type BulkOp =
@@ -27,9 +27,9 @@ function serialize(op: BulkOp): string {
 
 /**
  * Checks every item of a `_bulk` answer (it is 200 even when items fail). A refused
- * document (mapping, validation) throws {@link UnrecoverableIndexError}; only items
+ * document (mapping, validation) throws `store_rejected` (never retried); only items
  * failed transiently (overload, a write block: `isTransient` of the store) throw
- * {@link RetryableIndexError}. Exported for tests.
+ * `store_unavailable` (retried). Exported for tests.
  */
 export function checkBulkItems(items: Record<string, BulkItem>[], ops: readonly BulkOp[]): BulkResult {
   const result: BulkResult = { indexed: 0, deleted: 0 };
@@ -46,10 +46,10 @@ export function checkBulkItems(items: Record<string, BulkItem>[], ops: readonly 
     const reason = `${action} ${op?.index}/${op?.id}: ${item.status} ${item.error?.type}: ${item.error?.reason}${
       item.error?.caused_by?.reason ? ` (${item.error.caused_by.reason})` : ''
     }`;
-    if (!isTransient({ status: item.status, type: item.error?.type })) throw new UnrecoverableIndexError('store_rejected', reason);
+    if (!isTransient({ status: item.status, type: item.error?.type })) throw createIndexError('store_rejected', { message: reason });
     retryable ??= reason;
   });
-  if (retryable) throw new RetryableIndexError('store_unavailable', retryable);
+  if (retryable) throw createIndexError('store_unavailable', { message: retryable });
   return result;
 }
 
@@ -81,19 +81,15 @@ export async function bulkWrite(
     lines = [];
     chunkOps = [];
     bytes = 0;
-    for (let attempt = 1; ; attempt++) {
-      try {
+    const counted = await retryIndexErrors(
+      async () => {
         const res = await storeCall('bulk', () => client.bulk({ body, refresh } as never));
-        const answer = res.body as { errors?: boolean; items: Record<string, BulkItem>[] };
-        const counted = checkBulkItems(answer.items, sent);
-        total.indexed += counted.indexed;
-        total.deleted += counted.deleted;
-        return;
-      } catch (err) {
-        if (!(err instanceof RetryableIndexError) || attempt >= attempts) throw err;
-        await new Promise((r) => setTimeout(r, 500 * 2 ** (attempt - 1)));
-      }
-    }
+        return checkBulkItems((res.body as { items: Record<string, BulkItem>[] }).items, sent);
+      },
+      { attempts, baseDelayMs: 500 },
+    );
+    total.indexed += counted.indexed;
+    total.deleted += counted.deleted;
   };
   for (const op of ops) {
     const line = serialize(op);

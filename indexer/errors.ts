@@ -1,14 +1,18 @@
-// Indexer error classes: the class decides whether a job is retried (BullMQ's rule).
+// The indexer's error catalogue: every failure of a job, keyed by a stable code, and whether BullMQ retries it (same form as src/errors.ts).
 import { UnrecoverableError } from 'bullmq';
+import pRetry from 'p-retry';
 import { isTransient, storeFailure } from '../src/store/transient.js';
 
-/** Stable codes of indexer failures, for logs and summaries. */
-export type IndexErrorCode =
-  | 'store_unavailable'
-  | 'store_rejected'
-  | 'invalid_record'
-  | 'model_mismatch'
-  | 'embedding_failed';
+/** Every failure code, whether a job failing with it is retried, and its default sentence. Codes never change meaning. */
+export const INDEX_ERRORS = {
+  store_unavailable: { retryable: true, message: 'OpenSearch is unreachable, overloaded or write-blocked.' },
+  store_rejected: { retryable: false, message: 'OpenSearch refused a request or a document.' },
+  invalid_record: { retryable: false, message: 'A record does not match the library format.' },
+  model_mismatch: { retryable: false, message: 'The passages index holds vectors of another model; run `npm run reindex`.' },
+  embedding_failed: { retryable: false, message: 'The embedder returned the wrong number of vectors.' },
+} as const satisfies Record<string, { retryable: boolean; message: string }>;
+
+export type IndexErrorCode = keyof typeof INDEX_ERRORS;
 
 /** A transient failure (OpenSearch overloaded or not ready, a write block during reindex, connection loss): retry with backoff. */
 export class RetryableIndexError extends Error {
@@ -39,6 +43,19 @@ export class UnrecoverableIndexError extends UnrecoverableError {
 }
 
 /**
+ * Shorthand: `throw createIndexError('invalid_record', { message })`. The catalogue decides
+ * the class, so a code is always retried, or never. `message` (what failed, and where)
+ * defaults to the code's sentence.
+ */
+export function createIndexError(
+  code: IndexErrorCode,
+  { message = INDEX_ERRORS[code].message, cause }: { message?: string; cause?: unknown } = {},
+): RetryableIndexError | UnrecoverableIndexError {
+  const options = cause === undefined ? {} : { cause };
+  return INDEX_ERRORS[code].retryable ? new RetryableIndexError(code, message, options) : new UnrecoverableIndexError(code, message, options);
+}
+
+/**
  * Turns anything the OpenSearch client threw into a {@link RetryableIndexError} or an
  * {@link UnrecoverableIndexError}; indexer errors pass through unchanged. A missing
  * index is unrecoverable: the job cannot succeed until the indices are provisioned.
@@ -48,9 +65,7 @@ export function classifyStoreError(err: unknown, what: string): Error {
   const failure = storeFailure(err);
   if (!failure) return err instanceof Error ? err : new Error(String(err));
   const message = failure.unreachable ? `${what}: ${failure.reason}` : `${what}: ${failure.status} ${failure.reason}`;
-  return isTransient(failure)
-    ? new RetryableIndexError('store_unavailable', message, { cause: err })
-    : new UnrecoverableIndexError('store_rejected', message, { cause: err });
+  return createIndexError(isTransient(failure) ? 'store_unavailable' : 'store_rejected', { message, cause: err });
 }
 
 /** Runs one store call and classifies whatever it throws. */
@@ -60,4 +75,24 @@ export async function storeCall<T>(what: string, call: () => Promise<T>): Promis
   } catch (err) {
     throw classifyStoreError(err, what);
   }
+}
+
+/**
+ * Runs `call` up to `attempts` times while it throws a {@link RetryableIndexError},
+ * waiting `baseDelayMs`·2ⁿ between tries; anything else is thrown at once.
+ */
+export function retryIndexErrors<T>(
+  call: () => Promise<T>,
+  { attempts, baseDelayMs, onRetry }: { attempts: number; baseDelayMs: number; onRetry?: (err: RetryableIndexError, attempt: number) => void },
+): Promise<T> {
+  return pRetry(() => call(), {
+    retries: attempts - 1,
+    factor: 2,
+    minTimeout: baseDelayMs,
+    shouldRetry: ({ error, attemptNumber }) => {
+      if (!(error instanceof RetryableIndexError)) return false;
+      onRetry?.(error, attemptNumber);
+      return true;
+    },
+  });
 }

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { bulkWrite, type BulkOp } from './bulk.js';
 import { channelDocument, facetDocument, sourceHash, userDocument } from './documents.js';
-import { UnrecoverableIndexError } from './errors.js';
+import { createIndexError } from './errors.js';
 import {
   countEpisodes,
   readEpisodes,
@@ -129,14 +129,14 @@ export async function* libraryJobs(
 function validated<T>(items: unknown[], check: (d: unknown) => { ok: true; value: T } | { ok: false; reason: string }, what: string): T[] {
   return items.map((item, i) => {
     const c = check(item);
-    if (!c.ok) throw new UnrecoverableIndexError('invalid_record', `${what} ${i}: ${c.reason}`);
+    if (!c.ok) throw createIndexError('invalid_record', { message: `${what} ${i}: ${c.reason}` });
     return c.value;
   });
 }
 
 /**
  * Runs one job against the store: the worker and `--direct` both call this. A
- * payload that fails validation throws {@link UnrecoverableIndexError} (never retried).
+ * payload that fails validation throws `invalid_record` (never retried).
  */
 export async function runJob(
   ctx: IndexContext,
@@ -148,7 +148,7 @@ export async function runJob(
       const checked = checkEpisode(job.record);
       if (!checked.ok) {
         const where = job.source ? ` (${job.source.path}${job.source.line ? `:${job.source.line}` : ''})` : '';
-        throw new UnrecoverableIndexError('invalid_record', `episode ${String((job.record as { id?: unknown })?.id)}${where}: ${checked.reason}`);
+        throw createIndexError('invalid_record', { message: `episode ${String((job.record as { id?: unknown })?.id)}${where}: ${checked.reason}` });
       }
       return { kind: 'episode', ...(await indexEpisode(ctx, checked.value, { force: force || job.force === true, ...(onEmbedded ? { onEmbedded } : {}) })) };
     }
@@ -157,7 +157,7 @@ export async function runJob(
       const channels = validated(job.channels, checkChannel, 'channel');
       const facets = job.facets.map((f, i) => {
         const c = (f.kind === 'collection' ? checkCollection : checkFacet)(f.record);
-        if (!c.ok) throw new UnrecoverableIndexError('invalid_record', `facet ${i}: ${c.reason}`);
+        if (!c.ok) throw createIndexError('invalid_record', { message: `facet ${i}: ${c.reason}` });
         return { kind: f.kind, record: c.value };
       });
       const { aliases } = ctx;

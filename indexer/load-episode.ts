@@ -6,7 +6,7 @@ import type { IndexAliases } from '../src/store/opensearch.js';
 import type { PassageDoc } from '../src/store/documents.js';
 import { bulkWrite, type BulkOp } from './bulk.js';
 import { episodeDocuments, sourceHash } from './documents.js';
-import { UnrecoverableIndexError, storeCall } from './errors.js';
+import { createIndexError, storeCall } from './errors.js';
 import { deleteWhere } from './scroll.js';
 import type { EpisodeRecord } from './schemas.js';
 
@@ -47,10 +47,9 @@ export async function passagesIndexModel(client: Client, aliases: IndexAliases):
 export async function assertIndexModel(client: Client, aliases: IndexAliases, modelId: string): Promise<void> {
   const model = await passagesIndexModel(client, aliases);
   if (model !== modelId) {
-    throw new UnrecoverableIndexError(
-      'model_mismatch',
-      `${aliases.passages} holds vectors of model "${model ?? 'unknown'}" but the embedder is "${modelId}"; run \`npm run reindex\``,
-    );
+    throw createIndexError('model_mismatch', {
+      message: `${aliases.passages} holds vectors of model "${model ?? 'unknown'}" but the embedder is "${modelId}"; run \`npm run reindex\``,
+    });
   }
 }
 
@@ -123,7 +122,7 @@ export async function indexEpisode(
     const batch = missing.slice(i, i + chunk);
     const embedded = await ctx.embedder.embedPassages(batch.map((p) => p.text));
     if (embedded.length !== batch.length || embedded.some((v) => v.length !== embedder.dimension)) {
-      throw new UnrecoverableIndexError('embedding_failed', `embedder returned ${embedded.length} vectors for ${batch.length} passages of ${record.id}`);
+      throw createIndexError('embedding_failed', { message: `embedder returned ${embedded.length} vectors for ${batch.length} passages of ${record.id}` });
     }
     batch.forEach((p, j) => vectors.set(p.id, embedded[j]!));
     onEmbedded?.(batch.length);

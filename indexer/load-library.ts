@@ -3,7 +3,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import type { Logger } from '../src/logger.js';
 import type { IndexLayout } from '../src/config.js';
 import { ensureIndices, indexAliases, INDEX_NAMES } from '../src/store/opensearch.js';
-import { RetryableIndexError, storeCall } from './errors.js';
+import { RetryableIndexError, retryIndexErrors, storeCall } from './errors.js';
 import { libraryJobs, runJob, type IngestJob, type JobResult } from './jobs.js';
 import { formatIssue } from './library-reader.js';
 import { assertIndexModel, type IndexContext, type PassageEmbedder } from './load-episode.js';
@@ -43,21 +43,17 @@ export interface LoadLibraryOptions {
 }
 
 /** Runs a job, retrying {@link RetryableIndexError}s with exponential backoff, as the worker would. */
-export async function runWithRetries(
+export function runWithRetries(
   ctx: IndexContext,
   job: IngestJob,
   { attempts, baseDelayMs }: { attempts: number; baseDelayMs: number },
   onEmbedded?: (n: number) => void,
 ): Promise<JobResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await runJob(ctx, job, { ...(onEmbedded ? { onEmbedded } : {}) });
-    } catch (err) {
-      if (!(err instanceof RetryableIndexError) || attempt >= attempts) throw err;
-      ctx.log?.warn({ err: err.message, attempt }, 'transient store error, retrying');
-      await new Promise((r) => setTimeout(r, baseDelayMs * 2 ** (attempt - 1)));
-    }
-  }
+  return retryIndexErrors(() => runJob(ctx, job, { ...(onEmbedded ? { onEmbedded } : {}) }), {
+    attempts,
+    baseDelayMs,
+    onRetry: (err, attempt) => ctx.log?.warn({ err: err.message, attempt }, 'transient store error, retrying'),
+  });
 }
 
 /**

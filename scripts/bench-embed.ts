@@ -3,12 +3,12 @@
 //   MODEL_DIR=.cache/models npx tsx scripts/bench-embed.ts --data <folder of episode JSON files>
 //
 // Each batch size runs in its own process so that its peak RSS is its own.
-import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { x } from 'tinyexec';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder } from '../src/embedder.js';
 import { positive } from './cli-args.js';
@@ -110,7 +110,7 @@ function round(x: number, digits: number): number {
 }
 
 /** Runs this script again for one batch size and returns its JSON line. */
-function runChild(options: Options, batchSize: number): Promise<Result> {
+async function runChild(options: Options, batchSize: number): Promise<Result> {
   const args = [
     ...process.execArgv,
     fileURLToPath(import.meta.url),
@@ -120,16 +120,9 @@ function runChild(options: Options, batchSize: number): Promise<Result> {
     '--batch-sizes', String(batchSize),
     ...(options.intraOpThreads === undefined ? [] : ['--intra-op-threads', String(options.intraOpThreads)]),
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`batch size ${batchSize}: child exited with ${code}`));
-      resolve(JSON.parse(out) as Result);
-    });
-  });
+  const { exitCode, stdout } = await x(process.execPath, args, { nodeOptions: { stdio: ['ignore', 'pipe', 'inherit'] }, nodePath: false });
+  if (exitCode !== 0) throw new Error(`batch size ${batchSize}: child exited with ${exitCode ?? 'a signal'}`);
+  return JSON.parse(stdout) as Result;
 }
 
 const program = new Command('bench-embed')

@@ -30,7 +30,7 @@ async function withStore<T>(run: (deps: KeyStoreDeps) => Promise<T>): Promise<T>
       },
       {
         budgetMs: wait * 1000,
-        onRetry: (err, attempt, delayMs) => log.warn({ reason: storeFailure(err)?.reason, attempt, delayMs }, 'store busy; retrying'),
+        onRetry: (err, attempt) => log.warn({ reason: storeFailure(err)?.reason, attempt }, 'store busy; retrying'),
       },
     );
   } catch (error) {

@@ -1,7 +1,7 @@
 // `npm run -s services -- up|down|status`: local OpenSearch and Redis; `up` prints eval-able URLs on stdout.
 import { Command, InvalidArgumentError } from 'commander';
 import { createLogger } from '../src/logger.js';
-import { ProvisionError } from './provision/service-runtime.js';
+import { ProvisionError } from './provision/errors.js';
 import { servicesDown, servicesStatus, servicesUp, type ServiceStatus } from './provision/services.js';
 
 const log = createLogger({ name: 'services', fd: 2 });

@@ -1,8 +1,8 @@
 // `npm test`: provisions OpenSearch, Redis and the model, type-checks, lints, then runs every suite.
-import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { x } from 'tinyexec';
 import { createLogger } from '../src/logger.js';
 import { ensureModel } from './provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from './provision/paths.js';
@@ -21,12 +21,10 @@ const program = new Command()
 const opts = program.opts<{ unit?: boolean; keep?: boolean; grep?: string }>();
 const log = createLogger({ name: 'test', fd: 2 });
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: PROJECT_ROOT, env, stdio: 'inherit' });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+/** Runs a command with our terminal; resolves with its exit code (1 when a signal ended it). */
+async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { exitCode } = await x(cmd, args, { nodeOptions: { cwd: PROJECT_ROOT, env, stdio: 'inherit' }, nodePath: false });
+  return exitCode ?? 1;
 }
 
 async function main(): Promise<number> {

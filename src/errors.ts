@@ -1,9 +1,9 @@
-// The one error catalogue of the API: every error a client can see, keyed by a stable code.
+// The API's error catalogue: every error a client can see, keyed by a stable code (indexer/errors.ts and scripts/provision/errors.ts follow the same form).
 import { SearchError } from './search/errors.js';
 import { isMissingIndex, isTransient, storeFailure } from './store/transient.js';
 
 /** Every error code, its HTTP status and its default sentence. Codes never change meaning. */
-export const ERRORS = {
+export const API_ERRORS = {
   invalid_parameter: { status: 400, message: 'A request parameter is malformed.' },
   invalid_cursor: { status: 400, message: 'The cursor is malformed or was made for another query; start again without it.' },
   malformed_url: { status: 400, message: 'The request URL could not be decoded.' },
@@ -30,7 +30,7 @@ export const ERRORS = {
   not_ready: { status: 503, message: 'A dependency of the API is unreachable.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
-export type ErrorCode = keyof typeof ERRORS;
+export type ApiErrorCode = keyof typeof API_ERRORS;
 
 /** Seconds a client should wait after a 503 before retrying. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -45,9 +45,9 @@ export class ApiError extends Error {
   /** Additive fields of the error body (for example the readiness `checks`). */
   readonly extra: Record<string, unknown>;
   constructor(
-    readonly code: ErrorCode,
+    readonly code: ApiErrorCode,
     {
-      message = ERRORS[code].message,
+      message = API_ERRORS[code].message,
       parameter,
       headers = {},
       extra = {},
@@ -56,7 +56,7 @@ export class ApiError extends Error {
   ) {
     super(message, { cause });
     this.name = 'ApiError';
-    this.status = ERRORS[code].status;
+    this.status = API_ERRORS[code].status;
     this.parameter = parameter;
     this.headers = headers;
     this.extra = extra;
@@ -64,7 +64,7 @@ export class ApiError extends Error {
 }
 
 /** Shorthand: `throw createError('invalid_parameter', { parameter: 'year', message })`. */
-export function createError(code: ErrorCode, options?: ConstructorParameters<typeof ApiError>[1]): ApiError {
+export function createError(code: ApiErrorCode, options?: ConstructorParameters<typeof ApiError>[1]): ApiError {
   return new ApiError(code, options);
 }
 

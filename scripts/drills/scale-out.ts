@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { createApiKey } from '../../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
 import { clusterStatus, clusterUrls } from '../provision/opensearch-cluster.js';
-import { choosePort } from '../provision/service-runtime.js';
+import { choosePort } from '../provision/ports.js';
 import { runScript, SAMPLE_LIBRARY, startIngestRun, waitFor, type Child } from './ingest-run.js';
 import { check, drillResult, type DrillResult } from './request-loop.js';
 

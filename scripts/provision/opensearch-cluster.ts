@@ -8,17 +8,11 @@ import { clusterNodeSettings, clusterNodeSpecs, isFreshNode, LOCAL_CLUSTER, writ
 import { ensureInstall, findJava, INSTALL_DIR, type JavaHome } from './opensearch-install.js';
 import { answersAs, consoleLog, getJson, prepareFolder, spawnNode, verifyPlugins, waitForHealth, type Watched } from './opensearch-node.js';
 import { RUN_DIR } from './paths.js';
-import {
-  checkPinnedPort,
-  choosePort,
-  clearState,
-  isOurProcess,
-  provisionError,
-  readState,
-  stopProcess,
-  writeState,
-  type Env,
-} from './service-runtime.js';
+import type { Env } from './commands.js';
+import { createProvisionError } from './errors.js';
+import { checkPinnedPort, choosePort } from './ports.js';
+import { isOurProcess, stopProcess } from './processes.js';
+import { clearState, readState, writeState } from './state.js';
 
 const CLUSTER_DIR = path.join(RUN_DIR, 'opensearch-cluster');
 const STATE = 'opensearch-cluster';
@@ -108,7 +102,7 @@ export async function ensureOpenSearchCluster({
 }): Promise<ClusterState> {
   const recorded = readClusterState();
   if (recorded && recorded.nodes.some(alive)) {
-    if (recorded.nodes.length !== count) throw provisionError('TOPOLOGY_MISMATCH', `a cluster of ${recorded.nodes.length} nodes`, `${count} node(s)`);
+    if (recorded.nodes.length !== count) throw createProvisionError('topology_mismatch', `a cluster of ${recorded.nodes.length} nodes`, `${count} node(s)`);
     checkPinnedPort(env, 'OPENSEARCH_PORT', 'OpenSearch', recorded.nodes[0]!.port);
     const dead = recorded.nodes.filter((n) => !alive(n));
     if (dead.length) {

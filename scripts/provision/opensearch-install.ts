@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
-import { exec, findExecutable, lastLine, provisionError, type Env } from './service-runtime.js';
+import { exec, findExecutable, lastLine, type Env } from './commands.js';
+import { createProvisionError } from './errors.js';
 
 /** Distribution, modules and k-NN plugin must carry exactly this OpenSearch version. */
 export const OPENSEARCH_VERSION = '2.19.1';
@@ -103,7 +104,7 @@ export async function findJava(env: Env, log: Logger): Promise<JavaHome> {
     rejected.push(`${home} (${major ?? 'unknown'})`);
     log.debug({ javaHome: home, major }, 'skipping Java outside 17-23');
   }
-  throw provisionError('JAVA_NOT_FOUND', rejected.length ? ` (only ${rejected.join(', ')})` : '');
+  throw createProvisionError('java_not_found', rejected.length ? ` (only ${rejected.join(', ')})` : '');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -153,7 +154,7 @@ export async function ensureInstall(java: JavaHome, log: Logger): Promise<void> 
 
 async function mvn(args: string[], what: string, java: JavaHome, log: Logger, cwd = CACHE_DIR): Promise<void> {
   const mvnBin = findExecutable('mvn');
-  if (!mvnBin) throw provisionError('TOOL_MISSING', 'mvn', 'install Maven (e.g. apt-get install maven), then run up again');
+  if (!mvnBin) throw createProvisionError('tool_missing', 'mvn', 'install Maven (e.g. apt-get install maven), then run up again');
   const started = Date.now();
   log.info({ artifact: what }, 'fetching with mvn');
   const result = await exec(mvnBin, ['-B', '-ntp', '-Dstyle.color=never', ...args], {
@@ -162,7 +163,7 @@ async function mvn(args: string[], what: string, java: JavaHome, log: Logger, cw
   });
   if (result.code !== 0) {
     const errorLine = result.stdout.split('\n').find((l) => l.startsWith('[ERROR]')) ?? lastLine(result.stdout + result.stderr);
-    throw provisionError('DOWNLOAD_FAILED', what, errorLine.replace(/^\[ERROR\]\s*/, '').slice(0, 300));
+    throw createProvisionError('download_failed', what, errorLine.replace(/^\[ERROR\]\s*/, '').slice(0, 300));
   }
   log.info({ artifact: what, seconds: (Date.now() - started) / 1000 }, 'fetched');
 }
@@ -199,8 +200,8 @@ async function extract(zip: string, dest: string, java: JavaHome, log: Logger): 
   let result;
   if (unzip) result = await exec(unzip, ['-q', '-o', zip, '-d', dest]);
   else if (fs.existsSync(jar)) result = await exec(jar, ['xf', zip], { cwd: dest });
-  else throw provisionError('TOOL_MISSING', 'unzip', 'install it (e.g. apt-get install unzip), then run up again');
-  if (result.code !== 0) throw provisionError('INSTALL_FAILED', `unpacking ${path.basename(zip)}`, lastLine(result.stderr));
+  else throw createProvisionError('tool_missing', 'unzip', 'install it (e.g. apt-get install unzip), then run up again');
+  if (result.code !== 0) throw createProvisionError('install_failed', `unpacking ${path.basename(zip)}`, lastLine(result.stderr));
 }
 
 function descriptor(module: (typeof MODULES)[number]): string {

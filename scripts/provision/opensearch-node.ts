@@ -6,7 +6,9 @@ import type { Logger } from '../../src/logger.js';
 import { asUser, checkAccess, type Account } from './opensearch-account.js';
 import type { NodeSpec } from './opensearch-config.js';
 import { INSTALL_DIR, REQUIRED_MODULES, REQUIRED_PLUGINS, type JavaHome } from './opensearch-install.js';
-import { exec, isAlive, lastLine, ProvisionError, provisionError, sleep, tailFile, type Env } from './service-runtime.js';
+import { exec, lastLine, tailFile, type Env } from './commands.js';
+import { ProvisionError, createProvisionError } from './errors.js';
+import { isAlive, sleep } from './processes.js';
 
 export async function getJson(url: string, timeoutMs = 3_000): Promise<{ status: number; body: unknown } | undefined> {
   try {
@@ -36,7 +38,7 @@ export function withLog(error: ProvisionError, node: NodeSpec): ProvisionError {
 export async function prepareFolder(node: NodeSpec, account: Account | undefined): Promise<void> {
   if (!account) return;
   const chown = await exec('chown', ['-R', `${account.uid}:${account.gid}`, node.dir]);
-  if (chown.code !== 0) throw provisionError('INSTALL_FAILED', `chown of ${node.dir}`, lastLine(chown.stderr));
+  if (chown.code !== 0) throw createProvisionError('install_failed', `chown of ${node.dir}`, lastLine(chown.stderr));
   await checkAccess(account, node.dir);
 }
 
@@ -69,7 +71,7 @@ export function spawnNode(node: NodeSpec, conf: string, { env, java, account }: 
   child.on('exit', () => (exited = true));
   child.on('error', () => (exited = true));
   child.unref();
-  if (child.pid === undefined) throw withLog(provisionError('OPENSEARCH_EXITED', consoleLog(node)), node);
+  if (child.pid === undefined) throw withLog(createProvisionError('opensearch_exited', consoleLog(node)), node);
   return { pid: child.pid, exited: () => exited };
 }
 
@@ -94,7 +96,7 @@ export async function waitForHealth(
   const query = `wait_for_status=${wanted}${nodes > 1 ? `&wait_for_nodes=${nodes}` : ''}&timeout=2s`;
   while (Date.now() - started < timeoutMs) {
     const dead = watched.find((w) => w.exited?.() || !isAlive(w.pid));
-    if (dead) throw withLog(provisionError('OPENSEARCH_EXITED', consoleLog(dead.node)), dead.node);
+    if (dead) throw withLog(createProvisionError('opensearch_exited', consoleLog(dead.node)), dead.node);
     let answered = false;
     let status: string | undefined;
     for (const w of watched) {
@@ -115,7 +117,7 @@ export async function waitForHealth(
     }
     await sleep(answered ? 500 : 1_000);
   }
-  throw withLog(provisionError('OPENSEARCH_UNHEALTHY', Math.round(timeoutMs / 1000), consoleLog(watched[0]!.node)), watched[0]!.node);
+  throw withLog(createProvisionError('opensearch_unhealthy', Math.round(timeoutMs / 1000), consoleLog(watched[0]!.node)), watched[0]!.node);
 }
 
 /** Fails unless every node has loaded the k-NN plugin and the modules the mappings need. */
@@ -131,5 +133,5 @@ export async function verifyPlugins(url: string): Promise<void> {
     for (const p of REQUIRED_PLUGINS) if (!plugins.has(p)) missing.add(`plugin ${p}`);
     for (const m of REQUIRED_MODULES) if (!modules.has(m)) missing.add(`module ${m}`);
   }
-  if (missing.size) throw provisionError('PLUGINS_MISSING', [...missing].join(', '));
+  if (missing.size) throw createProvisionError('plugins_missing', [...missing].join(', '));
 }

@@ -8,7 +8,10 @@ import { singleNodeSettings, SINGLE_NODE_CLUSTER, writeNodeConfig, type NodeSpec
 import { ensureInstall, findJava, INSTALL_DIR } from './opensearch-install.js';
 import { answersAs, prepareFolder, spawnNode, verifyPlugins, waitForHealth } from './opensearch-node.js';
 import { RUN_DIR } from './paths.js';
-import { checkPinnedPort, choosePort, clearState, isOurProcess, readState, stopProcess, writeState, type Env } from './service-runtime.js';
+import type { Env } from './commands.js';
+import { checkPinnedPort, choosePort } from './ports.js';
+import { isOurProcess, stopProcess } from './processes.js';
+import { clearState, readState, writeState } from './state.js';
 
 // Exported here before the install moved to its own module; kept so existing imports still work.
 export { findJava, OPENSEARCH_VERSION, type JavaHome } from './opensearch-install.js';

@@ -1,28 +1,15 @@
 // Local Redis (Debian's redis-server) on a loopback port, with an append-only file so that
 // queued ingest jobs survive a restart (`npm run drill -- redis-queue` checks it).
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { Redis, ReplyError } from 'ioredis';
 import type { Logger } from '../../src/logger.js';
 import { RUN_DIR } from './paths.js';
-import {
-  checkPinnedPort,
-  choosePort,
-  clearState,
-  exec,
-  findExecutable,
-  isOurProcess,
-  isRoot,
-  lastLine,
-  ProvisionError,
-  provisionError,
-  readState,
-  sleep,
-  stopProcess,
-  tailFile,
-  writeState,
-  type Env,
-} from './service-runtime.js';
+import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
+import { ProvisionError, createProvisionError } from './errors.js';
+import { checkPinnedPort, choosePort } from './ports.js';
+import { isOurProcess, sleep, stopProcess } from './processes.js';
+import { clearState, readState, writeState } from './state.js';
 
 const REDIS_DIR = path.join(RUN_DIR, 'redis');
 const PID_FILE = path.join(REDIS_DIR, 'redis.pid');
@@ -39,31 +26,35 @@ export interface RedisState {
   startedAt: string;
 }
 
-/** Sends one inline command and resolves with the first reply line, or undefined on no answer. */
-export function redisCommand(
-  { host = '127.0.0.1', port }: { host?: string; port: number },
-  command: string,
-  timeoutMs = 1_000,
-): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    let reply = '';
-    const done = (value: string | undefined) => {
-      socket.destroy();
-      resolve(value);
-    };
-    socket.setTimeout(timeoutMs, () => done(undefined));
-    socket.once('error', () => done(undefined));
-    socket.once('connect', () => socket.write(`${command}\r\n`));
-    socket.on('data', (chunk: Buffer) => {
-      reply += chunk.toString();
-      const end = reply.indexOf('\r\n');
-      if (end >= 0) done(reply.slice(0, end));
-    });
+/**
+ * PINGs the Redis at `url` with a short-lived ioredis client: resolves with its reply
+ * (`PONG`, or the error it answered, such as NOAUTH), or undefined when nothing answered
+ * within `timeoutMs`.
+ */
+export async function pingRedis(url: string, timeoutMs = 1_000): Promise<string | undefined> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    // Nothing before the PING (no INFO ready check, no CLIENT SETINFO): it alone answers.
+    enableReadyCheck: false,
+    disableClientInfo: true,
+    retryStrategy: () => null,
   });
+  redis.on('error', () => undefined); // the answer below says it
+  try {
+    await redis.connect();
+    return await redis.ping();
+  } catch (err) {
+    return err instanceof ReplyError ? (err as Error).message : undefined;
+  } finally {
+    redis.disconnect();
+  }
 }
 
-const pings = async (port: number) => (await redisCommand({ port }, 'PING')) === '+PONG';
+const pings = async (port: number) => (await pingRedis(`redis://127.0.0.1:${port}`)) === 'PONG';
 
 /** The Redis `up` started, if its process is alive and its port answers PING. */
 export async function runningRedis(): Promise<RedisState | undefined> {
@@ -75,15 +66,15 @@ export async function runningRedis(): Promise<RedisState | undefined> {
 async function redisServerBinary(env: Env, log: Logger): Promise<string> {
   const found = findExecutable('redis-server', env, EXTRA_DIRS);
   if (found) return found;
-  if (!isRoot()) throw provisionError('REDIS_MISSING');
+  if (!isRoot()) throw createProvisionError('redis_missing');
   log.info('installing redis-server with apt-get');
   const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'redis-server']]) {
     const result = await exec('apt-get', args, { env: aptEnv });
-    if (result.code !== 0) throw provisionError('INSTALL_FAILED', `apt-get ${args[0]}`, lastLine(result.stderr || result.stdout));
+    if (result.code !== 0) throw createProvisionError('install_failed', `apt-get ${args[0]}`, lastLine(result.stderr || result.stdout));
   }
   const installed = findExecutable('redis-server', env, EXTRA_DIRS);
-  if (!installed) throw provisionError('REDIS_MISSING');
+  if (!installed) throw createProvisionError('redis_missing');
   log.info({ binary: installed }, 'redis-server installed');
   return installed;
 }
@@ -133,7 +124,7 @@ export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Prom
   ]; // prettier-ignore
   const started = await exec(binary, args, { cwd: REDIS_DIR });
   if (started.code !== 0) {
-    throw failure(provisionError('INSTALL_FAILED', 'starting redis-server', lastLine(started.stderr || started.stdout)));
+    throw failure(createProvisionError('install_failed', 'starting redis-server', lastLine(started.stderr || started.stdout)));
   }
 
   const deadline = Date.now() + 15_000;
@@ -149,7 +140,7 @@ export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Prom
   }
   const pid = readPid();
   if (pid !== undefined) await stopProcess(pid, { timeoutMs: 5_000, name: 'Redis', log });
-  throw failure(provisionError('REDIS_UNHEALTHY', LOG_FILE));
+  throw failure(createProvisionError('redis_unhealthy', LOG_FILE));
 }
 
 /**

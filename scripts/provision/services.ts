@@ -2,8 +2,11 @@
 import { createLogger, type Logger } from '../../src/logger.js';
 import { ensureOpenSearch, openSearchState, runningOpenSearch, stopOpenSearch } from './opensearch.js';
 import { clusterStatus, clusterUrls, ensureOpenSearchCluster, readClusterState, stopOpenSearchCluster } from './opensearch-cluster.js';
-import { ensureRedis, redisCommand, redisState, stopRedis } from './redis.js';
-import { isOurProcess, provisionError, withLock, type Env } from './service-runtime.js';
+import { ensureRedis, pingRedis, redisState, stopRedis } from './redis.js';
+import type { Env } from './commands.js';
+import { createProvisionError } from './errors.js';
+import { isOurProcess } from './processes.js';
+import { withLock } from './state.js';
 import { INSTALL_DIR } from './opensearch-install.js';
 
 /** Where the API, the worker and the tests reach the services. */
@@ -56,10 +59,10 @@ async function ensureLocalOpenSearch({ env, log, healthTimeoutMs, nodes }: { env
   const clusterRuns = cluster !== undefined && cluster.nodes.some((n) => isOurProcess(n.pid, INSTALL_DIR));
   if (nodes === undefined && clusterRuns) nodes = cluster.nodes.length;
   if ((nodes ?? 1) === 1) {
-    if (clusterRuns) throw provisionError('TOPOLOGY_MISMATCH', `a cluster of ${cluster.nodes.length} nodes`, 'a single node');
+    if (clusterRuns) throw createProvisionError('topology_mismatch', `a cluster of ${cluster.nodes.length} nodes`, 'a single node');
     return (await ensureOpenSearch({ env, log, healthTimeoutMs })).url;
   }
-  if (await runningOpenSearch()) throw provisionError('TOPOLOGY_MISMATCH', 'a single node', `a cluster of ${nodes} nodes`);
+  if (await runningOpenSearch()) throw createProvisionError('topology_mismatch', 'a single node', `a cluster of ${nodes} nodes`);
   return clusterUrls(await ensureOpenSearchCluster({ env, log, nodes: nodes!, healthTimeoutMs: Math.max(healthTimeoutMs, 300_000) }));
 }
 
@@ -110,13 +113,7 @@ async function opensearchAnswers(url: string): Promise<boolean> {
 }
 
 async function redisAnswers(url: string): Promise<boolean> {
-  try {
-    const { hostname, port } = new URL(url);
-    const reply = await redisCommand({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 6379) }, 'PING');
-    return reply !== undefined; // -NOAUTH still means a Redis answers
-  } catch {
-    return false;
-  }
+  return (await pingRedis(url)) !== undefined; // NOAUTH still means a Redis answers
 }
 
 /** The local cluster as one status: running when every node is, with a line per node. */

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import jwksRsa from 'jwks-rsa';
 import type { Config } from '../config.js';
 import { RETRY_AFTER_SECONDS, createError } from '../errors.js';
 
@@ -16,79 +17,72 @@ export interface TokenVerifier {
   readonly enabled: boolean;
 }
 
-interface Jwk {
-  kid?: string;
-  kty?: string;
-  use?: string;
-  alg?: string;
-  [k: string]: unknown;
+/** How a JWKS URL is fetched and cached. */
+export interface JwksOptions {
+  /** Give up on one fetch after this long. Default 2 s. */
+  fetchTimeoutMs?: number;
+  /** How long a key fetched for a `kid` is used before the JWKS is asked again. Default 10 min. */
+  cacheMs?: number;
+  /**
+   * How long one fetch, answered or failed, serves every lookup: an unknown `kid` refetches
+   * at most this often, and a JWKS host that is down is not asked again per token. Default 30 s.
+   */
+  minRefetchMs?: number;
 }
 
-/** Public keys from a JWKS document; keys for other uses (`enc`) or of unsupported types are skipped. */
-export function keysFromJwks(doc: unknown): { kid: string | undefined; key: KeyObject }[] {
-  const keys = (doc as { keys?: unknown })?.keys;
-  if (!Array.isArray(keys)) throw new Error('JWKS document has no "keys" array');
-  const out: { kid: string | undefined; key: KeyObject }[] = [];
-  for (const jwk of keys as Jwk[]) {
-    if (jwk.use && jwk.use !== 'sig') continue;
-    if (jwk.kty !== 'RSA' && jwk.kty !== 'EC') continue;
-    out.push({ kid: jwk.kid, key: createPublicKey({ key: jwk as never, format: 'jwk' }) });
-  }
-  return out;
+type JwksDocument = { keys: jwksRsa.JSONWebKey[] };
+
+/** Fetches a JWKS URL; one fetch (its answer or its failure) is shared by every caller for `minRefetchMs`. */
+function jwksFetcher(url: string, fetchTimeoutMs: number, minRefetchMs: number): () => Promise<JwksDocument> {
+  let last: { at: number; document: Promise<JwksDocument> } | undefined;
+  return () => {
+    if (last && Date.now() - last.at < minRefetchMs) return last.document;
+    const document = fetch(url, { signal: AbortSignal.timeout(fetchTimeoutMs) }).then(async (res) => {
+      if (!res.ok) throw new Error(`JWKS answered ${res.status}`);
+      return (await res.json()) as JwksDocument;
+    });
+    last = { at: Date.now(), document };
+    return document;
+  };
 }
 
-/** Where verification keys come from: a PEM file, a JWKS file, or a JWKS URL fetched lazily and cached. */
+/**
+ * Where verification keys come from: a PEM file, or a JWKS (file or URL) read through
+ * jwks-rsa, which imports the keys, picks one by `kid` and caches it per `kid`.
+ */
 function createKeySource(
   { publicKeyFile, jwks }: Config['jwt'],
-  { fetchTimeoutMs = 2000, cacheMs = 10 * 60_000, minRefetchMs = 30_000 } = {},
+  { fetchTimeoutMs = 2000, cacheMs = 10 * 60_000, minRefetchMs = 30_000 }: JwksOptions = {},
 ) {
-  const fixed: { kid: string | undefined; key: KeyObject }[] = [];
-  if (publicKeyFile) fixed.push({ kid: undefined, key: createPublicKey(readFileSync(publicKeyFile, 'utf8')) });
-  const remote = jwks && /^https?:\/\//.test(jwks) ? jwks : undefined;
-  if (jwks && !remote) fixed.push(...keysFromJwks(JSON.parse(readFileSync(jwks, 'utf8'))));
-
-  let cached: { kid: string | undefined; key: KeyObject }[] = [];
-  let fetchedAt = 0;
-  /** The last failed fetch and its error, remembered for `minRefetchMs`: a JWKS host that is down is not asked again per request. */
-  let failed: { at: number; error: unknown } | undefined;
-  let inflight: Promise<void> | undefined;
-
-  async function refresh(): Promise<void> {
-    if (failed && Date.now() - failed.at < minRefetchMs) throw failed.error;
-    inflight ??= (async () => {
-      try {
-        const res = await fetch(remote!, { signal: AbortSignal.timeout(fetchTimeoutMs) });
-        if (!res.ok) throw new Error(`JWKS answered ${res.status}`);
-        cached = keysFromJwks(await res.json());
-        fetchedAt = Date.now();
-        failed = undefined;
-      } catch (error) {
-        failed = { at: Date.now(), error };
-        throw error;
-      } finally {
-        inflight = undefined;
-      }
-    })();
-    return inflight;
-  }
+  const pem = publicKeyFile ? createPublicKey(readFileSync(publicKeyFile, 'utf8')) : undefined;
+  const remote = jwks !== undefined && /^https?:\/\//.test(jwks);
+  // A JWKS file is read once, at start, so a broken one fails the start and not a request.
+  const fromFile = jwks && !remote ? (JSON.parse(readFileSync(jwks, 'utf8')) as JwksDocument) : undefined;
+  const client = jwks
+    ? new jwksRsa.JwksClient({
+        jwksUri: jwks,
+        fetcher: fromFile ? async () => fromFile : jwksFetcher(jwks, fetchTimeoutMs, minRefetchMs),
+        cache: true,
+        cacheMaxAge: cacheMs,
+        // When a refetch fails, the keys we have keep serving, however long the JWKS host is down.
+        cacheMaxAgeFallback: Number.POSITIVE_INFINITY,
+      })
+    : undefined;
 
   return {
-    enabled: fixed.length > 0 || remote !== undefined,
-    /** Candidate keys for a token header's `kid`; refetches a remote JWKS when stale or the kid is unknown. */
+    enabled: pem !== undefined || client !== undefined,
+    /** Candidate keys for a token header's `kid`: the PEM key, and the JWKS key of that `kid`. */
     async keysFor(kid: string | undefined): Promise<KeyObject[]> {
-      const match = (list: typeof fixed) => list.filter((k) => kid === undefined || k.kid === undefined || k.kid === kid).map((k) => k.key);
-      if (!remote) return match(fixed);
-      const age = Date.now() - fetchedAt;
-      const known = match(cached);
-      if (fetchedAt === 0 || age > cacheMs || (known.length === 0 && age > minRefetchMs)) {
-        try {
-          await refresh();
-        } catch (error) {
-          if (fetchedAt === 0) throw createError('jwks_unavailable', { cause: error, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
-          // Keep serving with the keys we have; a rotated-in key is retried after minRefetchMs.
-        }
+      const keys = pem ? [pem] : [];
+      if (!client) return keys;
+      try {
+        keys.push(createPublicKey((await client.getSigningKey(kid)).getPublicKey()));
+      } catch (error) {
+        // No key for this kid: the token is invalid, whatever else the JWKS holds.
+        if (error instanceof jwksRsa.SigningKeyNotFoundError) return keys;
+        throw createError('jwks_unavailable', { cause: error, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
       }
-      return [...match(fixed), ...match(cached)];
+      return keys;
     },
   };
 }
@@ -108,10 +102,10 @@ function scopesOf(payload: jwt.JwtPayload): string[] {
  */
 export function createTokenVerifier(
   config: Pick<Config, 'jwt' | 'publicBaseUrl' | 'authorizationServers'>,
-  { now = () => Date.now() }: { now?: () => number } = {},
+  { now = () => Date.now(), jwks }: { now?: () => number; jwks?: JwksOptions } = {},
 ): TokenVerifier {
   const { jwt: settings } = config;
-  const keys = createKeySource(settings);
+  const keys = createKeySource(settings, jwks);
   const hsKey = settings.hsSecret ? createSecretKey(Buffer.from(settings.hsSecret, 'utf8')) : undefined;
   const issuer = settings.issuer ?? (config.authorizationServers.length === 1 ? config.authorizationServers[0] : undefined);
   const audience = settings.audience ?? config.publicBaseUrl;

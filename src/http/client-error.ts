@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ERRORS, type ErrorCode } from '../errors.js';
+import { API_ERRORS, type ApiErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ALLOW } from './methods.js';
 
@@ -14,7 +14,7 @@ const REASONS: Record<number, string> = {
 };
 
 /** The parser's or server's error code → ours. */
-function codeFor(err: NodeJS.ErrnoException): ErrorCode {
+function codeFor(err: NodeJS.ErrnoException): ApiErrorCode {
   if (err.code === 'HPE_HEADER_OVERFLOW') return 'request_too_large';
   // headersTimeout / requestTimeout ran out before the request was complete.
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADER_TIMEOUT') return 'request_timeout';
@@ -22,10 +22,10 @@ function codeFor(err: NodeJS.ErrnoException): ErrorCode {
 }
 
 /** A whole HTTP/1.1 response with our error body, closing the connection. */
-function errorResponse(code: ErrorCode, extraHeaders = ''): { text: string; requestId: string } {
-  const { status } = ERRORS[code];
+function errorResponse(code: ApiErrorCode, extraHeaders = ''): { text: string; requestId: string } {
+  const { status } = API_ERRORS[code];
   const requestId = randomUUID();
-  const body = JSON.stringify({ error: ERRORS[code].message, code, requestId });
+  const body = JSON.stringify({ error: API_ERRORS[code].message, code, requestId });
   const text =
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +

@@ -1,5 +1,6 @@
 // JSON Schemas (2020-12) of every body the API returns: published in the OpenAPI document and used to validate.
-import { ERRORS } from '../errors.js';
+import { API_ERRORS } from '../errors.js';
+import { TranscriptDocument } from '../library-format.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../search/types.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -7,43 +8,7 @@ export type JsonSchema = Record<string, unknown>;
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (type: string, extra: JsonSchema = {}): JsonSchema => ({ type: [type, 'null'], ...extra });
 
-/** The documented transcript format (version 1); stored transcripts are validated against it before serving. */
-export const TRANSCRIPT_DOCUMENT_SCHEMA: JsonSchema = {
-  type: 'object',
-  description: 'Word-timed transcript, format version 1. Served exactly as stored; a stored transcript that does not match this schema is a 502.',
-  required: ['formatVersion', 'segments'],
-  properties: {
-    formatVersion: { type: 'integer', const: 1, description: 'Format version; /api/v1 serves version 1 only.' },
-    segments: {
-      type: 'array',
-      items: {
-        type: 'object',
-        description: 'One utterance.',
-        required: ['startMs', 'endMs', 'text'],
-        properties: {
-          speakerLabel: nullable('string', { description: "Speaker's name once attributed; null when unknown." }),
-          startMs: { type: 'integer', minimum: 0 },
-          endMs: { type: 'integer', minimum: 0 },
-          text: { type: 'string' },
-          words: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['t', 's', 'e'],
-              properties: {
-                t: { type: 'string', description: 'The word.' },
-                s: { type: 'integer', description: 'Start, ms.' },
-                e: { type: 'integer', description: 'End, ms.' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-};
-
-const ERROR_CODE_LIST = Object.entries(ERRORS)
+const ERROR_CODE_LIST = Object.entries(API_ERRORS)
   .map(([code, { status }]) => `\`${code}\` (${status})`)
   .join(', ');
 
@@ -176,7 +141,8 @@ export const SCHEMAS: Record<string, JsonSchema> = {
       },
     },
   },
-  TranscriptDocument: TRANSCRIPT_DOCUMENT_SCHEMA,
+  // The library format's own schema: what the indexer accepts is what the API publishes and serves.
+  TranscriptDocument,
   KeyMoment: {
     type: 'object',
     required: ['type', 'title', 'startMs'],

@@ -1,4 +1,5 @@
 // Whether an OpenSearch failure goes away by itself: the one rule behind the API's 503, the indexer's retries and the keys CLI's wait.
+import pRetry from 'p-retry';
 
 /**
  * What a failed store call said: the HTTP status and OpenSearch error type of an
@@ -80,29 +81,30 @@ export interface RetryOptions {
   firstDelayMs?: number;
   /** Longest wait between attempts. Default 4 s. */
   maxDelayMs?: number;
-  /** Called before each wait, with the failure that caused it. */
-  onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
+  /** Called before each wait, with the failure that caused it and its attempt number. */
+  onRetry?: (err: unknown, attempt: number) => void;
 }
 
 /**
  * Runs `call` again, with exponential backoff, while it fails transiently and the budget
- * lasts; then throws its last error. For callers that can afford to wait (an ops
- * command), never for an API request, which has its own short time budget.
+ * lasts (the last wait is cut to what is left of it); then throws its last error. For
+ * callers that can afford to wait (an ops command), never for an API request, which has
+ * its own short time budget.
  */
-export async function retryTransient<T>(
+export function retryTransient<T>(
   call: () => Promise<T>,
   { budgetMs = 30_000, firstDelayMs = 250, maxDelayMs = 4_000, onRetry }: RetryOptions = {},
 ): Promise<T> {
-  const deadline = Date.now() + budgetMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (err) {
-      const left = deadline - Date.now();
-      if (!isTransientStoreError(err) || left <= 0) throw err;
-      const delayMs = Math.min(firstDelayMs * 2 ** (attempt - 1), maxDelayMs, left);
-      onRetry?.(err, attempt, delayMs);
-      await new Promise((r) => setTimeout(r, delayMs));
-    }
-  }
+  return pRetry(() => call(), {
+    retries: Number.POSITIVE_INFINITY,
+    factor: 2,
+    minTimeout: firstDelayMs,
+    maxTimeout: maxDelayMs,
+    maxRetryTime: budgetMs,
+    shouldRetry: ({ error, attemptNumber }) => {
+      if (!isTransientStoreError(error)) return false;
+      onRetry?.(error, attemptNumber);
+      return true;
+    },
+  });
 }

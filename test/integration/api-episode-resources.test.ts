@@ -29,6 +29,7 @@ describe('API episode resources: transcript, chapters, related', function () {
       ['segments that are not an array', { formatVersion: 1, segments: 'nope' }],
       ['a segment without text', { formatVersion: 1, segments: [{ startMs: 0, endMs: 1 }] }],
       ['a word without its end', { formatVersion: 1, segments: [{ startMs: 0, endMs: 1, text: 'a', words: [{ t: 'a', s: 0 }] }] }],
+      ['a word that starts before 0 ms', { formatVersion: 1, segments: [{ startMs: 0, endMs: 1, text: 'a', words: [{ t: 'a', s: -40, e: 1 }] }] }],
       ['another format version', { formatVersion: 2, segments: [] }],
       ['JSON text that does not parse', '{"formatVersion": 1, "segm'],
     ];

@@ -22,8 +22,6 @@
 // cache of an earlier run has them; later runs find every episode unchanged (same
 // sourceHash) and only re-read the files. Suites that write use their own prefix
 // (`test-idx-<random>-`) and delete it afterwards.
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import type { Embedder } from '../../src/embedder.js';
@@ -34,6 +32,7 @@ import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createProgress } from '../../indexer/progress.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
+import { withFileLock } from '../../scripts/provision/file-lock.js';
 import { datasetDir, missingDataset } from './datasets.js';
 
 /** The qmsum data set: `DATASETS_DIR`/qmsum, by default `<repoRoot>/../shared/data/qmsum`. */
@@ -65,7 +64,7 @@ interface Library {
   lockFile: string;
 }
 
-const lockFile = (name: string) => fileURLToPath(new URL(`../../.cache/${name}-fixture.lock`, import.meta.url));
+const lockFile = (name: string) => fileURLToPath(new URL(`../../.cache/${name}-fixture-lock`, import.meta.url));
 const QMSUM: Library = { label: 'qmsum', dir: QMSUM_DIR, prefix: QMSUM_PREFIX, lockFile: lockFile('qmsum') };
 const CORPUS: Library = { label: 'qmsum-cut corpus', dir: CORPUS_DIR, prefix: CORPUS_PREFIX, lockFile: lockFile('corpus') };
 
@@ -75,7 +74,12 @@ const loads = new Map<Library, Promise<QmsumFixture>>();
 function ensureLoaded(library: Library): Promise<QmsumFixture> {
   let loading = loads.get(library);
   if (!loading) {
-    loading = withLock(library.lockFile, () => load(library)).catch((err: unknown) => {
+    // Another test process loading the same library makes ours a no-op once it is done; a
+    // loader that died is taken over after 30 s, generous so that a busy one is not taken for dead.
+    loading = withFileLock(library.lockFile, () => load(library), {
+      staleMs: 30_000,
+      onWait: () => process.stderr.write(`test fixture: waiting for another process to finish loading (${library.lockFile})\n`),
+    }).catch((err: unknown) => {
       loads.delete(library);
       throw err;
     });
@@ -103,45 +107,6 @@ export function ensureQmsumLoaded(): Promise<QmsumFixture> {
  */
 export function ensureCorpusLoaded(): Promise<QmsumFixture> {
   return ensureLoaded(CORPUS);
-}
-
-/**
- * Runs `fn` holding a lock file (created exclusively, holding our pid). A lock whose
- * process is gone is taken over; otherwise we wait: the other load makes ours a no-op.
- */
-async function withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  await mkdir(dirname(file), { recursive: true });
-  for (let waited = 0; ; waited++) {
-    try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(await readFile(file, 'utf8').catch(() => ''));
-      if (!holder || !alive(holder)) {
-        await rm(file, { force: true });
-        continue;
-      }
-      if (waited % 30 === 0) process.stderr.write(`test fixture: waiting for process ${holder} to finish loading (${file})\n`);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(file, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** One client and one model for both libraries: a second model instance would only cost memory. */

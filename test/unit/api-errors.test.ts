@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { errors } from '@opensearch-project/opensearch';
-import { ApiError, ERRORS, createError, toApiError } from '../../src/errors.js';
+import { ApiError, API_ERRORS, createError, toApiError } from '../../src/errors.js';
 import { SearchError } from '../../src/search/errors.js';
 import { chooseQuery } from '../../src/routes/search.js';
 
@@ -9,7 +9,7 @@ const responseError = (statusCode: number, type: string) =>
 
 describe('error catalogue: stable codes, one mapping from anything thrown', function () {
   it('gives every code a status and a sentence', function () {
-    for (const [code, { status, message }] of Object.entries(ERRORS)) {
+    for (const [code, { status, message }] of Object.entries(API_ERRORS)) {
       expect(code).to.match(/^[a-z][a-z0-9_]*$/);
       expect(status).to.be.within(400, 599);
       expect(message).to.match(/^[A-Z].*\.$/);

@@ -1,8 +1,8 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { createTokenVerifier } from '../../src/auth/jwt.js';
+import { createTokenVerifier, type JwksOptions } from '../../src/auth/jwt.js';
 import { loadConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors.js';
 import { TEST_AUDIENCE, TEST_ISSUER, createTokenKit, type TokenKit } from '../support/api-tokens.js';
@@ -25,6 +25,8 @@ describe('OAuth access tokens: local JWT verification', function () {
   });
   after(() => kit.cleanup());
   const verifier = (env: Record<string, string>) => createTokenVerifier(loadConfig(env));
+  /** A verifier whose only keys are those of a JWKS URL, with the JWKS timings given. */
+  const urlVerifier = (url: string, jwks: JwksOptions = {}) => createTokenVerifier(loadConfig({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: url }), { jwks });
 
   it('accepts an RS256 token from the PEM key and returns its subject', async function () {
     expect(await outcome(verifier(kit.env).verify(kit.sign({ sub: 'u_42' })))).to.equal('ok:u_42');
@@ -89,41 +91,94 @@ describe('OAuth access tokens: local JWT verification', function () {
     expect(await outcome(noIssuer.verify(kit.sign()))).to.equal('invalid_token');
   });
 
-  it('fetches a JWKS URL once and caches it; answers 503 jwks_unavailable while it cannot be fetched at all', async function () {
-    const jwks = readFileSync(kit.jwksEnv.JWT_JWKS!, 'utf8');
-    let fetches = 0;
+  /** A JWKS server on a loopback port; `answer` decides each response, `fetches` counts them. */
+  async function jwksServer(answer: (res: ServerResponse) => void) {
+    const counter = { fetches: 0 };
     const server = createServer((_req, res) => {
-      fetches++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(jwks);
+      counter.fetches++;
+      answer(res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+    return {
+      counter,
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  it('fetches a JWKS URL once and caches it; answers 503 jwks_unavailable while it cannot be fetched at all', async function () {
+    const document = readFileSync(kit.jwksEnv.JWT_JWKS!, 'utf8');
+    const jwks = await jwksServer((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(document));
     try {
-      const v = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: url });
+      const v = urlVerifier(jwks.url);
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
       expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('ok:u_member');
-      expect(fetches).to.equal(1);
+      expect(jwks.counter.fetches).to.equal(1);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jwks.close();
     }
-    const unreachable = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: url });
+    const unreachable = urlVerifier(jwks.url);
     expect(await outcome(unreachable.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
   });
 
-  it('remembers a failed JWKS fetch for the refetch interval instead of fetching again per token', async function () {
-    let fetches = 0;
-    const server = createServer((_req, res) => {
-      fetches++;
-      res.writeHead(500, { 'content-type': 'application/json' }).end('{}');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+  it('fetches the JWKS again for an unknown kid, but not within the refetch interval', async function () {
+    const all = JSON.parse(readFileSync(kit.jwksEnv.JWT_JWKS!, 'utf8')) as { keys: { kid: string }[] };
+    let keys = all.keys.filter((k) => k.kid === 'ec-1');
+    const jwks = await jwksServer((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys })));
     try {
-      const v = verifier({ ...kit.env, JWT_PUBLIC_KEY_FILE: '', JWT_JWKS: url });
-      for (let i = 0; i < 5; i++) expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
-      expect(fetches).to.equal(1);
+      const v = urlVerifier(jwks.url, { minRefetchMs: 300 });
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
+      keys = all.keys; // the RSA key is rotated in
+      expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('invalid_token');
+      expect(jwks.counter.fetches).to.equal(1);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('ok:u_member');
+      expect(jwks.counter.fetches).to.equal(2);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jwks.close();
+    }
+  });
+
+  it('keeps verifying with the keys it has when a refetch of the JWKS fails', async function () {
+    const document = readFileSync(kit.jwksEnv.JWT_JWKS!, 'utf8');
+    let status = 200;
+    const jwks = await jwksServer((res) => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? document : '{}'));
+    try {
+      const v = urlVerifier(jwks.url, { cacheMs: 100, minRefetchMs: 100 });
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
+      status = 503;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
+      expect(jwks.counter.fetches).to.equal(2);
+    } finally {
+      await jwks.close();
+    }
+  });
+
+  it('answers 503 jwks_unavailable once a JWKS fetch outlasts its timeout', async function () {
+    const jwks = await jwksServer(() => undefined); // accepts, never answers
+    try {
+      const v = urlVerifier(jwks.url, { fetchTimeoutMs: 200 });
+      const started = Date.now();
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
+      expect(Date.now() - started).to.be.within(150, 1500);
+    } finally {
+      await jwks.close();
+    }
+  });
+
+  it('remembers a failed JWKS fetch for the refetch interval instead of fetching again per token', async function () {
+    const jwks = await jwksServer((res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{}'));
+    try {
+      const v = urlVerifier(jwks.url);
+      for (let i = 0; i < 5; i++) expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
+      expect(jwks.counter.fetches).to.equal(1);
+    } finally {
+      await jwks.close();
     }
   });
 });

@@ -4,10 +4,12 @@ import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
 import { SCHEMAS } from '../../src/openapi/schemas.js';
-import { ERRORS } from '../../src/errors.js';
+import { API_ERRORS } from '../../src/errors.js';
 import { createAjv, validateParams } from '../../src/http/validate-params.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
 import { loadConfig } from '../../src/config.js';
+import { TranscriptDocument } from '../../src/library-format.js';
+import { checkEpisode } from '../../indexer/schemas.js';
 
 type Doc = {
   openapi: string;
@@ -43,8 +45,21 @@ describe('OpenAPI document: one source for routes, validation and docs', functio
     for (const op of OPERATIONS) expect(() => validateParams(op, strict), op.operationId).not.to.throw();
   });
 
+  it('publishes the transcript schema the indexer validates with, so both refuse the same word times', function () {
+    expect(SCHEMAS.TranscriptDocument).to.equal(TranscriptDocument);
+    const validate = createAjv().compile(SCHEMAS.TranscriptDocument!);
+    const withWord = (s: number, e: number) => ({ formatVersion: 1, segments: [{ startMs: 0, endMs: 9, text: 'a', words: [{ t: 'a', s, e }] }] });
+    const episode = (transcript: unknown) => ({ id: 'e', channelId: 'c', title: 't', publishedAt: '2024-01-01T00:00:00Z', status: 'published', transcript });
+    expect(validate(withWord(0, 5))).to.equal(true);
+    expect(checkEpisode(episode(withWord(0, 5))).ok).to.equal(true);
+    for (const [s, e] of [[-1, 5], [0, -1], [0.5, 5]] as const) {
+      expect(validate(withWord(s, e)), `s ${s} e ${e}`).to.equal(false);
+      expect(checkEpisode(episode(withWord(s, e))).ok, `s ${s} e ${e}`).to.equal(false);
+    }
+  });
+
   it('names every error code of the catalogue in the Error schema', function () {
-    for (const code of Object.keys(ERRORS)) expect(doc.components.schemas.Error!.description).to.include(`\`${code}\``);
+    for (const code of Object.keys(API_ERRORS)) expect(doc.components.schemas.Error!.description).to.include(`\`${code}\``);
   });
 
   it("lists every matchedVia value with the search pipeline's meaning of it, and no other", function () {

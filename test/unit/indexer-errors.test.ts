@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { expect } from 'chai';
 import { checkBulkItems, type BulkItem, type BulkOp } from '../../indexer/bulk.js';
-import { RetryableIndexError, UnrecoverableIndexError, classifyStoreError } from '../../indexer/errors.js';
+import { INDEX_ERRORS, RetryableIndexError, UnrecoverableIndexError, classifyStoreError, createIndexError, retryIndexErrors } from '../../indexer/errors.js';
 
 const ops: BulkOp[] = [
   { op: 'index', index: 'p', id: 'a', doc: {} },
@@ -32,6 +32,21 @@ describe('checkBulkItems', function () {
   });
 });
 
+describe('createIndexError', function () {
+  it('makes every retryable code a RetryableIndexError and every other one unrecoverable for BullMQ', function () {
+    for (const [code, { retryable, message }] of Object.entries(INDEX_ERRORS)) {
+      const err = createIndexError(code as keyof typeof INDEX_ERRORS);
+      expect(err, code).to.be.instanceOf(retryable ? RetryableIndexError : UnrecoverableError);
+      expect(err.code).to.equal(code);
+      expect(err.message).to.equal(message);
+    }
+    const cause = new Error('refused');
+    const detailed = createIndexError('invalid_record', { message: 'episode e: /title must be string', cause });
+    expect(detailed).to.be.instanceOf(UnrecoverableIndexError).with.property('message', 'episode e: /title must be string');
+    expect(detailed.cause).to.equal(cause);
+  });
+});
+
 describe('classifyStoreError', function () {
   const named = (name: string, meta?: object) => Object.assign(new Error('boom'), { name, meta });
 
@@ -59,5 +74,41 @@ describe('classifyStoreError', function () {
   it('passes other errors through unchanged', function () {
     const err = new TypeError('x');
     expect(classifyStoreError(err, 'bulk')).to.equal(err);
+  });
+});
+
+describe('retryIndexErrors', function () {
+  it('tries again while the call fails retryably, backing off, up to the attempts given', async function () {
+    let calls = 0;
+    const retried: number[] = [];
+    const started = performance.now();
+    const failure = await retryIndexErrors(
+      async () => {
+        calls++;
+        throw new RetryableIndexError('store_unavailable', 'busy');
+      },
+      { attempts: 3, baseDelayMs: 10, onRetry: (_err, attempt) => retried.push(attempt) },
+    ).catch((err: unknown) => err);
+    expect(failure).to.be.instanceOf(RetryableIndexError);
+    expect(calls).to.equal(3);
+    expect(retried).to.deep.equal([1, 2]);
+    // Waits of 10 and 20 ms.
+    expect(performance.now() - started).to.be.within(29, 500);
+    let tries = 0;
+    expect(await retryIndexErrors(async () => (++tries < 2 ? Promise.reject(new RetryableIndexError('store_unavailable', 'busy')) : 'done'), { attempts: 3, baseDelayMs: 1 })).to.equal('done');
+  });
+
+  it('gives up at once on an unrecoverable error', async function () {
+    let calls = 0;
+    const refused = new UnrecoverableIndexError('store_rejected', 'mapping');
+    const failure = await retryIndexErrors(
+      async () => {
+        calls++;
+        throw refused;
+      },
+      { attempts: 5, baseDelayMs: 1 },
+    ).catch((err: unknown) => err);
+    expect(failure).to.equal(refused);
+    expect(calls).to.equal(1);
   });
 });

@@ -71,17 +71,20 @@ describe('retryTransient', function () {
 
   it('runs the call again while it fails transiently, backing off, and returns its answer', async function () {
     let calls = 0;
-    const waits: number[] = [];
+    const retried: number[] = [];
+    const started = performance.now();
     const answer = await retryTransient(
       async () => {
         if (++calls < 4) throw blocked();
         return 'done';
       },
-      { firstDelayMs: 5, maxDelayMs: 12, onRetry: (_err, _attempt, delayMs) => waits.push(delayMs) },
+      { firstDelayMs: 5, maxDelayMs: 12, onRetry: (_err, attempt) => retried.push(attempt) },
     );
     expect(answer).to.equal('done');
     expect(calls).to.equal(4);
-    expect(waits).to.deep.equal([5, 10, 12]);
+    expect(retried).to.deep.equal([1, 2, 3]);
+    // Waits of 5, 10 and 12 ms (doubled, capped at maxDelayMs).
+    expect(performance.now() - started).to.be.within(26, 500);
   });
 
   it('throws the last transient error once the budget is spent', async function () {

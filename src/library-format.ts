@@ -1,0 +1,103 @@
+// The library format's records as JSON Schemas (TypeBox), with their TypeScript types derived from them: the one source the indexer validates against and the OpenAPI document publishes.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { EPISODE_STATUSES } from './store/documents.js';
+
+// Nullable values and string enums are written as `type: [t, 'null']` and `enum`, not as
+// TypeBox unions (`anyOf`), so ajv's errors name the field and the published schemas stay plain.
+const Nullable = <T extends TSchema & { type: string }>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+const StringEnum = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+
+const Id = Type.String({ minLength: 1 });
+const Ms = Type.Integer({ minimum: 0 });
+const IdList = Type.Array(Id);
+
+// Object schemas accept additional fields (TypeBox leaves `additionalProperties` out): the
+// spec lets the format grow additively.
+
+/** A library user (`users.json`). */
+export const User = Type.Object({ id: Id, name: Type.String(), plan: Type.String({ minLength: 1 }) });
+export type UserRecord = Static<typeof User>;
+
+/** A library channel (`channels.json`). */
+export const Channel = Type.Object({
+  id: Id,
+  slug: Type.String({ pattern: '^[a-z0-9-]{1,63}$' }),
+  title: Type.String(),
+  providerType: StringEnum(['youtube', 'rss'] as const),
+  ownerId: Id,
+  memberIds: IdList,
+  customDomain: Type.Optional(Nullable(Type.String({ format: 'hostname' }))),
+});
+export type ChannelRecord = Static<typeof Channel>;
+
+/** A facet display name (`topics.json`, `people.json`, `entities.json`); collections only: the channel whose playlist it mirrors. */
+export const Facet = Type.Object({ id: Id, name: Type.String(), channelId: Type.Optional(Nullable(Type.String())) });
+export type FacetRecord = Static<typeof Facet>;
+
+/** A collection (`collections.json`): a facet that always names its channel. */
+export const Collection = Type.Object({ id: Id, name: Type.String(), channelId: Id });
+
+export const Word = Type.Object({
+  t: Type.String({ description: 'The word.' }),
+  s: Type.Integer({ minimum: 0, description: 'Start, ms.' }),
+  e: Type.Integer({ minimum: 0, description: 'End, ms.' }),
+});
+export type WordRecord = Static<typeof Word>;
+
+export const Segment = Type.Object(
+  {
+    speakerLabel: Type.Optional(Nullable(Type.String({ description: "Speaker's name once attributed; null when unknown." }))),
+    startMs: Ms,
+    endMs: Ms,
+    text: Type.String(),
+    words: Type.Optional(Type.Array(Word)),
+  },
+  { description: 'One utterance.' },
+);
+export type SegmentRecord = Static<typeof Segment>;
+
+/** The spec's TranscriptDocument, format version 1: stored as given, served exactly as stored. */
+export const TranscriptDocument = Type.Object(
+  {
+    formatVersion: Type.Unsafe<1>({ type: 'integer', const: 1, description: 'Format version; /api/v1 serves version 1 only.' }),
+    segments: Type.Array(Segment),
+  },
+  { description: 'Word-timed transcript, format version 1. Served exactly as stored; a stored transcript that does not match this schema is a 502.' },
+);
+export type TranscriptRecord = Static<typeof TranscriptDocument>;
+
+export const KeyMoment = Type.Object({
+  type: Type.String({ minLength: 1 }),
+  title: Type.String(),
+  startMs: Ms,
+  endMs: Type.Optional(Nullable(Ms)),
+});
+export type KeyMomentRecord = Static<typeof KeyMoment>;
+
+export const Chapter = Type.Object({ title: Type.String(), startMs: Ms, endMs: Ms, moments: Type.Array(KeyMoment) });
+export type ChapterRecord = Static<typeof Chapter>;
+
+/** One episode as the library holds it: catalog row, facet ids, transcript and chapters. */
+export const Episode = Type.Object({
+  id: Id,
+  channelId: Id,
+  title: Type.String(),
+  description: Type.Optional(Nullable(Type.String())),
+  link: Type.Optional(Nullable(Type.String())),
+  thumbnail: Type.Optional(Nullable(Type.String())),
+  mediaUrl: Type.Optional(Nullable(Type.String())),
+  durationMs: Type.Optional(Nullable(Ms)),
+  publishedAt: Type.String({ format: 'date-time' }),
+  viewCount: Type.Optional(Nullable(Ms)),
+  status: StringEnum(EPISODE_STATUSES),
+  summary: Type.Optional(Nullable(Type.String())),
+  error: Type.Optional(Nullable(Type.String())),
+  topicIds: Type.Optional(IdList),
+  personIds: Type.Optional(IdList),
+  entityIds: Type.Optional(IdList),
+  collectionIds: Type.Optional(IdList),
+  transcript: Type.Optional(Nullable(TranscriptDocument)),
+  chapters: Type.Optional(Nullable(Type.Array(Chapter))),
+});
+export type EpisodeRecord = Static<typeof Episode>;
