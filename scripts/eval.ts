@@ -20,7 +20,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import type { Embedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { createQueryVectorCache } from '../src/search/query-cache.js';
-import { evenSubset, judge, landing, meanLanding, meanScores, parseQueries, rankedSegments, type JudgedQuery, type Landing, type QueryScores } from '../src/search/relevance.js';
+import { evenSubset, judge, scopedEpisodes, type Scope, landing, meanLanding, meanScores, parseQueries, rankedSegments, type JudgedQuery, type Landing, type QueryScores } from '../src/search/relevance.js';
 import { runSearch, type SearchDeps, type SearchOptions } from '../src/search/search.js';
 import type { SearchParams } from '../src/search/types.js';
 import type { SearchResult } from '../src/search/types.js';
@@ -42,6 +42,7 @@ const MODE_LEGS: Record<Mode, SearchOptions['legs']> = {
 /** Searches one judged query and returns the API-shaped result. */
 export type Runner = (q: JudgedQuery, mode: Mode) => Promise<SearchResult>;
 
+
 /** Everything an in-process search needs, made once. */
 export interface LocalSearch {
   config: Readonly<Config>;
@@ -49,7 +50,8 @@ export interface LocalSearch {
   embedder: Embedder | undefined;
   deps: SearchDeps;
   channel(slug: string): Promise<ChannelDoc>;
-  search(q: { channel: string; query: string }, mode: Mode, options?: SearchOptions, limit?: number): ReturnType<typeof runSearch>;
+  /** `episodeIds` scopes the search to those episodes (the API's `episodeIds` filter). */
+  search(q: { channel: string; query: string; episodeIds?: string[] }, mode: Mode, options?: SearchOptions, limit?: number): ReturnType<typeof runSearch>;
   close(): Promise<void>;
 }
 
@@ -108,7 +110,7 @@ export async function openLocalSearch({
     deps,
     channel,
     async search(q, mode, options = {}, limit = 10) {
-      const params: SearchParams = { query: q.query, fast: mode === 'keyword', limit, publishedOnly: false };
+      const params: SearchParams = { query: q.query, fast: mode === 'keyword', limit, publishedOnly: false, ...(q.episodeIds ? { episodeIds: q.episodeIds } : {}) };
       return runSearch(deps, await channel(q.channel), params, { ...options, legs: MODE_LEGS[mode] });
     },
     close: () => client.close(),
@@ -116,12 +118,14 @@ export async function openLocalSearch({
 }
 
 /** A runner that calls a running API; `semantic` is not reachable through it. */
-export function apiRunner(baseUrl: string, key: string | undefined): Runner {
+export function apiRunner(baseUrl: string, key: string | undefined, scope: Scope = 'channel'): Runner {
   return async (q, mode) => {
     if (mode === 'semantic') throw new Error('the API has no semantic-only mode; run in-process for it');
     const url = new URL(`/api/v1/channels/${encodeURIComponent(q.channel)}/search`, baseUrl);
     url.searchParams.set('query', q.query);
     url.searchParams.set('limit', '10');
+    const episodeIds = scopedEpisodes(q, scope);
+    if (episodeIds) url.searchParams.set('episodeIds', episodeIds.join(','));
     if (mode === 'keyword') url.searchParams.set('fast', 'true');
     const res = await fetch(url, { headers: key ? { 'x-api-key': key } : {} });
     if (!res.ok) throw new Error(`${url.pathname}: HTTP ${res.status} ${await res.text()}`);
@@ -303,6 +307,7 @@ async function main(): Promise<void> {
     .option('--limit <n>', 'evaluate n queries spread evenly over the file', positive)
     .option('--prefix <prefix>', 'index prefix for in-process runs without --library (default: INDEX_PREFIX)')
     .option('--set <settings>', 'tuning for in-process runs, e.g. "k=30 keyword=1.5 fields=text,chapterTitle^2"', '')
+    .addOption(new Option('--scope <scope>', 'search the whole channel, or only the episodes holding each answer (moment finding alone)').choices(['channel', 'episode']).default('channel'))
     .option('--concurrency <n>', 'queries in flight', positive, 4)
     .option('--out <file>', 'also write per-query scores as JSON lines')
     .option('--json <file>', 'also write the rows as JSON')
@@ -319,6 +324,7 @@ async function main(): Promise<void> {
       limit?: number;
       prefix?: string;
       set: string;
+      scope: Scope;
       concurrency: number;
       out?: string;
       json?: string;
@@ -352,6 +358,7 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   const perQuery: string[] = [];
+  if (opts.scope === 'episode') for (const target of targets) target.label += ', in its episode';
   for (const target of targets) {
     if (target.lib) {
       await useProvisionedModel('eval');
@@ -361,10 +368,10 @@ async function main(): Promise<void> {
     let local: LocalSearch | undefined;
     let run: Runner;
     if (opts.api) {
-      run = apiRunner(opts.api, opts.key);
+      run = apiRunner(opts.api, opts.key, opts.scope);
     } else {
       local = await openLocalSearch({ prefix: target.prefix, withEmbedder: modes.some((m) => m !== 'keyword'), cacheSize: queries.length });
-      run = async (q, mode) => (await local!.search(q, mode, settings)).result;
+      run = async (q, mode) => (await local!.search({ ...q, episodeIds: scopedEpisodes(q, opts.scope) }, mode, settings)).result;
     }
     try {
       for (const mode of modes) {

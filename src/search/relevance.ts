@@ -131,3 +131,17 @@ export function meanLanding(all: readonly Landing[]): { overlap1: number; landin
   const median = offsets.length === 0 ? null : offsets.length % 2 ? offsets[mid]! : (offsets[mid - 1]! + offsets[mid]!) / 2;
   return { overlap1: all.filter((l) => l.overlap).length / n, landing1: all.filter((l) => l.landed).length / n, medianOffsetMs: median };
 }
+
+/**
+ * Where a judged query is searched: the whole `channel`, or only the `episode`s holding its
+ * answers. QMSum's questions were written about one meeting each ("what did the group
+ * discuss about the buttons?") and the product-meetings channel has ~140 meetings about
+ * the same remote control, so channel-wide scores mostly measure guessing the meeting;
+ * `episode` measures finding the moment, as a client that names the episode would search.
+ */
+export type Scope = 'channel' | 'episode';
+
+/** The episodes a query is scoped to under `scope` (undefined: the whole channel). */
+export function scopedEpisodes(q: JudgedQuery, scope: Scope): string[] | undefined {
+  return scope === 'episode' ? [...new Set(q.relevant.map((r) => r.episodeId))] : undefined;
+}

@@ -1,9 +1,15 @@
 import { expect } from 'chai';
-import { evenSubset, judge, landing, meanLanding, meanScores, overlaps, parseQueries } from '../../src/search/relevance.js';
+import { evenSubset, judge, landing, meanLanding, meanScores, overlaps, parseQueries, scopedEpisodes } from '../../src/search/relevance.js';
 
 const seg = (startMs: number, endMs: number, episodeId = 'ep') => ({ episodeId, startMs, endMs });
 
 describe('relevance measures', function () {
+  it('scopes a query to the distinct episodes of its answers, or to nothing for channel-wide search', function () {
+    const q = { id: 'q', channel: 'c', query: 'x', relevant: [seg(0, 10, 'a'), seg(20, 30, 'b'), seg(40, 50, 'a')] };
+    expect(scopedEpisodes(q, 'episode')).to.deep.equal(['a', 'b']);
+    expect(scopedEpisodes(q, 'channel')).to.equal(undefined);
+  });
+
   it('counts a segment relevant when it overlaps a relevant range of the same episode', function () {
     expect(overlaps(seg(0, 10), seg(5, 20))).to.equal(true);
     expect(overlaps(seg(0, 5), seg(5, 20))).to.equal(false);
