@@ -131,6 +131,57 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
     });
   });
 
+  describe('admission control of searches', function () {
+    it('refuses searches past SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting at once: JSON 503 search_busy with Retry-After, no store round trip', async function () {
+      // Each _msearch is held back 400 ms, so the admitted search keeps its place while the others arrive.
+      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { delay: /_msearch/, delayMs: 400, count: /-api-keys\/_doc\// });
+      const api = await startApi({
+        env: { INDEX_PREFIX: world.store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '1', SEARCH_QUEUE_WAIT_MS: '10000' },
+      });
+      try {
+        const search = (q: string) => api.request(`/api/v1/channels/alpha/search?q=${q}`, { headers: world.memberHeaders });
+        const running = search('tomatoes');
+        await new Promise((r) => setTimeout(r, 150));
+        const waiting = search('soil');
+        await new Promise((r) => setTimeout(r, 50));
+        const refused = await Promise.all([search('compost'), search('seeds')]);
+        // Lists and transcripts are not behind the gate.
+        expect((await api.request('/api/v1/channels/alpha/episodes', { headers: world.memberHeaders })).status).to.equal(200);
+        for (const res of refused) {
+          expect(res.status, res.text.slice(0, 200)).to.equal(503);
+          expect(res.body.code).to.equal('search_busy');
+          expect(res.headers['retry-after']).to.equal('1');
+          expect(res.ms, 'refused at once, not after waiting').to.be.below(300);
+        }
+        expect((await running).status, 'the running search').to.equal(200);
+        expect((await waiting).status, 'the waiting search, run when the place was free').to.equal(200);
+        expect(relay.counted, 'key lookups: only the two admitted searches and the list reached the store').to.equal(3);
+      } finally {
+        await api.close();
+        await relay.close();
+      }
+    });
+  });
+
+  describe('/healthz', function () {
+    it('answers without waiting for Redis: a stalled rate-limit store slows rate-limited requests, not the liveness probe', async function () {
+      // Rate-limit commands held back 2 s: the limiter gives up after the client's 500 ms command timeout and fails open.
+      const relay = await inspectingRelay(new URL(world.api.config.redisUrl), { delay: /evalsha|script/i, delayMs: 2000 });
+      const api = await startApi({ env: { INDEX_PREFIX: world.store.prefix, REDIS_URL: relay.url.replace('http:', 'redis:') } });
+      try {
+        const limited = await api.request('/api/v1/openapi.json');
+        expect(limited.ms, 'the stalled Redis holds a rate-limited request').to.be.at.least(450);
+        const health = await api.request('/healthz');
+        expect(health.status).to.equal(200);
+        expect(health.ms).to.be.below(250);
+        expect(health.headers.ratelimit, 'not rate limited').to.equal(undefined);
+      } finally {
+        await api.close();
+        await relay.close();
+      }
+    });
+  });
+
   describe('guessing API keys', function () {
     it('stops looking up keys for an IP past FAILED_KEY_LOOKUPS_PER_IP unknown ones: 429 with Retry-After, no store round trip', async function () {
       const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { count: /-api-keys\/_doc\// });
