@@ -33,8 +33,8 @@ import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
 import './http/context.js';
 
-/** REST search, the one operation behind the admission gate (after the /api alias is rewritten). */
-const SEARCH_PATH = /^\/api\/v1\/channels\/[^/]+\/search$/;
+/** REST search, the one operation behind the admission gate (after the /api alias is rewritten; a trailing slash routes there too). */
+const SEARCH_PATH = /^\/api\/v1\/channels\/[^/]+\/search\/?$/;
 
 export interface AppDeps {
   config: Readonly<Config>;
