@@ -20,6 +20,7 @@ import { allowReadOnly } from './http/methods.js';
 import { rateLimiter } from './http/rate-limit.js';
 import { keyLookupGuard } from './http/key-lookup-guard.js';
 import { createAjv, validateParams } from './http/validate-params.js';
+import { admissionGate, createAdmission } from './http/admission.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { listChannels } from './routes/channels.js';
 import { listEpisodes } from './routes/episodes.js';
@@ -31,6 +32,9 @@ import type { SearchDeps } from './search/search.js';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
 import './http/context.js';
+
+/** REST search, the one operation behind the admission gate (after the /api alias is rewritten; a trailing slash routes there too). */
+const SEARCH_PATH = /^\/api\/v1\/channels\/[^/]+\/search\/?$/;
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -58,6 +62,8 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   }
   const anonymousRead = config.anonymousRead === 'published';
   const searchDeps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain };
+  // One gate for REST and MCP searches: a flood of them must leave the store (and this process) room for everything else.
+  const admission = createAdmission(config.searchAdmission);
 
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),
@@ -85,6 +91,7 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   app.use(requestId({ log }));
   app.use(responseHeaders({ deprecation: config.deprecation }));
   app.use(requestLog());
+  app.use(admissionGate(admission, (req) => (req.method === 'GET' || req.method === 'HEAD') && SEARCH_PATH.test(req.path)));
   app.use((req, _res, next) => {
     req.queries = createQueries({ client, aliases }, { budgetMs: config.opensearchTimeoutMs });
     next();
@@ -102,11 +109,13 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
       max: config.rateLimit.max,
       windowSeconds: config.rateLimit.windowSeconds,
       prefix: `rl:${config.indexPrefix}`,
+      // Liveness touches no dependency: a slow Redis must not make a probe fail and get a healthy process restarted.
+      exempt: (req) => req.path === '/healthz',
       log,
     }),
   );
   // MCP (POST, anonymous, rate-limited per IP above) before the read-only gate.
-  if (config.mcp.enabled) app.use(mcpRouter({ search: searchDeps, metrics, channelBaseDomain: config.channelBaseDomain }));
+  if (config.mcp.enabled) app.use(mcpRouter({ search: searchDeps, metrics, admission, channelBaseDomain: config.channelBaseDomain }));
   app.use(allowReadOnly());
   for (const op of OPERATIONS) {
     const handler = handlers[op.operationId];

@@ -34,6 +34,19 @@ export interface Config {
     maxQueue: number;
     /** Longest query embedded, in model tokens; the rest of a longer one is cut. */
     maxTokens: number;
+    /** Longest a search waits for its query vector; past it, it runs keyword-only (`degraded: "embedder_busy"`). */
+    timeoutMs: number;
+    /** Nice value of the worker processes (0 = as the API; up to 19): the model yields the CPU to requests that need little of it. */
+    nice: number;
+  };
+  /** Admission control of searches (see src/http/admission.ts): past it a search is refused with 503 `search_busy`. */
+  searchAdmission: {
+    /** Searches (REST and MCP) running at once in this process. */
+    concurrency: number;
+    /** Searches that may wait for a place. */
+    queue: number;
+    /** Longest wait for a place; the wait counts against the request's store budget. */
+    maxWaitMs: number;
   };
   /** Folder of the persistent passage-vector cache (see src/embedding-cache.ts); unset: no cache. */
   embedCacheDir: string | undefined;
@@ -291,6 +304,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       workers: int(env, 'EMBED_QUERY_WORKERS', 1, 1, 64),
       maxQueue: int(env, 'EMBED_QUERY_QUEUE', 8, 0, 10_000),
       maxTokens: int(env, 'EMBED_QUERY_MAX_TOKENS', 128, 8, 512),
+      timeoutMs: int(env, 'EMBED_QUERY_TIMEOUT_MS', 500, 10, 60_000),
+      nice: int(env, 'EMBED_QUERY_NICE', 10, 0, 19),
+    },
+    searchAdmission: {
+      concurrency: int(env, 'SEARCH_CONCURRENCY', 4, 1, 10_000),
+      queue: int(env, 'SEARCH_QUEUE', 32, 0, 10_000),
+      maxWaitMs: int(env, 'SEARCH_QUEUE_WAIT_MS', 1000, 1, 60_000),
     },
     embedCacheDir: optional(env, 'EMBED_CACHE_DIR'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),

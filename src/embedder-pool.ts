@@ -37,8 +37,22 @@ export interface EmbedderPoolOptions {
    * behind a flood. Default 8.
    */
   maxQueue?: number;
+  /**
+   * Longest a query waits for its vector, queued and embedded; past it the caller gets an
+   * {@link EmbedderUnavailableError} (`busy`) and goes on without (a worker still busy with
+   * it finishes it, and the vector is dropped). Under a flood of searches a late vector
+   * only makes the search later: a keyword-only answer in time serves the caller better.
+   * Passage jobs (the indexer's) have none. Default 500 ms.
+   */
+  queryTimeoutMs?: number;
   /** See `maxQueryTokens` of `createEmbedder`. Default 128. */
   maxQueryTokens?: number;
+  /**
+   * Nice value the workers run at (0–19; 0: the same priority as the API). The model is
+   * the one CPU-heavy step of a search and can wait; /healthz, lists and transcripts take
+   * little CPU but must not wait behind it. Default 10.
+   */
+  nice?: number;
   log?: Logger;
 }
 
@@ -47,6 +61,7 @@ export interface WorkerOptions {
   modelId: string;
   modelDir: string | undefined;
   maxQueryTokens: number;
+  nice: number;
 }
 
 /** A job sent to a worker. */
@@ -122,11 +137,14 @@ export async function createEmbedderPool({
   modelDir,
   workers: count = 1,
   maxQueue = 8,
+  queryTimeoutMs = 500,
   maxQueryTokens = 128,
+  nice = 10,
   log,
 }: EmbedderPoolOptions): Promise<EmbedderPool> {
   if (!Number.isInteger(count) || count < 1) throw new Error(`workers must be a positive integer, got ${count}`);
-  const options: WorkerOptions = { modelId, modelDir, maxQueryTokens };
+  if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error(`nice must be an integer 0..19, got ${nice}`);
+  const options: WorkerOptions = { modelId, modelDir, maxQueryTokens, nice };
   const queue: PendingJob[] = [];
   const slots: Slot[] = [];
   let nextId = 1;
@@ -202,15 +220,26 @@ export async function createEmbedderPool({
     slots.push(slot);
     attach(slot);
   }
-  log?.info({ modelId, workers: count, maxQueue, maxQueryTokens, ms: Date.now() - started }, 'embedder workers ready');
+  log?.info({ modelId, workers: count, maxQueue, queryTimeoutMs, maxQueryTokens, nice, ms: Date.now() - started }, 'embedder workers ready');
 
-  const submit = (kind: WorkerJob['kind'], texts: string[]): Promise<number[][]> => {
+  const submit = (kind: WorkerJob['kind'], texts: string[], timeoutMs?: number): Promise<number[][]> => {
     if (closed) return Promise.reject(new EmbedderUnavailableError('failed', 'the embedder pool is closed'));
     if (queue.length >= maxQueue) {
       return Promise.reject(new EmbedderUnavailableError('busy', `every embedder worker is busy and ${queue.length} jobs wait`));
     }
     return new Promise((resolve, reject) => {
-      queue.push({ id: nextId++, kind, texts, resolve, reject });
+      const job: PendingJob = { id: nextId++, kind, texts, resolve, reject };
+      if (timeoutMs !== undefined) {
+        const timer = setTimeout(() => {
+          // Still queued: it leaves the queue. Running: the worker finishes it, and the settled promise ignores the vector.
+          const at = queue.indexOf(job);
+          if (at >= 0) queue.splice(at, 1);
+          reject(new EmbedderUnavailableError('busy', `no vector within ${timeoutMs} ms`));
+        }, timeoutMs);
+        job.resolve = (vectors) => (clearTimeout(timer), resolve(vectors));
+        job.reject = (error) => (clearTimeout(timer), reject(error));
+      }
+      queue.push(job);
       dispatch();
     });
   };
@@ -230,7 +259,7 @@ export async function createEmbedderPool({
       return slots.filter((s) => s.job).length;
     },
     async embedQuery(text) {
-      const [vector] = await submit('query', [text]);
+      const [vector] = await submit('query', [text], queryTimeoutMs);
       return vector!;
     },
     async embedPassages(texts) {

@@ -26,6 +26,7 @@ export const API_ERRORS = {
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
   transcript_unreadable: { status: 502, message: 'The stored transcript could not be read.' },
   store_unavailable: { status: 503, message: 'The content store is unavailable; retry shortly.' },
+  search_busy: { status: 503, message: 'Too many searches are running; retry after the delay in Retry-After.' },
   jwks_unavailable: { status: 503, message: 'The token signing keys could not be fetched; retry shortly.' },
   not_ready: { status: 503, message: 'A dependency of the API is unreachable.' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -29,8 +29,17 @@ async function main(): Promise<void> {
   let embedder: EmbedderPool | undefined;
   try {
     // Query embedding runs in worker processes: the model never holds up /healthz, lists or transcripts.
-    const { workers, maxQueue, maxTokens } = config.queryEmbedding;
-    embedder = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers, maxQueue, maxQueryTokens: maxTokens, log });
+    const { workers, maxQueue, maxTokens, timeoutMs, nice } = config.queryEmbedding;
+    embedder = await createEmbedderPool({
+      modelId: config.modelId,
+      modelDir: config.modelDir,
+      workers,
+      maxQueue,
+      queryTimeoutMs: timeoutMs,
+      maxQueryTokens: maxTokens,
+      nice,
+      log,
+    });
   } catch (error) {
     // Search still answers, keyword-only; the log says why.
     log.error({ err: error }, 'embedding model unavailable: search runs keyword-only');

@@ -1,6 +1,9 @@
 // The API in-process on a loopback port over a loaded prefix, with throw-away API keys: shared by fuzz, bench:load and the drills.
-import type { AddressInfo } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.js';
 import { jsonClientErrors } from '../../src/http/client-error.js';
@@ -33,6 +36,8 @@ export interface LocalApi {
  * Starts the app on 127.0.0.1:0 over `prefix` with `env` on top of the process environment
  * (OPENSEARCH_URL, REDIS_URL, MODEL_DIR …). Refuses non-loopback stores: these tools hammer
  * and break what they talk to. Fails with a clear message when the prefix holds no library.
+ * `separateProcess`: the server runs as `npm start` does, in a process of its own (with its
+ * model workers), so that what the caller does on its own event loop never slows the API's.
  */
 export async function startLocalApi({
   prefix = DEFAULT_PREFIX,
@@ -41,13 +46,16 @@ export async function startLocalApi({
   userId = 'u_member',
   embedder: withEmbedder = true,
   log = createLogger({ level: 'silent' }),
+  separateProcess = false,
 }: {
   prefix?: string;
   env?: Record<string, string>;
   keys?: number;
   userId?: string;
+  /** In a separate process the server always loads the model as configured. */
   embedder?: boolean | Embedder;
   log?: Logger;
+  separateProcess?: boolean;
 } = {}): Promise<LocalApi> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', INDEX_PREFIX: prefix, ...env });
   for (const url of [...config.opensearchNodes, config.redisUrl]) {
@@ -72,25 +80,8 @@ export async function startLocalApi({
     redis.once('ready', () => resolve());
     setTimeout(resolve, 3000).unref();
   });
-  // `true`: the model in worker processes, as the production server runs it.
-  const pool: EmbedderPool | undefined =
-    withEmbedder === true
-      ? await createEmbedderPool({
-          modelId: config.modelId,
-          modelDir: config.modelDir,
-          workers: config.queryEmbedding.workers,
-          maxQueue: config.queryEmbedding.maxQueue,
-          maxQueryTokens: config.queryEmbedding.maxTokens,
-        })
-      : undefined;
-  const embedder = typeof withEmbedder === 'object' ? withEmbedder : pool;
-  const app = createApp({ config, client, redis, embedder, log });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  jsonClientErrors(server, { log });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
+  const served = separateProcess ? await serveInChildProcess({ ...env, INDEX_PREFIX: prefix }) : await serveInProcess({ config, client, redis, withEmbedder, log });
+  const { baseUrl } = served;
   const hashes: string[] = [];
   const addKey = async (user: string) => {
     const { key, record } = await createApiKey({ client: admin, aliases }, { userId: user, name: 'reliability (throw-away)' });
@@ -108,11 +99,89 @@ export async function startLocalApi({
     keys: created,
     addKey,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.stop();
       await Promise.allSettled(hashes.map((id) => admin.delete({ index: aliases['api-keys'], id, refresh: true } as never)));
       redis.disconnect();
-      await Promise.all([client.close(), admin.close(), pool?.close()]);
+      await Promise.all([client.close(), admin.close()]);
     },
   };
+}
+
+interface Served {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+async function serveInProcess({
+  config,
+  client,
+  redis,
+  withEmbedder,
+  log,
+}: {
+  config: Readonly<Config>;
+  client: Client;
+  redis: Redis;
+  withEmbedder: boolean | Embedder;
+  log: Logger;
+}): Promise<Served> {
+  // `true`: the model in worker processes, as the production server runs it.
+  const pool: EmbedderPool | undefined =
+    withEmbedder === true
+      ? await createEmbedderPool({
+          modelId: config.modelId,
+          modelDir: config.modelDir,
+          workers: config.queryEmbedding.workers,
+          maxQueue: config.queryEmbedding.maxQueue,
+          queryTimeoutMs: config.queryEmbedding.timeoutMs,
+          maxQueryTokens: config.queryEmbedding.maxTokens,
+          nice: config.queryEmbedding.nice,
+        })
+      : undefined;
+  const embedder = typeof withEmbedder === 'object' ? withEmbedder : pool;
+  const app = createApp({ config, client, redis, embedder, log });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  jsonClientErrors(server, { log });
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool?.close();
+    },
+  };
+}
+
+const SERVER_ENTRY = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+
+/** `src/server.ts` in a child process on a free loopback port; resolves once /healthz answers (the model is loaded by then). */
+async function serveInChildProcess(env: Record<string, string>): Promise<Served> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  };
+  const deadline = Date.now() + 180_000;
+  while (!(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false))) {
+    if (child.exitCode !== null) throw new Error(`the API process exited (${child.exitCode}): ${stderr}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the API process did not answer /healthz within 180 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { baseUrl, stop };
 }

@@ -1,6 +1,7 @@
 // Per-credential rate limiting shared by every API process through Redis; fails open when Redis is down.
 import { rateLimit, ipKeyGenerator, type RateLimitRequestHandler } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { principalBucket } from '../auth/principal.js';
@@ -45,12 +46,15 @@ export function rateLimiter({
   max,
   windowSeconds,
   prefix = 'rl:',
+  exempt = () => false,
   log,
 }: {
   redis: Redis;
   max: number;
   windowSeconds: number;
   prefix?: string;
+  /** Requests neither counted nor given rate-limit headers. */
+  exempt?: (req: Request) => boolean;
   log: Logger;
 }): RateLimitRequestHandler {
   let lastLogged = 0;
@@ -73,6 +77,7 @@ export function rateLimiter({
     }),
     keyGenerator: (req) => (req.principal && principalBucket(req.principal)) ?? `ip:${ipKeyGenerator(req.ip ?? 'unknown')}`,
     handler: (_req, _res, next) => next(createError('rate_limited')),
+    skip: exempt,
     logger: { warn: (error: unknown) => log.warn({ err: error }, 'rate limiter'), error: logError },
   });
 }

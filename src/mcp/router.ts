@@ -4,6 +4,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createError, toApiError } from '../errors.js';
+import type { Admission } from '../http/admission.js';
 import type { Logger } from '../logger.js';
 import type { ApiMetrics } from '../metrics/api-metrics.js';
 import { runSearch, type SearchDeps } from '../search/search.js';
@@ -19,10 +20,12 @@ const MAX_BODY_BYTES = 64 * 1024;
 export interface McpDeps {
   search: SearchDeps;
   metrics?: ApiMetrics | undefined;
+  /** Shared with REST search: one bound on the searches running at once. */
+  admission?: Admission | undefined;
 }
 
 /** The server of one channel for one request: one read-only tool, `search`, over published episodes. */
-export function createChannelServer(channel: ChannelDoc, { search, metrics }: McpDeps, log: Logger): McpServer {
+export function createChannelServer(channel: ChannelDoc, { search, metrics, admission }: McpDeps, log: Logger): McpServer {
   const server = new McpServer(
     { name: `${channel.slug}-search`, title: `${channel.title} search`, version },
     {
@@ -41,7 +44,9 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics }: Mc
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async (args) => {
+      let release: (() => void) | undefined;
       try {
+        release = await admission?.admit();
         const { result, trace } = await runSearch(search, channel, toSearchParams(args));
         metrics?.observeSearch(trace);
         metrics?.toolCall('search', 'ok');
@@ -57,6 +62,8 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics }: Mc
         if (error.status === 500) log.error({ err, code: error.code }, 'MCP search failed');
         else log.warn({ err: error.cause ?? error, code: error.code }, 'MCP search failed');
         return { isError: true, content: [{ type: 'text', text: error.message }] };
+      } finally {
+        release?.();
       }
     },
   );

@@ -85,22 +85,36 @@ Rules the specification left open (see the README):
 - Cursors are opaque and bound to the channel, filters and sort they were made for.
 - Authentication: \`x-api-key\` or \`Authorization: Bearer\`; a Bearer value starting with \`svc_\` is an API key, anything else an OAuth access token (JWT, RS256/ES256, scope \`creator:read\`). Sending both headers is 401 \`multiple_credentials\`. Membership and plan are read at every call; revocation counts from the next request.
 - Rate limit per credential (per IP without one), shared by all API processes; \`RateLimit\`/\`RateLimit-Policy\` on responses, \`Retry-After\` on 429. When the rate-limit store is down the API keeps answering without limits (fail open).
-- The content store unreachable or slower than the request budget is 503 with \`Retry-After\`.`;
+- The content store unreachable or slower than the request budget is 503 with \`Retry-After\`.
+- Searches are admitted a few at a time: one that finds no place after a short wait is 503 \`search_busy\` with \`Retry-After: 1\`, never a slow or silently weaker answer. A search whose query vector is late runs keyword-only and says so (\`degraded\`).
+- \`/healthz\` is not rate limited (it touches no dependency).`;
+
+/** The liveness probe is not rate limited: it touches no dependency, Redis included. */
+const UNLIMITED = new Set(['getHealth']);
 
 function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: boolean }): Record<string, unknown> {
+  const limited = !UNLIMITED.has(op.operationId);
   const responses: Record<string, unknown> = {
     [op.success.status]: {
       description: op.success.description,
-      headers: headerRefs(op.path.startsWith('/api/') ? VERSIONED_HEADERS : COMMON_HEADERS),
+      headers: headerRefs(op.path.startsWith('/api/') ? VERSIONED_HEADERS : limited ? COMMON_HEADERS : ['X-Request-Id', 'Cache-Control']),
       content: { 'application/json': { schema: op.success.schema } },
       ...(op.success.links ? { links: op.success.links } : {}),
     },
   };
-  for (const status of [...new Set([...op.errors, 408, 429, 431, 500, 503])].sort((a, b) => a - b)) {
+  for (const status of [...new Set([...op.errors, 408, ...(limited ? [429] : []), 431, 500, 503])].sort((a, b) => a - b)) {
     responses[status] = { $ref: `#/components/responses/${STATUS_RESPONSE[status]}` };
   }
   if (op.operationId === 'getReadiness') {
     responses[503] = errorResponse('OpenSearch or Redis is unreachable.', ['Retry-After'], 'ReadinessError');
+  }
+  if (op.operationId === 'searchChannel') {
+    responses[503] = errorResponse(
+      'The content store is unreachable or timed out (`store_unavailable`, `Retry-After: 5`); or too many searches are running (`search_busy`, `Retry-After: 1`): ' +
+        'this API process runs a few searches at once and lets a few more wait up to a second, and refuses the rest at once, before any lookup ' +
+        '(so without rate-limit headers). A busy refusal is safe to retry after the delay; lists, transcripts and the other endpoints are not held back by searches.',
+      ['Retry-After'],
+    );
   }
   const security =
     op.auth === 'none' ? [] : [{ ApiKeyHeader: [] }, { BearerAuth: ['creator:read'] }, ...(anonymousRead && op.anonymous ? [{}] : [])];

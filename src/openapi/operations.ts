@@ -164,7 +164,7 @@ export const OPERATIONS: OperationDef[] = [
     operationId: 'getHealth',
     path: '/healthz',
     summary: 'Liveness',
-    description: 'The process is up. Touches no dependency.',
+    description: 'The process is up. Touches no dependency, and is not rate limited.',
     tags: ['operations'],
     parameters: [],
     auth: 'none',

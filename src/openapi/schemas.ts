@@ -137,7 +137,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
         type: 'string',
         enum: ['embedder_busy', 'embedder_failed'],
         description:
-          'Present only when a hybrid search ran keyword-only: `embedder_busy` (every query-embedding worker busy and its queue full), `embedder_failed` (the model failed on this query). No hit then has `semantic` in `matchedVia`; retrying later may add semantic matches.',
+          'Present only when a hybrid search ran keyword-only: `embedder_busy` (every query-embedding worker busy and its queue full, or the query vector not ready within the API\'s short wait), `embedder_failed` (the model failed on this query). No hit then has `semantic` in `matchedVia`; retrying later may add semantic matches.',
       },
     },
   },

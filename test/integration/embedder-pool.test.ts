@@ -1,4 +1,5 @@
 // The API's query embedder: the real model in worker processes, a bounded queue, a token cap; searches degrade to keyword-only instead of stalling.
+import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder, type Embedder } from '../../src/embedder.js';
@@ -7,6 +8,28 @@ import { QMSUM_LOAD_TIMEOUT_MS, ensureQmsumLoaded } from '../support/qmsum-fixtu
 import { startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+/** Linux: the pids of this process's children (from /proc). */
+function childPids(): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return statFields(readFileSync(`/proc/${d}/stat`, 'utf8'))[1] === String(process.pid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Linux: the nice value of every thread of `pid`. */
+function threadNices(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => Number(statFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))[16]));
+}
+
+/** The fields of a /proc stat line after the parenthesised command name: state, ppid, … (nice is the 17th). */
+const statFields = (line: string) => line.slice(line.lastIndexOf(')') + 2).split(' ');
 
 /** `n` distinct long queries (about 1,000 characters each) from a fixed vocabulary. */
 function longQueries(n: number, seed = 1): string[] {
@@ -29,7 +52,8 @@ describe('query embedding in worker processes (real model)', function () {
   before(async function () {
     if (config.modelDir === undefined) this.skip();
     inProcess = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, maxQueryTokens: 128 });
-    pool = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 2, maxQueryTokens: 128 });
+    // No time limit on a vector here (see the queryTimeoutMs test): these tests are about the queue bound and the vectors.
+    pool = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 2, maxQueryTokens: 128, queryTimeoutMs: 600_000 });
   });
 
   after(async function () {
@@ -66,6 +90,38 @@ describe('query embedding in worker processes (real model)', function () {
     expect([pool.queued, pool.running]).to.deep.equal([0, 0]);
   });
 
+  it('gives up on a query vector after queryTimeoutMs with EmbedderUnavailableError (busy), and takes it off the queue', async function () {
+    const impatient = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 8, queryTimeoutMs: 1 });
+    try {
+      const started = Date.now();
+      const outcomes = await Promise.allSettled(longQueries(4, 7).map((q) => impatient.embedQuery(q)));
+      expect(Date.now() - started, 'no waiting for the model').to.be.below(500);
+      for (const o of outcomes) {
+        expect(o.status).to.equal('rejected');
+        expect((o as PromiseRejectedResult).reason).to.be.instanceOf(EmbedderUnavailableError).with.property('reason', 'busy');
+      }
+      expect(impatient.queued, 'the late queries left the queue').to.equal(0);
+    } finally {
+      await impatient.close();
+    }
+  });
+
+  it('runs every thread of its worker processes at the nice value asked for, so the model yields the CPU to requests', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const before = new Set(childPids());
+    const niced = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, nice: 7 });
+    try {
+      await niced.embedQuery(longQueries(1, 9)[0]!);
+      const workers = childPids().filter((pid) => !before.has(pid));
+      expect(workers).to.have.length(1);
+      const nices = threadNices(workers[0]!);
+      expect(nices.length, 'the model library runs threads of its own').to.be.greaterThan(1);
+      expect([...new Set(nices)]).to.deep.equal([7]);
+    } finally {
+      await niced.close();
+    }
+  });
+
   it('keeps the event loop free while the model works: no turn of the loop waits for an embedding', async function () {
     const queries = longQueries(12, 11);
     /** The longest the loop went without running a 5 ms timer while the queries were embedded. */
@@ -83,7 +139,7 @@ describe('query embedding in worker processes (real model)', function () {
       clearInterval(timer);
       return longest;
     };
-    const big = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 64, maxQueryTokens: 128 });
+    const big = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 64, maxQueryTokens: 128, queryTimeoutMs: 600_000 });
     try {
       const [inPool, onLoop] = [await delay(big), await delay(inProcess)];
       // On the main thread each embedding blocks the loop for its whole run (tens to hundreds of ms).
@@ -104,7 +160,8 @@ describe('search under a flood of long hybrid queries (qmsum, real model in work
     if (loadConfig(process.env).modelDir === undefined) this.skip();
     const { prefix } = await ensureQmsumLoaded();
     // The production path: createEmbedderPool behind startLocalApi, a queue of 2.
-    api = await startReliabilityApi({ prefix, embedder: true, env: { EMBED_QUERY_QUEUE: '2', OPENSEARCH_TIMEOUT_MS: '5000' } });
+    // Every search admitted at once and no time limit on a vector (both have tests of their own): this is about the embedder's queue.
+    api = await startReliabilityApi({ prefix, embedder: true, env: { EMBED_QUERY_QUEUE: '2', EMBED_QUERY_TIMEOUT_MS: '60000', OPENSEARCH_TIMEOUT_MS: '5000', SEARCH_CONCURRENCY: '24' } });
   });
 
   after(async function () {

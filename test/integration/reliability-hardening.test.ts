@@ -1,5 +1,5 @@
 // Issue 11 on the small world: requests that reached a 500, a store budget a search overran, key guessing that cost lookups, and what Node answers before Express.
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
@@ -131,6 +131,58 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
     });
   });
 
+  describe('admission control of searches', function () {
+    it('refuses searches past SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting at once: JSON 503 search_busy with Retry-After, no store round trip', async function () {
+      // Each _msearch is held back 400 ms, so the admitted search keeps its place while the others arrive.
+      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { delay: /_msearch/, delayMs: 400, count: /-api-keys\/_doc\// });
+      const api = await startApi({
+        env: { INDEX_PREFIX: world.store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '1', SEARCH_QUEUE_WAIT_MS: '10000' },
+      });
+      try {
+        const search = (q: string) => api.request(`/api/v1/channels/alpha/search?q=${q}`, { headers: world.memberHeaders });
+        const running = search('tomatoes');
+        await new Promise((r) => setTimeout(r, 150));
+        const waiting = search('soil');
+        await new Promise((r) => setTimeout(r, 50));
+        // The gate sees a search by any of its routes: the unversioned alias with a trailing slash too.
+        const refused = await Promise.all([search('compost'), api.request('/api/channels/alpha/search/?q=seeds', { headers: world.memberHeaders, unchecked: true })]);
+        // Lists and transcripts are not behind the gate.
+        expect((await api.request('/api/v1/channels/alpha/episodes', { headers: world.memberHeaders })).status).to.equal(200);
+        for (const res of refused) {
+          expect(res.status, res.text.slice(0, 200)).to.equal(503);
+          expect(res.body.code).to.equal('search_busy');
+          expect(res.headers['retry-after']).to.equal('1');
+          expect(res.ms, 'refused at once, not after waiting').to.be.below(300);
+        }
+        expect((await running).status, 'the running search').to.equal(200);
+        expect((await waiting).status, 'the waiting search, run when the place was free').to.equal(200);
+        expect(relay.counted, 'key lookups: only the two admitted searches and the list reached the store').to.equal(3);
+      } finally {
+        await api.close();
+        await relay.close();
+      }
+    });
+  });
+
+  describe('/healthz', function () {
+    it('answers without waiting for Redis: a stalled rate-limit store slows rate-limited requests, not the liveness probe', async function () {
+      // Rate-limit commands held back 2 s: the limiter gives up after the client's 500 ms command timeout and fails open.
+      const relay = await inspectingRelay(new URL(world.api.config.redisUrl), { delay: /evalsha|script/i, delayMs: 2000 });
+      const api = await startApi({ env: { INDEX_PREFIX: world.store.prefix, REDIS_URL: relay.url.replace('http:', 'redis:') } });
+      try {
+        const limited = await api.request('/api/v1/openapi.json');
+        expect(limited.ms, 'the stalled Redis holds a rate-limited request').to.be.at.least(450);
+        const health = await api.request('/healthz');
+        expect(health.status).to.equal(200);
+        expect(health.ms).to.be.below(250);
+        expect(health.headers.ratelimit, 'not rate limited').to.equal(undefined);
+      } finally {
+        await api.close();
+        await relay.close();
+      }
+    });
+  });
+
   describe('guessing API keys', function () {
     it('stops looking up keys for an IP past FAILED_KEY_LOOKUPS_PER_IP unknown ones: 429 with Retry-After, no store round trip', async function () {
       const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { count: /-api-keys\/_doc\// });
@@ -213,40 +265,66 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
       expect(response).to.match(/\r\nAllow: GET, HEAD, OPTIONS\r\n/);
       expect(jsonBodyOf(response).code).to.equal('method_not_allowed');
     });
+  });
 
-    // Node 20.20 itself cuts this connection after the request timeout, so this passes without the guard in
-    // client-error.ts too; it stays as the check that nothing of ours lands inside a response under way.
-    it('writes nothing into a response already under way when the request goes wrong or times out: it cuts the connection', async function () {
-      // A transcript too big for the socket buffers, so its response is still being written when the bad bytes arrive.
-      const segments = Array.from({ length: 40_000 }, (_, i) => ({ speakerLabel: null, startMs: i * 1000, endMs: i * 1000 + 900, text: `segment ${i} `.repeat(20) }));
-      await world.store.put('transcripts', 'ep_a01', { episodeId: 'ep_a01', channelId: 'ch_alpha', status: 'published', archived: false, document: { formatVersion: 1, segments } });
-      try {
-        const received = await new Promise<string>((resolve) => {
-          const socket: Socket = connect(port, '127.0.0.1');
-          let text = '';
-          let sentGarbage = false;
-          socket.on('data', (c: Buffer) => {
-            text += c.toString('latin1');
-            if (sentGarbage) return;
-            sentGarbage = true;
-            // The response has started: stop reading (so it stays under way) and send an invalid chunk size.
-            socket.pause();
-            socket.write('zz\r\n');
-            setTimeout(() => socket.resume(), 500);
-          });
-          socket.on('close', () => resolve(text));
-          socket.on('error', () => undefined);
-          socket.write(
-            `GET /api/v1/episodes/ep_a01/transcript HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${world.memberKey}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n`,
-          );
-        });
-        expect(received).to.match(/^HTTP\/1\.1 200 /);
-        expect(received.split('HTTP/1.1 ').length - 1, 'status lines on the connection').to.equal(1);
-      } finally {
-        const original = world.alpha.find((e) => e.id === 'ep_a01')!;
-        await world.store.episodes([original]);
-      }
+  describe('a client error on a socket whose response has started', function () {
+    // A real server with the JSON client-error handler, whose one route starts a response and holds it open
+    // (as a long transcript still being written does): what goes wrong next on the same socket must not land inside it.
+    let server: Server;
+    let port: number;
+    const held = new Set<ServerResponse>();
+
+    before(async function () {
+      server = createHttpServer({ headersTimeout: 300, requestTimeout: 0, connectionsCheckingInterval: 50 }, (req, res) => {
+        if (req.url !== '/held') return void res.end('fresh');
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+        res.write('partial ');
+        held.add(res);
+      });
+      jsonClientErrors(server, { log: createLogger({ level: 'silent' }) });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
     });
+
+    after(async function () {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    /** Sends a request, waits for the start of its response, then sends `next` on the same socket; resolves with all that came back. */
+    const exchange = (next: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket: Socket = connect(port, '127.0.0.1');
+        let text = '';
+        socket.on('data', (c: Buffer) => {
+          const first = text === '';
+          text += c.toString('latin1');
+          if (first) socket.write(next);
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', () => undefined);
+        socket.setTimeout(5000, () => {
+          socket.destroy();
+          reject(new Error(`the server kept the connection open; got ${JSON.stringify(text.slice(0, 200))}`));
+        });
+        socket.write('GET /held HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      });
+
+    for (const [what, next] of [
+      ['malformed data', 'NOT HTTP AT ALL\r\n\r\n'],
+      ['a follow-up request whose headers never finish (header timeout)', 'GET /again HTTP/1.1\r\nHost: localhost\r\nX-Slow: '],
+    ] as const) {
+      it(`writes nothing into the started response when ${what} follows on its socket: it cuts the connection`, async function () {
+        const received = await exchange(next);
+        expect(received).to.match(/^HTTP\/1\.1 200 /);
+        expect(received.split('HTTP/1.1 ').length - 1, `status lines on the connection: ${JSON.stringify(received)}`).to.equal(1);
+        expect(received.endsWith('partial '), 'nothing after the part already sent').to.equal(true);
+        // The handler finishing its response later on the cut socket is no crash.
+        for (const res of held) res.end('x'.repeat(992));
+        held.clear();
+        expect(await rawExchange(port, 'GET /fresh HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).to.match(/^HTTP\/1\.1 200 [\s\S]*fresh$/);
+      });
+    }
   });
 
   describe('JWT_HS_SECRET', function () {

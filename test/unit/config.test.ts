@@ -16,6 +16,8 @@ describe('loadConfig', function () {
     expect(config.trustProxy).to.equal(false);
     expect(config.mcp).to.deep.equal({ enabled: true });
     expect(config.metrics).to.deep.equal({ host: '127.0.0.1', apiPort: undefined, workerPort: undefined });
+    expect(config.queryEmbedding).to.deep.equal({ workers: 1, maxQueue: 8, maxTokens: 128, timeoutMs: 500, nice: 10 });
+    expect(config.searchAdmission).to.deep.equal({ concurrency: 4, queue: 32, maxWaitMs: 1000 });
   });
 
   it('reads the MCP switch and the metrics ports', function () {
@@ -57,6 +59,10 @@ describe('loadConfig', function () {
     ['JWT_HS_SECRET', 'x'.repeat(31), /JWT_HS_SECRET: expected at least 32 bytes .* got 31/],
     ['EMBED_QUERY_WORKERS', '0', /EMBED_QUERY_WORKERS: expected 1\.\.64/],
     ['EMBED_QUERY_MAX_TOKENS', '600', /EMBED_QUERY_MAX_TOKENS: expected 8\.\.512/],
+    ['EMBED_QUERY_NICE', '-5', /EMBED_QUERY_NICE: expected 0\.\.19/],
+    ['EMBED_QUERY_TIMEOUT_MS', '0', /EMBED_QUERY_TIMEOUT_MS: expected 10\.\.60000/],
+    ['SEARCH_CONCURRENCY', '0', /SEARCH_CONCURRENCY: expected 1\.\.10000/],
+    ['SEARCH_QUEUE_WAIT_MS', '0', /SEARCH_QUEUE_WAIT_MS: expected 1\.\.60000/],
     ['MCP_SERVER', 'maybe', /MCP_SERVER: expected one of on, off/],
     ['METRICS_PORT', 'ninety', /METRICS_PORT: expected an integer/],
     ['WORKER_METRICS_PORT', '70000', /WORKER_METRICS_PORT: expected 0\.\.65535/],

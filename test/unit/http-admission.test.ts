@@ -1,0 +1,84 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../../src/errors.js';
+import { createAdmission } from '../../src/http/admission.js';
+
+/** What became of a place asked for: granted (with its release) or refused (with the error). */
+async function settle(p: Promise<() => void>) {
+  return p.then(
+    (release) => ({ granted: true as const, release }),
+    (error: unknown) => ({ granted: false as const, error }),
+  );
+}
+
+const expectBusy = (outcome: Awaited<ReturnType<typeof settle>>) => {
+  expect(outcome.granted).to.equal(false);
+  const error = (outcome as { error: unknown }).error;
+  expect(error).to.be.instanceOf(ApiError);
+  expect(error).to.include({ code: 'search_busy', status: 503 });
+  expect((error as ApiError).headers).to.deep.equal({ 'Retry-After': '1' });
+};
+
+describe('search admission: a few at once, a few more waiting, the rest refused', function () {
+  it('grants up to `concurrency` places at once and refuses past `queue` waiting at once with 503 search_busy and Retry-After', async function () {
+    const gate = createAdmission({ concurrency: 2, queue: 1, maxWaitMs: 10_000 });
+    const granted = await Promise.all([gate.admit(), gate.admit()]);
+    const waiting = settle(gate.admit());
+    const refusedAt = Date.now();
+    expectBusy(await settle(gate.admit()));
+    expect(Date.now() - refusedAt, 'refused without waiting').to.be.below(50);
+    expect([gate.running, gate.waiting]).to.deep.equal([2, 1]);
+    granted[0]!();
+    const next = await waiting;
+    expect(next.granted, 'the waiting one takes the place given back').to.equal(true);
+    expect([gate.running, gate.waiting]).to.deep.equal([2, 0]);
+    granted[1]!();
+    (next as { release: () => void }).release();
+    expect(gate.running).to.equal(0);
+  });
+
+  it('gives a place back to the longest-waiting request first', async function () {
+    const gate = createAdmission({ concurrency: 1, queue: 3, maxWaitMs: 10_000 });
+    const first = await gate.admit();
+    const order: number[] = [];
+    const waiters = [1, 2, 3].map((n) => gate.admit().then((release) => (order.push(n), release)));
+    first();
+    for (const w of waiters) (await w)();
+    expect(order).to.deep.equal([1, 2, 3]);
+    expect(gate.running).to.equal(0);
+  });
+
+  it('refuses a request that found no place within maxWaitMs, and takes it off the queue', async function () {
+    const gate = createAdmission({ concurrency: 1, queue: 4, maxWaitMs: 30 });
+    const held = await gate.admit();
+    const started = Date.now();
+    expectBusy(await settle(gate.admit()));
+    expect(Date.now() - started).to.be.within(25, 500);
+    expect(gate.waiting).to.equal(0);
+    held();
+    expect(gate.running, 'the place given back is free, not handed to the one that left').to.equal(0);
+  });
+
+  it('takes an abandoned request off the queue at once', async function () {
+    const gate = createAdmission({ concurrency: 1, queue: 4, maxWaitMs: 10_000 });
+    const held = await gate.admit();
+    const controller = new AbortController();
+    const waiting = settle(gate.admit(controller.signal));
+    await sleep(5);
+    expect(gate.waiting).to.equal(1);
+    controller.abort();
+    expectBusy(await waiting);
+    expect(gate.waiting).to.equal(0);
+    held();
+    expect(gate.running).to.equal(0);
+  });
+
+  it('counts a place given back twice once', async function () {
+    const gate = createAdmission({ concurrency: 2, queue: 0, maxWaitMs: 10 });
+    const release = await gate.admit();
+    await gate.admit();
+    release();
+    release();
+    expect(gate.running).to.equal(1);
+  });
+});
