@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder, type Embedder } from '../../src/embedder.js';
 import { EmbedderUnavailableError, createEmbedderPool, type EmbedderPool } from '../../src/embedder-pool.js';
-import { QMSUM_LOAD_TIMEOUT_MS, ensureQmsumLoaded } from '../support/qmsum-fixture.js';
+import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 import { startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
@@ -151,14 +151,14 @@ describe('query embedding in worker processes (real model)', function () {
   });
 });
 
-describe('search under a flood of long hybrid queries (qmsum, real model in worker processes)', function () {
+describe('search under a flood of long hybrid queries (compact qmsum corpus, real model in worker processes)', function () {
   this.timeout(300_000);
   let api: ReliabilityApi;
 
   before(async function () {
     this.timeout(QMSUM_LOAD_TIMEOUT_MS);
     if (loadConfig(process.env).modelDir === undefined) this.skip();
-    const { prefix } = await ensureQmsumLoaded();
+    const { prefix } = await ensureCorpusLoaded(); // the compact corpus: runs on any clone
     // The production path: createEmbedderPool behind startLocalApi, a queue of 2.
     // Every search admitted at once and no time limit on a vector (both have tests of their own): this is about the embedder's queue.
     api = await startReliabilityApi({ prefix, embedder: true, env: { EMBED_QUERY_QUEUE: '2', EMBED_QUERY_TIMEOUT_MS: '60000', OPENSEARCH_TIMEOUT_MS: '5000', SEARCH_CONCURRENCY: '24' } });
