@@ -27,10 +27,10 @@ import { buildKnnQuery } from '../src/search/knn-query.js';
 import { buildMsearchBody, readMsearchResponse } from '../src/search/msearch.js';
 import { defaultQueryCache } from '../src/search/query-cache.js';
 import { parseQueries, evenSubset } from '../src/search/relevance.js';
-import { searchChannel, type SearchDeps, type SearchParams } from '../src/search/search.js';
+import { runSearch, searchChannel, type SearchDeps, type SearchParams, type SearchTrace } from '../src/search/search.js';
 import type { ChannelDoc } from '../src/store/documents.js';
 import { createApiKey } from '../src/store/api-keys.js';
-import { createOpenSearchClient, indexAliases, type Client } from '../src/store/opensearch.js';
+import { createOpenSearchClient, indexAliases, type Client, type IndexAliases } from '../src/store/opensearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { positive } from './cli-args.js';
 import { useProvisionedModel } from './provision/model.js';
@@ -143,6 +143,54 @@ async function measureInTurns(
   return out;
 }
 
+/**
+ * Where an API search's time goes, each step timed alone at concurrency 1, the steps taking
+ * turns (one of each per round): the store reads of the credential and channel check, one
+ * at a time and as the API now sends them, the rate limiter's Redis round trip, an HTTP hop
+ * to the API that does nothing, and the pipeline's own phases from its trace.
+ */
+async function profileSteps(
+  { client, redis, aliases, keyHash, channel, apiBase, requests }: { client: Client; redis: Redis; aliases: IndexAliases; keyHash: string; channel: ChannelDoc; apiBase: string; requests: number },
+  search: (mode: 'fast' | 'hybrid', i: number) => Promise<{ result: unknown; trace: SearchTrace }>,
+): Promise<{ step: string; p50: number; p95: number }[]> {
+  const times = new Map<string, number[]>();
+  const record = (step: string, ms: number) => times.set(step, [...(times.get(step) ?? []), ms]);
+  const timed = async (step: string, call: () => Promise<unknown>) => {
+    const t = performance.now();
+    await call();
+    record(step, performance.now() - t);
+  };
+  const userDoc = (id: string) => ({ _index: aliases.users, _id: id });
+  for (let i = 0; i < requests; i++) {
+    await timed('API key GET', () => client.get({ index: aliases['api-keys'], id: keyHash }));
+    await timed('channel search by slug', () => client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug: channel.slug } } } as never }));
+    await timed('owner GET', () => client.get({ index: aliases.users, id: channel.ownerId }));
+    await timed('the three, as sent now: _mget (key + owner) beside the channel search', () =>
+      Promise.all([
+        client.mget({ body: { docs: [{ _index: aliases['api-keys'], _id: keyHash }, userDoc(channel.ownerId)] } } as never),
+        client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug: channel.slug } } } as never }),
+      ]),
+    );
+    await timed('rate limiter: one Redis round trip', () => redis.multi().incr('bench-search:steps').pexpire('bench-search:steps', 60_000).exec());
+    await timed('HTTP hop to the API (GET /healthz)', async () => (await fetch(`${apiBase}/healthz`)).text());
+    for (const mode of ['fast', 'hybrid'] as const) {
+      const t = performance.now();
+      const { result, trace } = await search(mode, i);
+      const { msearchMs, hydrateMs } = trace.timings;
+      record(`${mode}: whole pipeline`, performance.now() - t);
+      record(`${mode}: legs _msearch`, msearchMs);
+      record(`${mode}: hydration _msearch`, hydrateMs);
+      record(`${mode}: in-process (build, fuse, group, cite${mode === 'hybrid' ? ', cached vector' : ''})`, trace.timings.totalMs - msearchMs - hydrateMs);
+      await timed(`${mode}: JSON of the answer`, async () => JSON.stringify(result));
+    }
+  }
+  await redis.del('bench-search:steps');
+  return [...times].map(([step, xs]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return { step, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+  });
+}
+
 /** Serves `app` on a loopback port of its own; returns its base URL. */
 async function listen(app: Express, servers: Server[]): Promise<string> {
   const server = app.listen(0, '127.0.0.1');
@@ -176,9 +224,10 @@ async function main(): Promise<void> {
     .option('--turn <n>', 'requests a target runs before the next takes its turn', positive, 20)
     .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
     .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
+    .option('--steps', 'first time each step of an API search alone (store reads, Redis, HTTP, pipeline phases)')
     .option('--baseline <dir>', "another checkout's API (a worktree of main, say) as one more target, over the same store, in turns with this one")
     .parse()
-    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string }>();
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
   // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here;
@@ -294,6 +343,15 @@ async function main(): Promise<void> {
     const bodies = { fast: engineBodies('fast'), hybrid: engineBodies('hybrid') };
     for (let i = 0; i < queries.length; i++) await engineCall(bodies.hybrid)(i);
     if (native) for (let i = 0; i < queries.length; i++) await nativeCall(i);
+
+    if (opts.steps) {
+      const firstChannel = [...channels.values()][0]!;
+      const steps = await profileSteps({ client, redis, aliases, keyHash: record.hash, channel: firstChannel, apiBase, requests: opts.requests }, (mode, i) => {
+        const q = queries[i % queries.length]!;
+        return runSearch(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
+      });
+      process.stdout.write(`| step (concurrency 1, in turns) | p50 ms | p95 ms |\n|---|---|---|\n${steps.map((r) => `| ${r.step} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} |`).join('\n')}\n\n`);
+    }
 
     const rows: Stats[] = [];
     for (const mode of ['fast', 'hybrid'] as const) {
