@@ -1,5 +1,6 @@
 // Direct mode: loads a whole library in-process, running the same jobs the worker runs.
 import type { Client } from '@opensearch-project/opensearch';
+import PQueue from 'p-queue';
 import type { Logger } from '../src/logger.js';
 import type { IndexLayout } from '../src/config.js';
 import { ensureIndices, indexAliases, INDEX_NAMES } from '../src/store/opensearch.js';
@@ -40,6 +41,26 @@ export interface LoadLibraryOptions {
   force?: boolean;
   /** Shards and replicas of indices created here (INDEX_SHARDS, INDEX_REPLICAS). */
   layout?: IndexLayout | undefined;
+  /**
+   * Episodes worked on at once; default 2: the next episode is embedded while the one
+   * before it waits for its writes (see {@link loadLibrary}). 1 runs them one after another.
+   */
+  episodesInFlight?: number;
+}
+
+/**
+ * The embedder behind a queue that runs one call at a time, the earliest episode's first:
+ * episodes in flight never embed side by side (they would only share the same cores), and
+ * the episode whose writes come next is never held up by a later one.
+ */
+function embedInTurns(embedder: PassageEmbedder): (order: number) => PassageEmbedder {
+  const turns = new PQueue({ concurrency: 1 });
+  return (order) => ({
+    modelId: embedder.modelId,
+    dimension: embedder.dimension,
+    // p-queue runs the highest priority first; equal priorities keep their order.
+    embedPassages: (texts) => turns.add(() => embedder.embedPassages(texts), { priority: -order }),
+  });
 }
 
 /** Runs a job, retrying {@link RetryableIndexError}s with exponential backoff, as the worker would. */
@@ -75,18 +96,49 @@ export async function loadLibrary({
   embedChunk,
   force = false,
   layout,
+  episodesInFlight = 2,
 }: LoadLibraryOptions): Promise<LoadSummary> {
   const summary = createSummary(dir);
   const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout });
   await assertIndexModel(client, aliases, embedder.modelId);
   const ctx: IndexContext = { client, embedder, aliases, log, ...(embedChunk ? { embedChunk } : {}) };
+  const embedderFor = embedInTurns(embedder);
   const progress: LoadProgress = { done: 0, total: 0, embedded: 0 };
   let storeDown = 0;
+  let gaveUp: Error | undefined;
   const onEmbedded = (n: number): void => {
     progress.embedded += n;
     onProgress?.({ ...progress });
   };
 
+  /** Runs one job to its summary line; never throws, but sets `gaveUp` when the store is gone. */
+  const run = async (job: IngestJob, order: number): Promise<void> => {
+    if (job.kind === 'episode') summary.episodeRead();
+    try {
+      const jobCtx = job.kind === 'episode' ? { ...ctx, embedder: embedderFor(order) } : ctx;
+      summary.result(await runWithRetries(jobCtx, job.kind === 'episode' && force ? { ...job, force } : job, retry, onEmbedded));
+      storeDown = 0;
+    } catch (err) {
+      const id = job.kind === 'episode' ? job.record.id : job.kind;
+      const reason = err instanceof Error ? err.message : String(err);
+      summary.failed(id, reason, { episode: job.kind === 'episode' });
+      log?.error({ id, err: reason }, 'job failed');
+      // The store is gone, not one record bad: stop instead of failing every remaining episode slowly.
+      if (err instanceof RetryableIndexError && ++storeDown >= MAX_STORE_DOWN) {
+        gaveUp ??= new Error(`OpenSearch unavailable for ${storeDown} jobs in a row, giving up: ${reason}`, { cause: err });
+      }
+    }
+    if (job.kind === 'episode') {
+      progress.done++;
+      onProgress?.({ ...progress });
+    }
+  };
+
+  // Episodes overlap: while one waits for its `_bulk` and catalog writes, the next one reads
+  // its stored vectors and embeds. Users and channels come before any episode and the final
+  // sync after all of them, so other jobs wait for every episode in flight.
+  const inFlight = new Set<Promise<void>>();
+  let order = 0;
   for await (const job of libraryJobs(dir, {
     onIssue: (issue) => {
       summary.issue(issue);
@@ -101,25 +153,20 @@ export async function loadLibrary({
       onProgress?.({ ...progress });
     },
   })) {
-    if (job.kind === 'episode') summary.episodeRead();
-    try {
-      summary.result(await runWithRetries(ctx, job.kind === 'episode' && force ? { ...job, force } : job, retry, onEmbedded));
-      storeDown = 0;
-    } catch (err) {
-      const id = job.kind === 'episode' ? job.record.id : job.kind;
-      const reason = err instanceof Error ? err.message : String(err);
-      summary.failed(id, reason, { episode: job.kind === 'episode' });
-      log?.error({ id, err: reason }, 'job failed');
-      // The store is gone, not one record bad: stop instead of failing every remaining episode slowly.
-      if (err instanceof RetryableIndexError && ++storeDown >= MAX_STORE_DOWN) {
-        throw new Error(`OpenSearch unavailable for ${storeDown} jobs in a row, giving up: ${reason}`, { cause: err });
+    if (job.kind !== 'episode') {
+      await Promise.all(inFlight);
+      if (!gaveUp) await run(job, order++);
+    } else {
+      while (inFlight.size >= episodesInFlight) await Promise.race(inFlight);
+      if (!gaveUp) {
+        const running: Promise<void> = run(job, order++).finally(() => inFlight.delete(running));
+        inFlight.add(running);
       }
     }
-    if (job.kind === 'episode') {
-      progress.done++;
-      onProgress?.({ ...progress });
-    }
+    if (gaveUp) break;
   }
+  await Promise.all(inFlight);
+  if (gaveUp) throw gaveUp;
   const index = INDEX_NAMES.map((n) => indexAliases(prefix)[n]).join(',');
   await storeCall('refresh', () => client.indices.refresh({ index }));
   return summary.finish();

@@ -1,13 +1,15 @@
 // `npm run bench:ingest`: passages/s of the whole ingest path vs. the embedder alone on the same passages.
 //
-//   npm run bench:ingest -- [--episodes 5] [--library ../shared/data/seen-unseen]
+//   npm run bench:ingest -- [--episodes 5] [--library ../shared/data/seen-unseen] [--in-flight 2,1] [--rounds 3]
 //
 // The subset is the first N episodes (lines) of the library's episode files, in name
 // order — for seen-unseen the first N lines of episodes.jsonl.gz. They are written to a
 // temporary library (as a .jsonl.gz, so reading and gunzipping are measured too) and
 // loaded into a throw-away prefix whose indices are created before the clock starts:
-// read → validate → passages → embed → _bulk. Then the same passages, in the same
-// order and chunks, go through the embedder alone. JSON on stdout, a table on stderr.
+// read → validate → passages → embed → _bulk, once per `--in-flight` value (episodes
+// worked on at once; 1 is the path without overlap) and round, each followed by the same
+// passages, in the same order and chunks, through the embedder alone. JSON on stdout, a
+// table on stderr.
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,12 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
-import { createEmbedder } from '../src/embedder.js';
+import { createEmbedder, type Embedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices } from '../src/store/opensearch.js';
 import { buildPassages } from '../indexer/passages.js';
 import { readEpisodes, readLibraryMeta } from '../indexer/library-reader.js';
 import { loadLibrary } from '../indexer/load-library.js';
+import type { PassageEmbedder } from '../indexer/load-episode.js';
 import { createProgress } from '../indexer/progress.js';
 import { positive } from './cli-args.js';
 import { useProvisionedModel } from './provision/model.js';
@@ -36,9 +39,12 @@ const program = new Command()
   .description('Passages per second of the whole ingest path vs. the embedder alone, on the first N episodes of a library.')
   .option('--episodes <n>', 'episodes to take from the start of the library', positive, 5)
   .option('--library <dir>', 'library folder', DEFAULT_LIBRARY)
+  .option('--in-flight <list>', 'episodes in flight of each whole-path run (loadLibrary episodesInFlight)', '2,1')
+  .option('--rounds <n>', 'times each whole-path run is repeated, each followed by the embedder alone', positive, 3)
   .parse();
 
-const opts = program.opts<{ episodes: number; library: string }>();
+const opts = program.opts<{ episodes: number; library: string; inFlight: string; rounds: number }>();
+const inFlightRuns = opts.inFlight.split(',').map((s) => positive(s.trim()));
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'bench-ingest', level: config.logLevel, fd: 2 });
 
@@ -71,6 +77,35 @@ async function subsetLibrary(source: string, n: number): Promise<string> {
   return dir;
 }
 
+/**
+ * `embedder` with a clock on it: how long at least one embedding call was running. Within one
+ * run that share of the wall time needs no second run to compare with, so it holds on a
+ * machine whose load drifts.
+ */
+function timedEmbedder(embedder: Embedder): PassageEmbedder & { busySeconds(): number } {
+  let active = 0;
+  let since = 0;
+  let busyMs = 0;
+  return {
+    modelId: embedder.modelId,
+    dimension: embedder.dimension,
+    async embedPassages(texts) {
+      if (active++ === 0) since = performance.now();
+      try {
+        return await embedder.embedPassages(texts);
+      } finally {
+        if (--active === 0) busyMs += performance.now() - since;
+      }
+    },
+    busySeconds: () => busyMs / 1000,
+  };
+}
+
+/** The median of `xs` (the lower middle for an even count). */
+function median(xs: number[]): number {
+  return [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)]!;
+}
+
 async function main(): Promise<void> {
   const library = resolve(opts.library);
   const dir = await subsetLibrary(library, opts.episodes);
@@ -78,62 +113,87 @@ async function main(): Promise<void> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 120_000 });
   const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
   await embedder.embedPassages(['warm up the model before timing anything']);
-  // Index creation is a one-off cost of a fresh prefix, not of ingesting: keep it out of the timing.
-  await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: config.indexLayout });
-  try {
-    // 1. The whole path into a fresh prefix (nothing to re-use).
-    const bar = createProgress({ label: 'whole path', log });
-    const whole = await withPeakRss(() =>
-      loadLibrary({ client, embedder, prefix, dir, log, onProgress: (p) => bar.update(p.done, p.total, { embedded: p.embedded }) }),
-    );
-    bar.stop();
-    const summary = whole.value;
-    if (!summary.ok) throw new Error(`the subset did not load cleanly: ${JSON.stringify(summary.failed)}`);
 
-    // 2. The same passages through the embedder alone, grouped and ordered as the indexer does it.
-    const meta = await readLibraryMeta(dir);
-    const groups: string[][] = [];
-    for await (const { record } of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: () => undefined })) {
-      groups.push(buildPassages(record).map((p) => p.text).sort((a, b) => a.length - b.length));
-    }
-    const passages = groups.reduce((n, g) => n + g.length, 0);
-    const bar2 = createProgress({ label: 'embedder alone', unit: 'passages', log });
-    const alone = await withPeakRss(async () => {
+  // The embedder alone: the same passages, grouped and ordered as the indexer does it.
+  const meta = await readLibraryMeta(dir);
+  const groups: string[][] = [];
+  for await (const { record } of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: () => undefined })) {
+    groups.push(buildPassages(record).map((p) => p.text).sort((a, b) => a.length - b.length));
+  }
+  const passages = groups.reduce((n, g) => n + g.length, 0);
+  const embedAlone = () =>
+    withPeakRss(async () => {
+      const bar = createProgress({ label: 'embedder alone', unit: 'passages', log });
       let done = 0;
       for (const texts of groups) {
         for (let i = 0; i < texts.length; i += 64) {
           await embedder.embedPassages(texts.slice(i, i + 64));
           done += Math.min(64, texts.length - i);
-          bar2.update(done, passages, { embedded: done });
+          bar.update(done, passages, { embedded: done });
         }
       }
+      bar.stop();
     });
-    bar2.stop();
+
+  try {
+    // Each whole-path run loads into a fresh prefix (nothing to re-use; index creation is a
+    // one-off cost, kept out of the timing) and is followed at once by the embedder alone:
+    // each ratio compares two runs seconds apart, so a drifting load hits both alike.
+    const runs: { round: number; inFlight: number; seconds: number; embedderBusyShare: number; aloneSeconds: number; peakRssMB: number; ratio: number }[] = [];
+    let episodes = 0;
+    for (let round = 1; round <= opts.rounds; round++) {
+      for (const inFlight of inFlightRuns) {
+        await deleteIndices(client, prefix);
+        await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: config.indexLayout });
+        const bar = createProgress({ label: `round ${round}: whole path, ${inFlight} in flight`, log });
+        const timed = timedEmbedder(embedder);
+        const whole = await withPeakRss(() =>
+          loadLibrary({ client, embedder: timed, prefix, dir, log, episodesInFlight: inFlight, onProgress: (p) => bar.update(p.done, p.total, { embedded: p.embedded }) }),
+        );
+        bar.stop();
+        if (!whole.value.ok) throw new Error(`the subset did not load cleanly: ${JSON.stringify(whole.value.failed)}`);
+        if (whole.value.passages.written !== passages) throw new Error(`wrote ${whole.value.passages.written} passages of ${passages}`);
+        episodes = whole.value.episodes.read;
+        const alone = await embedAlone();
+        runs.push({ round, inFlight, seconds: +whole.seconds.toFixed(1), embedderBusyShare: +(timed.busySeconds() / whole.seconds).toFixed(3), aloneSeconds: +alone.seconds.toFixed(1), peakRssMB: whole.peakRssMB, ratio: +(alone.seconds / whole.seconds).toFixed(3) });
+      }
+    }
 
     const result = {
       library,
-      subset: `first ${summary.episodes.read} episodes`,
-      episodes: summary.episodes.read,
+      subset: `first ${episodes} episodes`,
+      episodes,
       passages,
-      passagesWritten: summary.passages.written,
       model: embedder.modelId,
       embedBatchSize: config.embedBatchSize,
-      wholePath: { seconds: +whole.seconds.toFixed(1), passagesPerSecond: +(passages / whole.seconds).toFixed(2), peakRssMB: whole.peakRssMB },
-      embedderAlone: { seconds: +alone.seconds.toFixed(1), passagesPerSecond: +(passages / alone.seconds).toFixed(2), peakRssMB: alone.peakRssMB },
-      /** Whole-path throughput as a share of the embedder's: 1 means embedding is all the cost. */
-      ratio: +(alone.seconds / whole.seconds).toFixed(3),
+      /** Per in-flight setting: the median over rounds of whole-path throughput ÷ the embedder's in the run right after (1: embedding is all the cost). */
+      wholePath: inFlightRuns.map((inFlight) => {
+        const mine = runs.filter((r) => r.inFlight === inFlight);
+        return {
+          episodesInFlight: inFlight,
+          medianRatio: median(mine.map((r) => r.ratio)),
+          /** Share of the whole path's time during which the embedder was working. */
+          medianEmbedderBusyShare: median(mine.map((r) => r.embedderBusyShare)),
+          passagesPerSecond: +(passages / median(mine.map((r) => r.seconds))).toFixed(2),
+          embedderAlonePassagesPerSecond: +(passages / median(mine.map((r) => r.aloneSeconds))).toFixed(2),
+          peakRssMB: Math.max(...mine.map((r) => r.peakRssMB)),
+        };
+      }),
+      runs,
       processPeakRssMB: Math.round(process.resourceUsage().maxRSS / 1000),
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     process.stderr.write(
       [
         '',
-        `${result.subset} of ${library}: ${passages} passages, ${config.modelId}, batch ${config.embedBatchSize}`,
-        '| run            | seconds | passages/s | peak RSS MB |',
-        '|----------------|--------:|-----------:|------------:|',
-        `| whole path     | ${result.wholePath.seconds} | ${result.wholePath.passagesPerSecond} | ${result.wholePath.peakRssMB} |`,
-        `| embedder alone | ${result.embedderAlone.seconds} | ${result.embedderAlone.passagesPerSecond} | ${result.embedderAlone.peakRssMB} |`,
-        `whole path runs at ${(result.ratio * 100).toFixed(1)}% of the embedder-alone rate`,
+        `${result.subset} of ${library}: ${passages} passages, ${config.modelId}, batch ${config.embedBatchSize}, ${opts.rounds} rounds`,
+        '| round | episodes in flight | whole path s | embedder busy | embedder alone s (right after) | whole ÷ alone |',
+        '|---|--:|--:|--:|--:|--:|',
+        ...runs.map((r) => `| ${r.round} | ${r.inFlight} | ${r.seconds} | ${(r.embedderBusyShare * 100).toFixed(1)}% | ${r.aloneSeconds} | ${(r.ratio * 100).toFixed(1)}% |`),
+        ...result.wholePath.map(
+          (w) =>
+            `${w.episodesInFlight} in flight: median ${(w.medianRatio * 100).toFixed(1)}% of the embedder-alone rate, embedder busy ${(w.medianEmbedderBusyShare * 100).toFixed(1)}% of the time, peak RSS ${w.peakRssMB} MB`,
+        ),
         '',
       ].join('\n'),
     );

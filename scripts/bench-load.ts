@@ -1,5 +1,5 @@
 // `npm run bench:load`: autocannon over a mix of every real endpoint with many keys; phase A (limit high): no 5xx; phase B (limit low): 429s with correct headers, no 5xx.
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { Command } from 'commander';
 import { DEFAULT_PREFIX, startLocalApi, type LocalApi } from './drills/local-api.js';
@@ -14,6 +14,8 @@ const opts = new Command()
   )
   .option('--prefix <prefix>', 'index prefix holding a loaded library', DEFAULT_PREFIX)
   .option('--seconds <n>', 'duration of each phase', positive, 10)
+  .option('--low-seconds <n>', 'duration of phase B (default: --seconds)', positive)
+  .option('--rss-every <s>', 'seconds between memory samples', positive, 10)
   .option('--connections <n>', 'concurrent connections', positive, 10)
   .option('--keys <n>', 'API keys the requests are spread over', positive, 20)
   .option('--low-limit <n>', 'RATE_LIMIT_MAX of phase B (per window)', positive, 20)
@@ -21,7 +23,7 @@ const opts = new Command()
   .option('--low-keys <n>', 'keys of phase B (few, so that the quota bites even at low throughput)', positive, 2)
   .option('--queries <file>', 'search queries (JSON lines with channel and query)', '../shared/data/qmsum/queries-dev.jsonl')
   .parse()
-  .opts<{ prefix: string; seconds: number; connections: number; keys: number; lowLimit: number; lowWindow: number; lowKeys: number; queries: string }>();
+  .opts<{ prefix: string; seconds: number; lowSeconds?: number; rssEvery: number; connections: number; keys: number; lowLimit: number; lowWindow: number; lowKeys: number; queries: string }>();
 
 const progress = (line: string) => process.stderr.write(`bench:load: ${line}\n`);
 // Hybrid search embeds queries with the real model, local files only.
@@ -66,6 +68,37 @@ async function buildTargets(api: LocalApi): Promise<Target[]> {
   return targets;
 }
 
+/** Memory of this process (the API and autocannon) and of its children (the embedder workers), in MB. */
+interface MemorySample {
+  atSeconds: number;
+  rssMB: number;
+  heapUsedMB: number;
+  /** Summed RSS of child processes (Linux only; 0 elsewhere). */
+  childrenRssMB: number;
+}
+
+/** RSS of this process's children (the embedder worker processes), found in /proc by their parent pid. */
+async function childrenRssMB(): Promise<number> {
+  try {
+    let kb = 0;
+    for (const pid of (await readdir('/proc')).filter((d) => /^\d+$/.test(d))) {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      // Fields after the command name (which may hold spaces): state, then the parent pid.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    }
+    return Math.round(kb / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+async function memorySample(startedAt: number): Promise<MemorySample> {
+  const { rss, heapUsed } = process.memoryUsage();
+  return { atSeconds: Math.round((Date.now() - startedAt) / 1000), rssMB: Math.round(rss / 1e6), heapUsedMB: Math.round(heapUsed / 1e6), childrenRssMB: await childrenRssMB() };
+}
+
 interface PhaseReport {
   phase: string;
   rateLimit: string;
@@ -79,16 +112,18 @@ interface PhaseReport {
   timeouts: number;
   /** 429s missing Retry-After or RateLimit, and 2xx missing RateLimit. */
   headerProblems: number;
+  /** At the start of the load (API started, mix built), every `--rss-every` seconds, and at the end. */
+  memory: { start: MemorySample; end: MemorySample; maxRssMB: number; samples: MemorySample[] };
   checks: { name: string; ok: boolean }[];
 }
 
-async function runPhase(phase: string, env: Record<string, string>, keys = opts.keys): Promise<PhaseReport> {
+async function runPhase(phase: string, env: Record<string, string>, keys = opts.keys, seconds = opts.seconds): Promise<PhaseReport> {
   progress(`${phase}: starting the API (RATE_LIMIT_MAX=${env.RATE_LIMIT_MAX}, window ${env.RATE_LIMIT_WINDOW_SECONDS} s) with ${keys} keys`);
   const api = await startLocalApi({ prefix: opts.prefix, env, keys });
   try {
     // Fresh counters: a key from an earlier run cannot share a bucket, but a reused prefix could.
     const targets = await buildTargets(api);
-    progress(`${phase}: ${targets.length} distinct requests × ${keys} keys, ${opts.connections} connections, ${opts.seconds} s`);
+    progress(`${phase}: ${targets.length} distinct requests × ${keys} keys, ${opts.connections} connections, ${seconds} s`);
     let headerProblems = 0;
     const onResponse = (status: number, _body: string, _ctx: object, raw: unknown) => {
       const headers = normaliseHeaders(raw);
@@ -105,14 +140,18 @@ async function runPhase(phase: string, env: Record<string, string>, keys = opts.
     const instance = autocannon({
       url: api.baseUrl,
       connections: opts.connections,
-      duration: opts.seconds,
+      duration: seconds,
       timeout: 10,
       requests,
     });
     const started = Date.now();
-    const tick = setInterval(() => progress(`${phase}: ${Math.round((Date.now() - started) / 1000)} s`), 2500);
+    const samples = [await memorySample(started)];
+    const tick = setInterval(() => progress(`${phase}: ${Math.round((Date.now() - started) / 1000)} s, RSS ${samples.at(-1)!.rssMB} MB`), 2500);
+    const sampler = setInterval(() => void memorySample(started).then((m) => samples.push(m)), opts.rssEvery * 1000);
     const result = await instance;
     clearInterval(tick);
+    clearInterval(sampler);
+    samples.push(await memorySample(started));
     const statuses: Record<string, number> = {};
     for (const [status, { count = 0 } = {}] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = count;
     const non2xx = Object.fromEntries(Object.entries(statuses).filter(([s]) => !s.startsWith('2')));
@@ -121,15 +160,16 @@ async function runPhase(phase: string, env: Record<string, string>, keys = opts.
     const report: PhaseReport = {
       phase,
       rateLimit: `${env.RATE_LIMIT_MAX} per ${env.RATE_LIMIT_WINDOW_SECONDS} s per key`,
-      seconds: opts.seconds,
+      seconds,
       requests: total,
-      rps: Math.round(total / opts.seconds),
+      rps: Math.round(total / seconds),
       latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
       statuses,
       non2xx,
       connectionErrors: result.errors,
       timeouts: result.timeouts,
       headerProblems,
+      memory: { start: samples[0]!, end: samples.at(-1)!, maxRssMB: Math.max(...samples.map((m) => m.rssMB)), samples },
       checks: [
         { name: 'no 5xx', ok: fiveXX === 0 },
         { name: 'no connection errors or timeouts', ok: result.errors === 0 && result.timeouts === 0 },
@@ -154,12 +194,13 @@ function normaliseHeaders(raw: unknown): Record<string, string> {
 
 const high = await runPhase('A (limit high)', { RATE_LIMIT_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '60' });
 high.checks.push({ name: 'mostly 2xx', ok: (high.statuses['200'] ?? 0) > high.requests * 0.99 });
-const low = await runPhase('B (limit low)', { RATE_LIMIT_MAX: String(opts.lowLimit), RATE_LIMIT_WINDOW_SECONDS: String(opts.lowWindow) }, opts.lowKeys);
+const lowSeconds = opts.lowSeconds ?? opts.seconds;
+const low = await runPhase('B (limit low)', { RATE_LIMIT_MAX: String(opts.lowLimit), RATE_LIMIT_WINDOW_SECONDS: String(opts.lowWindow) }, opts.lowKeys, lowSeconds);
 low.checks.push({ name: '429s answered', ok: (low.statuses['429'] ?? 0) > 0 });
 low.checks.push({
   name: '2xx within the quota',
   // Each key gets at most lowLimit per window; the phase spans ⌈seconds / window⌉ + 1 windows at most.
-  ok: (low.statuses['200'] ?? 0) <= opts.lowKeys * opts.lowLimit * (Math.ceil(opts.seconds / opts.lowWindow) + 1),
+  ok: (low.statuses['200'] ?? 0) <= opts.lowKeys * opts.lowLimit * (Math.ceil(lowSeconds / opts.lowWindow) + 1),
 });
 
 const phases = [high, low];
@@ -167,17 +208,21 @@ process.stdout.write(`${JSON.stringify(phases, null, 2)}\n\n`);
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 process.stdout.write(
   [
-    row(['phase', 'rate limit', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'non-2xx by status', 'checks']),
-    row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---', '---']),
+    row(['phase', 'rate limit', 'seconds', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'RSS MB start → end (max)', 'heap MB start → end', 'embedder workers RSS MB', 'non-2xx by status', 'checks']),
+    row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---', '---', '---', '---']),
     ...phases.map((p) =>
       row([
         p.phase,
         p.rateLimit,
+        p.seconds,
         p.requests,
         p.rps,
         p.latencyMs.p50,
         p.latencyMs.p90,
         p.latencyMs.p99,
+        `${p.memory.start.rssMB} → ${p.memory.end.rssMB} (${p.memory.maxRssMB})`,
+        `${p.memory.start.heapUsedMB} → ${p.memory.end.heapUsedMB}`,
+        `${p.memory.start.childrenRssMB} → ${p.memory.end.childrenRssMB}`,
         Object.entries(p.non2xx).map(([s, n]) => `${s}: ${n}`).join(', ') || 'none',
         p.checks.every((c) => c.ok) ? 'pass' : `FAIL (${p.checks.filter((c) => !c.ok).map((c) => c.name).join('; ')})`,
       ]),

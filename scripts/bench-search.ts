@@ -1,7 +1,7 @@
 // Search latency and throughput through the API and straight to OpenSearch, in the same run: the API's overhead.
 //
 //   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
-//                           [--concurrency 1,4,16] [--requests 300] [--seconds 20] [--no-native]
+//                           [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native]
 //
 // The API runs in-process (createApp on 127.0.0.1, port 0) with a throw-away API key; `pipeline` is
 // searchChannel called directly (the API minus HTTP, auth and rate limiting); the engine side
@@ -10,23 +10,28 @@
 // engine-side by a score-ranker RRF search pipeline: the anchor our own fusion is measured against.
 // It needs the neural-search plugin on the node (`npm run services -- up` installs it). Loopback only.
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Command } from 'commander';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createEmbedder } from '../src/embedder.js';
-import { createLogger } from '../src/logger.js';
+import { createEmbedder, type Embedder } from '../src/embedder.js';
+import { createLogger, type Logger } from '../src/logger.js';
 import { buildKeywordQuery } from '../src/search/keyword-query.js';
 import { buildKnnQuery } from '../src/search/knn-query.js';
 import { buildMsearchBody, readMsearchResponse } from '../src/search/msearch.js';
 import { defaultQueryCache } from '../src/search/query-cache.js';
 import { parseQueries, evenSubset } from '../src/search/relevance.js';
-import { searchChannel, type SearchDeps } from '../src/search/search.js';
+import { runSearch, searchChannel, type SearchDeps, type SearchTrace } from '../src/search/search.js';
 import type { SearchParams } from '../src/search/types.js';
 import type { ChannelDoc } from '../src/store/documents.js';
 import { createApiKey } from '../src/store/api-keys.js';
-import { createOpenSearchClient, indexAliases } from '../src/store/opensearch.js';
+import { createOpenSearchClient, indexAliases, type Client, type IndexAliases } from '../src/store/opensearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { positive } from './cli-args.js';
 import { useProvisionedModel } from './provision/model.js';
@@ -35,7 +40,7 @@ import { useProvisionedModel } from './provision/model.js';
 await useProvisionedModel('bench:search');
 
 interface Stats {
-  target: 'api' | 'pipeline' | 'engine' | 'native';
+  target: 'api' | 'baseline' | 'pipeline' | 'engine' | 'native';
   mode: 'fast' | 'hybrid';
   concurrency: number;
   requests: number;
@@ -82,44 +87,129 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** Runs `call` for `requests` calls (or `seconds`, whichever first) with `concurrency` in flight. */
-async function measure(
-  call: (i: number) => Promise<void>,
-  { concurrency, requests, seconds, label }: { concurrency: number; requests: number; seconds: number; label: string },
-): Promise<Pick<Stats, 'requests' | 'errors' | 'p50' | 'p95' | 'p99' | 'rps'>> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let next = 0;
-  let firstError: unknown;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  const tick = setInterval(() => process.stderr.write(`\r  ${label}: ${latencies.length + errors}/${requests}`), 500);
-  const worker = async () => {
-    while (next < requests && performance.now() < deadline) {
-      const i = next++;
-      const t = performance.now();
-      try {
-        await call(i);
-        latencies.push(performance.now() - t);
-      } catch (err) {
-        errors++;
-        firstError ??= err;
-      }
+type Target = Stats['target'];
+type Measured = Pick<Stats, 'requests' | 'errors' | 'p50' | 'p95' | 'p99' | 'rps'>;
+
+/**
+ * Runs each target's `call` for `requests` calls (or `seconds` in all, whichever first) with
+ * `concurrency` in flight, the targets taking turns of `turn` requests each: on a machine
+ * whose load drifts, every target then sees the same load, and their ratio means
+ * something. Throughput is each target's requests over its own turns' time.
+ */
+async function measureInTurns(
+  calls: Partial<Record<Target, (i: number) => Promise<void>>>,
+  { concurrency, requests, seconds, turn, label }: { concurrency: number; requests: number; seconds: number; turn: number; label: string },
+): Promise<Partial<Record<Target, Measured>>> {
+  const targets = Object.entries(calls) as [Target, (i: number) => Promise<void>][];
+  const tallies = new Map(targets.map(([t]) => [t, { latencies: [] as number[], errors: 0, firstError: undefined as unknown, ms: 0, next: 0 }]));
+  const deadline = performance.now() + seconds * 1000;
+  const tick = setInterval(() => process.stderr.write(`\r  ${label}: ${[...tallies.values()].reduce((n, t) => n + t.next, 0)}/${requests * targets.length}`), 500);
+  while (performance.now() < deadline && [...tallies.values()].some((t) => t.next < requests)) {
+    for (const [target, call] of targets) {
+      const tally = tallies.get(target)!;
+      const end = Math.min(requests, tally.next + turn);
+      const started = performance.now();
+      const worker = async () => {
+        while (tally.next < end && performance.now() < deadline) {
+          const i = tally.next++;
+          const t = performance.now();
+          try {
+            await call(i);
+            tally.latencies.push(performance.now() - t);
+          } catch (err) {
+            tally.errors++;
+            tally.firstError ??= err;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      tally.ms += performance.now() - started;
     }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  }
   clearInterval(tick);
-  const elapsed = (performance.now() - started) / 1000;
-  process.stderr.write(`\r  ${label}: ${latencies.length + errors} requests in ${elapsed.toFixed(1)} s${errors ? `, ${errors} errors (${String(firstError)})` : ''}\n`);
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: latencies.length,
-    errors,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-    rps: latencies.length / elapsed,
+  const out: Partial<Record<Target, Measured>> = {};
+  for (const [target, t] of tallies) {
+    if (t.errors) process.stderr.write(`\n  ${label} ${target}: ${t.errors} errors (${String(t.firstError)})`);
+    t.latencies.sort((a, b) => a - b);
+    out[target] = {
+      requests: t.latencies.length,
+      errors: t.errors,
+      p50: percentile(t.latencies, 50),
+      p95: percentile(t.latencies, 95),
+      p99: percentile(t.latencies, 99),
+      rps: t.latencies.length / (t.ms / 1000),
+    };
+  }
+  process.stderr.write(`\r  ${label}: ${targets.map(([t]) => `${t} ${out[t]!.requests}`).join(', ')} requests\n`);
+  return out;
+}
+
+/**
+ * Where an API search's time goes, each step timed alone at concurrency 1, the steps taking
+ * turns (one of each per round): the store reads of the credential and channel check, one
+ * at a time and as the API now sends them, the rate limiter's Redis round trip, an HTTP hop
+ * to the API that does nothing, and the pipeline's own phases from its trace.
+ */
+async function profileSteps(
+  { client, redis, aliases, keyHash, channel, apiBase, requests }: { client: Client; redis: Redis; aliases: IndexAliases; keyHash: string; channel: ChannelDoc; apiBase: string; requests: number },
+  search: (mode: 'fast' | 'hybrid', i: number) => Promise<{ result: unknown; trace: SearchTrace }>,
+): Promise<{ step: string; p50: number; p95: number }[]> {
+  const times = new Map<string, number[]>();
+  const record = (step: string, ms: number) => times.set(step, [...(times.get(step) ?? []), ms]);
+  const timed = async (step: string, call: () => Promise<unknown>) => {
+    const t = performance.now();
+    await call();
+    record(step, performance.now() - t);
   };
+  const userDoc = (id: string) => ({ _index: aliases.users, _id: id });
+  for (let i = 0; i < requests; i++) {
+    await timed('API key GET', () => client.get({ index: aliases['api-keys'], id: keyHash }));
+    await timed('channel search by slug', () => client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug: channel.slug } } } as never }));
+    await timed('owner GET', () => client.get({ index: aliases.users, id: channel.ownerId }));
+    await timed('the three, as sent now: _mget (key + owner) beside the channel search', () =>
+      Promise.all([
+        client.mget({ body: { docs: [{ _index: aliases['api-keys'], _id: keyHash }, userDoc(channel.ownerId)] } } as never),
+        client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug: channel.slug } } } as never }),
+      ]),
+    );
+    await timed('rate limiter: one Redis round trip', () => redis.multi().incr('bench-search:steps').pexpire('bench-search:steps', 60_000).exec());
+    await timed('HTTP hop to the API (GET /healthz)', async () => (await fetch(`${apiBase}/healthz`)).text());
+    for (const mode of ['fast', 'hybrid'] as const) {
+      const t = performance.now();
+      const { result, trace } = await search(mode, i);
+      const { msearchMs, hydrateMs } = trace.timings;
+      record(`${mode}: whole pipeline`, performance.now() - t);
+      record(`${mode}: legs _msearch`, msearchMs);
+      record(`${mode}: hydration _msearch`, hydrateMs);
+      record(`${mode}: in-process (build, fuse, group, cite${mode === 'hybrid' ? ', cached vector' : ''})`, trace.timings.totalMs - msearchMs - hydrateMs);
+      await timed(`${mode}: JSON of the answer`, async () => JSON.stringify(result));
+    }
+  }
+  await redis.del('bench-search:steps');
+  return [...times].map(([step, xs]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return { step, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+  });
+}
+
+/** Serves `app` on a loopback port of its own; returns its base URL. */
+async function listen(app: Express, servers: Server[]): Promise<string> {
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * The API of another checkout (its own `src/app.ts` and `src/config.ts`, loaded from
+ * `dir`) over the same client, Redis and embedder: before and after in one run, taking
+ * turns, which is the only comparison that holds on a machine whose load drifts.
+ */
+async function baselineApp(dir: string, deps: { env: NodeJS.ProcessEnv; client: Client; redis: Redis; embedder: Embedder; log: Logger }): Promise<Express> {
+  const root = pathToFileURL(`${resolve(dir)}/`);
+  const { createApp: create } = (await import(new URL('src/app.ts', root).href)) as typeof import('../src/app.js');
+  const { loadConfig: load } = (await import(new URL('src/config.ts', root).href)) as typeof import('../src/config.js');
+  return create({ config: load(deps.env), client: deps.client, redis: deps.redis, embedder: deps.embedder, log: deps.log });
 }
 
 async function main(): Promise<void> {
@@ -131,20 +221,27 @@ async function main(): Promise<void> {
     .option('--distinct <n>', 'distinct queries cycled through', positive, 200)
     .option('--concurrency <list>', 'comma-separated levels', '1,4,16')
     .option('--requests <n>', 'requests per scenario', positive, 300)
-    .option('--seconds <n>', 'time cap per scenario', positive, 15)
+    .option('--seconds <n>', 'time cap per scenario and target', positive, 15)
+    .option('--turn <n>', 'requests a target runs before the next takes its turn', positive, 20)
     .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
     .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
+    .option('--steps', 'first time each step of an API search alone (store reads, Redis, HTTP, pipeline phases)')
+    .option('--baseline <dir>', "another checkout's API (a worktree of main, say) as one more target, over the same store, in turns with this one")
     .parse()
-    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; user: string; native: boolean }>();
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
-  // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here.
-  const config = loadConfig({
+  // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here;
+  // the store budget is the client's 10 s, so a busy machine slows answers down instead of failing them.
+  const apiEnv = {
     ...process.env,
     ...(opts.prefix ? { INDEX_PREFIX: opts.prefix } : {}),
     RATE_LIMIT_MAX: '10000000',
+    OPENSEARCH_TIMEOUT_MS: '10000',
     LOG_LEVEL: 'silent',
-  });
+  };
+  const config = loadConfig(apiEnv);
+  const servers: Server[] = [];
   for (const node of config.opensearchNodes) {
     const engineUrl = new URL(node);
     if (!LOOPBACK.has(engineUrl.hostname)) throw new Error(`refusing to benchmark a non-loopback OpenSearch (${engineUrl.host})`);
@@ -170,10 +267,8 @@ async function main(): Promise<void> {
   const { key, record } = await createApiKey({ client, aliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' });
   // The cache the API's search uses too (one per embedder), so each query is embedded once.
   const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
-  const app = createApp({ config, client, redis, embedder, log });
-  const server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const apiBase = await listen(createApp({ config, client, redis, embedder, log }), servers);
+  const baselineBase = opts.baseline ? await listen(await baselineApp(opts.baseline, { env: apiEnv, client, redis, embedder, log }), servers) : undefined;
 
   try {
     // Engine side: the same two legs the API builds, prebuilt as NDJSON so only the engine is timed.
@@ -230,9 +325,9 @@ async function main(): Promise<void> {
       const q = queries[i % queries.length]!;
       await searchChannel(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
     };
-    const apiCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
+    const apiCall = (mode: 'fast' | 'hybrid', base = apiBase) => async (i: number) => {
       const q = queries[i % queries.length]!;
-      const url = `${apiBase}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
+      const url = `${base}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
       const res = await fetch(url, { headers: { 'x-api-key': key } });
       if (res.status !== 200) throw new Error(`API HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
       await res.json();
@@ -243,19 +338,40 @@ async function main(): Promise<void> {
     for (let i = 0; i < queries.length; i++) {
       await apiCall('hybrid')(i);
       await apiCall('fast')(i);
+      if (baselineBase) await apiCall('hybrid', baselineBase)(i);
+      if (baselineBase) await apiCall('fast', baselineBase)(i);
     }
     const bodies = { fast: engineBodies('fast'), hybrid: engineBodies('hybrid') };
     for (let i = 0; i < queries.length; i++) await engineCall(bodies.hybrid)(i);
     if (native) for (let i = 0; i < queries.length; i++) await nativeCall(i);
 
+    if (opts.steps) {
+      const firstChannel = [...channels.values()][0]!;
+      const steps = await profileSteps({ client, redis, aliases, keyHash: record.hash, channel: firstChannel, apiBase, requests: opts.requests }, (mode, i) => {
+        const q = queries[i % queries.length]!;
+        return runSearch(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
+      });
+      process.stdout.write(`| step (concurrency 1, in turns) | p50 ms | p95 ms |\n|---|---|---|\n${steps.map((r) => `| ${r.step} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} |`).join('\n')}\n\n`);
+    }
+
     const rows: Stats[] = [];
     for (const mode of ['fast', 'hybrid'] as const) {
       for (const concurrency of levels) {
-        const common = { concurrency, requests: opts.requests, seconds: opts.seconds };
-        rows.push({ target: 'api', mode, concurrency, ...(await measure(apiCall(mode), { ...common, label: `api      ${mode} c=${concurrency}` })) });
-        rows.push({ target: 'pipeline', mode, concurrency, ...(await measure(pipelineCall(mode), { ...common, label: `pipeline ${mode} c=${concurrency}` })) });
-        rows.push({ target: 'engine', mode, concurrency, ...(await measure(engineCall(bodies[mode]), { ...common, label: `engine   ${mode} c=${concurrency}` })) });
-        if (native && mode === 'hybrid') rows.push({ target: 'native', mode, concurrency, ...(await measure(nativeCall, { ...common, label: `native   ${mode} c=${concurrency}` })) });
+        const calls = {
+          api: apiCall(mode),
+          ...(baselineBase ? { baseline: apiCall(mode, baselineBase) } : {}),
+          pipeline: pipelineCall(mode),
+          engine: engineCall(bodies[mode]),
+          ...(native && mode === 'hybrid' ? { native: nativeCall } : {}),
+        };
+        const measured = await measureInTurns(calls, {
+          concurrency,
+          requests: opts.requests,
+          seconds: opts.seconds * Object.keys(calls).length,
+          turn: opts.turn,
+          label: `${mode} c=${concurrency}`,
+        });
+        for (const [target, m] of Object.entries(measured) as [Target, Measured][]) rows.push({ target, mode, concurrency, ...m });
       }
     }
 
@@ -281,7 +397,7 @@ async function main(): Promise<void> {
     );
     if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {
-    server.close();
+    for (const server of servers) server.close();
     await client.delete({ index: aliases['api-keys'], id: record.hash, refresh: 'true' } as never).catch(() => undefined);
     await Promise.allSettled([client.close(), redis.quit()]);
   }

@@ -19,6 +19,8 @@ import { requestLog } from './http/request-log.js';
 import { allowReadOnly } from './http/methods.js';
 import { rateLimiter } from './http/rate-limit.js';
 import { keyLookupGuard } from './http/key-lookup-guard.js';
+import { channelPrefetch } from './http/channel-prefetch.js';
+import { OwnerHints } from './store/owner-hints.js';
 import { createAjv, validateParams } from './http/validate-params.js';
 import { admissionGate, createAdmission } from './http/admission.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
@@ -92,8 +94,9 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   app.use(responseHeaders({ deprecation: config.deprecation }));
   app.use(requestLog());
   app.use(admissionGate(admission, (req) => (req.method === 'GET' || req.method === 'HEAD') && SEARCH_PATH.test(req.path)));
+  const ownerHints = new OwnerHints();
   app.use((req, _res, next) => {
-    req.queries = createQueries({ client, aliases }, { budgetMs: config.opensearchTimeoutMs });
+    req.queries = createQueries({ client, aliases, ownerHints }, { budgetMs: config.opensearchTimeoutMs });
     next();
   });
   // The credential is resolved before the limiter (its bucket is the key or the token
@@ -101,7 +104,13 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   const publicPaths = new Set(OPERATIONS.filter((op) => op.auth === 'none').map((op) => op.path));
   const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
   app.use(keyGuard.check);
-  app.use(resolveCredential({ verifier, appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path) }));
+  app.use(
+    resolveCredential({
+      verifier,
+      appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path),
+      prefetch: channelPrefetch(OPERATIONS),
+    }),
+  );
   app.use(keyGuard.count);
   app.use(
     rateLimiter({

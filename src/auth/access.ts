@@ -25,15 +25,16 @@ export function isArchived(episode: Pick<EpisodeDoc, 'archived' | 'status'>): bo
 
 /**
  * The channel behind `slug` when the caller may read it. Unknown and not-a-member are
- * the same 404, and both take the same path: the owner lookup runs even when there is
- * no channel (with an id nothing has), so timing does not tell them apart. Visibility
+ * the same 404, and both take the same path: one round trip (the slug search, with the
+ * read of the owner the slug had last time beside it, or of an id nothing has), then the
+ * refusal, so timing does not tell them apart. Only a member whose channel changed owner,
+ * or was not read before by this process, waits for a second read of the owner. Visibility
  * is decided before the plan, so a free plan is only revealed to members.
  */
 export async function accessChannel(queries: Queries, principal: Principal, slug: string): Promise<ChannelAccess> {
-  const channel = await queries.channelBySlug(slug);
-  const owner = await queries.user(channel?.ownerId ?? NO_SUCH_ID);
+  const { channel, owner } = await queries.channelAndOwner(slug);
   if (!channel || !isMember(principal, channel)) throw createError('channel_not_found');
-  if (owner?.plan !== PAID_PLAN) throw createError('plan_required');
+  if ((await owner())?.plan !== PAID_PLAN) throw createError('plan_required');
   return { channel, publishedOnly: principal.kind === 'anonymous' };
 }
 

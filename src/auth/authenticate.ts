@@ -1,5 +1,5 @@
 // Turns the request's credential into a Principal: API key (checked against the store on every call) or OAuth token.
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { createError } from '../errors.js';
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-keys.js';
 import type { TokenVerifier } from './jwt.js';
@@ -23,7 +23,7 @@ export function presentsApiKey(headers: { 'x-api-key'?: unknown; authorization?:
 
 async function principalFor(
   { apiKey, authorization }: { apiKey: string | undefined; authorization: string | undefined },
-  { queries, verifier }: { queries: Queries; verifier: TokenVerifier },
+  { queries, verifier, prefetch }: { queries: Queries; verifier: TokenVerifier; prefetch: () => void },
 ): Promise<Principal> {
   if (apiKey === undefined && authorization === undefined) return { kind: 'anonymous', userId: null };
   if (apiKey !== undefined && authorization !== undefined) throw createError('multiple_credentials');
@@ -39,11 +39,15 @@ async function principalFor(
   if (apiKey !== undefined || looksLikeApiKey(value)) {
     // A bad checksum is refused without touching the store: typos and scanners' noise cost nothing.
     if (!isWellFormedApiKey(value)) throw createError('invalid_api_key');
+    // Started in the same tick, the route's reads share the key lookup's round trip.
+    prefetch();
     const record = await queries.apiKeyByHash(hashApiKey(value));
     if (!record || record.revokedAt) throw createError('invalid_api_key', { cause: KEY_NOT_FOUND });
     return { kind: 'api_key', userId: record.userId, keyId: record.keyId };
   }
-  return { kind: 'oauth', userId: await verifier.verify(value) };
+  const userId = await verifier.verify(value);
+  prefetch();
+  return { kind: 'oauth', userId };
 }
 
 /**
@@ -54,17 +58,25 @@ async function principalFor(
 export function resolveCredential({
   verifier,
   appliesTo,
+  prefetch,
 }: {
   verifier: TokenVerifier;
   /** Paths that take a credential; matched on the raw path, so an undecodable URL still reaches the limiter. */
   appliesTo: (path: string) => boolean;
+  /**
+   * Starts the store reads the route will need (through `req.queries`, whose reads are
+   * made once per request), so they overlap the credential's: called only for a
+   * well-formed API key, just before its lookup, or for a verified token. Never for a
+   * request without a credential or with a malformed one: those cost the store nothing.
+   */
+  prefetch?: (req: Request) => void;
 }): RequestHandler {
   return async (req, _res, next) => {
     if (!appliesTo(req.path)) return next();
     try {
       req.principal = await principalFor(
         { apiKey: req.get('x-api-key'), authorization: req.get('authorization') },
-        { queries: req.queries, verifier },
+        { queries: req.queries, verifier, prefetch: () => prefetch?.(req) },
       );
     } catch (error) {
       req.credentialError = error;

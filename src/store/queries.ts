@@ -4,10 +4,26 @@ import type { ApiKeyDoc, ChannelDoc, ChaptersDoc, EpisodeDoc, TranscriptDoc, Use
 import { storeUnavailable } from '../errors.js';
 import type { EpisodeListQuery, RelatedQuery } from './episode-queries.js';
 import { buildEpisodeListBody, buildRelatedBody } from './episode-queries.js';
+import type { OwnerHints } from './owner-hints.js';
 
 export interface QueryDeps {
   client: Client;
   aliases: IndexAliases;
+  /** The process's slug → owner hints; without them every channel read is followed by its owner's. */
+  ownerHints?: OwnerHints;
+}
+
+/** A channel as read at call time, and a way to its owner (read beside it when the hint was right). */
+export interface ChannelAndOwner {
+  channel: ChannelDoc | undefined;
+  owner(): Promise<UserDoc | undefined>;
+}
+
+interface PendingGet {
+  index: string;
+  id: string;
+  resolve(doc: unknown): void;
+  reject(error: unknown): void;
 }
 
 interface Hit<T> {
@@ -24,8 +40,10 @@ export const NO_SUCH_ID = '__no_such_id__';
  * a store that hangs costs a request at most the budget in total, never one timeout per
  * call: the request still answers 503 in time.
  */
-export function createQueries({ client, aliases }: QueryDeps, { budgetMs }: { budgetMs: number }) {
+export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budgetMs }: { budgetMs: number }) {
   const deadline = Date.now() + budgetMs;
+  let pending: PendingGet[] = [];
+  const channelReads = new Map<string, Promise<ChannelAndOwner>>();
 
   function requestTimeout(): number {
     const left = deadline - Date.now();
@@ -38,13 +56,55 @@ export function createQueries({ client, aliases }: QueryDeps, { budgetMs }: { bu
     return res.body.hits.hits as unknown as Hit<T>[];
   }
 
-  /** Real-time GET by `_id`; undefined when the document does not exist. */
-  async function get<T>(index: string, id: string): Promise<T | undefined> {
-    const res = await client.get({ index, id }, { ignore: [404], requestTimeout: requestTimeout() });
-    const body = res.body as { found?: boolean; _source?: T; error?: unknown };
-    // A 404 body with an `error` means the index itself is missing: the store is not ready.
-    if (body.error) throw storeUnavailable(new Error(JSON.stringify(body.error)));
-    return body.found ? body._source : undefined;
+  /** Sends the GETs gathered in one tick as one `_mget` and settles each with its document. */
+  async function flush(batch: PendingGet[]): Promise<void> {
+    try {
+      const docs = batch.map(({ index, id }) => ({ _index: index, _id: id }));
+      const res = await client.mget({ body: { docs } }, { requestTimeout: requestTimeout() });
+      const found = (res.body as { docs: { found?: boolean; _source?: unknown; error?: unknown }[] }).docs;
+      batch.forEach(({ resolve, reject }, i) => {
+        const doc = found[i];
+        // An item `error` means the index itself is missing (or its shard failed): the store is not ready.
+        if (!doc || doc.error) reject(storeUnavailable(new Error(JSON.stringify(doc?.error ?? 'missing _mget item'))));
+        else resolve(doc.found ? doc._source : undefined);
+      });
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+    }
+  }
+
+  /**
+   * Real-time GET by `_id`; undefined when the document does not exist. GETs asked for in
+   * the same tick (an API key and a channel owner, see {@link channelAndOwner}) travel
+   * together as one `_mget`: one round trip, each document as fresh as its own GET.
+   */
+  function get<T>(index: string, id: string): Promise<T | undefined> {
+    return new Promise((resolve, reject) => {
+      if (pending.length === 0) {
+        queueMicrotask(() => {
+          const batch = pending;
+          pending = [];
+          void flush(batch);
+        });
+      }
+      pending.push({ index, id, resolve: resolve as (doc: unknown) => void, reject });
+    });
+  }
+
+  async function channelBySlug(slug: string): Promise<ChannelDoc | undefined> {
+    const [hit] = await search<ChannelDoc>(aliases.channels, { size: 1, query: { term: { slug } } });
+    return hit?._source;
+  }
+
+  async function readChannelAndOwner(slug: string): Promise<ChannelAndOwner> {
+    const hinted = ownerHints?.get(slug);
+    // Started together: the slug search, and the user who owned the slug's channel last time.
+    const [channel, hintedOwner] = await Promise.all([channelBySlug(slug), get<UserDoc>(aliases.users, hinted ?? NO_SUCH_ID)]);
+    if (channel) ownerHints?.set(slug, channel.ownerId);
+    return {
+      channel,
+      owner: () => (channel === undefined || channel.ownerId === hinted ? Promise.resolve(hintedOwner) : get<UserDoc>(aliases.users, channel.ownerId)),
+    };
   }
 
   return {
@@ -68,9 +128,24 @@ export function createQueries({ client, aliases }: QueryDeps, { budgetMs }: { bu
       return docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
     },
 
-    async channelBySlug(slug: string): Promise<ChannelDoc | undefined> {
-      const [hit] = await search<ChannelDoc>(aliases.channels, { size: 1, query: { term: { slug } } });
-      return hit?._source;
+    channelBySlug,
+
+    /**
+     * The channel behind `slug` (a search, as {@link channelBySlug}) and, in the same round
+     * trip, its owner when the slug's owner hint is right; a wrong or missing hint reads the
+     * owner when {@link ChannelAndOwner.owner} is called (only members need it). Made once
+     * per request and slug, so a read started early (see `resolveCredential`) is the one
+     * the route awaits.
+     */
+    channelAndOwner(slug: string): Promise<ChannelAndOwner> {
+      let reads = channelReads.get(slug);
+      if (!reads) {
+        reads = readChannelAndOwner(slug);
+        // Started ahead of the route, it may end unawaited (a 429, a refused credential).
+        reads.catch(() => undefined);
+        channelReads.set(slug, reads);
+      }
+      return reads;
     },
 
     /** The channel whose custom domain is `domain`, exactly as stored. */

@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import type { ApiResponse as StoreResponse } from '@opensearch-project/opensearch';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { loadConfig } from '../../src/config.js';
 import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/store/api-keys.js';
@@ -292,9 +293,69 @@ describe('API authentication, membership and plans', function () {
       expect((await get('/api/v1/channels/alpha/episodes', member())).status).to.equal(200);
     });
 
+    it('sees a change of owner on the next request, plan included', async function () {
+      const alpha = WORLD_CHANNELS[0]!;
+      expect((await get('/api/v1/channels/alpha/search?q=garden', member())).status).to.equal(200);
+      await store.channels([{ ...alpha, ownerId: 'u_free_owner' }]);
+      try {
+        for (const path of ['/api/v1/channels/alpha/search?q=garden', '/api/v1/channels/alpha/episodes']) {
+          const res = await get(path, member());
+          expect(res.status, path).to.equal(403);
+          expect(res.body.code).to.equal('plan_required');
+        }
+      } finally {
+        await store.channels([alpha]);
+      }
+      expect((await get('/api/v1/channels/alpha/search?q=garden', member())).status).to.equal(200);
+    });
+
     it('lets the owner read without being listed as a member', async function () {
       const res = await get('/api/v1/channels/alpha/episodes', { authorization: `Bearer ${kit.sign({ sub: 'u_owner' })}` });
       expect(res.status).to.equal(200);
+    });
+  });
+
+  describe('store round trips of a channel search', function () {
+    /** What the API asked of the store while `call` ran, in order: `sent` and `answered` per request, with `_mget` documents. */
+    async function storeTraffic(call: () => Promise<unknown>): Promise<{ event: 'sent' | 'answered'; what: string; docs?: string[] }[]> {
+      const log: { event: 'sent' | 'answered'; what: string; docs?: string[] }[] = [];
+      const describeRequest = (res: StoreResponse | null) => {
+        const params = res?.meta?.request?.params;
+        const path = String(params?.path ?? '').replace(store.prefix, '');
+        return { what: `${params?.method} ${path}`, body: params?.body };
+      };
+      const onRequest = (_err: unknown, res: StoreResponse) => {
+        const { what, body } = describeRequest(res);
+        const docs = what.endsWith('/_mget') ? (JSON.parse(String(body)) as { docs: { _index: string }[] }).docs.map((d) => d._index.replace(store.prefix, '')) : undefined;
+        log.push({ event: 'sent', what, ...(docs ? { docs } : {}) });
+      };
+      const onResponse = (_err: unknown, res: StoreResponse) => log.push({ event: 'answered', what: describeRequest(res).what });
+      api.client.on('request', onRequest);
+      api.client.on('response', onResponse);
+      try {
+        await call();
+      } finally {
+        api.client.off('request', onRequest);
+        api.client.off('response', onResponse);
+      }
+      return log;
+    }
+
+    it('reads the API key, the channel and its owner in one round trip, then searches', async function () {
+      const headers = { 'x-api-key': memberKey };
+      // A first search lets this process know alpha's owner; the next reads it beside the channel.
+      expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
+      let status = 0;
+      const traffic = await storeTraffic(async () => {
+        status = (await get('/api/v1/channels/alpha/search?q=garden', headers)).status;
+      });
+      expect(status).to.equal(200);
+      const firstWait = traffic.findIndex((t) => t.event === 'answered');
+      const sentFirst = traffic.slice(0, firstWait);
+      expect(sentFirst.map((t) => t.what).sort()).to.deep.equal(['POST /_mget', 'POST /channels/_search']);
+      expect(sentFirst.find((t) => t.what === 'POST /_mget')?.docs?.sort()).to.deep.equal(['api-keys', 'users']);
+      const sent = traffic.filter((t) => t.event === 'sent').map((t) => t.what);
+      expect(sent.slice(2)).to.deep.equal(['POST /_msearch', 'POST /_msearch']);
     });
   });
 

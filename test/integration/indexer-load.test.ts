@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { ApiResponse } from '@opensearch-project/opensearch';
 import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import type { EpisodeDoc, PassageDoc } from '../../src/store/documents.js';
@@ -85,6 +86,57 @@ describe('indexer: loading a library directly', function () {
     expect(summary.episodes).to.deep.include({ indexed: 0, unchanged: 11, removed: 0 });
     expect(await countDocs(client, prefix, 'passages')).to.equal(before);
     expect(await countDocs(client, prefix, 'episodes')).to.equal(11);
+  });
+
+  it('embeds the next episode while the one before waits for its _bulk, and only one episode embeds at a time', async function () {
+    /** Loads the sample library with `episodesInFlight`; counts embedding calls made while a `_bulk` was in flight, and the most calls running at once. */
+    const load = async (episodesInFlight: number, into: string) => {
+      let bulksInFlight = 0;
+      let embedsDuringBulk = 0;
+      let embedding = 0;
+      let mostAtOnce = 0;
+      const hash = createHashEmbedder();
+      const embedder = {
+        modelId: hash.modelId,
+        dimension: hash.dimension,
+        async embedPassages(texts: string[]) {
+          if (bulksInFlight > 0) embedsDuringBulk++;
+          mostAtOnce = Math.max(mostAtOnce, ++embedding);
+          // The model takes time: let the event loop run, as a real embedding call does.
+          await new Promise((r) => setTimeout(r, 5));
+          embedding--;
+          return hash.embedPassages(texts);
+        },
+      };
+      const isBulk = (res: ApiResponse | null) => String(res?.meta?.request?.params?.path).endsWith('/_bulk');
+      const sent = (_err: unknown, res: ApiResponse) => {
+        if (isBulk(res)) bulksInFlight++;
+      };
+      const answered = (_err: unknown, res: ApiResponse) => {
+        if (isBulk(res)) bulksInFlight--;
+      };
+      client.on('request', sent);
+      client.on('response', answered);
+      try {
+        const summary = await loadLibrary({ client, embedder, prefix: into, dir: SAMPLE_LIBRARY, episodesInFlight });
+        expect(summary.episodes).to.deep.include({ indexed: 11, failed: 0 });
+      } finally {
+        client.off('request', sent);
+        client.off('response', answered);
+      }
+      return { embedsDuringBulk, mostAtOnce };
+    };
+    const overlapped = await load(2, prefix);
+    const second = `${prefix}serial-`;
+    try {
+      const serial = await load(1, second);
+      expect(serial.embedsDuringBulk).to.equal(0);
+      expect(overlapped.embedsDuringBulk).to.be.greaterThan(0);
+      expect(overlapped.mostAtOnce).to.equal(1);
+      expect(await countDocs(client, prefix, 'passages')).to.equal(await countDocs(client, second, 'passages'));
+    } finally {
+      await deleteIndices(client, second);
+    }
   });
 
   it('re-embeds only changed passages, drops stale ones, and removes an episode gone from the library', async function () {

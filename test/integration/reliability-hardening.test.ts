@@ -185,7 +185,8 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
 
   describe('guessing API keys', function () {
     it('stops looking up keys for an IP past FAILED_KEY_LOOKUPS_PER_IP unknown ones: 429 with Retry-After, no store round trip', async function () {
-      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { count: /-api-keys\/_doc\// });
+      // A key lookup reaching the store: a GET of its record, or an `_mget` item naming the keys index.
+      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { count: /-api-keys\/_doc\/|"_index":"[^"]*-api-keys"/ });
       const api = await startApi({ env: { INDEX_PREFIX: world.store.prefix, OPENSEARCH_URL: relay.url, FAILED_KEY_LOOKUPS_PER_IP: '3' } });
       try {
         const statuses: number[] = [];
