@@ -207,8 +207,8 @@ async function listen(app: Express, servers: Server[]): Promise<string> {
  */
 async function baselineApp(dir: string, deps: { env: NodeJS.ProcessEnv; client: Client; redis: Redis; embedder: Embedder; log: Logger }): Promise<Express> {
   const root = pathToFileURL(`${resolve(dir)}/`);
-  const { createApp: create } = (await import(new URL('src/app.ts', root).href)) as typeof import('../src/app.js');
-  const { loadConfig: load } = (await import(new URL('src/config.ts', root).href)) as typeof import('../src/config.js');
+  const { createApp: create } = (await import(new URL('src/app.ts', root).href)) as { createApp: typeof createApp };
+  const { loadConfig: load } = (await import(new URL('src/config.ts', root).href)) as { loadConfig: typeof loadConfig };
   return create({ config: load(deps.env), client: deps.client, redis: deps.redis, embedder: deps.embedder, log: deps.log });
 }
 
