@@ -14,6 +14,9 @@ import { startApi } from '../support/api-harness.js';
 import { useApiWorld } from '../support/api-world.js';
 import { listener } from '../support/api-net.js';
 
+/** A request carrying an API-key lookup to the store: a GET of the key's record, or an `_mget` item naming the keys index. */
+const KEY_LOOKUP = /-api-keys\/_doc\/|"_index":"[^"]*-api-keys"/;
+
 /** A well-formed API key (right checksum) that no store holds. */
 function fakeKey(i: number): string {
   const body = `fake${String(i).padStart(28, '0')}`;
@@ -134,7 +137,7 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
   describe('admission control of searches', function () {
     it('refuses searches past SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting at once: JSON 503 search_busy with Retry-After, no store round trip', async function () {
       // Each _msearch is held back 400 ms, so the admitted search keeps its place while the others arrive.
-      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { delay: /_msearch/, delayMs: 400, count: /-api-keys\/_doc\// });
+      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { delay: /_msearch/, delayMs: 400, count: KEY_LOOKUP });
       const api = await startApi({
         env: { INDEX_PREFIX: world.store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '1', SEARCH_QUEUE_WAIT_MS: '10000' },
       });
@@ -185,8 +188,7 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
 
   describe('guessing API keys', function () {
     it('stops looking up keys for an IP past FAILED_KEY_LOOKUPS_PER_IP unknown ones: 429 with Retry-After, no store round trip', async function () {
-      // A key lookup reaching the store: a GET of its record, or an `_mget` item naming the keys index.
-      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { count: /-api-keys\/_doc\/|"_index":"[^"]*-api-keys"/ });
+      const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { count: KEY_LOOKUP });
       const api = await startApi({ env: { INDEX_PREFIX: world.store.prefix, OPENSEARCH_URL: relay.url, FAILED_KEY_LOOKUPS_PER_IP: '3' } });
       try {
         const statuses: number[] = [];
