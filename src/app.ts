@@ -66,6 +66,7 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   const searchDeps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain };
   // One gate for REST and MCP searches: a flood of them must leave the store (and this process) room for everything else.
   const admission = createAdmission(config.searchAdmission);
+  metrics?.watchAdmission(admission);
 
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),

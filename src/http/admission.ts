@@ -20,6 +20,8 @@ export interface Admission {
   readonly running: number;
   /** Searches waiting for one. */
   readonly waiting: number;
+  /** Searches refused since the gate was made (queue full, wait ran out, caller gone). */
+  readonly refused: number;
   /**
    * Resolves with the function that gives the place back (call it exactly once), or rejects
    * with a 503 `search_busy` (with `Retry-After`) when the queue is full or the wait ran out.
@@ -42,7 +44,12 @@ const busy = (why: string) =>
 export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOptions): Admission {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
   let running = 0;
+  let refused = 0;
   const waiters: Waiter[] = [];
+  const refuse = (why: string) => {
+    refused++;
+    return busy(why);
+  };
 
   const release = () => {
     let released = false;
@@ -62,13 +69,16 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
     get waiting() {
       return waiters.length;
     },
+    get refused() {
+      return refused;
+    },
     admit(signal) {
-      if (signal?.aborted) return Promise.reject(busy('the request was abandoned'));
+      if (signal?.aborted) return Promise.reject(refuse('the request was abandoned'));
       if (running < concurrency) {
         running++;
         return Promise.resolve(release());
       }
-      if (waiters.length >= queue) return Promise.reject(busy(`${running} running, ${waiters.length} waiting`));
+      if (waiters.length >= queue) return Promise.reject(refuse(`${running} running, ${waiters.length} waiting`));
       return new Promise((resolve, reject) => {
         const leave = (error: Error) => {
           const at = waiters.indexOf(waiter);
@@ -77,7 +87,7 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
           signal?.removeEventListener('abort', onAbort);
           reject(error);
         };
-        const onAbort = () => leave(busy('the request was abandoned'));
+        const onAbort = () => leave(refuse('the request was abandoned'));
         const waiter: Waiter = {
           grant() {
             clearTimeout(timer);
@@ -85,7 +95,7 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
             resolve(release());
           },
         };
-        const timer = setTimeout(() => leave(busy(`no place within ${maxWaitMs} ms`)), maxWaitMs);
+        const timer = setTimeout(() => leave(refuse(`no place within ${maxWaitMs} ms`)), maxWaitMs);
         signal?.addEventListener('abort', onAbort, { once: true });
         waiters.push(waiter);
       });

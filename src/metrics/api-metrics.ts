@@ -1,6 +1,7 @@
 // The API's Prometheus metrics: request durations by route template, search phases, cache, limiter, store errors.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Admission } from '../http/admission.js';
 import type { QueryVectorCache } from '../search/query-cache.js';
 import type { SearchTrace } from '../search/search.js';
 import { storeErrorKind } from './store-errors.js';
@@ -20,7 +21,12 @@ export interface ApiMetrics {
   storeError(error: unknown): void;
   /** One MCP tool call and whether it answered or gave an error result. */
   toolCall(tool: string, outcome: 'ok' | 'error'): void;
+  /** Reports this search admission gate's running and waiting searches and its refusals, read at scrape time. */
+  watchAdmission(admission: AdmissionCounts): void;
 }
+
+/** What the metrics read of the search admission gate. */
+export type AdmissionCounts = Pick<Admission, 'running' | 'waiting' | 'refused'>;
 
 /**
  * Route label of a request: the Express route template (`/api/v1/channels/:slug/search`),
@@ -92,6 +98,29 @@ export function createApiMetrics({
       this.set({ state: 'running' }, embedQueue.running);
     },
   });
+  let admission: AdmissionCounts | undefined;
+  new Gauge({
+    name: 'cca_search_admission',
+    help: 'Searches in the admission gate: running (holding a place) and waiting (queued for one).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      if (!admission) return;
+      this.set({ state: 'running' }, admission.running);
+      this.set({ state: 'waiting' }, admission.waiting);
+    },
+  });
+  let refusedSeen = 0;
+  new Counter({
+    name: 'cca_search_busy_total',
+    help: 'Searches refused with 503 search_busy by the admission gate.',
+    registers: [registry],
+    collect() {
+      if (!admission) return;
+      this.inc(Math.max(0, admission.refused - refusedSeen));
+      refusedSeen = admission.refused;
+    },
+  });
   const rejections = new Counter({
     name: 'cca_rate_limit_rejections_total',
     help: 'Requests refused with 429 by the rate limiter.',
@@ -144,6 +173,9 @@ export function createApiMetrics({
     storeError,
     toolCall(tool, outcome) {
       toolCalls.inc({ tool, outcome });
+    },
+    watchAdmission(gate) {
+      admission = gate;
     },
   };
 }

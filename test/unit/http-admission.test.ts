@@ -27,7 +27,7 @@ describe('search admission: a few at once, a few more waiting, the rest refused'
     const refusedAt = Date.now();
     expectBusy(await settle(gate.admit()));
     expect(Date.now() - refusedAt, 'refused without waiting').to.be.below(50);
-    expect([gate.running, gate.waiting]).to.deep.equal([2, 1]);
+    expect([gate.running, gate.waiting, gate.refused]).to.deep.equal([2, 1, 1]);
     granted[0]!();
     const next = await waiting;
     expect(next.granted, 'the waiting one takes the place given back').to.equal(true);
@@ -35,6 +35,7 @@ describe('search admission: a few at once, a few more waiting, the rest refused'
     granted[1]!();
     (next as { release: () => void }).release();
     expect(gate.running).to.equal(0);
+    expect(gate.refused, 'only the one refused is counted').to.equal(1);
   });
 
   it('gives a place back to the longest-waiting request first', async function () {

@@ -60,4 +60,19 @@ describe('metrics: read at scrape time', function () {
     expect(again).to.include('cca_embed_queue_jobs{state="queued"} 0');
     expect(again).to.include('cca_query_vector_cache_hits_total 7');
   });
+
+  it('reports the search admission gate’s running and waiting searches, and the refusals since the last scrape', async function () {
+    const gate = { running: 4, waiting: 2, refused: 3 };
+    const metrics = createApiMetrics();
+    metrics.watchAdmission(gate);
+    const text = await metrics.registry.metrics();
+    expect(text).to.include('cca_search_admission{state="running"} 4');
+    expect(text).to.include('cca_search_admission{state="waiting"} 2');
+    expect(text).to.include('cca_search_busy_total 3');
+    gate.waiting = 0;
+    gate.refused = 5;
+    const again = await metrics.registry.metrics();
+    expect(again).to.include('cca_search_admission{state="waiting"} 0');
+    expect(again).to.include('cca_search_busy_total 5');
+  });
 });
