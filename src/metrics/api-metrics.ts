@@ -70,57 +70,43 @@ export function createApiMetrics({
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
-  // The cache counts by itself; a scrape adds what it counted since the last one.
-  const mirror = (name: string, help: string, read: (cache: NonNullable<typeof queryCache>) => number): void => {
+  // Counts kept elsewhere (the query cache, the admission gate): a scrape adds what they counted since the last one.
+  const mirror = (name: string, help: string, read: () => number | undefined): void => {
     let seen = 0;
     new Counter({
       name,
       help,
       registers: [registry],
       collect() {
-        if (!queryCache) return;
-        const now = read(queryCache);
+        const now = read();
+        if (now === undefined) return;
         this.inc(Math.max(0, now - seen));
         seen = now;
       },
     });
   };
-  mirror('cca_query_vector_cache_hits_total', 'Query vectors served from the LRU cache (or from an embedding of the same query in flight).', (c) => c.hits);
-  mirror('cca_query_vector_cache_misses_total', 'Query vectors the model had to compute.', (c) => c.misses);
-  new Gauge({
-    name: 'cca_embed_queue_jobs',
-    help: 'Query embeddings in the worker pool: queued (waiting for a worker) and running.',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    collect() {
-      if (!embedQueue) return;
-      this.set({ state: 'queued' }, embedQueue.queued);
-      this.set({ state: 'running' }, embedQueue.running);
-    },
-  });
+  // A gauge per state of something counted elsewhere, read at scrape time.
+  const states = (name: string, help: string, read: () => Record<string, number> | undefined): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        for (const [state, value] of Object.entries(read() ?? {})) this.set({ state }, value);
+      },
+    });
+  };
   let admission: AdmissionCounts | undefined;
-  new Gauge({
-    name: 'cca_search_admission',
-    help: 'Searches in the admission gate: running (holding a place) and waiting (queued for one).',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    collect() {
-      if (!admission) return;
-      this.set({ state: 'running' }, admission.running);
-      this.set({ state: 'waiting' }, admission.waiting);
-    },
-  });
-  let refusedSeen = 0;
-  new Counter({
-    name: 'cca_search_busy_total',
-    help: 'Searches refused with 503 search_busy by the admission gate.',
-    registers: [registry],
-    collect() {
-      if (!admission) return;
-      this.inc(Math.max(0, admission.refused - refusedSeen));
-      refusedSeen = admission.refused;
-    },
-  });
+  mirror('cca_query_vector_cache_hits_total', 'Query vectors served from the LRU cache (or from an embedding of the same query in flight).', () => queryCache?.hits);
+  mirror('cca_query_vector_cache_misses_total', 'Query vectors the model had to compute.', () => queryCache?.misses);
+  states('cca_embed_queue_jobs', 'Query embeddings in the worker pool: queued (waiting for a worker) and running.', () =>
+    embedQueue ? { queued: embedQueue.queued, running: embedQueue.running } : undefined,
+  );
+  states('cca_search_admission', 'Searches in the admission gate: running (holding a place) and waiting (queued for one).', () =>
+    admission ? { running: admission.running, waiting: admission.waiting } : undefined,
+  );
+  mirror('cca_search_busy_total', 'Searches refused with 503 search_busy by the admission gate.', () => admission?.refused);
   const rejections = new Counter({
     name: 'cca_rate_limit_rejections_total',
     help: 'Requests refused with 429 by the rate limiter.',
