@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../src/config.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
+import { inspectingRelay } from '../support/api-net.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp } from '../support/mcp-client.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
@@ -142,6 +143,26 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     // Another address has its own bucket.
     const b = await from('203.0.113.8');
     expect((await search(b, { query: 'tomatoes', fast: true })).isError).to.not.equal(true);
+  });
+
+  it('takes a place in the search admission gate: past SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting, an MCP search is an error result saying so', async function () {
+    // Each _msearch held back 500 ms, so the first search keeps the only place while the second arrives.
+    const relay = await inspectingRelay(new URL(loadConfig(process.env).opensearchUrl), { delay: /_msearch/, delayMs: 500 });
+    try {
+      // An API of its own on the relay (not the suite's shared store client).
+      const api = await startApi({ env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '0' } });
+      apis.push(api);
+      const [first, second] = [await connect(`${api.baseUrl}/channels/alpha/mcp`), await connect(`${api.baseUrl}/channels/alpha/mcp`)];
+      const running = search(first, { query: 'tomatoes', fast: true });
+      await new Promise((r) => setTimeout(r, 150));
+      const refused = await search(second, { query: 'tomatoes', fast: true });
+      expect(refused.isError).to.equal(true);
+      expect(refused.content[0]!.text).to.match(/^Too many searches are running/);
+      expect((await running).isError, 'the search that held the place').to.not.equal(true);
+      expect((await search(second, { query: 'tomatoes', fast: true })).isError, 'with the place free again').to.not.equal(true);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('gives an error result, not a 500, when the store fails inside a search', async function () {

@@ -12,7 +12,7 @@ import { createOpenSearchClient } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
 import { startApi } from '../support/api-harness.js';
 import { useApiWorld } from '../support/api-world.js';
-import { listener } from '../support/api-net.js';
+import { inspectingRelay } from '../support/api-net.js';
 
 /** A request carrying an API-key lookup to the store: a GET of the key's record, or an `_mget` item naming the keys index. */
 const KEY_LOOKUP = /-api-keys\/_doc\/|"_index":"[^"]*-api-keys"/;
@@ -21,38 +21,6 @@ const KEY_LOOKUP = /-api-keys\/_doc\/|"_index":"[^"]*-api-keys"/;
 function fakeKey(i: number): string {
   const body = `fake${String(i).padStart(28, '0')}`;
   return `svc_${body}${checksum(body)}`;
-}
-
-/**
- * A TCP relay to OpenSearch that sees the HTTP requests going through: counts those whose
- * first chunk matches `count`, and holds back those matching `delay` for `delayMs`
- * (chunks of a connection keep their order).
- */
-async function inspectingRelay(target: URL, { count, delay, delayMs = 0 }: { count?: RegExp; delay?: RegExp; delayMs?: number }) {
-  let counted = 0;
-  const l = await listener((socket) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    let chain = Promise.resolve();
-    socket.on('data', (chunk: Buffer) => {
-      const text = chunk.toString('latin1');
-      if (count?.test(text)) counted++;
-      const wait = delay?.test(text) ? delayMs : 0;
-      chain = chain.then(() => (wait ? new Promise((r) => setTimeout(r, wait)) : undefined)).then(() => void upstream.write(chunk));
-    });
-    upstream.pipe(socket);
-    upstream.on('error', () => socket.destroy());
-    socket.on('close', () => upstream.destroy());
-  });
-  return {
-    url: `http://127.0.0.1:${l.port}`,
-    get counted() {
-      return counted;
-    },
-    async close() {
-      for (const s of l.sockets) s.destroy();
-      await new Promise<void>((resolve) => l.server.close(() => resolve()));
-    },
-  };
 }
 
 /** Writes `request` on a raw socket and collects everything the server sends until it closes. */

@@ -49,3 +49,35 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => l.server.close(() => resolve()));
   return l.port;
 }
+
+/**
+ * A TCP relay to a real service (OpenSearch) that sees the HTTP requests going through: counts those whose
+ * first chunk matches `count`, and holds back those matching `delay` for `delayMs`
+ * (chunks of a connection keep their order).
+ */
+export async function inspectingRelay(target: URL, { count, delay, delayMs = 0 }: { count?: RegExp; delay?: RegExp; delayMs?: number }) {
+  let counted = 0;
+  const l = await listener((socket) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    let chain = Promise.resolve();
+    socket.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('latin1');
+      if (count?.test(text)) counted++;
+      const wait = delay?.test(text) ? delayMs : 0;
+      chain = chain.then(() => (wait ? new Promise((r) => setTimeout(r, wait)) : undefined)).then(() => void upstream.write(chunk));
+    });
+    upstream.pipe(socket);
+    upstream.on('error', () => socket.destroy());
+    socket.on('close', () => upstream.destroy());
+  });
+  return {
+    url: `http://127.0.0.1:${l.port}`,
+    get counted() {
+      return counted;
+    },
+    async close() {
+      for (const s of l.sockets) s.destroy();
+      await new Promise<void>((resolve) => l.server.close(() => resolve()));
+    },
+  };
+}
