@@ -20,7 +20,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import type { Embedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { createQueryVectorCache } from '../src/search/query-cache.js';
-import { evenSubset, judge, scopedEpisodes, type Scope, landing, meanLanding, meanScores, parseQueries, rankedSegments, type JudgedQuery, type Landing, type QueryScores } from '../src/search/relevance.js';
+import { evenSubset, judge, landing, meanLanding, meanScores, parseQueries, rankedSegments, scopedEpisodes, type JudgedQuery, type Landing, type QueryScores, type Scope } from '../src/search/relevance.js';
 import { runSearch, type SearchDeps, type SearchOptions } from '../src/search/search.js';
 import type { SearchParams } from '../src/search/types.js';
 import type { SearchResult } from '../src/search/types.js';
@@ -39,9 +39,11 @@ const MODE_LEGS: Record<Mode, SearchOptions['legs']> = {
   hybrid: ['keyword', 'semantic'],
 };
 
-/** Searches one judged query and returns the API-shaped result. */
-export type Runner = (q: JudgedQuery, mode: Mode) => Promise<SearchResult>;
+/** A judged query as searched: `episodeIds` scopes it to those episodes (the API's `episodeIds` filter). */
+export type EvalQuery = JudgedQuery & { episodeIds?: string[] | undefined };
 
+/** Searches one judged query and returns the API-shaped result. */
+export type Runner = (q: EvalQuery, mode: Mode) => Promise<SearchResult>;
 
 /** Everything an in-process search needs, made once. */
 export interface LocalSearch {
@@ -50,8 +52,7 @@ export interface LocalSearch {
   embedder: Embedder | undefined;
   deps: SearchDeps;
   channel(slug: string): Promise<ChannelDoc>;
-  /** `episodeIds` scopes the search to those episodes (the API's `episodeIds` filter). */
-  search(q: { channel: string; query: string; episodeIds?: string[] }, mode: Mode, options?: SearchOptions, limit?: number): ReturnType<typeof runSearch>;
+  search(q: Pick<EvalQuery, 'channel' | 'query' | 'episodeIds'>, mode: Mode, options?: SearchOptions, limit?: number): ReturnType<typeof runSearch>;
   close(): Promise<void>;
 }
 
@@ -118,14 +119,13 @@ export async function openLocalSearch({
 }
 
 /** A runner that calls a running API; `semantic` is not reachable through it. */
-export function apiRunner(baseUrl: string, key: string | undefined, scope: Scope = 'channel'): Runner {
+export function apiRunner(baseUrl: string, key: string | undefined): Runner {
   return async (q, mode) => {
     if (mode === 'semantic') throw new Error('the API has no semantic-only mode; run in-process for it');
     const url = new URL(`/api/v1/channels/${encodeURIComponent(q.channel)}/search`, baseUrl);
     url.searchParams.set('query', q.query);
     url.searchParams.set('limit', '10');
-    const episodeIds = scopedEpisodes(q, scope);
-    if (episodeIds) url.searchParams.set('episodeIds', episodeIds.join(','));
+    if (q.episodeIds) url.searchParams.set('episodeIds', q.episodeIds.join(','));
     if (mode === 'keyword') url.searchParams.set('fast', 'true');
     const res = await fetch(url, { headers: key ? { 'x-api-key': key } : {} });
     if (!res.ok) throw new Error(`${url.pathname}: HTTP ${res.status} ${await res.text()}`);
@@ -364,14 +364,17 @@ async function main(): Promise<void> {
       await useProvisionedModel('eval');
       await loadEvalLibrary(target.lib, evalConfig(target.lib.prefix), log);
     }
-    const queries = evenSubset(parseQueries(await readFile(target.queries, 'utf8')), opts.limit);
+    const queries: EvalQuery[] = evenSubset(parseQueries(await readFile(target.queries, 'utf8')), opts.limit).map((q) => ({
+      ...q,
+      episodeIds: scopedEpisodes(q, opts.scope),
+    }));
     let local: LocalSearch | undefined;
     let run: Runner;
     if (opts.api) {
-      run = apiRunner(opts.api, opts.key, opts.scope);
+      run = apiRunner(opts.api, opts.key);
     } else {
       local = await openLocalSearch({ prefix: target.prefix, withEmbedder: modes.some((m) => m !== 'keyword'), cacheSize: queries.length });
-      run = async (q, mode) => (await local!.search({ ...q, episodeIds: scopedEpisodes(q, opts.scope) }, mode, settings)).result;
+      run = async (q, mode) => (await local!.search(q, mode, settings)).result;
     }
     try {
       for (const mode of modes) {
