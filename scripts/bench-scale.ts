@@ -192,7 +192,7 @@ async function createStore(client: Client, prefix: string, opts: Options, modelI
   const def = await readIndexDefinition('passages');
   const embedding = def.mappings.properties.embedding as { method: { parameters: Record<string, number> } };
   embedding.method.parameters = { ...embedding.method.parameters, m: opts.m, ef_construction: opts.efConstruction };
-  const passages = `${prefix}passages-v1-${Date.now()}`;
+  const passages = `${prefix}passages-v${Number(def.mappings._meta?.version ?? 1)}-${Date.now()}`;
   await client.indices.create({
     index: passages,
     body: {

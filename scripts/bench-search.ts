@@ -2,6 +2,7 @@
 //
 //   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
 //                           [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native]
+//                           [--baseline <checkout>] [--compare <prefix>] [--steps]
 //
 // The API runs in-process (createApp on 127.0.0.1, port 0) with a throw-away API key; `pipeline` is
 // searchChannel called directly (the API minus HTTP, auth and rate limiting); the engine side
@@ -40,7 +41,7 @@ import { useProvisionedModel } from './provision/model.js';
 await useProvisionedModel('bench:search');
 
 interface Stats {
-  target: 'api' | 'baseline' | 'pipeline' | 'engine' | 'native';
+  target: 'api' | 'baseline' | 'pipeline' | 'engine' | 'native' | 'compare' | 'compare-engine';
   mode: 'fast' | 'hybrid';
   concurrency: number;
   requests: number;
@@ -227,8 +228,9 @@ async function main(): Promise<void> {
     .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
     .option('--steps', 'first time each step of an API search alone (store reads, Redis, HTTP, pipeline phases)')
     .option('--baseline <dir>', "another checkout's API (a worktree of main, say) as one more target, over the same store, in turns with this one")
+    .option('--compare <prefix>', 'the same library loaded under another prefix (another index layout, say): its API and engine legs as two more targets, in turns')
     .parse()
-    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean }>();
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
   // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here;
@@ -255,20 +257,29 @@ async function main(): Promise<void> {
 
   const all = parseQueries(await readFile(opts.queries, 'utf8'));
   const queries = evenSubset(all, opts.distinct);
-  const channels = new Map<string, ChannelDoc>();
-  for (const slug of new Set(queries.map((q) => q.channel))) {
-    const res = await client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug } } } as never });
-    const hit = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
-    if (!hit) throw new Error(`no channel "${slug}" under prefix "${config.indexPrefix}"; load the library first`);
-    channels.set(slug, hit);
-  }
+  const readChannels = async (prefix: string, from: IndexAliases): Promise<Map<string, ChannelDoc>> => {
+    const found = new Map<string, ChannelDoc>();
+    for (const slug of new Set(queries.map((q) => q.channel))) {
+      const res = await client.search({ index: from.channels, body: { size: 1, query: { term: { slug } } } as never });
+      const hit = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
+      if (!hit) throw new Error(`no channel "${slug}" under prefix "${prefix}"; load the library first`);
+      found.set(slug, hit);
+    }
+    return found;
+  };
+  const channels = await readChannels(config.indexPrefix, aliases);
+  const compareConfig = opts.compare ? loadConfig({ ...apiEnv, INDEX_PREFIX: opts.compare }) : undefined;
+  const compareAliases = opts.compare ? indexAliases(opts.compare) : undefined;
+  const compareChannels = opts.compare ? await readChannels(opts.compare, compareAliases!) : undefined;
 
   await Promise.race([once(redis, 'ready'), new Promise((r) => setTimeout(r, 5000))]);
   const { key, record } = await createApiKey({ client, aliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' });
+  const compareKey = compareAliases ? await createApiKey({ client, aliases: compareAliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' }) : undefined;
   // The cache the API's search uses too (one per embedder), so each query is embedded once.
   const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
   const apiBase = await listen(createApp({ config, client, redis, embedder, log }), servers);
   const baselineBase = opts.baseline ? await listen(await baselineApp(opts.baseline, { env: apiEnv, client, redis, embedder, log }), servers) : undefined;
+  const compareBase = compareConfig ? await listen(createApp({ config: compareConfig, client, redis, embedder, log }), servers) : undefined;
 
   try {
     // Engine side: the same two legs the API builds, prebuilt as NDJSON so only the engine is timed.
@@ -277,8 +288,9 @@ async function main(): Promise<void> {
     const vectors: number[][] = [];
     for (const q of queries) vectors.push(await queryCache.embed(embedder, q.query));
     const embedMs = (performance.now() - t0) / queries.length;
-    const engineBodies = (mode: 'fast' | 'hybrid') =>
+    const engineBodies = (mode: 'fast' | 'hybrid', on = { aliases, channels }) =>
       queries.map((q, i) => {
+        const { aliases, channels } = on;
         const channel = channels.get(q.channel)!;
         const params: SearchParams = { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false };
         const kw = buildKeywordQuery(params, channel, config.search);
@@ -325,10 +337,10 @@ async function main(): Promise<void> {
       const q = queries[i % queries.length]!;
       await searchChannel(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
     };
-    const apiCall = (mode: 'fast' | 'hybrid', base = apiBase) => async (i: number) => {
+    const apiCall = (mode: 'fast' | 'hybrid', base = apiBase, apiKey = key) => async (i: number) => {
       const q = queries[i % queries.length]!;
       const url = `${base}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
-      const res = await fetch(url, { headers: { 'x-api-key': key } });
+      const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
       if (res.status !== 200) throw new Error(`API HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
       await res.json();
     };
@@ -340,9 +352,14 @@ async function main(): Promise<void> {
       await apiCall('fast')(i);
       if (baselineBase) await apiCall('hybrid', baselineBase)(i);
       if (baselineBase) await apiCall('fast', baselineBase)(i);
+      if (compareBase) await apiCall('hybrid', compareBase, compareKey!.key)(i);
+      if (compareBase) await apiCall('fast', compareBase, compareKey!.key)(i);
     }
     const bodies = { fast: engineBodies('fast'), hybrid: engineBodies('hybrid') };
+    const compareOn = compareAliases ? { aliases: compareAliases, channels: compareChannels! } : undefined;
+    const compareBodies = compareOn ? { fast: engineBodies('fast', compareOn), hybrid: engineBodies('hybrid', compareOn) } : undefined;
     for (let i = 0; i < queries.length; i++) await engineCall(bodies.hybrid)(i);
+    if (compareBodies) for (let i = 0; i < queries.length; i++) await engineCall(compareBodies.hybrid)(i);
     if (native) for (let i = 0; i < queries.length; i++) await nativeCall(i);
 
     if (opts.steps) {
@@ -363,6 +380,7 @@ async function main(): Promise<void> {
           pipeline: pipelineCall(mode),
           engine: engineCall(bodies[mode]),
           ...(native && mode === 'hybrid' ? { native: nativeCall } : {}),
+          ...(compareBase ? { compare: apiCall(mode, compareBase, compareKey!.key), 'compare-engine': engineCall(compareBodies![mode]) } : {}),
         };
         const measured = await measureInTurns(calls, {
           concurrency,
@@ -382,23 +400,26 @@ async function main(): Promise<void> {
     ];
     for (const r of rows) {
       const peer = (target: Stats['target']) => rows.find((o) => o.mode === r.mode && o.concurrency === r.concurrency && o.target === target);
-      const engine = peer('engine')!;
+      // The compare targets are set against the engine legs of their own store.
+      const ownEngine = r.target === 'compare' || r.target === 'compare-engine' ? 'compare-engine' : 'engine';
+      const engine = peer(ownEngine)!;
       const nativePeer = peer('native');
-      const ratio = r.target !== 'engine' ? `${(r.p50 / engine.p50).toFixed(2)}×` : '';
+      const ratio = r.target !== ownEngine ? `${(r.p50 / engine.p50).toFixed(2)}×` : '';
       const nativeRatio = nativePeer && r.target !== 'native' ? `${(r.p50 / nativePeer.p50).toFixed(2)}×` : '';
-      const tput = r.target !== 'engine' ? `${(engine.rps / r.rps).toFixed(2)}×` : '';
+      const tput = r.target !== ownEngine ? `${(engine.rps / r.rps).toFixed(2)}×` : '';
       lines.push(
         `| ${r.mode} | ${r.concurrency} | ${r.target} | ${r.requests}${r.errors ? ` (+${r.errors} errors)` : ''} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} | ${ratio} | ${nativeRatio} | ${tput} |`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
     process.stdout.write(
-      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', results: rows }, null, 2)}\n`,
+      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', compare: opts.compare ?? null, results: rows }, null, 2)}\n`,
     );
     if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {
     for (const server of servers) server.close();
     await client.delete({ index: aliases['api-keys'], id: record.hash, refresh: 'true' } as never).catch(() => undefined);
+    if (compareKey) await client.delete({ index: compareAliases!['api-keys'], id: compareKey.record.hash, refresh: 'true' } as never).catch(() => undefined);
     await Promise.allSettled([client.close(), redis.quit()]);
   }
 }

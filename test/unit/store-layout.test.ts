@@ -20,6 +20,16 @@ describe('index layout and node list', function () {
     expect(indexSettings(file, { shards: 1, replicas: 0 })).to.deep.equal({ number_of_shards: 1, number_of_replicas: 0, ...file });
   });
 
+  it('keeps vectors out of the stored JSON of k-NN indices unless INDEX_VECTOR_SOURCE=stored', async function () {
+    const passages = (await readIndexDefinition('passages')).settings;
+    const episodes = (await readIndexDefinition('episodes')).settings;
+    expect(indexSettings(passages)).to.include({ 'index.knn.derived_source.enabled': true });
+    expect(indexSettings(episodes)).not.to.have.property('index.knn.derived_source.enabled');
+    const { indexLayout } = loadConfig({ INDEX_VECTOR_SOURCE: 'stored' });
+    expect(indexSettings(passages, indexLayout)).not.to.have.property('index.knn.derived_source.enabled');
+    expect(() => loadConfig({ INDEX_VECTOR_SOURCE: 'inline' })).to.throw(/INDEX_VECTOR_SOURCE/);
+  });
+
   it('reads several node URLs from one comma-separated value', function () {
     expect(nodeUrls('http://127.0.0.1:9201, http://127.0.0.1:9202,')).to.deep.equal(['http://127.0.0.1:9201', 'http://127.0.0.1:9202']);
     expect(nodeUrls(['http://a:9200'])).to.deep.equal(['http://a:9200']);
