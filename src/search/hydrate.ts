@@ -1,7 +1,7 @@
 // After ranking: the text of the passages shown, the catalog rows of their episodes, and a citation for title-only matches.
 import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
-import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE } from './fields.js';
+import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, passageSource } from './fields.js';
 import { buildFilters, type QueryClause } from './filters.js';
 import { HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from './landing.js';
 import { keywordText } from './keyword-query.js';
@@ -79,7 +79,7 @@ export function planHydration(
       body: {
         size: shown.length,
         track_total_hits: false,
-        _source: [...PASSAGE_SOURCE],
+        _source: passageSource(),
         query: { bool: { filter: [{ ids: { values: shown } }, passageFilter] } },
         highlight,
       },
@@ -104,7 +104,7 @@ export function planHydration(
       body: {
         size: titleOnly.length,
         track_total_hits: false,
-        _source: [...PASSAGE_SOURCE],
+        _source: passageSource(),
         query: {
           bool: {
             should: [{ multi_match: { query: params.query, fields: [...passageFields] } }],

@@ -95,8 +95,8 @@ describe('loadConfig', function () {
   });
 
   it('lays indices out as one shard with replicas that follow the node count (0-1) unless INDEX_SHARDS / INDEX_REPLICAS say otherwise', function () {
-    expect(loadConfig({}).indexLayout).to.deep.equal({ shards: 1, replicas: '0-1' });
-    expect(loadConfig({ INDEX_SHARDS: '3', INDEX_REPLICAS: '1' }).indexLayout).to.deep.equal({ shards: 3, replicas: 1 });
+    expect(loadConfig({}).indexLayout).to.deep.equal({ shards: 1, replicas: '0-1', vectorSource: 'derived' });
+    expect(loadConfig({ INDEX_SHARDS: '3', INDEX_REPLICAS: '1' }).indexLayout).to.deep.equal({ shards: 3, replicas: 1, vectorSource: 'derived' });
     expect(loadConfig({ INDEX_REPLICAS: '0' }).indexLayout.replicas).to.equal(0);
     expect(loadConfig({ INDEX_REPLICAS: '1-all' }).indexLayout.replicas).to.equal('1-all');
     expect(loadConfig({ INDEX_REPLICAS: '0-2' }).indexLayout.replicas).to.equal('0-2');

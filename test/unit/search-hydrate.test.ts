@@ -54,7 +54,9 @@ describe('planHydration', function () {
     expect(texts!.index).to.equal('t-passages');
     const ids = (texts!.body.query as { bool: { filter: [{ ids: { values: string[] } }] } }).bool.filter[0].ids.values;
     expect(ids).to.have.members(['p1', 'p2']);
-    expect(texts!.body._source).to.not.include('embedding');
+    const source = texts!.body._source as { includes: string[]; excludes: string[] };
+    expect(source.includes).to.include('text').and.not.include('embedding');
+    expect(source.excludes).to.deep.equal(['embedding']);
     const read = plan.read([[{ _id: 'p1', _score: 0, _source: { ...passage('p1', 'ep_1'), text: 'fetched' } }], [], []]);
     expect(read.passages.get('p1')?.text).to.equal('fetched');
     expect(read.passages.has('p2')).to.equal(false);
