@@ -1,9 +1,9 @@
 // Direct mode: loads a whole library in-process, running the same jobs the worker runs.
 import type { Client } from '@opensearch-project/opensearch';
-import PQueue from 'p-queue';
 import type { Logger } from '../src/logger.js';
 import type { IndexLayout } from '../src/config.js';
 import { ensureIndices, indexAliases, INDEX_NAMES } from '../src/store/opensearch.js';
+import { embedInTurns } from './embed-turns.js';
 import { RetryableIndexError, retryIndexErrors, storeCall } from './errors.js';
 import { libraryJobs, runJob, type IngestJob, type JobResult } from './jobs.js';
 import { formatIssue } from './library-reader.js';
@@ -46,21 +46,6 @@ export interface LoadLibraryOptions {
    * before it waits for its writes (see {@link loadLibrary}). 1 runs them one after another.
    */
   episodesInFlight?: number;
-}
-
-/**
- * The embedder behind a queue that runs one call at a time, the earliest episode's first:
- * episodes in flight never embed side by side (they would only share the same cores), and
- * the episode whose writes come next is never held up by a later one.
- */
-function embedInTurns(embedder: PassageEmbedder): (order: number) => PassageEmbedder {
-  const turns = new PQueue({ concurrency: 1 });
-  return (order) => ({
-    modelId: embedder.modelId,
-    dimension: embedder.dimension,
-    // p-queue runs the highest priority first; equal priorities keep their order.
-    embedPassages: (texts) => turns.add(() => embedder.embedPassages(texts), { priority: -order }),
-  });
 }
 
 /** Runs a job, retrying {@link RetryableIndexError}s with exponential backoff, as the worker would. */
