@@ -2,8 +2,10 @@
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../src/logger.js';
-import { jobIdOf, runJob, type IngestJob, type JobResult, type SyncJob } from './jobs.js';
+import { embedInTurns } from './embed-turns.js';
+import { jobIdOf, runJob, type EpisodeJob, type IngestJob, type JobResult, type SyncJob } from './jobs.js';
 import type { IndexContext } from './load-episode.js';
+import { serializeByKey } from './serialize-by-key.js';
 
 /**
  * Options of every ingest job. A job is tried 8 times, 2 s·2ⁿ apart (2, 4, … 128 s:
@@ -66,7 +68,11 @@ export interface IngestWorkerOptions {
   connection: Redis;
   name: string;
   ctx: IndexContext;
-  /** Jobs run at once; embedding is CPU-bound, so 1 per process is usually best. Default 1. */
+  /**
+   * Jobs run at once. Default 2: the next episode embeds while the one before waits for its
+   * writes; embedding calls still run one at a time, the earliest started job's first (as
+   * `loadLibrary` does it). More than 2 only queues more jobs for the same embedder.
+   */
   concurrency?: number;
   /** How long a job's lock lives without renewal; a killed worker's job is recovered after it. Default 30 s. */
   lockDurationMs?: number;
@@ -78,15 +84,18 @@ export interface IngestWorkerOptions {
 }
 
 /**
- * The worker: runs each job with {@link runJob}. A job whose worker dies is moved
- * back to wait by BullMQ's stalled-job check and run again; writes are keyed by
+ * The worker: runs each job with {@link runJob}, `concurrency` at once. Episode jobs share
+ * the embedder in turns (one call at a time, the job that started first embeds first), and
+ * two jobs of the same episode (two versions queued one after the other) never overlap:
+ * they run one after the other in the order this worker took them. A job whose worker dies
+ * is moved back to wait by BullMQ's stalled-job check and run again; writes are keyed by
  * stable ids and the catalog row is written last, so a re-run ends in the same state.
  */
 export function createIngestWorker({
   connection,
   name,
   ctx,
-  concurrency = 1,
+  concurrency = 2,
   lockDurationMs = 30_000,
   stalledIntervalMs = 30_000,
   maxStalledCount = 3,
@@ -94,21 +103,42 @@ export function createIngestWorker({
 }: IngestWorkerOptions): Worker<IngestJob, JobResult> {
   // For the sync's look at the queue (a Worker cannot list jobs).
   let queue: IngestQueue | undefined;
+  const embedderFor = embedInTurns(ctx.embedder);
+  // Two versions of one episode side by side would race: each deletes the stored passages the
+  // other's version does not have, and the catalog row of whichever finished last would win.
+  // Within this worker they take turns; across workers they did not before either (see README).
+  const sameEpisode = serializeByKey();
+  let started = 0;
+
+  const run = (job: Job<IngestJob, JobResult>, jobCtx: IndexContext): Promise<JobResult> => {
+    let embedded = 0;
+    return runJob(jobCtx, job.data, {
+      onEmbedded: (n) => {
+        embedded += n;
+        void job.updateProgress({ embedded }).catch(() => undefined);
+      },
+    });
+  };
+
   const worker = new Worker<IngestJob, JobResult>(
     name,
     async (job: Job<IngestJob, JobResult>) => {
-      if (job.data.kind === 'sync') {
+      const data = job.data;
+      if (data.kind === 'episode') {
+        // The turn order is taken when the job starts work, not while it waits for its episode's
+        // earlier job: a job already writing is not held up by one that was waiting.
+        return sameEpisode.run(episodeKey(data), () => run(job, { ...ctx, embedder: embedderFor(started++) }));
+      }
+      // Meta and sync jobs need no turn. Meta writes users, channels and facets, which no
+      // episode job reads. A sync beside an episode job: the episodes it keeps are untouched
+      // (its deletes name only episodes not in `keepIds`), and jobs of the episodes it removes
+      // are dropped or waited for first, also when they run (or wait for their turn) in this worker.
+      if (data.kind === 'sync') {
         queue ??= createIngestQueue({ connection, name, log });
-        const dropped = await dropJobsOfRemovedEpisodes(queue, job.data);
+        const dropped = await dropJobsOfRemovedEpisodes(queue, data);
         if (dropped > 0) log?.info({ jobId: job.id, dropped }, 'sync: dropped queued jobs of removed episodes');
       }
-      let embedded = 0;
-      return runJob(ctx, job.data, {
-        onEmbedded: (n) => {
-          embedded += n;
-          void job.updateProgress({ embedded }).catch(() => undefined);
-        },
-      });
+      return run(job, ctx);
     },
     { connection, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount },
   );
@@ -120,6 +150,11 @@ export function createIngestWorker({
   worker.on('stalled', (jobId) => log?.warn({ jobId }, 'job stalled (its worker died); it will run again'));
   worker.on('error', throttled(10_000, (err: Error) => log?.error({ err: err.message }, 'worker error (repeats within 10 s not logged)')));
   return worker;
+}
+
+/** The episode a job writes; a payload without a usable id still gets a key (its job fails validation). */
+function episodeKey(job: EpisodeJob): string {
+  return String((job.record as { id?: unknown } | undefined)?.id);
 }
 
 const EPISODE_JOB_ID = /^episode-(.+)-[0-9a-f]{16}(?:-force)?$/;
@@ -149,11 +184,20 @@ export async function dropJobsOfRemovedEpisodes(
     return ids;
   };
   let dropped = 0;
+  const drop = async () => {
+    for (const id of await doomed(['waiting', 'delayed', 'prioritized'])) dropped += (await queue.remove(id)) ? 1 : 0;
+  };
   const deadline = Date.now() + waitMs;
   // Again after each wait: a dead worker's job goes from active back to waiting.
   for (;;) {
-    for (const id of await doomed(['waiting', 'delayed', 'prioritized'])) dropped += (await queue.remove(id)) ? 1 : 0;
-    if ((await doomed(['active'])).length === 0 || Date.now() >= deadline) return dropped;
+    await drop();
+    if ((await doomed(['active'])).length === 0 || Date.now() >= deadline) {
+      // Once more: a job that failed an attempt between the drop and the look at the active
+      // ones went to `delayed` for its retry (likelier now that a sync shares its worker with
+      // an episode job), and would bring its episode back.
+      await drop();
+      return dropped;
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
 }

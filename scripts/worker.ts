@@ -16,10 +16,10 @@ const program = new Command()
   .description(
     'Run ingest jobs from the queue (QUEUE_NAME) into the indices of INDEX_PREFIX. Transient store errors\n' +
       'are retried with exponential backoff; invalid records fail at once. SIGTERM/SIGINT finish the\n' +
-      'current job, then exit. A worker killed outright loses nothing: its job runs again once its lock\n' +
+      'current jobs, then exit. A worker killed outright loses nothing: its job runs again once its lock\n' +
       'expires (--lock-duration) and a worker notices (--stalled-interval).',
   )
-  .option('--concurrency <n>', 'jobs at once (embedding is CPU-bound: 1 per process is best)', positive, 1)
+  .option('--concurrency <n>', 'jobs at once: 2 embeds the next episode while the last one writes (embedding calls take turns; jobs of one episode never overlap)', positive, 2)
   .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
   .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
   .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
-    log.info({ signal }, 'finishing the current job, then exiting');
+    log.info({ signal }, 'finishing the current jobs, then exiting');
     // close() waits for active jobs; nothing new is taken meanwhile.
     void worker
       .close()
