@@ -1,6 +1,6 @@
 // `npm run bench:ingest`: passages/s of the whole ingest path vs. the embedder alone on the same passages.
 //
-//   npm run bench:ingest -- [--episodes 5] [--library ../shared/data/seen-unseen] [--in-flight 2,1] [--rounds 3]
+//   npm run bench:ingest -- [--episodes 5] [--library ../shared/data/seen-unseen] [--in-flight 2,1] [--rounds 3] [--path direct,worker]
 //
 // The subset is the first N episodes (lines) of the library's episode files, in name
 // order — for seen-unseen the first N lines of episodes.jsonl.gz. They are written to a
@@ -10,6 +10,11 @@
 // worked on at once; 1 is the path without overlap) and round, each followed by the same
 // passages, in the same order and chunks, through the embedder alone. JSON on stdout, a
 // table on stderr.
+//
+// `--path worker` measures the queue instead of `loadLibrary`: the subset's jobs are
+// enqueued (before the clock) on a queue of its own, `<QUEUE_NAME>-bench-<pid>`, and a
+// worker in this process with `--in-flight` as its concurrency runs them; the clock stops
+// when every job has completed (polled every 50 ms). Needs REDIS_URL.
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,11 +24,13 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
 import { createEmbedder, type Embedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
-import { createOpenSearchClient, deleteIndices, ensureIndices } from '../src/store/opensearch.js';
+import { createOpenSearchClient, deleteIndices, ensureIndices, type IndexAliases } from '../src/store/opensearch.js';
 import { buildPassages } from '../indexer/passages.js';
 import { readEpisodes, readLibraryMeta } from '../indexer/library-reader.js';
+import { libraryJobs } from '../indexer/jobs.js';
 import { loadLibrary } from '../indexer/load-library.js';
 import type { PassageEmbedder } from '../indexer/load-episode.js';
+import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs } from '../indexer/queue.js';
 import { createProgress } from '../indexer/progress.js';
 import { positive } from './cli-args.js';
 import { useProvisionedModel } from './provision/model.js';
@@ -41,10 +48,17 @@ const program = new Command()
   .option('--library <dir>', 'library folder', DEFAULT_LIBRARY)
   .option('--in-flight <list>', 'episodes in flight of each whole-path run (loadLibrary episodesInFlight)', '2,1')
   .option('--rounds <n>', 'times each whole-path run is repeated, each followed by the embedder alone', positive, 3)
+  .option('--path <list>', 'whole paths to run: direct (loadLibrary), worker (the queue and an in-process worker, --in-flight as its concurrency)', 'direct')
   .parse();
 
-const opts = program.opts<{ episodes: number; library: string; inFlight: string; rounds: number }>();
+const opts = program.opts<{ episodes: number; library: string; inFlight: string; rounds: number; path: string }>();
 const inFlightRuns = opts.inFlight.split(',').map((s) => positive(s.trim()));
+type IngestPath = 'direct' | 'worker';
+const paths = opts.path.split(',').map((s): IngestPath => {
+  const p = s.trim();
+  if (p !== 'direct' && p !== 'worker') throw new Error(`--path: expected direct or worker, got "${p}"`);
+  return p;
+});
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'bench-ingest', level: config.logLevel, fd: 2 });
 
@@ -135,27 +149,65 @@ async function main(): Promise<void> {
       bar.stop();
     });
 
+  /** Direct loading (`loadLibrary`) of the subset; the final refresh is timed too. */
+  const directRun = async (timed: PassageEmbedder, inFlight: number, label: string) => {
+    const bar = createProgress({ label, log });
+    const whole = await withPeakRss(() =>
+      loadLibrary({ client, embedder: timed, prefix, dir, log, episodesInFlight: inFlight, onProgress: (p) => bar.update(p.done, p.total, { embedded: p.embedded }) }),
+    );
+    bar.stop();
+    if (!whole.value.ok) throw new Error(`the subset did not load cleanly: ${JSON.stringify(whole.value.failed)}`);
+    return { seconds: whole.seconds, peakRssMB: whole.peakRssMB, episodes: whole.value.episodes.read, written: whole.value.passages.written };
+  };
+
+  /** The subset's jobs enqueued (not timed), then a worker of `concurrency` in this process, timed until every job has completed. */
+  const workerRun = async (timed: PassageEmbedder, aliases: IndexAliases, concurrency: number, label: string) => {
+    const connection = createRedisConnection(config.redisUrl);
+    const queue = createIngestQueue({ connection, name: `${config.queueName}-bench-${process.pid}`, log });
+    try {
+      const ids: string[] = [];
+      for await (const job of libraryJobs(dir, { onIssue: () => undefined })) ids.push((await enqueue(queue, job)).id);
+      const bar = createProgress({ label, unit: 'jobs', log });
+      const whole = await withPeakRss(async () => {
+        const worker = createIngestWorker({ connection, name: queue.name, ctx: { client, embedder: timed, aliases, log }, concurrency });
+        try {
+          return await waitForJobs(queue, ids, { pollMs: 50, onUpdate: (done, total) => bar.update(done, total) });
+        } finally {
+          await worker.close();
+        }
+      });
+      bar.stop();
+      const failed = whole.value.filter((o) => o.state !== 'completed');
+      if (failed.length > 0) throw new Error(`the subset did not load cleanly: ${JSON.stringify(failed)}`);
+      const results = whole.value.map((o) => o.result).filter((r) => r?.kind === 'episode');
+      const written = results.reduce((n, r) => n + (r.outcome === 'indexed' ? r.passages : 0), 0);
+      return { seconds: whole.seconds, peakRssMB: whole.peakRssMB, episodes: results.length, written };
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+    }
+  };
+
   try {
     // Each whole-path run loads into a fresh prefix (nothing to re-use; index creation is a
     // one-off cost, kept out of the timing) and is followed at once by the embedder alone:
     // each ratio compares two runs seconds apart, so a drifting load hits both alike.
-    const runs: { round: number; inFlight: number; seconds: number; embedderBusyShare: number; aloneSeconds: number; peakRssMB: number; ratio: number }[] = [];
+    const runs: { round: number; path: IngestPath; inFlight: number; seconds: number; embedderBusyShare: number; aloneSeconds: number; peakRssMB: number; ratio: number }[] = [];
     let episodes = 0;
     for (let round = 1; round <= opts.rounds; round++) {
-      for (const inFlight of inFlightRuns) {
-        await deleteIndices(client, prefix);
-        await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: config.indexLayout });
-        const bar = createProgress({ label: `round ${round}: whole path, ${inFlight} in flight`, log });
-        const timed = timedEmbedder(embedder);
-        const whole = await withPeakRss(() =>
-          loadLibrary({ client, embedder: timed, prefix, dir, log, episodesInFlight: inFlight, onProgress: (p) => bar.update(p.done, p.total, { embedded: p.embedded }) }),
-        );
-        bar.stop();
-        if (!whole.value.ok) throw new Error(`the subset did not load cleanly: ${JSON.stringify(whole.value.failed)}`);
-        if (whole.value.passages.written !== passages) throw new Error(`wrote ${whole.value.passages.written} passages of ${passages}`);
-        episodes = whole.value.episodes.read;
-        const alone = await embedAlone();
-        runs.push({ round, inFlight, seconds: +whole.seconds.toFixed(1), embedderBusyShare: +(timed.busySeconds() / whole.seconds).toFixed(3), aloneSeconds: +alone.seconds.toFixed(1), peakRssMB: whole.peakRssMB, ratio: +(alone.seconds / whole.seconds).toFixed(3) });
+      for (const path of paths) {
+        for (const inFlight of inFlightRuns) {
+          await deleteIndices(client, prefix);
+          const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: config.indexLayout });
+          const timed = timedEmbedder(embedder);
+          const label = `round ${round}: ${path}, ${inFlight} in flight`;
+          const whole = path === 'direct' ? await directRun(timed, inFlight, label) : await workerRun(timed, aliases, inFlight, label);
+          if (whole.written !== passages) throw new Error(`wrote ${whole.written} passages of ${passages}`);
+          episodes = whole.episodes;
+          const alone = await embedAlone();
+          runs.push({ round, path, inFlight, seconds: +whole.seconds.toFixed(1), embedderBusyShare: +(timed.busySeconds() / whole.seconds).toFixed(3), aloneSeconds: +alone.seconds.toFixed(1), peakRssMB: whole.peakRssMB, ratio: +(alone.seconds / whole.seconds).toFixed(3) });
+        }
       }
     }
 
@@ -166,10 +218,12 @@ async function main(): Promise<void> {
       passages,
       model: embedder.modelId,
       embedBatchSize: config.embedBatchSize,
-      /** Per in-flight setting: the median over rounds of whole-path throughput ÷ the embedder's in the run right after (1: embedding is all the cost). */
-      wholePath: inFlightRuns.map((inFlight) => {
-        const mine = runs.filter((r) => r.inFlight === inFlight);
+      /** Per path and in-flight setting: the median over rounds of whole-path throughput ÷ the embedder's in the run right after (1: embedding is all the cost). */
+      wholePath: paths.flatMap((path) => inFlightRuns.map((inFlight) => {
+        const mine = runs.filter((r) => r.path === path && r.inFlight === inFlight);
         return {
+          path,
+          /** Direct: loadLibrary's episodesInFlight; worker: the worker's concurrency. */
           episodesInFlight: inFlight,
           medianRatio: median(mine.map((r) => r.ratio)),
           /** Share of the whole path's time during which the embedder was working. */
@@ -178,7 +232,7 @@ async function main(): Promise<void> {
           embedderAlonePassagesPerSecond: +(passages / median(mine.map((r) => r.aloneSeconds))).toFixed(2),
           peakRssMB: Math.max(...mine.map((r) => r.peakRssMB)),
         };
-      }),
+      })),
       runs,
       processPeakRssMB: Math.round(process.resourceUsage().maxRSS / 1000),
     };
@@ -187,12 +241,12 @@ async function main(): Promise<void> {
       [
         '',
         `${result.subset} of ${library}: ${passages} passages, ${config.modelId}, batch ${config.embedBatchSize}, ${opts.rounds} rounds`,
-        '| round | episodes in flight | whole path s | embedder busy | embedder alone s (right after) | whole ÷ alone |',
-        '|---|--:|--:|--:|--:|--:|',
-        ...runs.map((r) => `| ${r.round} | ${r.inFlight} | ${r.seconds} | ${(r.embedderBusyShare * 100).toFixed(1)}% | ${r.aloneSeconds} | ${(r.ratio * 100).toFixed(1)}% |`),
+        '| round | path | episodes in flight | whole path s | embedder busy | embedder alone s (right after) | whole ÷ alone |',
+        '|---|---|--:|--:|--:|--:|--:|',
+        ...runs.map((r) => `| ${r.round} | ${r.path} | ${r.inFlight} | ${r.seconds} | ${(r.embedderBusyShare * 100).toFixed(1)}% | ${r.aloneSeconds} | ${(r.ratio * 100).toFixed(1)}% |`),
         ...result.wholePath.map(
           (w) =>
-            `${w.episodesInFlight} in flight: median ${(w.medianRatio * 100).toFixed(1)}% of the embedder-alone rate, embedder busy ${(w.medianEmbedderBusyShare * 100).toFixed(1)}% of the time, peak RSS ${w.peakRssMB} MB`,
+            `${w.path}, ${w.episodesInFlight} in flight: median ${(w.medianRatio * 100).toFixed(1)}% of the embedder-alone rate, embedder busy ${(w.medianEmbedderBusyShare * 100).toFixed(1)}% of the time, peak RSS ${w.peakRssMB} MB`,
         ),
         '',
       ].join('\n'),
