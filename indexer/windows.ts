@@ -87,7 +87,7 @@ export function splitWindows(
 export const WINDOW_FILTER_FIELDS = ['channelId', 'status', 'archived', 'publishedAt', 'year', 'topicIds', 'personIds', 'entityIds', 'collectionIds'] as const;
 
 /** A window as stored in a windows index; `_id` is `id`. */
-export type WindowDoc = Pick<PassageDoc, 'episodeId' | (typeof WINDOW_FILTER_FIELDS)[number]> & {
+export type WindowDoc = Pick<PassageDoc, 'episodeId' | 'kind' | (typeof WINDOW_FILTER_FIELDS)[number]> & {
   id: string;
   passageId: string;
   /** The passage's own span, so a window hit stands for its passage without another read. */
@@ -100,17 +100,27 @@ export type WindowDoc = Pick<PassageDoc, 'episodeId' | (typeof WINDOW_FILTER_FIE
   embedding?: number[];
 };
 
-/** The windows of a transcript passage as documents (without vectors), ids `<passageId>:w:<n>`; none for chapter and moment titles. */
+/**
+ * The windows of a passage as documents (without vectors), ids `<passageId>:w:<n>`. A chapter
+ * or key-moment title is one window of itself (its text, its span): a semantic leg over
+ * windows must still find the titles, which on meetings with chapters carry the answer.
+ */
 export function windowDocs(
   passage: Pick<PassageDoc, 'id' | 'episodeId' | 'kind' | 'text' | 'startMs' | 'endMs' | 'marks' | (typeof WINDOW_FILTER_FIELDS)[number]>,
   options: WindowOptions = {},
 ): WindowDoc[] {
-  if (passage.kind !== 'transcript') return [];
   const copied = Object.fromEntries(WINDOW_FILTER_FIELDS.map((f) => [f, passage[f]])) as Pick<PassageDoc, (typeof WINDOW_FILTER_FIELDS)[number]>;
-  return splitWindows(passage, options).map((w, n) => ({
+  const windows: SentenceWindow[] =
+    passage.kind === 'transcript'
+      ? splitWindows(passage, options)
+      : passage.text.trim() === ''
+        ? []
+        : [{ offset: 0, end: passage.text.length, text: passage.text, startMs: passage.startMs, endMs: passage.endMs }];
+  return windows.map((w, n) => ({
     id: `${passage.id}:w:${n}`,
     passageId: passage.id,
     episodeId: passage.episodeId,
+    kind: passage.kind,
     ...copied,
     passageStartMs: passage.startMs,
     passageEndMs: passage.endMs,

@@ -56,23 +56,27 @@ async function main(): Promise<void> {
   try {
     // 1. Passages (read-only) and their windows.
     const passages: SourcePassage[] = [];
-    for await (const page of scrollHits<SourcePassage>(client, { index: source, query: { term: { kind: 'transcript' } }, source: PASSAGE_FIELDS, size: 1000 })) {
+    for await (const page of scrollHits<SourcePassage>(client, { index: source, source: PASSAGE_FIELDS, size: 1000 })) {
       for (const h of page) passages.push({ ...h._source!, id: h._id });
     }
     passages.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const windows: WindowDoc[] = passages.flatMap((p) => windowDocs(p));
+    const speech = passages.filter((p) => p.kind === 'transcript');
+    const speechWindows = windows.filter((w) => w.kind === 'transcript');
     const seconds = (ms: number) => ms / 1000;
     const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
     log.info(
       {
         source,
         passages: passages.length,
+        transcriptPassages: speech.length,
         windows: windows.length,
-        windowsPerPassage: +(windows.length / Math.max(1, passages.length)).toFixed(2),
-        meanPassageS: +seconds(mean(passages.map((p) => p.endMs - p.startMs))).toFixed(1),
-        meanWindowS: +seconds(mean(windows.map((w) => w.endMs - w.startMs))).toFixed(1),
-        meanPassageChars: Math.round(mean(passages.map((p) => p.text.length))),
-        meanWindowChars: Math.round(mean(windows.map((w) => w.text.length))),
+        transcriptWindows: speechWindows.length,
+        windowsPerTranscriptPassage: +(speechWindows.length / Math.max(1, speech.length)).toFixed(2),
+        meanPassageS: +seconds(mean(speech.map((p) => p.endMs - p.startMs))).toFixed(1),
+        meanWindowS: +seconds(mean(speechWindows.map((w) => w.endMs - w.startMs))).toFixed(1),
+        meanPassageChars: Math.round(mean(speech.map((p) => p.text.length))),
+        meanWindowChars: Math.round(mean(speechWindows.map((w) => w.text.length))),
       },
       'windows cut',
     );
@@ -117,9 +121,9 @@ async function main(): Promise<void> {
     // 4. The model's rate on passages vs windows of this library, uncached, in alternating halves (the load drifts).
     let rates: { passagesPerS: number; windowsPerS: number; n: number } | undefined;
     if (opts.compare > 0) {
-      const n = Math.min(opts.compare, passages.length, windows.length);
-      const p = evenSubset(passages.map((x) => x.text), n);
-      const w = evenSubset(windows.map((x) => x.text), n);
+      const n = Math.min(opts.compare, speech.length, speechWindows.length);
+      const p = evenSubset(speech.map((x) => x.text), n);
+      const w = evenSubset(speechWindows.map((x) => x.text), n);
       const half = n >> 1;
       let ps = 0;
       let ws = 0;
@@ -130,13 +134,13 @@ async function main(): Promise<void> {
       rates = { passagesPerS: n / ps, windowsPerS: n / ws, n };
     }
     const lines = [
-      `${target}: ${count} windows from ${passages.length} transcript passages of ${source} (${(windows.length / Math.max(1, passages.length)).toFixed(2)} per passage)`,
+      `${target}: ${count} windows from ${passages.length} passages of ${source}: ${speechWindows.length} from ${speech.length} transcript passages (${(speechWindows.length / Math.max(1, speech.length)).toFixed(2)} each), one per chapter or moment title`,
       `embedding this run: ${seconds(embedMs).toFixed(1)} s (${embeddedThisRun} by the model, ${embedder?.cacheHits ?? 0} from the vector cache)`,
     ];
     if (rates) {
       lines.push(
         `model rate, uncached, ${rates.n} of each: passages ${rates.passagesPerS.toFixed(2)}/s, windows ${rates.windowsPerS.toFixed(2)}/s`,
-        `estimated cold embedding: all ${passages.length} passages ${(passages.length / rates.passagesPerS).toFixed(0)} s, all ${windows.length} windows ${(windows.length / rates.windowsPerS).toFixed(0)} s, as many passages as windows ${(windows.length / rates.passagesPerS).toFixed(0)} s`,
+        `estimated cold embedding: all ${speech.length} transcript passages ${(speech.length / rates.passagesPerS).toFixed(0)} s, their ${speechWindows.length} windows ${(speechWindows.length / rates.windowsPerS).toFixed(0)} s, as many passages as windows ${(speechWindows.length / rates.passagesPerS).toFixed(0)} s`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n`);

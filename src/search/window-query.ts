@@ -3,6 +3,7 @@ import type { ChannelDoc } from '../store/documents.js';
 import { buildFilters, type QueryClause } from './filters.js';
 import type { CitationStart } from './landing.js';
 import type { RawHit } from './msearch.js';
+import type { PassageKind } from '../store/documents.js';
 import type { LegHit, SearchParams } from './types.js';
 
 /** How a search uses a windows index (built by scripts/eval-windows.ts). */
@@ -28,7 +29,7 @@ export function windowsIndexName(prefix: string): string {
   return `win-${prefix}windows`;
 }
 
-const WINDOW_FIELDS = ['passageId', 'episodeId', 'passageStartMs', 'passageEndMs', 'startMs', 'offset'];
+const WINDOW_FIELDS = ['passageId', 'episodeId', 'kind', 'passageStartMs', 'passageEndMs', 'startMs', 'offset'];
 
 /** The k-NN search over windows, filtered inside the knn clause like the passage leg (see `buildKnnQuery`). */
 export function buildWindowKnnQuery(vector: number[], params: SearchParams, channel: ChannelDoc, k: number): QueryClause {
@@ -60,7 +61,8 @@ export function toWindowPassageHits(hits: readonly RawHit[], candidates: number)
       id,
       episodeId: String(f.episodeId?.[0]),
       startMs: Number(f.passageStartMs?.[0]),
-      kind: 'transcript',
+      // A windows index built before titles were windows holds transcript windows only.
+      kind: (f.kind?.[0] as PassageKind | undefined) ?? 'transcript',
       endMs: Number(f.passageEndMs?.[0]),
       rank: out.length + 1,
       score: h._score ?? 0,

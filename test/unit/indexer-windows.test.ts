@@ -102,11 +102,13 @@ describe('windowDocs', function () {
   it('copies the filter fields and the passage span onto each window, with ids <passageId>:w:<n>', function () {
     const docs = windowDocs({ ...base, kind: 'transcript', ...passageOf(Array(6).fill(5000)) });
     expect(docs.map((d) => d.id)).to.deep.equal(['ep_1:t:60000:w:0', 'ep_1:t:60000:w:1']);
-    expect(docs[1]).to.include({ passageId: base.id, episodeId: 'ep_1', channelId: 'ch_1', status: 'published', archived: false, year: 2024, passageStartMs: 60_000, passageEndMs: 90_000, startMs: 75_000 });
+    expect(docs[1]).to.include({ kind: 'transcript', passageId: base.id, episodeId: 'ep_1', channelId: 'ch_1', status: 'published', archived: false, year: 2024, passageStartMs: 60_000, passageEndMs: 90_000, startMs: 75_000 });
     expect(docs[1]!.collectionIds).to.deep.equal(['c1']);
   });
 
-  it('makes none for chapter and moment titles', function () {
-    expect(windowDocs({ ...base, kind: 'chapter', text: 'Intro', startMs: 0, endMs: 300_000, marks: [] })).to.deep.equal([]);
+  it('makes a chapter or moment title one window of itself, whatever its span', function () {
+    const docs = windowDocs({ ...base, id: 'ep_1:c:0:abcd', kind: 'chapter', text: 'Intro', startMs: 0, endMs: 300_000, marks: [] });
+    expect(docs).to.have.length(1);
+    expect(docs[0]).to.include({ id: 'ep_1:c:0:abcd:w:0', kind: 'chapter', text: 'Intro', offset: 0, startMs: 0, endMs: 300_000, passageEndMs: 300_000 });
   });
 });

@@ -36,6 +36,12 @@ describe('sentence-window leg', function () {
     expect(anchors.has('p3')).to.equal(false);
   });
 
+  it('keeps the kind of a title window', function () {
+    const chapter = windowHit('c1', 0.9, 0, 0);
+    chapter.fields!.kind = ['chapter'];
+    expect(toWindowPassageHits([chapter], 10).hits[0]).to.include({ id: 'c1', kind: 'chapter' });
+  });
+
   it('cites a passage from its window start when asked, as a fallback only when no query term matched', function () {
     const text = 'First sentence here. The answer is in this one.';
     const p = passage('p1', 'ep_1', { text, startMs: 1000, endMs: 41_000, marks: [0, 1000, 21, 16_000], matches: [] });
