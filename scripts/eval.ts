@@ -22,6 +22,7 @@ import { createLogger } from '../src/logger.js';
 import { createQueryVectorCache } from '../src/search/query-cache.js';
 import { evenSubset, judge, landing, meanLanding, meanScores, parseQueries, rankedSegments, scopedEpisodes, type JudgedQuery, type Landing, type QueryScores, type Scope } from '../src/search/relevance.js';
 import { runSearch, type SearchDeps, type SearchOptions } from '../src/search/search.js';
+import { windowsIndexName } from '../src/search/window-query.js';
 import type { SearchParams } from '../src/search/types.js';
 import type { SearchResult } from '../src/search/types.js';
 import type { ChannelDoc } from '../src/store/documents.js';
@@ -247,11 +248,34 @@ export function parseSettings(spec: string): SearchOptions {
       case 'window':
         options.landing = { ...options.landing, windowMs: num() };
         break;
+      // Sentence windows (scripts/eval-windows.ts builds the index; its name comes from the prefix, see withWindowsIndex).
+      case 'windows':
+        if (value !== 'replace' && value !== 'add' && value !== 'off') throw new Error('windows: expected replace, add or off');
+        if (value === 'off') delete options.windows;
+        else options.windows = { index: '', ...options.windows, use: value };
+        break;
+      case 'windowweight':
+        options.weights = { ...options.weights, window: num() };
+        break;
+      case 'windowk':
+        options.windows = { index: '', use: 'replace', ...options.windows, kFactor: num() };
+        break;
+      case 'windowland':
+        if (value !== 'off' && value !== 'fallback' && value !== 'prefer') throw new Error('windowland: expected off, fallback or prefer');
+        options.windows = { index: '', use: 'replace', ...options.windows, land: value };
+        break;
       default:
-        throw new Error(`unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, framing, chapterhits, longchapter, support, fusion, landing, lookahead, slack, window)`);
+        throw new Error(
+          `unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, framing, chapterhits, longchapter, support, fusion, landing, lookahead, slack, window, windows, windowweight, windowk, windowland)`,
+        );
     }
   }
   return options;
+}
+
+/** The settings with the windows index of `prefix` filled in (`win-<prefix>windows`), when they use windows. */
+export function withWindowsIndex(options: SearchOptions, prefix: string): SearchOptions {
+  return options.windows ? { ...options, windows: { ...options.windows, index: windowsIndexName(prefix) } } : options;
 }
 
 /** A Markdown table of rows; `overlap@1` and `landing@1` are shares of all queries, the offset a median over top citations in a relevant episode. */
@@ -301,7 +325,7 @@ async function main(): Promise<void> {
     .addOption(new Option('--chapters <which>', 'with --library/--matrix: as given, on speech alone (a copy with chapters: []), or both (default: chapters; with --matrix both)').choices(['chapters', 'speech', 'both']))
     .option('--matrix', `every data set of ${MATRIX_SETS.join(' and ')} (from --datasets) in both chapter conditions`)
     .option('--datasets <dir>', 'where --matrix finds the data sets', DATASETS_DIR)
-    .addOption(new Option('--mode <mode>', 'which legs').choices([...MODES, 'all']).default('all'))
+    .option('--mode <modes>', `which legs: ${MODES.join(', ')}, a comma-separated list of them, or all`, 'all')
     .option('--api <baseUrl>', 'evaluate a running API instead of searching in-process')
     .option('--key <key>', 'API key for --api')
     .option('--limit <n>', 'evaluate n queries spread evenly over the file', positive)
@@ -318,7 +342,7 @@ async function main(): Promise<void> {
       chapters?: ChapterCondition | 'both';
       matrix?: boolean;
       datasets: string;
-      mode: Mode | 'all';
+      mode: string;
       api?: string;
       key?: string;
       limit?: number;
@@ -331,7 +355,10 @@ async function main(): Promise<void> {
     }>();
 
   const log = createLogger({ name: 'eval', level: 'info', fd: 2 });
-  let modes: Mode[] = opts.mode === 'all' ? [...MODES] : [opts.mode];
+  const asked = opts.mode === 'all' ? [...MODES] : opts.mode.split(',').map((m) => m.trim());
+  const unknown = asked.filter((m) => !(MODES as readonly string[]).includes(m));
+  if (unknown.length > 0) throw new Error(`--mode: unknown ${unknown.join(', ')} (${MODES.join(', ')} or all)`);
+  let modes = asked as Mode[];
   if (opts.api && modes.includes('semantic')) {
     process.stderr.write('note: semantic-only is in-process only; skipped against --api\n');
     modes = modes.filter((m) => m !== 'semantic');
@@ -374,7 +401,8 @@ async function main(): Promise<void> {
       run = apiRunner(opts.api, opts.key);
     } else {
       local = await openLocalSearch({ prefix: target.prefix, withEmbedder: modes.some((m) => m !== 'keyword'), cacheSize: queries.length });
-      run = async (q, mode) => (await local!.search(q, mode, settings)).result;
+      const targetSettings = withWindowsIndex(settings, local.config.indexPrefix);
+      run = async (q, mode) => (await local!.search(q, mode, targetSettings)).result;
     }
     try {
       for (const mode of modes) {

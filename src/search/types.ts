@@ -91,8 +91,12 @@ export interface SearchResult {
   episodes: SearchResultEpisode[];
 }
 
-/** The retrieval legs: `keyword` is BM25 over passages, `semantic` k-NN over passages, `title` BM25 over episodes. */
-export type LegName = 'keyword' | 'semantic' | 'title';
+/**
+ * The retrieval legs: `keyword` is BM25 over passages, `semantic` k-NN over passages, `title`
+ * BM25 over episodes, `window` k-NN over sentence windows mapped to their passages (an
+ * optional experiment, see `WindowSearchOptions`; reported as `semantic` in `matchedVia`).
+ */
+export type LegName = 'keyword' | 'semantic' | 'title' | 'window';
 
 /** The passage fields search reads (never the embedding). */
 export interface PassageHit {
