@@ -187,18 +187,24 @@ describe('indexer: the worker overlaps episodes', function () {
     return { worker, embedder };
   }
 
+  /** Runs a traced worker until every job of `ids` has completed (each must), then closes it. */
+  async function runToCompletion(tags: Parameters<typeof tracedWorker>[0], trace: Parameters<typeof tracedWorker>[1], ids: string[]) {
+    const traced = tracedWorker(tags, trace);
+    try {
+      const outcomes = await waitForJobs(queue, ids, { pollMs: 100 });
+      expect(outcomes.map((o) => `${o.state} ${o.reason ?? ''}`)).to.deep.equal(ids.map(() => 'completed '));
+    } finally {
+      await traced.worker.close();
+    }
+    return traced;
+  }
+
   it('embeds the next episode while the one before writes, with one embedding call at a time', async function () {
     const [a, b] = await sampleEpisodes(2);
     const tags = tagsOf({ [a!.id]: a!, [b!.id]: b! });
     const trace = createTrace();
     const ids = [(await enqueue(queue, { kind: 'episode', record: a! })).id, (await enqueue(queue, { kind: 'episode', record: b! })).id];
-    const { worker, embedder } = tracedWorker(tags, trace);
-    try {
-      const outcomes = await waitForJobs(queue, ids, { pollMs: 100 });
-      expect(outcomes.map((o) => `${o.state} ${o.reason ?? ''}`)).to.deep.equal(['completed ', 'completed ']);
-    } finally {
-      await worker.close();
-    }
+    const { embedder } = await runToCompletion(tags, trace, ids);
     const { events } = trace;
     const first = events.find((e) => e.startsWith('embed:'))!.slice('embed:'.length);
     const second = first === a!.id ? b!.id : a!.id;
@@ -216,13 +222,7 @@ describe('indexer: the worker overlaps episodes', function () {
     const trace = createTrace();
     const ids = [(await enqueue(queue, { kind: 'episode', record: v1! })).id, (await enqueue(queue, { kind: 'episode', record: v2 })).id];
     expect(ids[0]).to.not.equal(ids[1]);
-    const { worker } = tracedWorker(tags, trace);
-    try {
-      const outcomes = await waitForJobs(queue, ids, { pollMs: 100 });
-      expect(outcomes.map((o) => `${o.state} ${o.reason ?? ''}`)).to.deep.equal(['completed ', 'completed ']);
-    } finally {
-      await worker.close();
-    }
+    await runToCompletion(tags, trace, ids);
     const { events } = trace;
     // Both were in the worker at once (so the test had a chance to see them overlap) ...
     expect(events.indexOf('active:v2'), `v2 taken while v1 ran: ${events.join(' ')}`).to.be.within(0, events.indexOf('written:v1'));
