@@ -16,7 +16,7 @@ import { createLogger } from '../src/logger.js';
 import { evenSubset } from '../src/search/relevance.js';
 import { windowsIndexName } from '../src/search/window-query.js';
 import type { PassageDoc } from '../src/store/documents.js';
-import { createOpenSearchClient, indexAliases, type IndexDefinition } from '../src/store/opensearch.js';
+import { createOpenSearchClient, indexAliases, indexSettings, type IndexDefinition } from '../src/store/opensearch.js';
 import { bulkWrite, type BulkOp } from '../indexer/bulk.js';
 import { createProgress } from '../indexer/progress.js';
 import { scrollHits } from '../indexer/scroll.js';
@@ -87,7 +87,8 @@ async function main(): Promise<void> {
     const definition = JSON.parse(await readFile(WINDOWS_MAPPING, 'utf8')) as IndexDefinition;
     await client.indices.create({
       index: target,
-      body: { settings: { ...definition.settings, number_of_shards: 1, number_of_replicas: 0, refresh_interval: '-1' }, mappings: definition.mappings } as never,
+      // The store's layout (derived vectors unless INDEX_VECTOR_SOURCE=stored), one shard, no replica.
+      body: { settings: { ...indexSettings(definition.settings, { ...config.indexLayout, shards: 1, replicas: 0 }), refresh_interval: '-1' }, mappings: definition.mappings } as never,
     });
 
     // 3. Embed (cache first) and load, batch by batch.
