@@ -35,6 +35,7 @@ import { createApiKey } from '../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases, type Client, type IndexAliases } from '../src/store/opensearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { positive } from './cli-args.js';
+import { loadedChannel } from './eval.js';
 import { useProvisionedModel } from './provision/model.js';
 
 // The real model, local files only (as `npm test` uses it).
@@ -257,20 +258,15 @@ async function main(): Promise<void> {
 
   const all = parseQueries(await readFile(opts.queries, 'utf8'));
   const queries = evenSubset(all, opts.distinct);
-  const readChannels = async (prefix: string, from: IndexAliases): Promise<Map<string, ChannelDoc>> => {
+  const readChannels = async (prefix: string): Promise<Map<string, ChannelDoc>> => {
     const found = new Map<string, ChannelDoc>();
-    for (const slug of new Set(queries.map((q) => q.channel))) {
-      const res = await client.search({ index: from.channels, body: { size: 1, query: { term: { slug } } } as never });
-      const hit = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
-      if (!hit) throw new Error(`no channel "${slug}" under prefix "${prefix}"; load the library first`);
-      found.set(slug, hit);
-    }
+    for (const slug of new Set(queries.map((q) => q.channel))) found.set(slug, await loadedChannel(client, prefix, slug));
     return found;
   };
-  const channels = await readChannels(config.indexPrefix, aliases);
+  const channels = await readChannels(config.indexPrefix);
   const compareConfig = opts.compare ? loadConfig({ ...apiEnv, INDEX_PREFIX: opts.compare }) : undefined;
   const compareAliases = opts.compare ? indexAliases(opts.compare) : undefined;
-  const compareChannels = opts.compare ? await readChannels(opts.compare, compareAliases!) : undefined;
+  const compareChannels = opts.compare ? await readChannels(opts.compare) : undefined;
 
   await Promise.race([once(redis, 'ready'), new Promise((r) => setTimeout(r, 5000))]);
   const { key, record } = await createApiKey({ client, aliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' });

@@ -65,6 +65,14 @@ export function evalConfig(prefix?: string): Readonly<Config> {
   return loadConfig(env);
 }
 
+/** The channel of `slug` in the library loaded under `prefix`; throws, saying to load it, when there is none. */
+export async function loadedChannel(client: Client, prefix: string, slug: string): Promise<ChannelDoc> {
+  const res = await client.search({ index: indexAliases(prefix).channels, body: { size: 1, query: { term: { slug } } } as never });
+  const hit = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
+  if (!hit) throw new Error(`no channel "${slug}" under prefix "${prefix}"; load the library first`);
+  return hit;
+}
+
 /** Opens OpenSearch (and the model, unless keyword-only) for in-process searches. */
 export async function openLocalSearch({
   prefix,
@@ -94,13 +102,7 @@ export async function openLocalSearch({
   const channel = (slug: string) => {
     let c = channels.get(slug);
     if (!c) {
-      c = client
-        .search({ index: aliases.channels, body: { size: 1, query: { term: { slug } } } as never })
-        .then((res) => {
-          const hit = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
-          if (!hit) throw new Error(`no channel "${slug}" under prefix "${config.indexPrefix}"; load the library first`);
-          return hit;
-        });
+      c = loadedChannel(client, config.indexPrefix, slug);
       channels.set(slug, c);
     }
     return c;
