@@ -129,7 +129,7 @@ export interface IndexLayout {
  * and replicas that follow the cluster: none on one node (which stays green), one as soon as
  * there are two nodes or more, so a three-node cluster survives the loss of any node.
  */
-export const DEFAULT_INDEX_LAYOUT: Readonly<IndexLayout> = Object.freeze({ shards: 1, replicas: '0-1', vectorSource: 'derived' });
+export const DEFAULT_INDEX_LAYOUT: Readonly<Required<IndexLayout>> = Object.freeze({ shards: 1, replicas: '0-1', vectorSource: 'derived' });
 
 /**
  * Shortest `JWT_HS_SECRET`: HS256 is as strong as its key, and a short one falls to an
@@ -299,7 +299,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     indexLayout: {
       shards: int(env, 'INDEX_SHARDS', DEFAULT_INDEX_LAYOUT.shards, 1, 1024),
       replicas: replicas(env, 'INDEX_REPLICAS', DEFAULT_INDEX_LAYOUT.replicas),
-      vectorSource: oneOf(env, 'INDEX_VECTOR_SOURCE', 'derived', ['derived', 'stored'] as const),
+      vectorSource: oneOf(env, 'INDEX_VECTOR_SOURCE', DEFAULT_INDEX_LAYOUT.vectorSource, ['derived', 'stored'] as const),
     },
     opensearchTimeoutMs: int(env, 'OPENSEARCH_TIMEOUT_MS', 1500, 100, 600_000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),

@@ -1,9 +1,8 @@
 // The sentence-window leg ("small to big", off by default): k-NN over windows of ~10–20 s, each hit standing for its passage (pure).
-import type { ChannelDoc } from '../store/documents.js';
+import type { ChannelDoc, PassageKind } from '../store/documents.js';
 import { buildFilters, type QueryClause } from './filters.js';
 import type { CitationStart } from './landing.js';
 import type { RawHit } from './msearch.js';
-import type { PassageKind } from '../store/documents.js';
 import type { LegHit, SearchParams } from './types.js';
 
 /** How a search uses a windows index (built by scripts/eval-windows.ts). */

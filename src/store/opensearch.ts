@@ -78,7 +78,7 @@ export function indexSettings(fileSettings: Record<string, unknown>, layout: Ind
   const knn = settings['index.knn'] === true || (settings['index'] as { knn?: unknown } | undefined)?.knn === true;
   // Vectors out of the stored JSON: a hit's stored fields (its `_id` included) are read from
   // compressed blocks, and 384 floats of JSON per passage made those blocks 2.6 times larger.
-  const derived = knn && (layout.vectorSource ?? 'derived') === 'derived' ? { 'index.knn.derived_source.enabled': true } : {};
+  const derived = knn && (layout.vectorSource ?? DEFAULT_INDEX_LAYOUT.vectorSource) === 'derived' ? { 'index.knn.derived_source.enabled': true } : {};
   return { number_of_shards: layout.shards, ...replicas, ...settings, ...derived };
 }
 
