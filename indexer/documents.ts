@@ -19,8 +19,9 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * ingest re-derives every episode (re-using vectors whose text did not change).
  * 2: passages gained `mainSpeakers`.
  * 3: passages gained `marks` (sentence starts, where citations begin).
+ * 4: passages gained `sourceHash` (the API caches what it shows by it).
  */
-export const DERIVATION_VERSION = 3;
+export const DERIVATION_VERSION = 4;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read
@@ -110,6 +111,7 @@ export function episodeDocuments(
       year,
       ...facets,
       textHash: textHash(modelId, p.text),
+      sourceHash: hash,
     }),
   );
   return {

@@ -26,6 +26,7 @@ import { createLogger, type Logger } from '../src/logger.js';
 import { buildKeywordQuery } from '../src/search/keyword-query.js';
 import { buildKnnQuery } from '../src/search/knn-query.js';
 import { buildMsearchBody, readMsearchResponse } from '../src/search/msearch.js';
+import { defaultHydrationCache } from '../src/search/hydration-cache.js';
 import { defaultQueryCache } from '../src/search/query-cache.js';
 import { parseQueries, evenSubset } from '../src/search/relevance.js';
 import { runSearch, searchChannel, type SearchDeps, type SearchTrace } from '../src/search/search.js';
@@ -42,7 +43,7 @@ import { useProvisionedModel } from './provision/model.js';
 await useProvisionedModel('bench:search');
 
 interface Stats {
-  target: 'api' | 'baseline' | 'pipeline' | 'engine' | 'native' | 'compare' | 'compare-engine';
+  target: 'api' | 'uncached' | 'baseline' | 'pipeline' | 'engine' | 'native' | 'compare' | 'compare-engine';
   mode: 'fast' | 'hybrid';
   concurrency: number;
   requests: number;
@@ -228,10 +229,11 @@ async function main(): Promise<void> {
     .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
     .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
     .option('--steps', 'first time each step of an API search alone (store reads, Redis, HTTP, pipeline phases)')
+    .option('--uncached', 'one more target: this API with the hydration cache off (SEARCH_HYDRATION_CACHE_MB=0), in turns')
     .option('--baseline <dir>', "another checkout's API (a worktree of main, say) as one more target, over the same store, in turns with this one")
     .option('--compare <prefix>', 'the same library loaded under another prefix (another index layout, say): its API and engine legs as two more targets, in turns')
     .parse()
-    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string }>();
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string; uncached?: boolean }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
   // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here;
@@ -274,9 +276,16 @@ async function main(): Promise<void> {
   // The cache the API's search uses too (one per embedder), so each query is embedded once.
   const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
   const apiBase = await listen(createApp({ config, client, redis, embedder, log }), servers);
+  const uncachedConfig = { ...config, search: { ...config.search, hydrationCacheMb: 0 } };
+  const uncachedBase = opts.uncached ? await listen(createApp({ config: uncachedConfig, client, redis, embedder, log }), servers) : undefined;
   const baselineBase = opts.baseline ? await listen(await baselineApp(opts.baseline, { env: apiEnv, client, redis, embedder, log }), servers) : undefined;
   const compareBase = compareConfig ? await listen(createApp({ config: compareConfig, client, redis, embedder, log }), servers) : undefined;
 
+  // The API's hydration cache (one per client, filled by the warm-up): how much of what was shown it served.
+  const hydrationStats = () => {
+    const cache = defaultHydrationCache(client, config.search.hydrationCacheMb);
+    return { mb: config.search.hydrationCacheMb, hits: cache.hits, misses: cache.misses, bytes: cache.bytes };
+  };
   try {
     // Engine side: the same two legs the API builds, prebuilt as NDJSON so only the engine is timed.
     process.stderr.write(`embedding ${queries.length} queries for the engine side (and warming the API's cache)\n`);
@@ -346,6 +355,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < queries.length; i++) {
       await apiCall('hybrid')(i);
       await apiCall('fast')(i);
+      if (uncachedBase) await apiCall('hybrid', uncachedBase)(i);
+      if (uncachedBase) await apiCall('fast', uncachedBase)(i);
       if (baselineBase) await apiCall('hybrid', baselineBase)(i);
       if (baselineBase) await apiCall('fast', baselineBase)(i);
       if (compareBase) await apiCall('hybrid', compareBase, compareKey!.key)(i);
@@ -372,6 +383,7 @@ async function main(): Promise<void> {
       for (const concurrency of levels) {
         const calls = {
           api: apiCall(mode),
+          ...(uncachedBase ? { uncached: apiCall(mode, uncachedBase) } : {}),
           ...(baselineBase ? { baseline: apiCall(mode, baselineBase) } : {}),
           pipeline: pipelineCall(mode),
           engine: engineCall(bodies[mode]),
@@ -409,7 +421,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
     process.stdout.write(
-      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', compare: opts.compare ?? null, results: rows }, null, 2)}\n`,
+      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', hydrationCache: hydrationStats(), native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', compare: opts.compare ?? null, results: rows }, null, 2)}\n`,
     );
     if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {

@@ -2,6 +2,12 @@
 import { isIP } from 'node:net';
 
 /** Every setting the service, the worker and the ops scripts read. */
+
+/**
+ * Default size of the hydration cache: the qmsum library (18k passages, 235 episodes)
+ * takes about 40 MB, so a channel of that size is served from memory once searched.
+ */
+export const DEFAULT_HYDRATION_CACHE_MB = 64;
 export interface Config {
   /** HTTP port of the API. */
   port: number;
@@ -98,6 +104,8 @@ export interface Config {
     queryCacheSize: number;
     /** Channels with a query-vector cache; the least recently searched one's is dropped past it. Default 64. */
     queryCacheChannels?: number;
+    /** MB of passages and catalog rows a search showed, kept to skip the hydration read (0: off). Default {@link DEFAULT_HYDRATION_CACHE_MB}. */
+    hydrationCacheMb?: number;
   };
   /** The per-channel MCP tool server (`/mcp` on channel hosts, `/channels/{slug}/mcp`); off: those paths do not exist. */
   mcp: { enabled: boolean };
@@ -358,6 +366,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       candidates: int(env, 'SEARCH_CANDIDATES', 100, 10, 1000),
       queryCacheSize: int(env, 'QUERY_VECTOR_CACHE_SIZE', 256, 0, 1_000_000),
       queryCacheChannels: int(env, 'QUERY_VECTOR_CACHE_CHANNELS', 64, 1, 1_000_000),
+      hydrationCacheMb: int(env, 'SEARCH_HYDRATION_CACHE_MB', DEFAULT_HYDRATION_CACHE_MB, 0, 65_536),
     },
     mcp: { enabled: oneOf(env, 'MCP_SERVER', 'on', ['on', 'off'] as const) === 'on' },
     metrics: {

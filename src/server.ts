@@ -10,6 +10,7 @@ import { shutdown } from './http/shutdown.js';
 import { jsonClientErrors } from './http/client-error.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { startMetricsListener } from './metrics/listener.js';
+import { defaultHydrationCache } from './search/hydration-cache.js';
 import { defaultQueryCache } from './search/query-cache.js';
 
 async function main(): Promise<void> {
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
       ? undefined
       : createApiMetrics({
           queryCache: embedder && defaultQueryCache(embedder, config.search.queryCacheSize, config.search.queryCacheChannels),
+          hydrationCache: defaultHydrationCache(client, config.search.hydrationCacheMb),
           embedQueue: embedder,
         });
   const metricsListener = metrics && (await startMetricsListener({ registry: metrics.registry, host: config.metrics.host, port: config.metrics.apiPort!, log }));

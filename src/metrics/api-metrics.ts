@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Admission } from '../http/admission.js';
+import type { HydrationCache } from '../search/hydration-cache.js';
 import type { QueryVectorCache } from '../search/query-cache.js';
 import type { SearchTrace } from '../search/search.js';
 import { storeErrorKind } from './store-errors.js';
@@ -44,14 +45,16 @@ export function statusClass(status: number): string {
 
 /**
  * Creates the API's registry with Node's process metrics (unprefixed, as dashboards expect
- * them) and ours (prefixed `cca_`). `queryCache` and `embedQueue` (the query-embedding
- * worker pool) are read at scrape time.
+ * them) and ours (prefixed `cca_`). `queryCache`, `hydrationCache` and `embedQueue` (the
+ * query-embedding worker pool) are read at scrape time.
  */
 export function createApiMetrics({
   queryCache,
+  hydrationCache,
   embedQueue,
 }: {
   queryCache?: QueryVectorCache | undefined;
+  hydrationCache?: HydrationCache | undefined;
   embedQueue?: { readonly queued: number; readonly running: number } | undefined;
 } = {}): ApiMetrics {
   const registry = new Registry();
@@ -100,6 +103,16 @@ export function createApiMetrics({
   let admission: AdmissionCounts | undefined;
   mirror('cca_query_vector_cache_hits_total', 'Query vectors served from the LRU cache (or from an embedding of the same query in flight).', () => queryCache?.hits);
   mirror('cca_query_vector_cache_misses_total', 'Query vectors the model had to compute.', () => queryCache?.misses);
+  mirror('cca_hydration_cache_hits_total', 'Passages and catalog rows a search showed from the hydration cache (current record version).', () => hydrationCache?.hits);
+  mirror('cca_hydration_cache_misses_total', 'Passages and catalog rows looked up in the hydration cache and read from the store.', () => hydrationCache?.misses);
+  new Gauge({
+    name: 'cca_hydration_cache_bytes',
+    help: 'Estimated bytes held by the hydration cache.',
+    registers: [registry],
+    collect() {
+      if (hydrationCache) this.set(hydrationCache.bytes);
+    },
+  });
   states('cca_embed_queue_jobs', 'Query embeddings in the worker pool: queued (waiting for a worker) and running.', () =>
     embedQueue ? { queued: embedQueue.queued, running: embedQueue.running } : undefined,
   );

@@ -20,9 +20,10 @@ export function passageSource(fields: readonly string[] = PASSAGE_SOURCE): Query
  * hit's stored JSON, embedding included (~8 KB); for 100 candidates that tripled the
  * time of a leg (BM25 p50 21 → 53 ms, k-NN 33 → 57 ms on qmsum). Text is fetched later
  * for the few passages shown. `withText` (the playground) fetches it with the leg.
+ * `sourceHash` (the episode record's version) keys the hydration cache.
  */
 export function legSource(withText = false): QueryClause {
-  return { _source: withText ? passageSource() : false, docvalue_fields: ['episodeId', 'startMs', 'endMs', 'kind'] };
+  return { _source: withText ? passageSource() : false, docvalue_fields: ['episodeId', 'startMs', 'endMs', 'kind', 'sourceHash'] };
 }
 
 /** Episode fields the pipeline reads. */

@@ -1,8 +1,10 @@
 // After ranking: the text of the passages shown, the catalog rows of their episodes, and a citation for title-only matches.
 import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
-import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, passageSource } from './fields.js';
+import { englishTerms, matchTerms } from './english.js';
+import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE, passageSource } from './fields.js';
 import { buildFilters, type QueryClause } from './filters.js';
+import type { HydrationCache } from './hydration-cache.js';
 import { HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from './landing.js';
 import { keywordText } from './keyword-query.js';
 import type { RawHit, SearchRequest } from './msearch.js';
@@ -18,15 +20,31 @@ export interface Hydrated {
   titleSegments: Map<string, PassageHit>;
 }
 
+/** How many of the passages and catalog rows shown came from the cache, and how many from the store (a title-only episode's citation always does). */
+export interface HydrationCounts {
+  cached: number;
+  fetched: number;
+}
+
 /** The searches of the hydration step and how to read their answers back. */
 export interface HydratePlan {
+  /** Empty when everything shown was in the cache: then the search makes no second round trip. */
   searches: SearchRequest[];
+  counts: HydrationCounts;
   read(hits: RawHit[][]): Hydrated;
 }
 
-/** A hydrated passage, with the query's terms where the highlighter found them in its text. */
-function passageOf(h: RawHit): PassageHit {
-  const passage = { ...(h._source as unknown as PassageHit), id: h._id };
+/** A read passage's `sourceHash` (the record version it was derived from) apart from the fields a citation uses. */
+function splitHash(source: Record<string, unknown> | undefined): { hash: string | undefined; rest: Record<string, unknown> } {
+  const { sourceHash, ...rest } = source ?? {};
+  return { hash: typeof sourceHash === 'string' ? sourceHash : undefined, rest };
+}
+
+/** A hydrated passage, with the query's terms where the highlighter found them in its text; kept in `cache` by its record version. */
+function passageOf(h: RawHit, cache?: { cache: HydrationCache; store: string }): PassageHit {
+  const { hash, rest } = splitHash(h._source);
+  const passage = { ...(rest as unknown as PassageHit), id: h._id };
+  if (cache && hash) cache.cache.putPassage(cache.store, hash, passage);
   const tagged = h.highlight?.text?.[0];
   const matches = tagged === undefined ? [] : parseHighlight(tagged, passage.text);
   return matches ? { ...passage, matches } : passage;
@@ -54,22 +72,48 @@ export function textHighlight(query: string): QueryClause {
  * each episode matched by title alone, its best keyword passage for the query, else its
  * opening one (collapsed on episode). Every item re-applies the filters, so an episode
  * archived between the two round trips is dropped rather than shown.
+ *
+ * With a `cache`, a passage or catalog row found there under the record version its leg
+ * hit reported (`sourceHash`) is not read again, and the query's terms are found in a
+ * cached passage in process ({@link matchTerms}: the engine's analyzer, exactly, on the
+ * scripts it was checked on; otherwise the passage is read and highlighted by the engine).
+ * What is read is put in the cache. Cached items skip the second filter check: the legs
+ * applied the filters a few milliseconds before.
  */
 export function planHydration(
   aliases: Pick<IndexAliases, 'episodes' | 'passages'>,
   params: SearchParams,
   channel: ChannelDoc,
   groups: readonly EpisodeGroup[],
-  { passageFields = DEFAULT_PASSAGE_FIELDS }: { passageFields?: readonly string[] } = {},
+  { passageFields = DEFAULT_PASSAGE_FIELDS, cache }: { passageFields?: readonly string[]; cache?: HydrationCache } = {},
 ): HydratePlan {
+  const highlighted = keywordText(params.query);
+  const terms = cache ? englishTerms(highlighted) : undefined;
   const known = new Map<string, EpisodeMeta>();
   for (const g of groups) if (g.title) known.set(g.episodeId, g.title.episode);
-  // Always fetched here, even when a leg brought the text (the playground): the highlighter runs on this read.
-  const shown = groups.flatMap((g) => g.passages.map((p) => p.id));
+  const cachedPassages = new Map<string, PassageHit>();
+  const store = { passages: aliases.passages, episodes: aliases.episodes };
+  if (cache && terms) {
+    for (const g of groups) {
+      for (const p of g.passages) {
+        const found = p.sourceHash === undefined ? undefined : cache.passage(store.passages, p.id, p.sourceHash);
+        const matches = found && matchTerms(found.text, terms);
+        if (found && matches) cachedPassages.set(p.id, { ...found, matches });
+      }
+      const hash = g.passages.find((p) => p.sourceHash !== undefined)?.sourceHash;
+      const row = hash !== undefined && !known.has(g.episodeId) ? cache.episode(store.episodes, g.episodeId, hash) : undefined;
+      if (row) known.set(g.episodeId, row);
+    }
+  }
+  const titleRows = groups.filter((g) => g.title).length;
+  // Always fetched here when not cached, even when a leg brought the text (the playground): the highlighter runs on this read.
+  const shown = groups.flatMap((g) => g.passages.map((p) => p.id)).filter((id) => !cachedPassages.has(id));
   const missing = groups.map((g) => g.episodeId).filter((id) => !known.has(id));
   const titleOnly = groups.filter((g) => g.passages.length === 0).map((g) => g.episodeId);
   const passageFilter = buildFilters(params, channel);
-  const highlight = textHighlight(keywordText(params.query));
+  const highlight = textHighlight(highlighted);
+  const fill = cache ? { cache, store: store.passages } : undefined;
+  const passageRead = passageSource(cache ? [...PASSAGE_SOURCE, 'sourceHash'] : PASSAGE_SOURCE);
 
   const searches: SearchRequest[] = [];
   const readers: Array<(hits: RawHit[], into: Hydrated) => void> = [];
@@ -79,12 +123,12 @@ export function planHydration(
       body: {
         size: shown.length,
         track_total_hits: false,
-        _source: passageSource(),
+        _source: passageRead,
         query: { bool: { filter: [{ ids: { values: shown } }, passageFilter] } },
         highlight,
       },
     });
-    readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h))));
+    readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h, fill))));
   }
   if (missing.length > 0) {
     searches.push({
@@ -92,11 +136,18 @@ export function planHydration(
       body: {
         size: missing.length,
         track_total_hits: false,
-        _source: [...EPISODE_SOURCE],
+        _source: cache ? [...EPISODE_SOURCE, 'sourceHash'] : [...EPISODE_SOURCE],
         query: { bool: { filter: [{ ids: { values: missing } }, buildFilters(params, channel, { episodeIdField: 'id' })] } },
       },
     });
-    readers.push((hits, into) => hits.forEach((h) => into.episodes.set(h._id, h._source as unknown as EpisodeMeta)));
+    readers.push((hits, into) =>
+      hits.forEach((h) => {
+        const { hash, rest } = splitHash(h._source);
+        const row = rest as unknown as EpisodeMeta;
+        if (cache && hash) cache.putEpisode(store.episodes, hash, row);
+        into.episodes.set(h._id, row);
+      }),
+    );
   }
   if (titleOnly.length > 0) {
     searches.push({
@@ -104,7 +155,7 @@ export function planHydration(
       body: {
         size: titleOnly.length,
         track_total_hits: false,
-        _source: passageSource(),
+        _source: passageRead,
         query: {
           bool: {
             should: [{ multi_match: { query: params.query, fields: [...passageFields] } }],
@@ -119,16 +170,18 @@ export function planHydration(
     });
     readers.push((hits, into) =>
       hits.forEach((h) => {
-        const p = passageOf(h);
+        const p = passageOf(h, fill);
         into.titleSegments.set(p.episodeId, p);
       }),
     );
   }
 
+  const cachedRows = known.size - titleRows;
   return {
     searches,
+    counts: { cached: cachedPassages.size + cachedRows, fetched: shown.length + missing.length + titleOnly.length },
     read(hits) {
-      const into: Hydrated = { episodes: new Map(known), passages: new Map(), titleSegments: new Map() };
+      const into: Hydrated = { episodes: new Map(known), passages: new Map(cachedPassages), titleSegments: new Map() };
       readers.forEach((read, i) => read(hits[i] ?? [], into));
       return into;
     },

@@ -87,10 +87,15 @@ export function toPassageHits(hits: readonly RawHit[]): LegHit[] {
   }));
 }
 
-function kindAndEnd(h: RawHit): { kind?: PassageKind; endMs?: number } {
+function kindAndEnd(h: RawHit): { kind?: PassageKind; endMs?: number; sourceHash?: string } {
   const kind = h.fields?.kind?.[0] ?? h._source?.kind;
   const endMs = h.fields?.endMs?.[0] ?? h._source?.endMs;
-  return { ...(typeof kind === 'string' ? { kind: kind as PassageKind } : {}), ...(endMs !== undefined ? { endMs: Number(endMs) } : {}) };
+  const hash = h.fields?.sourceHash?.[0];
+  return {
+    ...(typeof kind === 'string' ? { kind: kind as PassageKind } : {}),
+    ...(endMs !== undefined ? { endMs: Number(endMs) } : {}),
+    ...(typeof hash === 'string' ? { sourceHash: hash } : {}),
+  };
 }
 
 /** Episode hits of the title leg, ranked from 1. */

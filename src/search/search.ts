@@ -7,6 +7,7 @@ import type { Client, IndexAliases } from '../store/opensearch.js';
 import { convexFusion, reciprocalRankFusion, type ScoreNormalization } from './fusion.js';
 import { absorbChapterHits, groupByEpisode } from './group.js';
 import { planHydration } from './hydrate.js';
+import { defaultHydrationCache, type HydrationCache } from './hydration-cache.js';
 import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
 import { buildKnnQuery } from './knn-query.js';
 import type { CitationStart, LandingOptions } from './landing.js';
@@ -36,6 +37,8 @@ export interface SearchDeps {
   channelBaseDomain: string;
   /** Defaults to one process-wide cache per embedder, sized by `settings.queryCacheSize`. */
   queryCache?: QueryVectorCache;
+  /** Defaults to one process-wide cache per client, sized by `settings.hydrationCacheMb`. */
+  hydrationCache?: HydrationCache;
   /**
    * Time left of the request's store budget, asked before each round trip (throws when it
    * is spent), so a search's two round trips share one budget. Default: the client's timeout each.
@@ -100,6 +103,8 @@ export interface SearchTrace {
   searches: SearchRequest[];
   embedded: boolean;
   timings: { embedMs: number; msearchMs: number; hydrateMs: number; totalMs: number };
+  /** Passages and catalog rows shown: from the hydration cache, and read from the store (0 of them: no second round trip). */
+  hydration: { cached: number; fetched: number };
 }
 
 /** Searches one channel: the function the API's search route calls. */
@@ -123,6 +128,7 @@ export async function runSearch(
     searches: [],
     embedded: false,
     timings: { embedMs: 0, msearchMs: 0, hydrateMs: 0, totalMs: 0 },
+    hydration: { cached: 0, fetched: 0 },
   };
   if (query === '') return { result: { query: '', episodes: [] }, trace };
   // The engine gets a bounded copy of the words (its clause limit); the answer echoes the query as asked.
@@ -195,8 +201,10 @@ export async function runSearch(
   if (chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused, { keepChapters: chapterHits === 'lend', minSpanMs: options.longChapterMs });
   trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore, support: options.support });
 
-  // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip.
-  const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields });
+  // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip, for what the cache lacks.
+  const cache = deps.hydrationCache ?? defaultHydrationCache(deps.client, settings.hydrationCacheMb);
+  const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields, cache });
+  trace.hydration = plan.counts;
   t = performance.now();
   const hydrated = plan.read(await runMsearch(deps.client, plan.searches, deps.storeTimeoutMs?.()));
   trace.timings.hydrateMs = performance.now() - t;

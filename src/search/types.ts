@@ -137,6 +137,8 @@ export type LegHit =
       /** From doc values: what the passage is and where it ends (absent in hand-made hits). */
       kind?: PassageKind;
       endMs?: number;
+      /** From doc values: the version of the episode record the passage was derived from (absent in stores loaded before it was stored). */
+      sourceHash?: string;
       rank: number;
       score: number;
       passage?: PassageHit;

@@ -133,5 +133,7 @@ export interface PassageDoc {
   collectionIds: string[];
   /** sha256 of `text` and the model id: a vector is re-used while both are unchanged. */
   textHash: string;
+  /** The episode record's version (its catalog row's `sourceHash`): the same hash, the same passage. */
+  sourceHash: string;
   embedding: number[];
 }

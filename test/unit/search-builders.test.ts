@@ -55,7 +55,7 @@ describe('search builders', function () {
     it('ranks on doc values and never fetches the stored source (embedding included) unless asked', function () {
       const q = buildKeywordQuery(params(), CHANNEL, { candidates: 100 });
       expect(q.passages._source).to.equal(false);
-      expect(q.passages.docvalue_fields).to.deep.equal(['episodeId', 'startMs', 'endMs', 'kind']);
+      expect(q.passages.docvalue_fields).to.deep.equal(['episodeId', 'startMs', 'endMs', 'kind', 'sourceHash']);
       const withText = buildKeywordQuery(params(), CHANNEL, { candidates: 100 }, { withText: true });
       const source = withText.passages._source as { includes: string[]; excludes: string[] };
       expect(source.includes).to.include.members(['id', 'episodeId', 'text', 'startMs', 'endMs', 'speaker', 'kind']).and.not.include('embedding');

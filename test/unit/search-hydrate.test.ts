@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { reciprocalRankFusion } from '../../src/search/fusion.js';
 import { groupByEpisode } from '../../src/search/group.js';
 import { planHydration } from '../../src/search/hydrate.js';
+import { createHydrationCache } from '../../src/search/hydration-cache.js';
 import { indexAliases } from '../../src/store/opensearch.js';
-import { CHANNEL, episodeHits, params, passage, passageHits } from '../support/search-fixtures.js';
+import { CHANNEL, episodeHits, meta, params, passage, passageHits } from '../support/search-fixtures.js';
 
 describe('planHydration', function () {
   const aliases = indexAliases('t-');
@@ -74,5 +75,44 @@ describe('planHydration', function () {
     const tagged = 'the \uE000battery\uE001 lasts';
     const read = plan.read([[{ _id: 'p2', _score: 0, _source: { ...passage('p2', 'ep_2'), text: 'the battery lasts' }, highlight: { text: [tagged] } }]]);
     expect(read.passages.get('p2')?.matches).to.deep.equal([{ start: 4, end: 11 }]);
+  });
+
+  describe('with a hydration cache', function () {
+    const hashed = (hash: string) =>
+      groupByEpisode(reciprocalRankFusion([{ name: 'keyword', hits: passageHits('p1@ep_1', 'p2@ep_2').map((h) => ({ ...h, sourceHash: hash })) }], { k: 60 }), 10);
+    const rows = (ids: string[]) => ids.map((id) => ({ _id: id, _score: 0, _source: { ...meta(id), sourceHash: 'h1' } }));
+    const texts = (ids: string[]) => ids.map((id) => ({ _id: id, _score: 0, _source: { ...passage(id, `ep_${id.slice(1)}`, { text: `the remote control of ${id}` }), sourceHash: 'h1' } }));
+
+    it('reads what it lacks with the record version, keeps it, and needs no round trip for it next time', function () {
+      const cache = createHydrationCache(1024 * 1024);
+      const first = planHydration(aliases, params({ query: 'remote controls' }), CHANNEL, hashed('h1'), { cache });
+      expect(first.counts).to.deep.equal({ cached: 0, fetched: 4 });
+      expect((first.searches[0]!.body._source as { includes: string[] }).includes).to.include('sourceHash');
+      first.read([texts(['p1', 'p2']), rows(['ep_1', 'ep_2'])]);
+      const again = planHydration(aliases, params({ query: 'remote controls' }), CHANNEL, hashed('h1'), { cache });
+      expect(again.searches).to.deep.equal([]);
+      expect(again.counts).to.deep.equal({ cached: 4, fetched: 0 });
+      const read = again.read([]);
+      expect(read.episodes.get('ep_1')).to.deep.equal(meta('ep_1'));
+      const p1 = read.passages.get('p1')!;
+      expect(p1.text).to.equal('the remote control of p1');
+      // The query's terms found in process, stemmed as the engine stems them.
+      expect(p1.matches!.map((m) => p1.text.slice(m.start, m.end))).to.deep.equal(['remote', 'control']);
+    });
+
+    it('reads again what a leg reports under another record version, and what it reports under none', function () {
+      const cache = createHydrationCache(1024 * 1024);
+      planHydration(aliases, params(), CHANNEL, hashed('h1'), { cache }).read([texts(['p1', 'p2']), rows(['ep_1', 'ep_2'])]);
+      expect(planHydration(aliases, params(), CHANNEL, hashed('h2'), { cache }).counts).to.deep.equal({ cached: 0, fetched: 4 });
+      expect(planHydration(aliases, params(), CHANNEL, groups, { cache }).counts.cached).to.equal(0);
+    });
+
+    it('asks the engine when the query holds script the in-process analyzer was not checked on', function () {
+      const cache = createHydrationCache(1024 * 1024);
+      planHydration(aliases, params(), CHANNEL, hashed('h1'), { cache }).read([texts(['p1', 'p2']), rows(['ep_1', 'ep_2'])]);
+      const plan = planHydration(aliases, params({ query: 'リモコン remote' }), CHANNEL, hashed('h1'), { cache });
+      expect(plan.counts.cached).to.equal(0);
+      expect(plan.searches.length).to.equal(2);
+    });
   });
 });
