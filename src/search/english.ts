@@ -26,24 +26,24 @@ const UNCHECKED = /[^\u0300-\u036F\p{Script=Latin}\p{Cc}\u0020-\u00BF\u00D7\u00F
 /** Longest token the standard tokenizer emits whole; a longer run is cut, which {@link WORD} does not do. */
 const MAX_TOKEN = 255;
 
-/** Stems of words already seen: the vocabulary of a library is small and stemming is most of the work. */
-const stems = new Map<string, string>();
-const MAX_STEMS = 100_000;
-
-function stem(word: string): string {
-  let s = stems.get(word);
-  if (s === undefined) {
-    if (stems.size >= MAX_STEMS) stems.clear();
-    s = stemmer(word);
-    stems.set(word, s);
-  }
-  return s;
-}
+/**
+ * Terms of words already seen, by the word as written (`''` for a stop word): a library's
+ * vocabulary is small, and one lookup per word is most of what finding the query's words in
+ * the passages shown costs.
+ */
+const termsByWord = new Map<string, string>();
+const MAX_WORDS = 100_000;
 
 /** The analyzer's term for one word, or undefined for a stop word. Possessive `'s` goes first, then case, then the stop list, then Porter. */
 function termOf(surface: string): string | undefined {
-  const word = surface.toLowerCase().replace(/['\u2019]s$/, '');
-  return STOP_WORDS.has(word) ? undefined : stem(word);
+  let term = termsByWord.get(surface);
+  if (term === undefined) {
+    const word = surface.toLowerCase().replace(/['\u2019]s$/, '');
+    term = STOP_WORDS.has(word) ? '' : stemmer(word);
+    if (termsByWord.size >= MAX_WORDS) termsByWord.clear();
+    termsByWord.set(surface, term);
+  }
+  return term === '' ? undefined : term;
 }
 
 /** Whether {@link englishTerms} and {@link matchTerms} give what the engine gives for `text`. */

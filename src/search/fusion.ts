@@ -19,32 +19,43 @@ export interface FusionOptions {
  * Ties break on the best single rank, then on type and id, so the order is stable.
  */
 export function reciprocalRankFusion(legs: readonly Leg[], { k, weights = {} }: FusionOptions): FusedHit[] {
-  const fused = new Map<string, FusedHit>();
+  return combine(legs, weights, (leg, weight) => leg.hits.map((hit) => weight / (k + hit.rank)));
+}
+
+/** A fused hit with what its ordering needs, computed once rather than in every comparison. */
+interface Entry {
+  hit: FusedHit;
+  key: string;
+  bestRank: number;
+}
+
+/**
+ * Sums the weighted contributions of every leg over hits keyed by type and id (a leg that
+ * lists a hit twice counts its first listing once), then orders by fused score, best
+ * single rank, key.
+ */
+function combine(legs: readonly Leg[], weights: Partial<Record<LegName, number>>, contributions: (leg: Leg, weight: number) => number[]): FusedHit[] {
+  const fused = new Map<string, Entry>();
   for (const leg of legs) {
     const weight = weights[leg.name] ?? 1;
     if (weight === 0) continue;
-    for (const hit of leg.hits) {
-      let entry = fused.get(key(hit));
+    const values = contributions(leg, weight);
+    leg.hits.forEach((hit, i) => {
+      const id = `${hit.type}:${hit.id}`;
+      let entry = fused.get(id);
       if (!entry) {
-        entry = { ...hit, fusedScore: 0, legs: {} };
-        fused.set(key(hit), entry);
+        entry = { hit: { ...hit, fusedScore: 0, legs: {} }, key: id, bestRank: hit.rank };
+        fused.set(id, entry);
       }
-      // A leg that lists a hit twice counts its best rank once.
-      if (entry.legs[leg.name]) continue;
-      entry.fusedScore += weight / (k + hit.rank);
-      entry.legs[leg.name] = { rank: hit.rank, score: hit.score };
-    }
+      if (entry.hit.legs[leg.name]) return;
+      entry.hit.fusedScore += values[i]!;
+      entry.hit.legs[leg.name] = { rank: hit.rank, score: hit.score };
+      entry.bestRank = Math.min(entry.bestRank, hit.rank);
+    });
   }
-  return [...fused.values()].sort(
-    (a, b) => b.fusedScore - a.fusedScore || bestRank(a) - bestRank(b) || compare(key(a), key(b)),
-  );
-}
-
-const key = (hit: { type: string; id: string }) => `${hit.type}:${hit.id}`;
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function bestRank(hit: FusedHit): number {
-  return Math.min(...Object.values(hit.legs).map((l) => l.rank));
+  return [...fused.values()]
+    .sort((a, b) => b.hit.fusedScore - a.hit.fusedScore || a.bestRank - b.bestRank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((e) => e.hit);
 }
 
 /** How a leg's raw scores are put on one scale before a convex combination. */
@@ -79,23 +90,5 @@ export function normalizeScores(scores: readonly number[], normalization: ScoreN
  * after normalization. Same hit keys and tie-breaks as {@link reciprocalRankFusion}.
  */
 export function convexFusion(legs: readonly Leg[], { normalization, weights = {} }: ConvexFusionOptions): FusedHit[] {
-  const fused = new Map<string, FusedHit>();
-  for (const leg of legs) {
-    const weight = weights[leg.name] ?? 1;
-    if (weight === 0) continue;
-    const norm = normalizeScores(leg.hits.map((h) => h.score), normalization);
-    leg.hits.forEach((hit, i) => {
-      let entry = fused.get(key(hit));
-      if (!entry) {
-        entry = { ...hit, fusedScore: 0, legs: {} };
-        fused.set(key(hit), entry);
-      }
-      if (entry.legs[leg.name]) return;
-      entry.fusedScore += weight * norm[i]!;
-      entry.legs[leg.name] = { rank: hit.rank, score: hit.score };
-    });
-  }
-  return [...fused.values()].sort(
-    (a, b) => b.fusedScore - a.fusedScore || bestRank(a) - bestRank(b) || compare(key(a), key(b)),
-  );
+  return combine(legs, weights, (leg, weight) => normalizeScores(leg.hits.map((h) => h.score), normalization).map((n) => weight * n));
 }
