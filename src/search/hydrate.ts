@@ -92,16 +92,15 @@ export function planHydration(
   const known = new Map<string, EpisodeMeta>();
   for (const g of groups) if (g.title) known.set(g.episodeId, g.title.episode);
   const cachedPassages = new Map<string, PassageHit>();
-  const store = { passages: aliases.passages, episodes: aliases.episodes };
   if (cache && terms) {
     for (const g of groups) {
       for (const p of g.passages) {
-        const found = p.sourceHash === undefined ? undefined : cache.passage(store.passages, p.id, p.sourceHash);
+        const found = p.sourceHash === undefined ? undefined : cache.passage(aliases.passages, p.id, p.sourceHash);
         const matches = found && matchTerms(found.text, terms);
         if (found && matches) cachedPassages.set(p.id, { ...found, matches });
       }
       const hash = g.passages.find((p) => p.sourceHash !== undefined)?.sourceHash;
-      const row = hash !== undefined && !known.has(g.episodeId) ? cache.episode(store.episodes, g.episodeId, hash) : undefined;
+      const row = hash !== undefined && !known.has(g.episodeId) ? cache.episode(aliases.episodes, g.episodeId, hash) : undefined;
       if (row) known.set(g.episodeId, row);
     }
   }
@@ -112,7 +111,7 @@ export function planHydration(
   const titleOnly = groups.filter((g) => g.passages.length === 0).map((g) => g.episodeId);
   const passageFilter = buildFilters(params, channel);
   const highlight = textHighlight(highlighted);
-  const fill = cache ? { cache, store: store.passages } : undefined;
+  const fill = cache ? { cache, store: aliases.passages } : undefined;
   const passageRead = passageSource(cache ? [...PASSAGE_SOURCE, 'sourceHash'] : PASSAGE_SOURCE);
 
   const searches: SearchRequest[] = [];
@@ -144,7 +143,7 @@ export function planHydration(
       hits.forEach((h) => {
         const { hash, rest } = splitHash(h._source);
         const row = rest as unknown as EpisodeMeta;
-        if (cache && hash) cache.putEpisode(store.episodes, hash, row);
+        if (cache && hash) cache.putEpisode(aliases.episodes, hash, row);
         into.episodes.set(h._id, row);
       }),
     );
