@@ -92,6 +92,7 @@ export function planHydration(
   const known = new Map<string, EpisodeMeta>();
   for (const g of groups) if (g.title) known.set(g.episodeId, g.title.episode);
   const cachedPassages = new Map<string, PassageHit>();
+  let cachedRows = 0;
   if (cache && terms) {
     for (const g of groups) {
       for (const p of g.passages) {
@@ -101,10 +102,12 @@ export function planHydration(
       }
       const hash = g.passages.find((p) => p.sourceHash !== undefined)?.sourceHash;
       const row = hash !== undefined && !known.has(g.episodeId) ? cache.episode(aliases.episodes, g.episodeId, hash) : undefined;
-      if (row) known.set(g.episodeId, row);
+      if (row) {
+        known.set(g.episodeId, row);
+        cachedRows++;
+      }
     }
   }
-  const titleRows = groups.filter((g) => g.title).length;
   // Always fetched here when not cached, even when a leg brought the text (the playground): the highlighter runs on this read.
   const shown = groups.flatMap((g) => g.passages.map((p) => p.id)).filter((id) => !cachedPassages.has(id));
   const missing = groups.map((g) => g.episodeId).filter((id) => !known.has(id));
@@ -175,7 +178,6 @@ export function planHydration(
     );
   }
 
-  const cachedRows = known.size - titleRows;
   return {
     searches,
     counts: { cached: cachedPassages.size + cachedRows, fetched: shown.length + missing.length + titleOnly.length },

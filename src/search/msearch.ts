@@ -80,14 +80,15 @@ export function toPassageHits(hits: readonly RawHit[]): LegHit[] {
     id: h._id,
     episodeId: String(h.fields?.episodeId?.[0] ?? h._source?.episodeId),
     startMs: Number(h.fields?.startMs?.[0] ?? h._source?.startMs),
-    ...kindAndEnd(h),
+    ...passageDocValues(h),
     rank: i + 1,
     score: h._score ?? 0,
     ...(h._source ? { passage: { ...(h._source as unknown as PassageHit), id: h._id } } : {}),
   }));
 }
 
-function kindAndEnd(h: RawHit): { kind?: PassageKind; endMs?: number; sourceHash?: string } {
+/** What a passage hit carries besides id, episode and start: its kind, end and record version (doc values, or `_source` when the leg read it). */
+function passageDocValues(h: RawHit): { kind?: PassageKind; endMs?: number; sourceHash?: string } {
   const kind = h.fields?.kind?.[0] ?? h._source?.kind;
   const endMs = h.fields?.endMs?.[0] ?? h._source?.endMs;
   const hash = h.fields?.sourceHash?.[0];
