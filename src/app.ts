@@ -21,12 +21,13 @@ import { rateLimiter } from './http/rate-limit.js';
 import { keyLookupGuard } from './http/key-lookup-guard.js';
 import { channelPrefetch } from './http/channel-prefetch.js';
 import { OwnerHints } from './store/owner-hints.js';
-import { createAjv, validateParams } from './http/validate-params.js';
+import { createAjv, queryParamsParser, validateParams } from './http/validate-params.js';
 import { admissionGate, createAdmission } from './http/admission.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { listChannels } from './routes/channels.js';
 import { listEpisodes } from './routes/episodes.js';
-import { search } from './routes/search.js';
+import { search, startEarlySearch } from './routes/search.js';
+import { SearchGrants } from './store/search-grants.js';
 import { getChapters, getRelated, getTranscript } from './routes/episode-resources.js';
 import { serveDocument } from './routes/meta.js';
 import { health, readiness } from './routes/health.js';
@@ -68,10 +69,15 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   const admission = createAdmission(config.searchAdmission);
   metrics?.watchAdmission(admission);
 
+  // Who was last let into which channel: their next search starts beside the checks (see startEarlySearch).
+  const grants = new SearchGrants();
+  const searchOperation = OPERATIONS.find((op) => op.operationId === 'searchChannel')!;
+  const earlySearch = startEarlySearch({ deps: searchDeps, grants, parseParams: queryParamsParser(searchOperation, ajv) });
+
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),
     listEpisodes: listEpisodes({ channelBaseDomain: config.channelBaseDomain }),
-    searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch }),
+    searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch, grants }),
     getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
     getChapters: getChapters(),
     getRelated: getRelated({ channelBaseDomain: config.channelBaseDomain }),
@@ -109,7 +115,7 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
     resolveCredential({
       verifier,
       appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path),
-      prefetch: channelPrefetch(OPERATIONS),
+      prefetch: channelPrefetch(OPERATIONS, { early: { operationId: searchOperation.operationId, start: earlySearch } }),
     }),
   );
   app.use(keyGuard.count);

@@ -23,8 +23,8 @@ export function presentsApiKey(headers: { 'x-api-key'?: unknown; authorization?:
 
 async function principalFor(
   { apiKey, authorization }: { apiKey: string | undefined; authorization: string | undefined },
-  { queries, verifier, prefetch }: { queries: Queries; verifier: TokenVerifier; prefetch: () => void },
-): Promise<Principal> {
+  { queries, verifier, prefetch }: { queries: Queries; verifier: TokenVerifier; prefetch: (credential: string) => void },
+): Promise<Principal & { credential?: string }> {
   if (apiKey === undefined && authorization === undefined) return { kind: 'anonymous', userId: null };
   if (apiKey !== undefined && authorization !== undefined) throw createError('multiple_credentials');
   let value: string;
@@ -39,15 +39,18 @@ async function principalFor(
   if (apiKey !== undefined || looksLikeApiKey(value)) {
     // A bad checksum is refused without touching the store: typos and scanners' noise cost nothing.
     if (!isWellFormedApiKey(value)) throw createError('invalid_api_key');
+    const hash = hashApiKey(value);
+    const credential = `key:${hash}`;
     // Started in the same tick, the route's reads share the key lookup's round trip.
-    prefetch();
-    const record = await queries.apiKeyByHash(hashApiKey(value));
+    prefetch(credential);
+    const record = await queries.apiKeyByHash(hash);
     if (!record || record.revokedAt) throw createError('invalid_api_key', { cause: KEY_NOT_FOUND });
-    return { kind: 'api_key', userId: record.userId, keyId: record.keyId };
+    return { kind: 'api_key', userId: record.userId, keyId: record.keyId, credential };
   }
   const userId = await verifier.verify(value);
-  prefetch();
-  return { kind: 'oauth', userId };
+  const credential = `sub:${userId}`;
+  prefetch(credential);
+  return { kind: 'oauth', userId, credential };
 }
 
 /**
@@ -68,16 +71,20 @@ export function resolveCredential({
    * made once per request), so they overlap the credential's: called only for a
    * well-formed API key, just before its lookup, or for a verified token. Never for a
    * request without a credential or with a malformed one: those cost the store nothing.
+   * `credential` names the credential presented (`key:<hash>` or `sub:<token subject>`),
+   * not yet checked when it is a key.
    */
-  prefetch?: (req: Request) => void;
+  prefetch?: (req: Request, credential: string) => void;
 }): RequestHandler {
   return async (req, _res, next) => {
     if (!appliesTo(req.path)) return next();
     try {
-      req.principal = await principalFor(
+      const { credential, ...principal } = await principalFor(
         { apiKey: req.get('x-api-key'), authorization: req.get('authorization') },
-        { queries: req.queries, verifier, prefetch: () => prefetch?.(req) },
+        { queries: req.queries, verifier, prefetch: (presented) => prefetch?.(req, presented) },
       );
+      req.principal = principal as Principal;
+      req.credential = credential;
     } catch (error) {
       req.credentialError = error;
     }

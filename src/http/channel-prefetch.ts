@@ -3,29 +3,44 @@ import type { Request } from 'express';
 import type { OperationDef } from '../openapi/operations.js';
 
 /**
- * For `resolveCredential`'s `prefetch`: when the request's path is one of `operations`
- * under `/channels/{slug}/`, starts `req.queries.channelAndOwner(slug)` (not awaited; the
- * route awaits the same read). The slug is decoded as the router decodes it; a path it
- * does not recognise, or cannot decode, is left to the route's own read.
+ * The operation and decoded slug of a path under `/channels/{slug}/`, among `operations`;
+ * undefined for any other path, or a slug the router could not decode either.
  */
-export function channelPrefetch(operations: readonly OperationDef[]): (req: Request) => void {
+export function channelPathParser(operations: readonly OperationDef[]): (path: string) => { op: OperationDef; slug: string } | undefined {
   const paths = operations.filter((op) => op.path.includes('/channels/{slug}/')).map((op) => {
     const [before, after] = op.path.split('{slug}') as [string, string];
-    return { before, after };
+    return { op, before, after };
   });
-  return (req) => {
-    for (const { before, after } of paths) {
-      if (!req.path.startsWith(before) || !req.path.endsWith(after)) continue;
-      const raw = req.path.slice(before.length, req.path.length - after.length);
+  return (path) => {
+    for (const { op, before, after } of paths) {
+      if (!path.startsWith(before) || !path.endsWith(after)) continue;
+      const raw = path.slice(before.length, path.length - after.length);
       if (raw === '' || raw.includes('/')) continue;
-      let slug: string;
       try {
-        slug = decodeURIComponent(raw);
+        return { op, slug: decodeURIComponent(raw) };
       } catch {
-        return;
+        return undefined;
       }
-      void req.queries.channelAndOwner(slug);
-      return;
     }
+    return undefined;
+  };
+}
+
+/**
+ * For `resolveCredential`'s `prefetch`: when the request's path is one of `operations`
+ * under `/channels/{slug}/`, starts `req.queries.channelAndOwner(slug)` (not awaited; the
+ * route awaits the same read), and for a GET of `early.operationId`, `early.start` too.
+ * A path it does not recognise, or cannot decode, is left to the route's own read.
+ */
+export function channelPrefetch(
+  operations: readonly OperationDef[],
+  { early }: { early?: { operationId: string; start: (req: Request, credential: string, slug: string) => void } } = {},
+): (req: Request, credential: string) => void {
+  const parse = channelPathParser(operations);
+  return (req, credential) => {
+    const found = parse(req.path);
+    if (!found) return;
+    void req.queries.channelAndOwner(found.slug);
+    if (early && req.method === 'GET' && found.op.operationId === early.operationId) early.start(req, credential, found.slug);
   };
 }

@@ -2,6 +2,7 @@
 import type { Logger } from '../logger.js';
 import type { Principal } from '../auth/principal.js';
 import type { Queries } from '../store/queries.js';
+import type { EarlySearch } from '../routes/search.js';
 
 declare global {
   namespace Express {
@@ -16,6 +17,10 @@ declare global {
       queries: Queries;
       /** Who is calling, once `resolveCredential()` has run and succeeded. */
       principal?: Principal;
+      /** The checked credential (`key:<hash>` or `sub:<token subject>`), for what a process remembers per credential. */
+      credential?: string;
+      /** A search started beside the credential and channel checks (`startEarlySearch`), used only when they agree. */
+      earlySearch?: EarlySearch;
       /** Why the presented credential was refused; thrown by `requireCredential()` after rate limiting. */
       credentialError?: unknown;
       /** Query parameters after validation, typed and with defaults (`validateParams()`). */

@@ -46,18 +46,17 @@ function explain(error: ErrorObject, def: ParameterDef, value: unknown): string 
 }
 
 /**
- * Validates and types `req.query` for an operation into `req.validQuery` (defaults
- * filled in). Unknown parameters are ignored (decision 3); the first bad one is a 400
- * naming it.
+ * Types `raw` (a request's query) for an operation: its parameters converted and checked,
+ * defaults filled in. Unknown parameters are ignored (decision 3); the first bad one throws
+ * a 400 naming it.
  */
-export function validateParams(op: OperationDef, ajv: Ajv2020): RequestHandler {
+export function queryParamsParser(op: OperationDef, ajv: Ajv2020): (raw: Record<string, unknown>) => Record<string, unknown> {
   const defs = op.parameters.filter((p) => p.in === 'query');
   const validate: ValidateFunction = ajv.compile({
     type: 'object',
     properties: Object.fromEntries(defs.map((d) => [d.name, d.schema])),
   });
-  return (req, _res, next) => {
-    const raw = req.query as Record<string, unknown>;
+  return (raw) => {
     const typed: Record<string, unknown> = {};
     for (const def of defs) {
       if (raw[def.name] !== undefined) typed[def.name] = fromQueryString(raw[def.name], def.schema);
@@ -71,7 +70,15 @@ export function validateParams(op: OperationDef, ajv: Ajv2020): RequestHandler {
         message: `Query parameter "${name}" ${explain(error, def, raw[name])}.`,
       });
     }
-    req.validQuery = typed;
+    return typed;
+  };
+}
+
+/** Validates and types `req.query` for an operation into `req.validQuery` (see {@link queryParamsParser}). */
+export function validateParams(op: OperationDef, ajv: Ajv2020): RequestHandler {
+  const parse = queryParamsParser(op, ajv);
+  return (req, _res, next) => {
+    req.validQuery = parse(req.query as Record<string, unknown>);
     next();
   };
 }

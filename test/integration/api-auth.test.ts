@@ -341,22 +341,98 @@ describe('API authentication, membership and plans', function () {
       return log;
     }
 
-    it('reads the API key, the channel and its owner in one round trip, then searches', async function () {
-      const headers = { 'x-api-key': memberKey };
-      // A first search lets this process know alpha's owner (the next reads it beside the channel) and fills the hydration cache.
-      expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
+    const sentBeforeFirstAnswer = (traffic: Awaited<ReturnType<typeof storeTraffic>>) =>
+      traffic.slice(0, traffic.findIndex((t) => t.event === 'answered')).map((t) => t.what).sort();
+    const sentAll = (traffic: Awaited<ReturnType<typeof storeTraffic>>) => traffic.filter((t) => t.event === 'sent').map((t) => t.what);
+
+    it('reads the API key, the channel and its owner in one round trip, then searches, on a key\'s first search', async function () {
+      const { key } = await store.key('u_member');
+      // Another key's search lets this process know alpha's owner (read beside the channel from then on).
+      expect((await get('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': memberKey })).status).to.equal(200);
       let status = 0;
       const traffic = await storeTraffic(async () => {
-        status = (await get('/api/v1/channels/alpha/search?q=garden', headers)).status;
+        status = (await get('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': key })).status;
       });
       expect(status).to.equal(200);
-      const firstWait = traffic.findIndex((t) => t.event === 'answered');
-      const sentFirst = traffic.slice(0, firstWait);
-      expect(sentFirst.map((t) => t.what).sort()).to.deep.equal(['POST /_mget', 'POST /channels/_search']);
-      expect(sentFirst.find((t) => t.what === 'POST /_mget')?.docs?.sort()).to.deep.equal(['api-keys', 'users']);
-      const sent = traffic.filter((t) => t.event === 'sent').map((t) => t.what);
-      // Then the legs; the first search left what it showed in the hydration cache, so no second `_msearch`.
-      expect(sent.slice(2)).to.deep.equal(['POST /_msearch']);
+      expect(sentBeforeFirstAnswer(traffic)).to.deep.equal(['POST /_mget', 'POST /channels/_search']);
+      expect(traffic.find((t) => t.what === 'POST /_mget')?.docs?.sort()).to.deep.equal(['api-keys', 'users']);
+      // Then the legs; the other key's search left what it showed in the hydration cache, so no second `_msearch`.
+      expect(sentAll(traffic).slice(2)).to.deep.equal(['POST /_msearch']);
+    });
+
+    it('sends the legs beside those reads for a key this process already let into the channel', async function () {
+      const headers = { 'x-api-key': memberKey };
+      const first = await get('/api/v1/channels/alpha/search?q=garden', headers);
+      expect(first.status).to.equal(200);
+      let second: ApiResponse | undefined;
+      const traffic = await storeTraffic(async () => {
+        second = await get('/api/v1/channels/alpha/search?q=garden', headers);
+      });
+      expect(second!.status).to.equal(200);
+      expect(sentBeforeFirstAnswer(traffic)).to.deep.equal(['POST /_mget', 'POST /_msearch', 'POST /channels/_search']);
+      expect(sentAll(traffic)).to.have.length(3);
+      expect(second!.body).to.deep.equal(first.body);
+    });
+
+    it('throws away the early search of a revoked key, answers 401, and sends no search for it again', async function () {
+      const { key, keyId } = await store.key('u_member');
+      const headers = { 'x-api-key': key };
+      expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
+      await revokeApiKey({ client, aliases: store.aliases }, keyId);
+      let refused: ApiResponse | undefined;
+      const traffic = await storeTraffic(async () => {
+        refused = await get('/api/v1/channels/alpha/search?q=garden', headers);
+      });
+      expect(refused!.status).to.equal(401);
+      expect(refused!.body.code).to.equal('invalid_api_key');
+      expect(refused!.body).to.not.have.property('episodes');
+      expect(sentAll(traffic)).to.include('POST /_msearch'); // the grant was still there: the search went out, and was not shown
+      const again = await storeTraffic(async () => {
+        expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(401);
+      });
+      expect(sentAll(again)).to.not.include('POST /_msearch');
+    });
+
+    it('answers a member removed since the last search with the 404 alone, and sends no search for them again', async function () {
+      const alpha = WORLD_CHANNELS[0]!;
+      const headers = { 'x-api-key': memberKey };
+      expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
+      await store.channels([{ ...alpha, memberIds: [] }]);
+      try {
+        const refused = await get('/api/v1/channels/alpha/search?q=garden', headers);
+        expect(refused.status).to.equal(404);
+        expect(refused.body.code).to.equal('channel_not_found');
+        const again = await storeTraffic(async () => {
+          expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(404);
+        });
+        expect(sentAll(again)).to.not.include('POST /_msearch');
+      } finally {
+        await store.channels([alpha]);
+      }
+      expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
+    });
+
+    it('searches again, over the channel as read now, when it changed since the key was let in', async function () {
+      const alpha = WORLD_CHANNELS[0]!;
+      const headers = { 'x-api-key': memberKey };
+      const before = await get('/api/v1/channels/alpha/search?q=garden', headers);
+      expect(before.status).to.equal(200);
+      const urls = (res: ApiResponse) => JSON.stringify(res.body.episodes).match(/https:\/\/[^/"]+/g) ?? [];
+      expect(urls(before)).to.not.be.empty;
+      expect(urls(before).every((u) => u.startsWith('https://alpha.'))).to.equal(true);
+      await store.channels([{ ...alpha, customDomain: 'moved.example.org' }]);
+      try {
+        let after: ApiResponse | undefined;
+        const traffic = await storeTraffic(async () => {
+          after = await get('/api/v1/channels/alpha/search?q=garden', headers);
+        });
+        expect(after!.status).to.equal(200);
+        expect(urls(after!)).to.not.be.empty;
+        expect(urls(after!).every((u) => u === 'https://moved.example.org')).to.equal(true);
+        expect(sentAll(traffic).filter((w) => w === 'POST /_msearch').length).to.be.at.least(2); // the early one, then the one shown
+      } finally {
+        await store.channels([alpha]);
+      }
     });
   });
 
