@@ -4,29 +4,22 @@
 //                           [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native]
 //                           [--baseline <checkout>] [--compare <prefix>] [--steps]
 //
-// The API runs in-process (createApp on 127.0.0.1, port 0) with a throw-away API key; `pipeline` is
-// searchChannel called directly (the API minus HTTP, auth and rate limiting); the engine side
-// sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid
+// The API runs as `npm start` runs it, in a process of its own on a loopback port, with a throw-away
+// API key; `pipeline` is searchChannel called in this process (the API minus HTTP, auth and rate
+// limiting); the engine side sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid
 // only) sends the same passage keyword and k-NN queries as OpenSearch's own `hybrid` query, fused
 // engine-side by a score-ranker RRF search pipeline: the anchor our own fusion is measured against.
 // It needs the neural-search plugin on the node (`npm run services -- up` installs it). Loopback only.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Command } from 'commander';
-import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createEmbedder, type Embedder } from '../src/embedder.js';
-import { createLogger, type Logger } from '../src/logger.js';
+import { createEmbedder } from '../src/embedder.js';
+import { createLogger } from '../src/logger.js';
 import { buildKeywordQuery } from '../src/search/keyword-query.js';
 import { buildKnnQuery } from '../src/search/knn-query.js';
 import { buildMsearchBody, readMsearchResponse } from '../src/search/msearch.js';
-import { defaultHydrationCache } from '../src/search/hydration-cache.js';
 import { defaultQueryCache } from '../src/search/query-cache.js';
 import { parseQueries, evenSubset } from '../src/search/relevance.js';
 import { runSearch, searchChannel, type SearchDeps, type SearchTrace } from '../src/search/search.js';
@@ -38,6 +31,7 @@ import { createRedisClient } from '../src/store/redis.js';
 import { positive } from './cli-args.js';
 import { loadedChannel } from './eval.js';
 import { useProvisionedModel } from './provision/model.js';
+import { freePort, serveInChildProcess, type Served } from './drills/local-api.js';
 
 // The real model, local files only (as `npm test` uses it).
 await useProvisionedModel('bench:search');
@@ -195,24 +189,24 @@ async function profileSteps(
   });
 }
 
-/** Serves `app` on a loopback port of its own; returns its base URL. */
-async function listen(app: Express, servers: Server[]): Promise<string> {
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/**
+ * An API target: `src/server.ts` of this checkout (or of `root`) in a process of its own, as
+ * `npm start` runs it (query embedding in its worker, metrics on their own port), so the load
+ * generator's work never runs on the API's event loop. Until this was so, the API shared its
+ * event loop with the benchmark's own HTTP client, which the engine targets never had to.
+ */
+async function apiProcess(env: Record<string, string>, servers: Served[], root?: string): Promise<{ base: string; metricsPort: number }> {
+  const metricsPort = await freePort();
+  const served = await serveInChildProcess({ ...env, METRICS_PORT: String(metricsPort) }, root ? { root } : {});
+  servers.push(served);
+  return { base: served.baseUrl, metricsPort };
 }
 
-/**
- * The API of another checkout (its own `src/app.ts` and `src/config.ts`, loaded from
- * `dir`) over the same client, Redis and embedder: before and after in one run, taking
- * turns, which is the only comparison that holds on a machine whose load drifts.
- */
-async function baselineApp(dir: string, deps: { env: NodeJS.ProcessEnv; client: Client; redis: Redis; embedder: Embedder; log: Logger }): Promise<Express> {
-  const root = pathToFileURL(`${resolve(dir)}/`);
-  const { createApp: create } = (await import(new URL('src/app.ts', root).href)) as { createApp: typeof createApp };
-  const { loadConfig: load } = (await import(new URL('src/config.ts', root).href)) as { loadConfig: typeof loadConfig };
-  return create({ config: load(deps.env), client: deps.client, redis: deps.redis, embedder: deps.embedder, log: deps.log });
+/** The hydration cache's counters, as an API process exports them. */
+async function hydrationStats(metricsPort: number): Promise<{ hits: number; misses: number; bytes: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { hits: value('cca_hydration_cache_hits_total'), misses: value('cca_hydration_cache_misses_total'), bytes: value('cca_hydration_cache_bytes') };
 }
 
 /**
@@ -238,7 +232,7 @@ async function main(): Promise<void> {
     .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
     .option('--steps', 'first time each step of an API search alone (store reads, Redis, HTTP, pipeline phases)')
     .option('--uncached', 'one more target: this API with the hydration cache off (SEARCH_HYDRATION_CACHE_MB=0), in turns')
-    .option('--baseline <dir>', "another checkout's API (a worktree of main, say) as one more target, over the same store, in turns with this one")
+    .option('--baseline <dir>', "another checkout's API (a worktree of main, say, with its node_modules) as one more target, over the same store, in turns with this one")
     .option('--compare <prefix>', 'the same library loaded under another prefix (another index layout, say): its API and engine legs as two more targets, in turns')
     .parse()
     .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string; uncached?: boolean }>();
@@ -254,7 +248,17 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'silent',
   };
   const config = loadConfig(apiEnv);
-  const servers: Server[] = [];
+  // What the API processes get on top of this process's environment.
+  const apiProcessEnv: Record<string, string> = {
+    INDEX_PREFIX: config.indexPrefix,
+    RATE_LIMIT_MAX: apiEnv.RATE_LIMIT_MAX,
+    OPENSEARCH_TIMEOUT_MS: apiEnv.OPENSEARCH_TIMEOUT_MS,
+    LOG_LEVEL: 'warn',
+    // The warm-up must leave every query's vector cached, however busy the machine: a query
+    // whose embedding outlasts the API's usual 500 ms would be searched keyword-only and not cached.
+    EMBED_QUERY_TIMEOUT_MS: '10000',
+  };
+  const servers: Served[] = [];
   for (const node of config.opensearchNodes) {
     const engineUrl = new URL(node);
     if (!LOOPBACK.has(engineUrl.hostname)) throw new Error(`refusing to benchmark a non-loopback OpenSearch (${engineUrl.host})`);
@@ -283,18 +287,14 @@ async function main(): Promise<void> {
   const compareKey = compareAliases ? await createApiKey({ client, aliases: compareAliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' }) : undefined;
   // The cache the API's search uses too (one per embedder), so each query is embedded once.
   const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
-  const apiBase = await listen(createApp({ config, client, redis, embedder, log }), servers);
-  const uncachedConfig = { ...config, search: { ...config.search, hydrationCacheMb: 0 } };
-  const uncachedBase = opts.uncached ? await listen(createApp({ config: uncachedConfig, client, redis, embedder, log }), servers) : undefined;
-  const baselineBase = opts.baseline ? await listen(await baselineApp(opts.baseline, { env: apiEnv, client, redis, embedder, log }), servers) : undefined;
-  const compareBase = compareConfig ? await listen(createApp({ config: compareConfig, client, redis, embedder, log }), servers) : undefined;
-
-  // The API's hydration cache (one per client, filled by the warm-up): how much of what was shown it served.
-  const hydrationStats = () => {
-    const cache = defaultHydrationCache(client, config.search.hydrationCacheMb);
-    return { mb: config.search.hydrationCacheMb, hits: cache.hits, misses: cache.misses, bytes: cache.bytes };
-  };
   try {
+    process.stderr.write('starting the API processes\n');
+    const api = await apiProcess(apiProcessEnv, servers);
+    const apiBase = api.base;
+    const uncachedBase = opts.uncached ? (await apiProcess({ ...apiProcessEnv, SEARCH_HYDRATION_CACHE_MB: '0' }, servers)).base : undefined;
+    const baselineBase = opts.baseline ? (await apiProcess(apiProcessEnv, servers, opts.baseline)).base : undefined;
+    const compareBase = compareConfig ? (await apiProcess({ ...apiProcessEnv, INDEX_PREFIX: compareConfig.indexPrefix }, servers)).base : undefined;
+
     // Engine side: the same two legs the API builds, prebuilt as NDJSON so only the engine is timed.
     process.stderr.write(`embedding ${queries.length} queries for the engine side (and warming the API's cache)\n`);
     const t0 = performance.now();
@@ -429,11 +429,11 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);
     process.stdout.write(
-      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', hydrationCache: hydrationStats(), native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', compare: opts.compare ?? null, results: rows }, null, 2)}\n`,
+      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', hydrationCache: { mb: config.search.hydrationCacheMb, ...(await hydrationStats(api.metricsPort)) }, native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', compare: opts.compare ?? null, results: rows }, null, 2)}\n`,
     );
     if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {
-    for (const server of servers) server.close();
+    await Promise.allSettled(servers.map((s) => s.stop()));
     await client.delete({ index: aliases['api-keys'], id: record.hash, refresh: 'true' } as never).catch(() => undefined);
     if (compareKey) await client.delete({ index: compareAliases!['api-keys'], id: compareKey.record.hash, refresh: 'true' } as never).catch(() => undefined);
     await Promise.allSettled([client.close(), redis.quit()]);

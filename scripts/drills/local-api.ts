@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.js';
@@ -107,7 +108,7 @@ export async function startLocalApi({
   };
 }
 
-interface Served {
+export interface Served {
   baseUrl: string;
   stop(): Promise<void>;
 }
@@ -156,14 +157,26 @@ async function serveInProcess({
 
 const SERVER_ENTRY = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 
-/** `src/server.ts` in a child process on a free loopback port; resolves once /healthz answers (the model is loaded by then). */
-async function serveInChildProcess(env: Record<string, string>): Promise<Served> {
+/** A free loopback port (the OS picks it; closed again before it is returned). */
+export async function freePort(): Promise<number> {
   const probe = createServer().listen(0, '127.0.0.1');
   await once(probe, 'listening');
   const port = (probe.address() as AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '' },
+  return port;
+}
+
+/**
+ * `src/server.ts` (of this checkout, or of the checkout at `root`) in a child process on a
+ * free loopback port, as `npm start` runs it; resolves once /healthz answers (the model is
+ * loaded by then).
+ */
+export async function serveInChildProcess(env: Record<string, string>, { root }: { root?: string } = {}): Promise<Served> {
+  const port = await freePort();
+  const entry = root ? resolvePath(root, 'src/server.ts') : SERVER_ENTRY;
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: root ? resolvePath(root) : undefined,
+    env: { ...process.env, LOG_LEVEL: 'warn', METRICS_PORT: '', ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
