@@ -89,3 +89,30 @@ export function matchTerms(text: string, terms: ReadonlySet<string>): TermRange[
   const tokens = englishTokens(text);
   return tokens && tokens.filter((t) => terms.has(t.term)).map(({ start, end }) => ({ start, end }));
 }
+
+/** A text's tokens kept for matching many queries: the terms in order, and their words' start and end offsets in pairs. */
+export interface TokenList {
+  readonly terms: readonly string[];
+  readonly offsets: Int32Array;
+}
+
+/** The {@link englishTokens} of `text` as a {@link TokenList} (about 16 bytes a token), or undefined when the engine must analyze it. */
+export function tokenList(text: string): TokenList | undefined {
+  const tokens = englishTokens(text);
+  if (!tokens) return undefined;
+  const offsets = new Int32Array(tokens.length * 2);
+  tokens.forEach((t, i) => {
+    offsets[2 * i] = t.start;
+    offsets[2 * i + 1] = t.end;
+  });
+  return { terms: tokens.map((t) => t.term), offsets };
+}
+
+/** {@link matchTerms} of a text whose tokens were listed before: no regular expression, no stemming. */
+export function matchTokens(list: TokenList, terms: ReadonlySet<string>): TermRange[] {
+  const ranges: TermRange[] = [];
+  for (let i = 0; i < list.terms.length; i++) {
+    if (terms.has(list.terms[i]!)) ranges.push({ start: list.offsets[2 * i]!, end: list.offsets[2 * i + 1]! });
+  }
+  return ranges;
+}

@@ -1,7 +1,7 @@
 // After ranking: the text of the passages shown, the catalog rows of their episodes, and a citation for title-only matches.
 import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
-import { englishTerms, matchTerms } from './english.js';
+import { englishTerms, matchTokens } from './english.js';
 import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE, passageSource } from './fields.js';
 import { buildFilters, type QueryClause } from './filters.js';
 import type { HydrationCache } from './hydration-cache.js';
@@ -97,8 +97,7 @@ export function planHydration(
     for (const g of groups) {
       for (const p of g.passages) {
         const found = p.sourceHash === undefined ? undefined : cache.passage(aliases.passages, p.id, p.sourceHash);
-        const matches = found && matchTerms(found.text, terms);
-        if (found && matches) cachedPassages.set(p.id, { ...found, matches });
+        if (found?.tokens) cachedPassages.set(p.id, { ...found.passage, matches: matchTokens(found.tokens, terms) });
       }
       const hash = g.passages.find((p) => p.sourceHash !== undefined)?.sourceHash;
       const row = hash !== undefined && !known.has(g.episodeId) ? cache.episode(aliases.episodes, g.episodeId, hash) : undefined;

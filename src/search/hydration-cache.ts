@@ -2,7 +2,14 @@
 import { LRUCache } from 'lru-cache';
 import { DEFAULT_HYDRATION_CACHE_MB } from '../config.js';
 import type { Client } from '../store/opensearch.js';
+import { tokenList, type TokenList } from './english.js';
 import type { EpisodeMeta, PassageHit } from './types.js';
+
+/** A cached passage and its text's tokens (undefined when the engine must find the query's words in it). */
+export interface CachedPassage {
+  passage: PassageHit;
+  tokens: TokenList | undefined;
+}
 
 /**
  * Passages and catalog rows a search showed, each under its store (the alias it was read
@@ -14,7 +21,7 @@ import type { EpisodeMeta, PassageHit } from './types.js';
  * next search. Bounded by an estimate of the bytes held, least recently used out first.
  */
 export interface HydrationCache {
-  passage(store: string, id: string, hash: string): PassageHit | undefined;
+  passage(store: string, id: string, hash: string): CachedPassage | undefined;
   episode(store: string, id: string, hash: string): EpisodeMeta | undefined;
   putPassage(store: string, hash: string, passage: PassageHit): void;
   putEpisode(store: string, hash: string, episode: EpisodeMeta): void;
@@ -25,13 +32,14 @@ export interface HydrationCache {
   clear(): void;
 }
 
-type Entry = { passage: PassageHit } | { episode: EpisodeMeta };
+type Entry = CachedPassage | { episode: EpisodeMeta };
 
 /** A rough size in bytes of what an entry holds (UTF-16 strings, 8-byte numbers, object overhead). */
 function sizeOf(entry: Entry, key: string): number {
   const strings = 'passage' in entry ? [entry.passage.text, entry.passage.chapterTitle, entry.passage.speaker, entry.passage.id, entry.passage.episodeId] : [entry.episode.title, entry.episode.summary, entry.episode.id];
   const numbers = 'passage' in entry ? (entry.passage.marks?.length ?? 0) + 2 : 1;
-  return 200 + 2 * key.length + strings.reduce((n, s) => n + 2 * (s?.length ?? 0), 0) + 8 * numbers;
+  const tokens = 'passage' in entry && entry.tokens ? 100 + 16 * entry.tokens.terms.length : 0;
+  return 200 + 2 * key.length + strings.reduce((n, s) => n + 2 * (s?.length ?? 0), 0) + 8 * numbers + tokens;
 }
 
 /** A cache of at most about `maxBytes` (0: nothing is kept, every read goes to the store). */
@@ -48,16 +56,16 @@ export function createHydrationCache(maxBytes: number): HydrationCache {
   return {
     passage(store, id, hash) {
       const entry = lru?.get(key('p', store, id, hash));
-      return count(entry && 'passage' in entry ? entry.passage : undefined);
+      return count(entry && 'passage' in entry ? entry : undefined);
     },
     episode(store, id, hash) {
       const entry = lru?.get(key('e', store, id, hash));
       return count(entry && 'episode' in entry ? entry.episode : undefined);
     },
     putPassage(store, hash, passage) {
-      // Matches are per query: never kept.
+      // Matches are per query: never kept. The text is cut into terms once, here, not on every search that shows it.
       const { matches: _matches, ...kept } = passage;
-      lru?.set(key('p', store, passage.id, hash), { passage: kept });
+      if (lru) lru.set(key('p', store, passage.id, hash), { passage: kept, tokens: tokenList(kept.text) });
     },
     putEpisode(store, hash, episode) {
       lru?.set(key('e', store, episode.id, hash), { episode });
