@@ -135,8 +135,8 @@ export const DEFAULT_INDEX_LAYOUT: Readonly<Required<IndexLayout>> = Object.free
 
 /**
  * Default size of the hydration cache: the qmsum library (18k passages, 235 episodes)
- * would take about 33 MB (9k of them took 16 MB), so a library of that size is served from
- * memory once searched.
+ * would take about 54 MB (the 9k its dev queries show took 27 MB, their analyzer terms
+ * included), so a library of that size is served from memory once searched.
  */
 export const DEFAULT_HYDRATION_CACHE_MB = 64;
 
