@@ -296,10 +296,11 @@ async function main(): Promise<void> {
     const compareBase = compareConfig ? (await apiProcess({ ...apiProcessEnv, INDEX_PREFIX: compareConfig.indexPrefix }, servers)).base : undefined;
 
     // Engine side: the same two legs the API builds, prebuilt as NDJSON so only the engine is timed.
-    process.stderr.write(`embedding ${queries.length} queries for the engine side (and warming the API's cache)\n`);
+    process.stderr.write(`embedding ${queries.length} queries for the engine side and the pipeline\n`);
     const t0 = performance.now();
     const vectors: number[][] = [];
-    for (const q of queries) vectors.push(await queryCache.embed(embedder, q.query));
+    // Under the channel's scope, as the pipeline target's searches look them up.
+    for (const q of queries) vectors.push(await queryCache.embed(embedder, q.query, channels.get(q.channel)!.id));
     const embedMs = (performance.now() - t0) / queries.length;
     const engineBodies = (mode: 'fast' | 'hybrid', on = { aliases, channels }) =>
       queries.map((q, i) => {
@@ -358,10 +359,12 @@ async function main(): Promise<void> {
       await res.json();
     };
 
-    // Warm-up: every query once through each path (JIT, OpenSearch caches, the API's vector cache).
+    // Warm-up: every query once through each path (JIT, OpenSearch caches, each process's vector and hydration caches).
     process.stderr.write('warming up\n');
     for (let i = 0; i < queries.length; i++) {
       await apiCall('hybrid')(i);
+      await pipelineCall('hybrid')(i);
+      await pipelineCall('fast')(i);
       await apiCall('fast')(i);
       if (uncachedBase) await apiCall('hybrid', uncachedBase)(i);
       if (uncachedBase) await apiCall('fast', uncachedBase)(i);
