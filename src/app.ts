@@ -72,12 +72,12 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   // Who was last let into which channel: their next search starts beside the checks (see startEarlySearch).
   const grants = new SearchGrants();
   const searchOperation = OPERATIONS.find((op) => op.operationId === 'searchChannel')!;
-  const earlySearch = startEarlySearch({ deps: searchDeps, grants, parseParams: queryParamsParser(searchOperation, ajv) });
+  const earlySearch = startEarlySearch({ deps: searchDeps, grants, parseParams: queryParamsParser(searchOperation, ajv), onOutcome: metrics?.earlySearch });
 
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),
     listEpisodes: listEpisodes({ channelBaseDomain: config.channelBaseDomain }),
-    searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch, grants }),
+    searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch, grants, onEarlySearch: metrics?.earlySearch }),
     getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
     getChapters: getChapters(),
     getRelated: getRelated({ channelBaseDomain: config.channelBaseDomain }),

@@ -20,11 +20,16 @@ export interface ApiMetrics {
   observeSearch(trace: SearchTrace): void;
   /** A store failure handled without the error middleware (inside an MCP tool call). */
   storeError(error: unknown): void;
+  /** What became of a search sent beside its request's checks (see `startEarlySearch`). */
+  earlySearch(outcome: EarlySearchOutcome): void;
   /** One MCP tool call and whether it answered or gave an error result. */
   toolCall(tool: string, outcome: 'ok' | 'error'): void;
   /** Reports this search admission gate's running and waiting searches and its refusals, read at scrape time. */
   watchAdmission(admission: AdmissionCounts): void;
 }
+
+/** `used`: its answer was sent; `searched_again`: the channel read at call time differed (or it failed), so the search ran again; `refused`: the request was refused and the search thrown away. */
+export type EarlySearchOutcome = 'used' | 'searched_again' | 'refused';
 
 /** What the metrics read of the search admission gate. */
 export type AdmissionCounts = Pick<Admission, 'running' | 'waiting' | 'refused'>;
@@ -131,6 +136,12 @@ export function createApiMetrics({
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  const earlySearches = new Counter({
+    name: 'cca_early_searches_total',
+    help: 'Searches sent beside their request\'s credential and channel checks, by outcome: used, searched_again (the channel changed), refused (thrown away).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const toolCalls = new Counter({
     name: 'cca_mcp_tool_calls_total',
     help: 'MCP tool calls by tool and outcome (ok, or error: an error result).',
@@ -170,6 +181,9 @@ export function createApiMetrics({
       }
     },
     storeError,
+    earlySearch(outcome) {
+      earlySearches.inc({ outcome });
+    },
     toolCall(tool, outcome) {
       toolCalls.inc({ tool, outcome });
     },

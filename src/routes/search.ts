@@ -5,6 +5,7 @@ import { runSearch, type SearchDeps, type SearchTrace } from '../search/search.j
 import type { SearchParams } from '../search/types.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { SearchGrants } from '../store/search-grants.js';
+import type { EarlySearchOutcome } from '../metrics/api-metrics.js';
 import { filtersFromQuery } from './filters.js';
 
 /** Decision 2: `query` when it is non-blank, else `q`, else `""` (an empty result, not an error). */
@@ -28,6 +29,8 @@ export interface EarlySearch {
   channel: ChannelDoc;
   params: SearchParams;
   outcome: Promise<SearchOutcome>;
+  /** Set once the route has decided whether to use it; until then a refusal throws it away. */
+  settled?: boolean;
 }
 
 /** The search's round trips draw on the same store budget as the request's lookups. */
@@ -53,11 +56,14 @@ export function startEarlySearch({
   deps,
   grants,
   parseParams,
+  onOutcome,
 }: {
   deps: SearchDeps;
   grants: SearchGrants;
   /** The search operation's query parameters, typed as `validateParams` types them; throws when invalid. */
   parseParams: (raw: Record<string, unknown>) => Record<string, unknown>;
+  /** Told when a request refused before its answer threw its early search away (the route tells the rest). */
+  onOutcome?: ((outcome: EarlySearchOutcome) => void) | undefined;
 }): (req: Request, credential: string, slug: string) => void {
   return (req, credential, slug) => {
     const channel = grants.get(credential, slug);
@@ -72,21 +78,35 @@ export function startEarlySearch({
     const outcome = run(deps, req, channel, params);
     // The route may never await it (a refusal, or a channel that changed).
     outcome.catch(() => undefined);
-    req.earlySearch = { channel, params, outcome };
+    const early: EarlySearch = { channel, params, outcome };
+    req.earlySearch = early;
     const res = req.res;
     res.once('finish', () => {
-      if (res.statusCode === 401) grants.revoke(credential);
-      else if (res.statusCode >= 400) grants.revoke(credential, slug);
+      if (res.statusCode < 400) return;
+      grants.revoke(credential, res.statusCode === 401 ? undefined : slug);
+      if (!early.settled) onOutcome?.('refused');
     });
   };
 }
 
 const sameDoc = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** `onTrace` sees every search's trace (the metrics read its phase timings); `grants` remembers who was let in (see {@link startEarlySearch}). */
+/**
+ * `onTrace` sees every search's trace (the metrics read its phase timings); `grants`
+ * remembers who was let in (see {@link startEarlySearch}); `onEarlySearch` is told whether
+ * a request's early search was used or the search ran again.
+ */
 export function search(
   deps: SearchDeps,
-  { onTrace, grants }: { onTrace?: ((trace: SearchTrace) => void) | undefined; grants?: SearchGrants | undefined } = {},
+  {
+    onTrace,
+    grants,
+    onEarlySearch,
+  }: {
+    onTrace?: ((trace: SearchTrace) => void) | undefined;
+    grants?: SearchGrants | undefined;
+    onEarlySearch?: ((outcome: EarlySearchOutcome) => void) | undefined;
+  } = {},
 ): RequestHandler {
   return async (req, res) => {
     const slug = String(req.params.slug);
@@ -98,12 +118,24 @@ export function search(
       res.json({ query: '', episodes: [] });
       return;
     }
-    const early = req.earlySearch;
-    const { result, trace } =
-      early && sameDoc(early.channel, channel) && sameDoc(early.params, params)
-        ? await early.outcome.catch(() => run(deps, req, channel, params))
-        : await run(deps, req, channel, params);
+    const { result, trace } = await answer(req, channel, params);
     onTrace?.(trace);
     res.json(result);
   };
+
+  /** The early search's outcome when it searched this channel with these parameters and succeeded; else a search now. */
+  async function answer(req: Request, channel: ChannelDoc, params: SearchParams): Promise<SearchOutcome> {
+    const early = req.earlySearch;
+    if (!early) return run(deps, req, channel, params);
+    early.settled = true;
+    if (sameDoc(early.channel, channel) && sameDoc(early.params, params)) {
+      const outcome = await early.outcome.catch(() => undefined);
+      if (outcome) {
+        onEarlySearch?.('used');
+        return outcome;
+      }
+    }
+    onEarlySearch?.('searched_again');
+    return run(deps, req, channel, params);
+  }
 }

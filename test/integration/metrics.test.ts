@@ -15,6 +15,7 @@ import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs } from '../../indexer/queue.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { revokeApiKey } from '../../src/store/api-keys.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { scrape, sample } from '../support/prometheus.js';
 import { SAMPLE_LIBRARY, privatePrefix } from '../support/indexer-env.js';
@@ -89,6 +90,21 @@ describe('metrics: the API’s /metrics after real requests', function () {
     // Node's process metrics come with them.
     expect(after).to.match(/^process_cpu_user_seconds_total /m);
     expect(after).to.match(/^nodejs_eventloop_lag_seconds /m);
+  });
+
+  it('counts searches sent beside their checks: used, and thrown away when the key was revoked', async function () {
+    const { key, keyId } = await store.key('u_member');
+    const headers = { 'x-api-key': key };
+    const before = await scrape(listener.url);
+    for (let i = 0; i < 3; i++) expect((await api.request('/api/v1/channels/alpha/search?q=soil&fast=true', { headers })).status).to.equal(200);
+    await revokeApiKey({ client, aliases: store.aliases }, keyId);
+    expect((await api.request('/api/v1/channels/alpha/search?q=soil&fast=true', { headers, unchecked: true })).status).to.equal(401);
+    const after = await scrape(listener.url);
+    const delta = (outcome: string) => sample(after, 'cca_early_searches_total', { outcome }) - sample(before, 'cca_early_searches_total', { outcome });
+    // The first search lets the key in; the next two go out beside their checks; the revoked one is thrown away.
+    expect(delta('used')).to.equal(2);
+    expect(delta('refused')).to.equal(1);
+    expect(delta('searched_again')).to.equal(0);
   });
 
   it('counts rate-limit rejections and store errors by kind', async function () {
