@@ -115,7 +115,9 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
     resolveCredential({
       verifier,
       appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path),
-      prefetch: channelPrefetch(OPERATIONS, { early: { operationId: searchOperation.operationId, start: earlySearch } }),
+      prefetch: channelPrefetch(OPERATIONS, {
+        early: { operationId: searchOperation.operationId, channelId: (credential, slug) => grants.get(credential, slug)?.id, start: earlySearch },
+      }),
     }),
   );
   app.use(keyGuard.count);

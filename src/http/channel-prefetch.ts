@@ -26,21 +26,31 @@ export function channelPathParser(operations: readonly OperationDef[]): (path: s
   };
 }
 
+/** A channel operation whose request may start its work beside the credential check (the search, see `startEarlySearch`). */
+export interface EarlyOperation {
+  operationId: string;
+  /** The id the slug named when this credential was last let in, if it was. */
+  channelId(credential: string, slug: string): string | undefined;
+  start(req: Request, credential: string, slug: string): void;
+}
+
 /**
  * For `resolveCredential`'s `prefetch`: when the request's path is one of `operations`
  * under `/channels/{slug}/`, starts `req.queries.channelAndOwner(slug)` (not awaited; the
- * route awaits the same read), and for a GET of `early.operationId`, `early.start` too.
- * A path it does not recognise, or cannot decode, is left to the route's own read.
+ * route awaits the same read); for a GET of `early.operationId`, with the channel id the
+ * credential was last let into, and `early.start` too. A path it does not recognise, or
+ * cannot decode, is left to the route's own read.
  */
-export function channelPrefetch(
-  operations: readonly OperationDef[],
-  { early }: { early?: { operationId: string; start: (req: Request, credential: string, slug: string) => void } } = {},
-): (req: Request, credential: string) => void {
+export function channelPrefetch(operations: readonly OperationDef[], { early }: { early?: EarlyOperation } = {}): (req: Request, credential: string) => void {
   const parse = channelPathParser(operations);
   return (req, credential) => {
     const found = parse(req.path);
     if (!found) return;
-    void req.queries.channelAndOwner(found.slug);
-    if (early && req.method === 'GET' && found.op.operationId === early.operationId) early.start(req, credential, found.slug);
+    if (early && req.method === 'GET' && found.op.operationId === early.operationId) {
+      void req.queries.channelAndOwner(found.slug, { channelId: early.channelId(credential, found.slug) });
+      early.start(req, credential, found.slug);
+    } else {
+      void req.queries.channelAndOwner(found.slug);
+    }
   };
 }

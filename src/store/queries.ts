@@ -96,10 +96,16 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
     return hit?._source;
   }
 
-  async function readChannelAndOwner(slug: string): Promise<ChannelAndOwner> {
+  async function readChannelAndOwner(slug: string, channelId: string | undefined): Promise<ChannelAndOwner> {
     const hinted = ownerHints?.get(slug);
-    // Started together: the slug search, and the user who owned the slug's channel last time.
-    const [channel, hintedOwner] = await Promise.all([channelBySlug(slug), get<UserDoc>(aliases.users, hinted ?? NO_SUCH_ID)]);
+    // Started together: the channel (the slug search, or a GET of the id the caller gave), and
+    // the user who owned the slug's channel last time.
+    const [read, hintedOwner] = await Promise.all([
+      channelId === undefined ? channelBySlug(slug) : get<ChannelDoc>(aliases.channels, channelId),
+      get<UserDoc>(aliases.users, hinted ?? NO_SUCH_ID),
+    ]);
+    // The id is only a guess at what the slug names: a channel that is gone or has another slug now sends us to the slug.
+    const channel = channelId !== undefined && read?.slug !== slug ? await channelBySlug(slug) : read;
     if (channel) ownerHints?.set(slug, channel.ownerId);
     return {
       channel,
@@ -135,12 +141,16 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
      * trip, its owner when the slug's owner hint is right; a wrong or missing hint reads the
      * owner when {@link ChannelAndOwner.owner} is called (only members need it). Made once
      * per request and slug, so a read started early (see `resolveCredential`) is the one
-     * the route awaits.
+     * the route awaits. `channelId`, the id the slug named when the caller was last let
+     * in (a search grant, see `startEarlySearch`), makes the channel one more real-time GET
+     * in that round trip instead of a search of its own; the GET counts only if the
+     * channel still carries the slug, else the slug is searched as without it. Callers
+     * never let in give none, so their reads stay the same.
      */
-    channelAndOwner(slug: string): Promise<ChannelAndOwner> {
+    channelAndOwner(slug: string, { channelId }: { channelId?: string | undefined } = {}): Promise<ChannelAndOwner> {
       let reads = channelReads.get(slug);
       if (!reads) {
-        reads = readChannelAndOwner(slug);
+        reads = readChannelAndOwner(slug, channelId);
         // Started ahead of the route, it may end unawaited (a 429, a refused credential).
         reads.catch(() => undefined);
         channelReads.set(slug, reads);

@@ -369,9 +369,31 @@ describe('API authentication, membership and plans', function () {
         second = await get('/api/v1/channels/alpha/search?q=garden', headers);
       });
       expect(second!.status).to.equal(200);
-      expect(sentBeforeFirstAnswer(traffic)).to.deep.equal(['POST /_mget', 'POST /_msearch', 'POST /channels/_search']);
-      expect(sentAll(traffic)).to.have.length(3);
+      // The channel is read by the id it had: one more document in the `_mget`, no search of the channels.
+      expect(sentBeforeFirstAnswer(traffic)).to.deep.equal(['POST /_mget', 'POST /_msearch']);
+      expect(traffic.find((t) => t.what === 'POST /_mget')?.docs?.sort()).to.deep.equal(['api-keys', 'channels', 'users']);
+      expect(sentAll(traffic)).to.have.length(2);
       expect(second!.body).to.deep.equal(first.body);
+    });
+
+    it('searches the slug again when the channel it named last time no longer carries it', async function () {
+      const alpha = WORLD_CHANNELS[0]!;
+      const headers = { 'x-api-key': memberKey };
+      expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
+      await store.channels([{ ...alpha, slug: 'alpha-renamed' }]);
+      try {
+        let res: ApiResponse | undefined;
+        const traffic = await storeTraffic(async () => {
+          res = await get('/api/v1/channels/alpha/search?q=garden', headers);
+        });
+        expect(res!.status).to.equal(404);
+        expect(res!.body.code).to.equal('channel_not_found');
+        expect(sentAll(traffic)).to.include('POST /channels/_search');
+        expect((await get('/api/v1/channels/alpha-renamed/search?q=garden', headers)).status).to.equal(200);
+      } finally {
+        await store.channels([alpha]);
+      }
+      expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
     });
 
     it('throws away the early search of a revoked key, answers 401, and sends no search for it again', async function () {
