@@ -9,9 +9,14 @@
 // limiting); the engine side sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid
 // only) sends the same passage keyword and k-NN queries as OpenSearch's own `hybrid` query, fused
 // engine-side by a score-ranker RRF search pipeline: the anchor our own fusion is measured against.
-// It needs the neural-search plugin on the node (`npm run services -- up` installs it). Loopback only.
+// It needs the neural-search plugin on the node (`npm run services -- up` installs it). `relay`
+// (`--relay`) is the floor under any API: a bare node:http process that forwards the engine
+// target's `_msearch` and returns the node's answer unread. Loopback only.
 import type { Redis } from 'ioredis';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { Command } from 'commander';
 import { loadConfig } from '../src/config.js';
@@ -19,7 +24,7 @@ import { createEmbedder } from '../src/embedder.js';
 import { createLogger } from '../src/logger.js';
 import { buildKeywordQuery } from '../src/search/keyword-query.js';
 import { buildKnnQuery } from '../src/search/knn-query.js';
-import { buildMsearchBody, readMsearchResponse } from '../src/search/msearch.js';
+import { buildMsearchBody, MSEARCH_FILTER_PATH, readMsearchResponse } from '../src/search/msearch.js';
 import { defaultQueryCache } from '../src/search/query-cache.js';
 import { parseQueries, evenSubset } from '../src/search/relevance.js';
 import { runSearch, searchChannel, type SearchDeps, type SearchTrace } from '../src/search/search.js';
@@ -37,7 +42,7 @@ import { freePort, serveInChildProcess, type Served } from './drills/local-api.j
 await useProvisionedModel('bench:search');
 
 interface Stats {
-  target: 'api' | 'uncached' | 'baseline' | 'pipeline' | 'engine' | 'native' | 'compare' | 'compare-engine';
+  target: 'api' | 'uncached' | 'baseline' | 'relay' | 'pipeline' | 'engine' | 'native' | 'compare' | 'compare-engine';
   mode: 'fast' | 'hybrid';
   concurrency: number;
   requests: number;
@@ -47,6 +52,8 @@ interface Stats {
   p99: number;
   rps: number;
 }
+
+const RELAY_ENTRY = fileURLToPath(new URL('./drills/relay.ts', import.meta.url));
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -231,11 +238,12 @@ async function main(): Promise<void> {
     .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
     .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
     .option('--steps', 'first time each step of an API search alone (store reads, Redis, HTTP, pipeline phases)')
+    .option('--relay', "one more target: a bare HTTP process forwarding the engine target's `_msearch` (the least any API process adds)")
     .option('--uncached', 'one more target: this API with the hydration cache off (SEARCH_HYDRATION_CACHE_MB=0), in turns')
     .option('--baseline <dir>', "another checkout's API (a worktree of main, say, with its node_modules) as one more target, over the same store, in turns with this one")
     .option('--compare <prefix>', 'the same library loaded under another prefix (another index layout, say): its API and engine legs as two more targets, in turns')
     .parse()
-    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string; uncached?: boolean }>();
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string; uncached?: boolean; relay?: boolean }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
   // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here;
@@ -259,6 +267,7 @@ async function main(): Promise<void> {
     EMBED_QUERY_TIMEOUT_MS: '10000',
   };
   const servers: Served[] = [];
+  let relayDir: string | undefined;
   for (const node of config.opensearchNodes) {
     const engineUrl = new URL(node);
     if (!LOOPBACK.has(engineUrl.hostname)) throw new Error(`refusing to benchmark a non-loopback OpenSearch (${engineUrl.host})`);
@@ -339,9 +348,11 @@ async function main(): Promise<void> {
       const top = body.hits?.hits?.[0]?._score;
       if (typeof top === 'number' && top > rrfCeiling) throw new Error(`hybrid score ${top} above the RRF ceiling: the search pipeline was not applied`);
     };
+    // With the API's filter_path: the engine answers (and the client parses) what the API asks for.
+    const msearchUrl = `${config.opensearchNodes[0]}/_msearch?filter_path=${MSEARCH_FILTER_PATH}`;
     const engineCall = (bodies: ReturnType<typeof engineBodies>) => async (i: number) => {
       const b = bodies[i % bodies.length]!;
-      const res = await fetch(`${config.opensearchNodes[0]}/_msearch`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', ...AS_OUR_CLIENT }, body: b.ndjson });
+      const res = await fetch(msearchUrl, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', ...AS_OUR_CLIENT }, body: b.ndjson });
       if (!res.ok) throw new Error(`_msearch HTTP ${res.status}`);
       readMsearchResponse(await res.json(), b.n);
     };
@@ -374,9 +385,24 @@ async function main(): Promise<void> {
       if (compareBase) await apiCall('fast', compareBase, compareKey!.key)(i);
     }
     const bodies = { fast: engineBodies('fast'), hybrid: engineBodies('hybrid') };
+    let relayBase: string | undefined;
+    if (opts.relay) {
+      relayDir = await mkdtemp(join(tmpdir(), 'bench-relay-'));
+      const file = join(relayDir, 'bodies.json');
+      await writeFile(file, JSON.stringify({ fast: bodies.fast.map((b) => b.ndjson), hybrid: bodies.hybrid.map((b) => b.ndjson) }));
+      const relay = await serveInChildProcess({ RELAY_MSEARCH_URL: msearchUrl, RELAY_BODIES: file }, { script: RELAY_ENTRY });
+      servers.push(relay);
+      relayBase = relay.baseUrl;
+    }
+    const relayCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
+      const res = await fetch(`${relayBase}/${mode}/${i}`);
+      if (!res.ok) throw new Error(`relay HTTP ${res.status}`);
+      readMsearchResponse(await res.json(), bodies[mode][i % bodies[mode].length]!.n);
+    };
     const compareOn = compareAliases ? { aliases: compareAliases, channels: compareChannels! } : undefined;
     const compareBodies = compareOn ? { fast: engineBodies('fast', compareOn), hybrid: engineBodies('hybrid', compareOn) } : undefined;
     for (let i = 0; i < queries.length; i++) await engineCall(bodies.hybrid)(i);
+    if (relayBase) for (let i = 0; i < queries.length; i++) for (const mode of ['fast', 'hybrid'] as const) await relayCall(mode)(i);
     if (compareBodies) for (let i = 0; i < queries.length; i++) await engineCall(compareBodies.hybrid)(i);
     if (native) for (let i = 0; i < queries.length; i++) await nativeCall(i);
 
@@ -396,6 +422,7 @@ async function main(): Promise<void> {
           api: apiCall(mode),
           ...(uncachedBase ? { uncached: apiCall(mode, uncachedBase) } : {}),
           ...(baselineBase ? { baseline: apiCall(mode, baselineBase) } : {}),
+          ...(relayBase ? { relay: relayCall(mode) } : {}),
           pipeline: pipelineCall(mode),
           engine: engineCall(bodies[mode]),
           ...(native && mode === 'hybrid' ? { native: nativeCall } : {}),
@@ -437,6 +464,7 @@ async function main(): Promise<void> {
     if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {
     await Promise.allSettled(servers.map((s) => s.stop()));
+    if (relayDir) await rm(relayDir, { recursive: true, force: true });
     await client.delete({ index: aliases['api-keys'], id: record.hash, refresh: 'true' } as never).catch(() => undefined);
     if (compareKey) await client.delete({ index: compareAliases!['api-keys'], id: compareKey.record.hash, refresh: 'true' } as never).catch(() => undefined);
     await Promise.allSettled([client.close(), redis.quit()]);

@@ -171,9 +171,9 @@ export async function freePort(): Promise<number> {
  * free loopback port, as `npm start` runs it; resolves once /healthz answers (the model is
  * loaded by then).
  */
-export async function serveInChildProcess(env: Record<string, string>, { root }: { root?: string } = {}): Promise<Served> {
+export async function serveInChildProcess(env: Record<string, string>, { root, script }: { root?: string; script?: string } = {}): Promise<Served> {
   const port = await freePort();
-  const entry = root ? resolvePath(root, 'src/server.ts') : SERVER_ENTRY;
+  const entry = script ?? (root ? resolvePath(root, 'src/server.ts') : SERVER_ENTRY);
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: root ? resolvePath(root) : undefined,
     env: { ...process.env, LOG_LEVEL: 'warn', METRICS_PORT: '', ...env, HOST: '127.0.0.1', PORT: String(port) },

@@ -47,7 +47,7 @@ function passageOf(h: RawHit, cache?: { cache: HydrationCache; store: string }):
   if (cache && hash) cache.cache.putPassage(cache.store, hash, passage);
   const tagged = h.highlight?.text?.[0];
   const matches = tagged === undefined ? [] : parseHighlight(tagged, passage.text);
-  return matches ? { ...passage, matches } : passage;
+  return matches ? Object.assign({}, passage, { matches }) : passage;
 }
 
 /**
@@ -97,7 +97,7 @@ export function planHydration(
     for (const g of groups) {
       for (const p of g.passages) {
         const found = p.sourceHash === undefined ? undefined : cache.passage(aliases.passages, p.id, p.sourceHash);
-        if (found?.tokens) cachedPassages.set(p.id, { ...found.passage, matches: matchTokens(found.tokens, terms) });
+        if (found?.tokens) cachedPassages.set(p.id, Object.assign({}, found.passage, { matches: matchTokens(found.tokens, terms) }));
       }
       const hash = g.passages.find((p) => p.sourceHash !== undefined)?.sourceHash;
       const row = hash !== undefined && !known.has(g.episodeId) ? cache.episode(aliases.episodes, g.episodeId, hash) : undefined;

@@ -23,6 +23,18 @@ export interface RawHit {
   highlight?: Record<string, string[]>;
 }
 
+/**
+ * What search reads of an `_msearch` answer (OpenSearch's `filter_path`): each item's status
+ * and error, and its hits' id, score, doc values, source and highlights. Not the index name
+ * of every hit, nor totals, shards and timings: a hybrid answer parses about a third smaller.
+ * `status` is always present, so an item with no hits still answers as `{ status }`.
+ */
+export const MSEARCH_FILTER_PATH = [
+  'responses.status',
+  'responses.error',
+  ...['_id', '_score', 'fields', '_source', 'highlight'].map((field) => `responses.hits.hits.${field}`),
+].join(',');
+
 /** Header and body lines of an `_msearch`, in request order. */
 export function buildMsearchBody(searches: readonly SearchRequest[]): QueryClause[] {
   return searches.flatMap(({ index, body }) => [{ index }, body]);
@@ -63,7 +75,7 @@ export async function runMsearch(client: Client, searches: readonly SearchReques
   if (searches.length === 0) return [];
   let res;
   try {
-    res = await client.msearch({ body: buildMsearchBody(searches) as never }, requestTimeout === undefined ? {} : { requestTimeout });
+    res = await client.msearch({ body: buildMsearchBody(searches) as never, filter_path: MSEARCH_FILTER_PATH }, requestTimeout === undefined ? {} : { requestTimeout });
   } catch (err) {
     if (err instanceof errors.ResponseError && err.statusCode === 400) {
       throw new SearchError('_msearch rejected the request', err.body);
@@ -73,30 +85,31 @@ export async function runMsearch(client: Client, searches: readonly SearchReques
   return readMsearchResponse(res.body, searches.length);
 }
 
-/** Passage hits of a leg, ranked from 1; `passage` only when the leg fetched `_source`. */
+/**
+ * Passage hits of a leg, ranked from 1; `passage` only when the leg fetched `_source`. Built
+ * property by property: conditional spreads (`...(kind ? { kind } : {})`) cost about 0.2 µs
+ * each on Node 20, times three per hit and a hundred hits per leg.
+ */
 export function toPassageHits(hits: readonly RawHit[]): LegHit[] {
-  return hits.map((h, i) => ({
-    type: 'passage',
-    id: h._id,
-    episodeId: String(h.fields?.episodeId?.[0] ?? h._source?.episodeId),
-    startMs: Number(h.fields?.startMs?.[0] ?? h._source?.startMs),
-    ...passageDocValues(h),
-    rank: i + 1,
-    score: h._score ?? 0,
-    ...(h._source ? { passage: { ...(h._source as unknown as PassageHit), id: h._id } } : {}),
-  }));
-}
-
-/** What a passage hit carries besides id, episode and start: its kind, end and record version (doc values, or `_source` when the leg read it). */
-function passageDocValues(h: RawHit): { kind?: PassageKind; endMs?: number; sourceHash?: string } {
-  const kind = h.fields?.kind?.[0] ?? h._source?.kind;
-  const endMs = h.fields?.endMs?.[0] ?? h._source?.endMs;
-  const hash = h.fields?.sourceHash?.[0];
-  return {
-    ...(typeof kind === 'string' ? { kind: kind as PassageKind } : {}),
-    ...(endMs !== undefined ? { endMs: Number(endMs) } : {}),
-    ...(typeof hash === 'string' ? { sourceHash: hash } : {}),
-  };
+  return hits.map((h, i) => {
+    const hit: Extract<LegHit, { type: 'passage' }> = {
+      type: 'passage',
+      id: h._id,
+      episodeId: String(h.fields?.episodeId?.[0] ?? h._source?.episodeId),
+      startMs: Number(h.fields?.startMs?.[0] ?? h._source?.startMs),
+      rank: i + 1,
+      score: h._score ?? 0,
+    };
+    // What a passage hit carries besides id, episode and start: its kind, end and record version (doc values, or `_source` when the leg read it).
+    const kind = h.fields?.kind?.[0] ?? h._source?.kind;
+    if (typeof kind === 'string') hit.kind = kind as PassageKind;
+    const endMs = h.fields?.endMs?.[0] ?? h._source?.endMs;
+    if (endMs !== undefined) hit.endMs = Number(endMs);
+    const hash = h.fields?.sourceHash?.[0];
+    if (typeof hash === 'string') hit.sourceHash = hash;
+    if (h._source) hit.passage = Object.assign({}, h._source as unknown as PassageHit, { id: h._id });
+    return hit;
+  });
 }
 
 /** Episode hits of the title leg, ranked from 1. */
