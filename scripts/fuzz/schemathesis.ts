@@ -132,7 +132,9 @@ export async function runFuzz(cli: string, opts: FuzzOptions): Promise<FuzzResul
   });
   const seconds = (Date.now() - started) / 1000;
   const counts = await countReport(reportJson);
-  const summaryStart = run.stdout.lastIndexOf('SUMMARY');
+  // From the ERRORS section when there is one: the SUMMARY only counts a "Runtime Error", its cause is printed above it.
+  const errorsStart = run.stdout.search(/^.*=+ ERRORS =+.*$/m);
+  const summaryStart = errorsStart >= 0 ? errorsStart : run.stdout.lastIndexOf('SUMMARY');
   const summary = (summaryStart >= 0 ? run.stdout.slice(summaryStart) : run.stdout.split('\n').slice(-30).join('\n')).trim();
   const failed = Object.values(counts.failures).reduce((a, b) => a + b, 0);
   return {
