@@ -169,7 +169,7 @@ export async function freePort(): Promise<number> {
 /**
  * `src/server.ts` (of this checkout, or of the checkout at `root`) in a child process on a
  * free loopback port, as `npm start` runs it; resolves once /healthz answers (the model is
- * loaded by then).
+ * loaded by then). `script`: another entry point run the same way (bench:search's relay).
  */
 export async function serveInChildProcess(env: Record<string, string>, { root, script }: { root?: string; script?: string } = {}): Promise<Served> {
   const port = await freePort();

@@ -26,7 +26,7 @@ export interface RawHit {
 /**
  * What search reads of an `_msearch` answer (OpenSearch's `filter_path`): each item's status
  * and error, and its hits' id, score, doc values, source and highlights. Not the index name
- * of every hit, nor totals, shards and timings: a hybrid answer parses about a third smaller.
+ * of every hit, nor totals, shards and timings: a qmsum hybrid answer is 53 kB instead of 64.
  * `status` is always present, so an item with no hits still answers as `{ status }`.
  */
 export const MSEARCH_FILTER_PATH = [
