@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { ApiResponse as StoreResponse } from '@opensearch-project/opensearch';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
+import type { ChannelDoc } from '../../src/store/documents.js';
 import { loadConfig } from '../../src/config.js';
 import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/store/api-keys.js';
 import { checksum, generateApiKey } from '../../src/auth/api-keys.js';
@@ -42,6 +43,16 @@ describe('API authentication, membership and plans', function () {
 
   const get = (path: string, headers: Record<string, string> = {}) => api.request(path, { headers });
   const withoutRequestId = (res: ApiResponse) => res.text.replace(res.body.requestId, '<id>');
+  /** Runs `body` with the alpha channel changed in the store, then puts alpha back as seeded, whatever `body` did. */
+  async function withAlphaChanged(changes: Partial<ChannelDoc>, body: () => Promise<void>): Promise<void> {
+    const alpha = WORLD_CHANNELS[0]!;
+    await store.channels([{ ...alpha, ...changes }]);
+    try {
+      await body();
+    } finally {
+      await store.channels([alpha]);
+    }
+  }
 
   describe('API keys', function () {
     it('reads with x-api-key and with Authorization: Bearer svc_…', async function () {
@@ -282,30 +293,22 @@ describe('API authentication, membership and plans', function () {
     });
 
     it('sees a membership change on the next request', async function () {
-      const alpha = WORLD_CHANNELS[0]!;
-      await store.channels([{ ...alpha, memberIds: [] }]);
-      try {
+      await withAlphaChanged({ memberIds: [] }, async () => {
         expect((await get('/api/v1/channels/alpha/episodes', member())).status).to.equal(404);
         expect((await get('/api/v1/episodes/ep_a01/chapters', member())).status).to.equal(404);
-      } finally {
-        await store.channels([alpha]);
-      }
+      });
       expect((await get('/api/v1/channels/alpha/episodes', member())).status).to.equal(200);
     });
 
     it('sees a change of owner on the next request, plan included', async function () {
-      const alpha = WORLD_CHANNELS[0]!;
       expect((await get('/api/v1/channels/alpha/search?q=garden', member())).status).to.equal(200);
-      await store.channels([{ ...alpha, ownerId: 'u_free_owner' }]);
-      try {
+      await withAlphaChanged({ ownerId: 'u_free_owner' }, async () => {
         for (const path of ['/api/v1/channels/alpha/search?q=garden', '/api/v1/channels/alpha/episodes']) {
           const res = await get(path, member());
           expect(res.status, path).to.equal(403);
           expect(res.body.code).to.equal('plan_required');
         }
-      } finally {
-        await store.channels([alpha]);
-      }
+      });
       expect((await get('/api/v1/channels/alpha/search?q=garden', member())).status).to.equal(200);
     });
 
@@ -344,16 +347,21 @@ describe('API authentication, membership and plans', function () {
     const sentBeforeFirstAnswer = (traffic: Awaited<ReturnType<typeof storeTraffic>>) =>
       traffic.slice(0, traffic.findIndex((t) => t.event === 'answered')).map((t) => t.what).sort();
     const sentAll = (traffic: Awaited<ReturnType<typeof storeTraffic>>) => traffic.filter((t) => t.event === 'sent').map((t) => t.what);
+    /** One GET, with what the API asked of the store while it ran. */
+    async function tracedGet(path: string, headers: Record<string, string>): Promise<{ res: ApiResponse; traffic: Awaited<ReturnType<typeof storeTraffic>> }> {
+      let res: ApiResponse | undefined;
+      const traffic = await storeTraffic(async () => {
+        res = await get(path, headers);
+      });
+      return { res: res!, traffic };
+    }
 
     it('reads the API key, the channel and its owner in one round trip, then searches, on a key\'s first search', async function () {
       const { key } = await store.key('u_member');
       // Another key's search lets this process know alpha's owner (read beside the channel from then on).
       expect((await get('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': memberKey })).status).to.equal(200);
-      let status = 0;
-      const traffic = await storeTraffic(async () => {
-        status = (await get('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': key })).status;
-      });
-      expect(status).to.equal(200);
+      const { res, traffic } = await tracedGet('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': key });
+      expect(res.status).to.equal(200);
       expect(sentBeforeFirstAnswer(traffic)).to.deep.equal(['POST /_mget', 'POST /channels/_search']);
       expect(traffic.find((t) => t.what === 'POST /_mget')?.docs?.sort()).to.deep.equal(['api-keys', 'users']);
       // Then the legs; the other key's search left what it showed in the hydration cache, so no second `_msearch`.
@@ -364,35 +372,25 @@ describe('API authentication, membership and plans', function () {
       const headers = { 'x-api-key': memberKey };
       const first = await get('/api/v1/channels/alpha/search?q=garden', headers);
       expect(first.status).to.equal(200);
-      let second: ApiResponse | undefined;
-      const traffic = await storeTraffic(async () => {
-        second = await get('/api/v1/channels/alpha/search?q=garden', headers);
-      });
-      expect(second!.status).to.equal(200);
+      const { res: second, traffic } = await tracedGet('/api/v1/channels/alpha/search?q=garden', headers);
+      expect(second.status).to.equal(200);
       // The channel is read by the id it had: one more document in the `_mget`, no search of the channels.
       expect(sentBeforeFirstAnswer(traffic)).to.deep.equal(['POST /_mget', 'POST /_msearch']);
       expect(traffic.find((t) => t.what === 'POST /_mget')?.docs?.sort()).to.deep.equal(['api-keys', 'channels', 'users']);
       expect(sentAll(traffic)).to.have.length(2);
-      expect(second!.body).to.deep.equal(first.body);
+      expect(second.body).to.deep.equal(first.body);
     });
 
     it('searches the slug again when the channel it named last time no longer carries it', async function () {
-      const alpha = WORLD_CHANNELS[0]!;
       const headers = { 'x-api-key': memberKey };
       expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
-      await store.channels([{ ...alpha, slug: 'alpha-renamed' }]);
-      try {
-        let res: ApiResponse | undefined;
-        const traffic = await storeTraffic(async () => {
-          res = await get('/api/v1/channels/alpha/search?q=garden', headers);
-        });
-        expect(res!.status).to.equal(404);
-        expect(res!.body.code).to.equal('channel_not_found');
+      await withAlphaChanged({ slug: 'alpha-renamed' }, async () => {
+        const { res, traffic } = await tracedGet('/api/v1/channels/alpha/search?q=garden', headers);
+        expect(res.status).to.equal(404);
+        expect(res.body.code).to.equal('channel_not_found');
         expect(sentAll(traffic)).to.include('POST /channels/_search');
         expect((await get('/api/v1/channels/alpha-renamed/search?q=garden', headers)).status).to.equal(200);
-      } finally {
-        await store.channels([alpha]);
-      }
+      });
       expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
     });
 
@@ -401,13 +399,10 @@ describe('API authentication, membership and plans', function () {
       const headers = { 'x-api-key': key };
       expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
       await revokeApiKey({ client, aliases: store.aliases }, keyId);
-      let refused: ApiResponse | undefined;
-      const traffic = await storeTraffic(async () => {
-        refused = await get('/api/v1/channels/alpha/search?q=garden', headers);
-      });
-      expect(refused!.status).to.equal(401);
-      expect(refused!.body.code).to.equal('invalid_api_key');
-      expect(refused!.body).to.not.have.property('episodes');
+      const { res: refused, traffic } = await tracedGet('/api/v1/channels/alpha/search?q=garden', headers);
+      expect(refused.status).to.equal(401);
+      expect(refused.body.code).to.equal('invalid_api_key');
+      expect(refused.body).to.not.have.property('episodes');
       expect(sentAll(traffic)).to.include('POST /_msearch'); // the grant was still there: the search went out, and was not shown
       const again = await storeTraffic(async () => {
         expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(401);
@@ -416,11 +411,9 @@ describe('API authentication, membership and plans', function () {
     });
 
     it('answers a member removed since the last search with the 404 alone, and sends no search for them again', async function () {
-      const alpha = WORLD_CHANNELS[0]!;
       const headers = { 'x-api-key': memberKey };
       expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
-      await store.channels([{ ...alpha, memberIds: [] }]);
-      try {
+      await withAlphaChanged({ memberIds: [] }, async () => {
         const refused = await get('/api/v1/channels/alpha/search?q=garden', headers);
         expect(refused.status).to.equal(404);
         expect(refused.body.code).to.equal('channel_not_found');
@@ -428,33 +421,24 @@ describe('API authentication, membership and plans', function () {
           expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(404);
         });
         expect(sentAll(again)).to.not.include('POST /_msearch');
-      } finally {
-        await store.channels([alpha]);
-      }
+      });
       expect((await get('/api/v1/channels/alpha/search?q=garden', headers)).status).to.equal(200);
     });
 
     it('searches again, over the channel as read now, when it changed since the key was let in', async function () {
-      const alpha = WORLD_CHANNELS[0]!;
       const headers = { 'x-api-key': memberKey };
       const before = await get('/api/v1/channels/alpha/search?q=garden', headers);
       expect(before.status).to.equal(200);
       const urls = (res: ApiResponse) => JSON.stringify(res.body.episodes).match(/https:\/\/[^/"]+/g) ?? [];
       expect(urls(before)).to.have.length.above(0);
       expect(urls(before).every((u) => u.startsWith('https://alpha.'))).to.equal(true);
-      await store.channels([{ ...alpha, customDomain: 'moved.example.org' }]);
-      try {
-        let after: ApiResponse | undefined;
-        const traffic = await storeTraffic(async () => {
-          after = await get('/api/v1/channels/alpha/search?q=garden', headers);
-        });
-        expect(after!.status).to.equal(200);
-        expect(urls(after!)).to.have.length.above(0);
-        expect(urls(after!).every((u) => u === 'https://moved.example.org')).to.equal(true);
+      await withAlphaChanged({ customDomain: 'moved.example.org' }, async () => {
+        const { res: after, traffic } = await tracedGet('/api/v1/channels/alpha/search?q=garden', headers);
+        expect(after.status).to.equal(200);
+        expect(urls(after)).to.have.length.above(0);
+        expect(urls(after).every((u) => u === 'https://moved.example.org')).to.equal(true);
         expect(sentAll(traffic).filter((w) => w === 'POST /_msearch').length).to.be.at.least(2); // the early one, then the one shown
-      } finally {
-        await store.channels([alpha]);
-      }
+      });
     });
   });
 
