@@ -47,6 +47,7 @@ function passageOf(h: RawHit, cache?: { cache: HydrationCache; store: string }):
   if (cache && hash) cache.cache.putPassage(cache.store, hash, passage);
   const tagged = h.highlight?.text?.[0];
   const matches = tagged === undefined ? [] : parseHighlight(tagged, passage.text);
+  // Object.assign rather than a spread plus a property: see combine() in fusion.ts.
   return matches ? Object.assign({}, passage, { matches }) : passage;
 }
 
