@@ -1,5 +1,5 @@
 // The Express app: middleware in order, every operation of the OpenAPI table routed once, one error renderer.
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Embedder } from './embedder.js';
@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
 import { indexAliases, type Client } from './store/opensearch.js';
 import { createQueries } from './store/queries.js';
 import { createTokenVerifier } from './auth/jwt.js';
-import { requireCredential, resolveCredential } from './auth/authenticate.js';
+import { credentialPresented, requireCredential, resolveCredential } from './auth/authenticate.js';
 import { protectedResourceMetadata } from './auth/challenge.js';
 import { OPERATIONS, expressPath } from './openapi/operations.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -22,7 +22,7 @@ import { keyLookupGuard } from './http/key-lookup-guard.js';
 import { channelPrefetch } from './http/channel-prefetch.js';
 import { OwnerHints } from './store/owner-hints.js';
 import { createAjv, queryParamsParser, validateParams } from './http/validate-params.js';
-import { admissionGate, createAdmission } from './http/admission.js';
+import { admissionGate, createAdmission, type Admission } from './http/admission.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { listChannels } from './routes/channels.js';
 import { listEpisodes } from './routes/episodes.js';
@@ -65,9 +65,13 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   }
   const anonymousRead = config.anonymousRead === 'published';
   const searchDeps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain };
-  // One gate for REST and MCP searches: a flood of them must leave the store (and this process) room for everything else.
-  const admission = createAdmission(config.searchAdmission);
-  metrics?.watchAdmission(admission);
+  // Searches are admitted in two shares: callers with a credential, and anonymous ones (MCP tool
+  // calls, anonymous REST). A flood of either leaves the store room for everything else, and an
+  // anonymous flood never takes a place a member's search needs.
+  const { concurrency, queue, maxWaitMs, anonymousConcurrency, anonymousQueue } = config.searchAdmission;
+  const admission = createAdmission({ concurrency, queue, maxWaitMs });
+  const anonymousAdmission = createAdmission({ concurrency: anonymousConcurrency, queue: anonymousQueue, maxWaitMs });
+  metrics?.watchAdmission(combinedCounts(admission, anonymousAdmission));
 
   // Who was last let into which channel: their next search starts beside the checks (see startEarlySearch).
   const grants = new SearchGrants();
@@ -100,7 +104,9 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   app.use(requestId({ log }));
   app.use(responseHeaders({ deprecation: config.deprecation }));
   app.use(requestLog());
-  app.use(admissionGate(admission, (req) => (req.method === 'GET' || req.method === 'HEAD') && SEARCH_PATH.test(req.path)));
+  const isSearch = (req: Request) => (req.method === 'GET' || req.method === 'HEAD') && SEARCH_PATH.test(req.path);
+  app.use(admissionGate(admission, (req) => isSearch(req) && credentialPresented(req.headers)));
+  app.use(admissionGate(anonymousAdmission, (req) => isSearch(req) && !credentialPresented(req.headers)));
   const ownerHints = new OwnerHints();
   app.use((req, _res, next) => {
     req.queries = createQueries({ client, aliases, ownerHints }, { budgetMs: config.opensearchTimeoutMs });
@@ -109,15 +115,19 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   // The credential is resolved before the limiter (its bucket is the key or the token
   // subject) but refused only after it, so failed attempts count against the caller's IP.
   const publicPaths = new Set(OPERATIONS.filter((op) => op.auth === 'none').map((op) => op.path));
+  const prefetchChannel = channelPrefetch(OPERATIONS, {
+    early: { operationId: searchOperation.operationId, channelId: (credential, slug) => grants.get(credential, slug)?.id, start: earlySearch },
+  });
   const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
   app.use(keyGuard.check);
   app.use(
     resolveCredential({
       verifier,
       appliesTo: (path) => path.startsWith('/api/v1/') && !publicPaths.has(path),
-      prefetch: channelPrefetch(OPERATIONS, {
-        early: { operationId: searchOperation.operationId, channelId: (credential, slug) => grants.get(credential, slug)?.id, start: earlySearch },
-      }),
+      // Only a key that verified here lately starts channel reads beside its lookup: a made-up one costs its lookup alone.
+      prefetch: (req, credential) => {
+        if (keyGuard.vouched(req, credential)) prefetchChannel(req, credential);
+      },
     }),
   );
   app.use(keyGuard.count);
@@ -132,8 +142,21 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
       log,
     }),
   );
-  // MCP (POST, anonymous, rate-limited per IP above) before the read-only gate.
-  if (config.mcp.enabled) app.use(mcpRouter({ search: searchDeps, metrics, admission, channelBaseDomain: config.channelBaseDomain }));
+  // MCP (POST, anonymous, rate-limited per IP above and by its own smaller budget) before the read-only gate.
+  if (config.mcp.enabled) {
+    const mcpLimiter = rateLimiter({ redis, max: config.mcp.rateLimitMax, windowSeconds: config.rateLimit.windowSeconds, prefix: `rl:${config.indexPrefix}mcp:`, log });
+    app.use(
+      mcpRouter({
+        search: searchDeps,
+        metrics,
+        admission: anonymousAdmission,
+        channelBaseDomain: config.channelBaseDomain,
+        publicBaseUrl: config.publicBaseUrl,
+        allowedOrigins: config.mcp.allowedOrigins,
+        limiter: mcpLimiter,
+      }),
+    );
+  }
   app.use(allowReadOnly());
   for (const op of OPERATIONS) {
     const handler = handlers[op.operationId];
@@ -145,4 +168,20 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
   if (metrics) app.use(metrics.countStoreErrors());
   app.use(renderErrors({ publicBaseUrl: config.publicBaseUrl, log }));
   return app;
+}
+
+/** What the metrics read of both admission shares together. */
+function combinedCounts(...gates: Admission[]): Pick<Admission, 'running' | 'waiting' | 'refused'> {
+  const sum = (read: (gate: Admission) => number) => gates.reduce((n, gate) => n + read(gate), 0);
+  return {
+    get running() {
+      return sum((g) => g.running);
+    },
+    get waiting() {
+      return sum((g) => g.waiting);
+    },
+    get refused() {
+      return sum((g) => g.refused);
+    },
+  };
 }

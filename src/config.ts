@@ -41,10 +41,17 @@ export interface Config {
   };
   /** Admission control of searches (see src/http/admission.ts): past it a search is refused with 503 `search_busy`. */
   searchAdmission: {
-    /** Searches (REST and MCP) running at once in this process. */
+    /** Searches of callers with a credential (REST) running at once in this process. */
     concurrency: number;
     /** Searches that may wait for a place. */
     queue: number;
+    /**
+     * Anonymous searches (MCP tool calls, anonymous REST) running at once, in a share of
+     * their own: a flood of them never takes a place a member's search needs.
+     */
+    anonymousConcurrency: number;
+    /** Anonymous searches that may wait for a place of that share. */
+    anonymousQueue: number;
     /** Longest wait for a place; the wait counts against the request's store budget. */
     maxWaitMs: number;
   };
@@ -73,8 +80,10 @@ export interface Config {
     audience: string | undefined;
     /** PEM file holding the RS256/ES256 public key. */
     publicKeyFile: string | undefined;
-    /** JWKS file path or http(s) URL. */
+    /** JWKS file path or https URL (http only on loopback). */
     jwks: string | undefined;
+    /** Longest a JWKS key is used past its cache age while refetching fails (the JWKS host is down). */
+    jwksMaxStaleSeconds: number;
     /** Shared HS256 secret, for development only: at least {@link MIN_HS_SECRET_BYTES} bytes. */
     hsSecret: string | undefined;
     clockSkewSeconds: number;
@@ -102,7 +111,15 @@ export interface Config {
     hydrationCacheMb?: number;
   };
   /** The per-channel MCP tool server (`/mcp` on channel hosts, `/channels/{slug}/mcp`); off: those paths do not exist. */
-  mcp: { enabled: boolean };
+  mcp: {
+    enabled: boolean;
+    /** Tool-server requests per client IP and rate-limit window: anonymous, so a smaller budget than a key's. */
+    rateLimitMax: number;
+    /** Browser origins allowed besides the channel's host and the API's (`scheme://host[:port]`). */
+    allowedOrigins: string[];
+  };
+  /** Node's HTTP server timeouts: a client that sends its headers (or its request) too slowly gets a JSON 408. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /**
    * Prometheus `/metrics` listeners, off the public API port. A port left unset runs
    * no listener; the API and the worker each have their own, so both fit on one host.
@@ -225,6 +242,45 @@ function replicas(env: Env, name: string, fallback: number | string): number | s
   throw new ConfigError(name, `expected a replica count 0..${MAX_REPLICAS} or an auto-expand range like 0-1 or 1-all, got "${raw}"`);
 }
 
+/** Hosts a plain-http URL may name: a JWKS fetched over http from elsewhere could be swapped on the way. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** A JWKS file path, an https URL, or an http URL on loopback only. */
+function jwksSource(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined || !/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return raw;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected a file path or an https URL, got "${raw}"`);
+  }
+  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && (LOOPBACK_HOSTS.has(parsed.hostname) || parsed.hostname.startsWith('127.')))) return raw;
+  throw new ConfigError(name, `expected an https URL (http only on loopback), got "${raw}"`);
+}
+
+/** Comma-separated origins (`scheme://host[:port]`), each normalised by URL. */
+function origins(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let parsed: URL;
+      try {
+        parsed = new URL(entry);
+      } catch {
+        throw new ConfigError(name, `expected origins like https://app.example.com, got "${entry}"`);
+      }
+      if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== entry.replace(/\/$/, '')) {
+        throw new ConfigError(name, `expected an origin (scheme://host[:port], no path), got "${entry}"`);
+      }
+      return parsed.origin;
+    });
+}
+
 function optionalInt(env: Env, name: string, min: number, max: number): number | undefined {
   return optional(env, name) === undefined ? undefined : int(env, name, 0, min, max);
 }
@@ -328,6 +384,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       concurrency: int(env, 'SEARCH_CONCURRENCY', 4, 1, 10_000),
       queue: int(env, 'SEARCH_QUEUE', 32, 0, 10_000),
       maxWaitMs: int(env, 'SEARCH_QUEUE_WAIT_MS', 1000, 1, 60_000),
+      anonymousConcurrency: int(env, 'SEARCH_ANONYMOUS_CONCURRENCY', 2, 1, 10_000),
+      anonymousQueue: int(env, 'SEARCH_ANONYMOUS_QUEUE', 8, 0, 10_000),
     },
     embedCacheDir: optional(env, 'EMBED_CACHE_DIR'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),
@@ -343,7 +401,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       issuer: optional(env, 'JWT_ISSUER'),
       audience: optional(env, 'JWT_AUDIENCE'),
       publicKeyFile: optional(env, 'JWT_PUBLIC_KEY_FILE'),
-      jwks: optional(env, 'JWT_JWKS'),
+      jwks: jwksSource(env, 'JWT_JWKS'),
+      jwksMaxStaleSeconds: int(env, 'JWT_JWKS_MAX_STALE_SECONDS', 3600, 0, 7 * 86_400),
       hsSecret: hsSecret(env, 'JWT_HS_SECRET'),
       clockSkewSeconds: int(env, 'JWT_CLOCK_SKEW_SECONDS', 30, 0, 600),
     },
@@ -369,7 +428,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       queryCacheChannels: int(env, 'QUERY_VECTOR_CACHE_CHANNELS', 64, 1, 1_000_000),
       hydrationCacheMb: int(env, 'SEARCH_HYDRATION_CACHE_MB', DEFAULT_HYDRATION_CACHE_MB, 0, 65_536),
     },
-    mcp: { enabled: oneOf(env, 'MCP_SERVER', 'on', ['on', 'off'] as const) === 'on' },
+    mcp: {
+      enabled: oneOf(env, 'MCP_SERVER', 'on', ['on', 'off'] as const) === 'on',
+      rateLimitMax: int(env, 'MCP_RATE_LIMIT_MAX', 120, 1, 10_000_000),
+      allowedOrigins: origins(env, 'MCP_ALLOWED_ORIGINS'),
+    },
+    http: {
+      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    },
     metrics: {
       host: str(env, 'METRICS_HOST', '127.0.0.1'),
       apiPort: optionalInt(env, 'METRICS_PORT', 0, 65535),

@@ -1,5 +1,6 @@
 // Entry point: real dependencies, listen, and a graceful shutdown that lets in-flight requests finish.
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { createOpenSearchClient } from './store/opensearch.js';
@@ -7,7 +8,7 @@ import { createRedisClient } from './store/redis.js';
 import { createEmbedderPool, type EmbedderPool } from './embedder-pool.js';
 import { createApp } from './app.js';
 import { shutdown } from './http/shutdown.js';
-import { jsonClientErrors } from './http/client-error.js';
+import { httpServerOptions, jsonClientErrors } from './http/client-error.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { startMetricsListener } from './metrics/listener.js';
 import { defaultHydrationCache } from './search/hydration-cache.js';
@@ -58,7 +59,8 @@ async function main(): Promise<void> {
         });
   const metricsListener = metrics && (await startMetricsListener({ registry: metrics.registry, host: config.metrics.host, port: config.metrics.apiPort!, log }));
   const app = createApp({ config, client, redis, embedder, log, metrics });
-  const server = app.listen(config.port, config.host, () => {
+  const server = createServer(httpServerOptions(config.http), app);
+  server.listen(config.port, config.host, () => {
     log.info({ host: config.host, port: config.port, publicBaseUrl: config.publicBaseUrl }, 'API listening');
   });
   jsonClientErrors(server, { log });

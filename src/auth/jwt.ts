@@ -9,6 +9,8 @@ import { RETRY_AFTER_SECONDS, createError } from '../errors.js';
 /** The scope every token must carry. */
 export const REQUIRED_SCOPE = 'creator:read';
 const ASYMMETRIC_ALGS = ['RS256', 'ES256'] as const;
+/** `typ` header values of an access token (compared lower-cased). */
+const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
 
 export interface TokenVerifier {
   /** The user id (`sub`) of a valid token; throws an ApiError (`invalid_token`, `insufficient_scope`, `jwks_unavailable`) otherwise. */
@@ -23,6 +25,8 @@ export interface JwksOptions {
   fetchTimeoutMs?: number;
   /** How long a key fetched for a `kid` is used before the JWKS is asked again. Default 10 min. */
   cacheMs?: number;
+  /** How long a key is used past `cacheMs` while every refetch fails (the JWKS host is down). Default 1 h. */
+  maxStaleMs?: number;
   /**
    * How long one fetch, answered or failed, serves every lookup: an unknown `kid` refetches
    * at most this often, and a JWKS host that is down is not asked again per token. Default 30 s.
@@ -51,11 +55,15 @@ function jwksFetcher(url: string, fetchTimeoutMs: number, minRefetchMs: number):
  * jwks-rsa, which imports the keys, picks one by `kid` and caches it per `kid`.
  */
 function createKeySource(
-  { publicKeyFile, jwks }: Config['jwt'],
-  { fetchTimeoutMs = 2000, cacheMs = 10 * 60_000, minRefetchMs = 30_000 }: JwksOptions = {},
+  { publicKeyFile, jwks, jwksMaxStaleSeconds }: Config['jwt'],
+  { fetchTimeoutMs = 2000, cacheMs = 10 * 60_000, minRefetchMs = 30_000, maxStaleMs = jwksMaxStaleSeconds * 1000 }: JwksOptions = {},
 ) {
   const pem = publicKeyFile ? createPublicKey(readFileSync(publicKeyFile, 'utf8')) : undefined;
   const remote = jwks !== undefined && /^https?:\/\//.test(jwks);
+  // Checked again here (the configuration refuses it too): keys fetched over plain http from another host could be swapped on the way.
+  if (remote && !/^https:\/\//.test(jwks) && !/^http:\/\/(localhost|127\.[\d.]+|\[::1\])(:\d+)?\//.test(jwks)) {
+    throw new Error(`JWT_JWKS must be an https URL (http only on loopback), got ${jwks}`);
+  }
   // A JWKS file is read once, at start, so a broken one fails the start and not a request.
   const fromFile = jwks && !remote ? (JSON.parse(readFileSync(jwks, 'utf8')) as JwksDocument) : undefined;
   const client = jwks
@@ -64,8 +72,8 @@ function createKeySource(
         fetcher: fromFile ? async () => fromFile : jwksFetcher(jwks, fetchTimeoutMs, minRefetchMs),
         cache: true,
         cacheMaxAge: cacheMs,
-        // When a refetch fails, the keys we have keep serving, however long the JWKS host is down.
-        cacheMaxAgeFallback: Number.POSITIVE_INFINITY,
+        // When a refetch fails, the keys we have keep serving for a bounded time (JWT_JWKS_MAX_STALE_SECONDS), then tokens get 503 jwks_unavailable.
+        cacheMaxAgeFallback: maxStaleMs,
       })
     : undefined;
 
@@ -118,7 +126,9 @@ export function createTokenVerifier(
       if (!enabled) throw invalid(new Error('no token verification keys or issuer configured'));
       const decoded = jwt.decode(token, { complete: true });
       if (!decoded || typeof decoded.payload === 'string') throw invalid(new Error('not a JWT'));
-      const { alg, kid } = decoded.header;
+      const { alg, kid, typ } = decoded.header;
+      // RFC 9068: an access token says `at+jwt`; plain `JWT` is common. Anything else (an ID token's own type, a logout token) is not an access token.
+      if (typ !== undefined && !ACCEPTED_TYPES.has(String(typ).toLowerCase())) throw invalid(new Error(`token type ${String(typ)} is not an access token`));
       let candidates: KeyObject[];
       if ((ASYMMETRIC_ALGS as readonly string[]).includes(alg)) candidates = await keys.keysFor(kid);
       else if (alg === 'HS256' && hsKey) candidates = [hsKey];

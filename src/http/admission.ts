@@ -118,8 +118,8 @@ export function admissionGate(admission: Admission, appliesTo: (req: Request) =>
   };
 }
 
-/** Aborts when the connection closes before the answer is sent: a request still waiting for a place then leaves the queue. */
-function abandoned(res: Response): AbortSignal {
+/** Aborts when the connection closes before the answer is sent: a request still waiting for a place then leaves the queue, a running search stops. */
+export function abandoned(res: Response): AbortSignal {
   const controller = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();

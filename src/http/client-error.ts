@@ -1,6 +1,6 @@
 // Requests Node's HTTP layer answers before Express sees them (oversize URL or headers, garbage, timeouts, CONNECT) still get the JSON error body.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { API_ERRORS, type ApiErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -12,6 +12,21 @@ const REASONS: Record<number, string> = {
   408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
 };
+
+/**
+ * The server's timeouts, set explicitly rather than left to Node's defaults: a client that
+ * trickles its headers (slowloris) is cut off after `headersTimeoutMs`, a whole request after
+ * `requestTimeoutMs`, each with a JSON 408 (see {@link jsonClientErrors}). Node checks them
+ * every `connectionsCheckingInterval`, by default 30 s, which would let a slow client hold its
+ * socket that much longer: a second, or the header timeout if shorter.
+ */
+export function httpServerOptions({ headersTimeoutMs, requestTimeoutMs }: { headersTimeoutMs: number; requestTimeoutMs: number }): ServerOptions {
+  return {
+    headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+  };
+}
 
 /** The parser's or server's error code → ours. */
 function codeFor(err: NodeJS.ErrnoException): ApiErrorCode {

@@ -1,15 +1,16 @@
 // The per-channel MCP tool server: stateless Streamable HTTP at `/mcp` on channel hosts and `/channels/{slug}/mcp`.
 import { createRequire } from 'node:module';
-import { Router, type Request, type RequestHandler } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createError, toApiError } from '../errors.js';
-import type { Admission } from '../http/admission.js';
+import { abandoned, type Admission } from '../http/admission.js';
 import type { Logger } from '../logger.js';
 import type { ApiMetrics } from '../metrics/api-metrics.js';
 import { runSearch, type SearchDeps } from '../search/search.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
+import { originAllowed } from './origin.js';
 import { SEARCH_INPUT, SEARCH_OUTPUT, renderSearchText, toSearchParams } from './search-tool.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -20,8 +21,24 @@ const MAX_BODY_BYTES = 64 * 1024;
 export interface McpDeps {
   search: SearchDeps;
   metrics?: ApiMetrics | undefined;
-  /** Shared with REST search: one bound on the searches running at once. */
+  /** The anonymous share of the search admission (anonymous REST searches draw on it too): MCP never takes a member's place. */
   admission?: Admission | undefined;
+}
+
+/** What the routes need beyond the tool server's dependencies. */
+export interface McpRouterDeps extends McpDeps {
+  channelBaseDomain: string;
+  /** The API's own public URL: its host may call `/channels/{slug}/mcp` from a browser. */
+  publicBaseUrl: string;
+  /** Further origins (`scheme://host[:port]`) whose browsers may call the tool servers. */
+  allowedOrigins: readonly string[];
+  /** Per-IP limiter of tool-server requests, its own budget (smaller than a key's); undefined: none. */
+  limiter?: RequestHandler | undefined;
+}
+
+/** A JSON-RPC error answer with no id, as the transport writes its own. */
+function jsonRpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 /** The server of one channel for one request: one read-only tool, `search`, over published episodes. */
@@ -46,7 +63,7 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics, admi
     async (args) => {
       let release: (() => void) | undefined;
       try {
-        release = await admission?.admit();
+        release = await admission?.admit(search.signal);
         const { result, trace } = await runSearch(search, channel, toSearchParams(args));
         metrics?.observeSearch(trace);
         metrics?.toolCall('search', 'ok');
@@ -70,7 +87,7 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics, admi
   return server;
 }
 
-function serve(deps: McpDeps, locate: (req: Request) => ChannelLocator | undefined): RequestHandler {
+function serve(deps: McpRouterDeps, locate: (req: Request) => ChannelLocator | undefined): RequestHandler {
   return async (req, res, next) => {
     // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
     if (req.method !== 'POST') {
@@ -82,8 +99,12 @@ function serve(deps: McpDeps, locate: (req: Request) => ChannelLocator | undefin
     // Unknown and free-plan channels look like a path that does not exist.
     const channel = await channelWithMcp(req.queries, locate(req));
     if (!channel) throw createError('route_not_found');
-    // The search's round trips draw on the request's store budget, as REST search does.
-    const search = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs() };
+    // DNS-rebinding protection (MCP transport spec): a browser page of another site cannot drive the tool server.
+    if (!originAllowed(req.get('origin'), channel, deps)) throw createError('origin_forbidden');
+    // MCP 2025-06-18 removed JSON-RPC batching: one request is one call, so one POST cannot run a hundred searches.
+    if (Array.isArray(req.body)) return jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed batching); send one message per request.');
+    // The search's round trips draw on the request's store budget, as REST search does, and stop when the client goes.
+    const search = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal: abandoned(res), audience: 'anonymous' as const };
     const server = createChannelServer(channel, { ...deps, search }, req.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     res.on('close', () => {
@@ -92,21 +113,57 @@ function serve(deps: McpDeps, locate: (req: Request) => ChannelLocator | undefin
     });
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, req.body);
     } catch (err) {
       next(err);
     }
   };
 }
 
+/** The body as JSON, read here (not by the transport) so that a batch is seen before any call runs; read errors answered as the transport would. */
+function readBody(): RequestHandler[] {
+  const raw = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  const parse: RequestHandler = (req, res, next) => {
+    if (!Buffer.isBuffer(req.body) || req.body.length === 0) {
+      req.body = undefined;
+      return next();
+    }
+    try {
+      req.body = JSON.parse(req.body.toString('utf8')) as unknown;
+    } catch {
+      return jsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+    }
+    next();
+  };
+  return [raw, parse];
+}
+
+const bodyErrors: ErrorRequestHandler = (err: { type?: string }, _req, res, next) => {
+  if (err.type === 'entity.too.large') return jsonRpcError(res, 413, -32000, `Payload Too Large: a message is at most ${MAX_BODY_BYTES} bytes`);
+  if (typeof err.type === 'string' && err.type.startsWith('entity.')) return jsonRpcError(res, 400, -32700, 'Parse error: the body could not be read');
+  next(err);
+};
+
 /**
  * The MCP routes: `/mcp` on a channel host (`<slug>.<channelBaseDomain>` or the channel's
  * custom domain) and `/channels/{slug}/mcp` on any host, for deployments without
- * wildcard DNS. Anonymous: credentials are not read; the caller's IP is its rate-limit bucket.
+ * wildcard DNS. Exact case, as every other route. Anonymous: credentials are not read; the
+ * caller's IP is its rate-limit bucket, with the tool servers' own budget.
  */
-export function mcpRouter(deps: McpDeps & { channelBaseDomain: string }): Router {
-  const router = Router();
-  router.all('/mcp', serve(deps, (req) => locateByHost(req.hostname, deps.channelBaseDomain)));
-  router.all('/channels/:slug/mcp', serve(deps, (req) => ({ slug: String(req.params.slug) })));
+export function mcpRouter(deps: McpRouterDeps): Router {
+  const router = Router({ caseSensitive: true, strict: false });
+  const front = [deps.limiter ?? ((_req, _res, next) => next()), ...readBody()] satisfies RequestHandler[];
+  router.all(
+    '/mcp',
+    (req, _res, next) => {
+      // An HTTP/1.0 request may name no host at all: nothing to locate the channel by.
+      if (!req.hostname) throw createError('host_missing');
+      next();
+    },
+    ...front,
+    serve(deps, (req) => locateByHost(req.hostname!, deps.channelBaseDomain)),
+  );
+  router.all('/channels/:slug/mcp', ...front, serve(deps, (req) => ({ slug: String(req.params.slug) })));
+  router.use(bodyErrors);
   return router;
 }

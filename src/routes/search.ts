@@ -6,6 +6,7 @@ import type { SearchParams } from '../search/types.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { SearchGrants } from '../store/search-grants.js';
 import type { EarlySearchOutcome } from '../metrics/api-metrics.js';
+import { abandoned } from '../http/admission.js';
 import { filtersFromQuery } from './filters.js';
 
 /** Decision 2: `query` when it is non-blank, else `q`, else `""` (an empty result, not an error). */
@@ -33,9 +34,14 @@ export interface EarlySearch {
   settled?: boolean;
 }
 
-/** The search's round trips draw on the same store budget as the request's lookups. */
+/**
+ * The search's round trips draw on the same store budget as the request's lookups and stop
+ * when the client disconnects; its query vector is cached for its audience only (an early
+ * search runs for a credential, hence for members).
+ */
 function run(deps: SearchDeps, req: Request, channel: ChannelDoc, params: SearchParams): Promise<SearchOutcome> {
-  return runSearch({ ...deps, storeTimeoutMs: () => req.queries.timeLeftMs() }, channel, params);
+  const audience = req.principal?.kind === 'anonymous' ? 'anonymous' : 'members';
+  return runSearch({ ...deps, storeTimeoutMs: () => req.queries.timeLeftMs(), signal: req.res && abandoned(req.res), audience }, channel, params);
 }
 
 /**

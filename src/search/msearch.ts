@@ -70,17 +70,27 @@ function describe(error: unknown): string {
  * the only function of the pipeline that awaits OpenSearch; `requestTimeout` (ms) is what
  * is left of the request's store budget (default: the client's timeout). A 400 on the whole request
  * becomes a {@link SearchError}; connection errors, timeouts and 5xx propagate unchanged.
+ * An aborted `signal` cancels the request in flight (the client's `RequestAbortedError`).
  */
-export async function runMsearch(client: Client, searches: readonly SearchRequest[], requestTimeout?: number): Promise<RawHit[][]> {
+export async function runMsearch(client: Client, searches: readonly SearchRequest[], requestTimeout?: number, signal?: AbortSignal): Promise<RawHit[][]> {
   if (searches.length === 0) return [];
+  // The caller went away before this round trip: none is started (the same error as one cancelled in flight).
+  if (signal?.aborted) throw new errors.RequestAbortedError('the search was abandoned: its caller went away', null as never);
   let res;
+  const request = client.msearch({ body: buildMsearchBody(searches) as never, filter_path: MSEARCH_FILTER_PATH }, requestTimeout === undefined ? {} : { requestTimeout });
+  // The client's promise carries `abort()`: a caller that went away takes its request off the engine's connection.
+  // `void`: abort() returns the thenable, and an EventTarget listener's returned thenable gets a handler that rethrows its rejection.
+  const abort = () => void request.abort();
+  signal?.addEventListener('abort', abort, { once: true });
   try {
-    res = await client.msearch({ body: buildMsearchBody(searches) as never, filter_path: MSEARCH_FILTER_PATH }, requestTimeout === undefined ? {} : { requestTimeout });
+    res = await request;
   } catch (err) {
     if (err instanceof errors.ResponseError && err.statusCode === 400) {
       throw new SearchError('_msearch rejected the request', err.body);
     }
     throw err;
+  } finally {
+    signal?.removeEventListener('abort', abort);
   }
   return readMsearchResponse(res.body, searches.length);
 }

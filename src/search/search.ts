@@ -44,6 +44,14 @@ export interface SearchDeps {
    * is spent), so a search's two round trips share one budget. Default: the client's timeout each.
    */
   storeTimeoutMs?: () => number;
+  /** Aborts the search when its caller has gone (the client disconnected): the round trip in flight is cancelled and no other starts. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Who is searching: the channel's `members` (a credential let in) or `anonymous` callers.
+   * Query vectors are cached per channel and audience, so no caller can time another
+   * audience's queries. Default `members` (the harness and benchmarks).
+   */
+  audience?: 'members' | 'anonymous';
 }
 
 /**
@@ -153,7 +161,7 @@ export async function runSearch(
     const t = performance.now();
     const cache = deps.queryCache ?? defaultQueryCache(deps.embedder, settings.queryCacheSize, settings.queryCacheChannels);
     // Scoped by channel: no caller can time whether another channel searched this text.
-    const vector = await cache.embed(deps.embedder, query, channel.id).catch((error: unknown) => {
+    const vector = await cache.embed(deps.embedder, query, `${channel.id}\u0000${deps.audience ?? 'members'}`).catch((error: unknown) => {
       // Embedder workers saturated or failing: answer keyword-only, and say so, rather than queue or fail.
       if (!(error instanceof EmbedderUnavailableError)) throw error;
       degraded = error.reason === 'busy' ? 'embedder_busy' : 'embedder_failed';
@@ -180,7 +188,7 @@ export async function runSearch(
 
   // 2. One round trip for every leg.
   let t = performance.now();
-  const answers = await runMsearch(deps.client, searches, deps.storeTimeoutMs?.());
+  const answers = await runMsearch(deps.client, searches, deps.storeTimeoutMs?.(), deps.signal);
   trace.timings.msearchMs = performance.now() - t;
   trace.legs = readers.map((read, i) => read(answers[i] ?? []));
 
@@ -206,7 +214,7 @@ export async function runSearch(
   const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields, cache });
   trace.hydration = plan.counts;
   t = performance.now();
-  const hydrated = plan.read(await runMsearch(deps.client, plan.searches, deps.storeTimeoutMs?.()));
+  const hydrated = plan.read(await runMsearch(deps.client, plan.searches, deps.storeTimeoutMs?.(), deps.signal));
   trace.timings.hydrateMs = performance.now() - t;
 
   const result = toSearchResult({

@@ -356,10 +356,19 @@ describe('API authentication, membership and plans', function () {
       return { res: res!, traffic };
     }
 
-    it('reads the API key, the channel and its owner in one round trip, then searches, on a key\'s first search', async function () {
+    it("reads a key this process has not seen verify alone (a made-up key costs no channel read), then the key, the channel and its owner in one round trip, then searches", async function () {
       const { key } = await store.key('u_member');
       // Another key's search lets this process know alpha's owner (read beside the channel from then on).
       expect((await get('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': memberKey })).status).to.equal(200);
+      // Its first request, a search of another channel: the key is let into `custom`, not yet into alpha.
+      const first = await tracedGet('/api/v1/channels/custom/search?q=garden', { 'x-api-key': key });
+      expect(first.res.status).to.equal(200);
+      expect(sentBeforeFirstAnswer(first.traffic), 'the key alone first').to.deep.equal(['POST /_mget']);
+      expect(first.traffic.find((t) => t.what === 'POST /_mget')?.docs).to.deep.equal(['api-keys']);
+      // Then the channel (with its owner) and the search.
+      const after = first.traffic.filter((t) => t.event === 'sent').slice(1);
+      expect(after.some((t) => t.what === 'POST /channels/_search' || t.docs?.includes('channels')), 'the channel, read once the key verified').to.equal(true);
+      expect(after.map((t) => t.what)).to.include('POST /_msearch');
       const { res, traffic } = await tracedGet('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': key });
       expect(res.status).to.equal(200);
       expect(sentBeforeFirstAnswer(traffic)).to.deep.equal(['POST /_mget', 'POST /channels/_search']);

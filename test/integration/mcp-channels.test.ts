@@ -145,12 +145,12 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     expect((await search(b, { query: 'tomatoes', fast: true })).isError).to.not.equal(true);
   });
 
-  it('takes a place in the search admission gate: past SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting, an MCP search is an error result saying so', async function () {
+  it('takes a place in the anonymous share of the admission gate: past SEARCH_ANONYMOUS_CONCURRENCY running and SEARCH_ANONYMOUS_QUEUE waiting, an MCP search is an error result saying so', async function () {
     // Each _msearch held back 500 ms, so the first search keeps the only place while the second arrives.
     const relay = await inspectingRelay(new URL(loadConfig(process.env).opensearchUrl), { delay: /_msearch/, delayMs: 500 });
     try {
       // An API of its own on the relay (not the suite's shared store client).
-      const api = await startApi({ env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '0' } });
+      const api = await startApi({ env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_ANONYMOUS_CONCURRENCY: '1', SEARCH_ANONYMOUS_QUEUE: '0' } });
       apis.push(api);
       const [first, second] = [await connect(`${api.baseUrl}/channels/alpha/mcp`), await connect(`${api.baseUrl}/channels/alpha/mcp`)];
       const running = search(first, { query: 'tomatoes', fast: true });

@@ -1,11 +1,11 @@
 // Runs the API in-process on port 0 against the real OpenSearch and Redis; every response is checked against the served OpenAPI document.
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createApp } from '../../src/app.js';
-import { jsonClientErrors } from '../../src/http/client-error.js';
+import { httpServerOptions, jsonClientErrors } from '../../src/http/client-error.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
@@ -95,7 +95,8 @@ export async function startApi({
   });
   const app = createApp({ config, client, redis, embedder, log, metrics });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    // As src/server.ts does: its timeouts, set explicitly.
+    const s = createServer(httpServerOptions(config.http), app).listen(0, '127.0.0.1', () => resolve(s));
   });
   // As src/server.ts does: what Node refuses before Express is JSON too.
   jsonClientErrors(server, { log });

@@ -53,27 +53,42 @@ export async function closedPort(): Promise<number> {
 /**
  * A TCP relay to a real service (OpenSearch) that sees the HTTP requests going through: counts those whose
  * first chunk matches `count`, and holds back those matching `delay` for `delayMs`
- * (chunks of a connection keep their order).
+ * (chunks of a connection keep their order). `abandoned` counts held-back requests whose
+ * sender closed the connection before they were passed on: the service never saw them.
  */
 export async function inspectingRelay(target: URL, { count, delay, delayMs = 0 }: { count?: RegExp; delay?: RegExp; delayMs?: number }) {
   let counted = 0;
+  let abandoned = 0;
   const l = await listener((socket) => {
     const upstream = connect(Number(target.port), target.hostname);
     let chain = Promise.resolve();
+    let held = 0;
     socket.on('data', (chunk: Buffer) => {
       const text = chunk.toString('latin1');
       if (count?.test(text)) counted++;
       const wait = delay?.test(text) ? delayMs : 0;
-      chain = chain.then(() => (wait ? new Promise((r) => setTimeout(r, wait)) : undefined)).then(() => void upstream.write(chunk));
+      if (wait) held++;
+      chain = chain
+        .then(() => (wait ? new Promise((r) => setTimeout(r, wait)) : undefined))
+        .then(() => {
+          if (wait) held--;
+          if (!upstream.destroyed) upstream.write(chunk);
+        });
     });
     upstream.pipe(socket);
     upstream.on('error', () => socket.destroy());
-    socket.on('close', () => upstream.destroy());
+    socket.on('close', () => {
+      if (held > 0) abandoned++;
+      upstream.destroy();
+    });
   });
   return {
     url: `http://127.0.0.1:${l.port}`,
     get counted() {
       return counted;
+    },
+    get abandoned() {
+      return abandoned;
     },
     async close() {
       for (const s of l.sockets) s.destroy();

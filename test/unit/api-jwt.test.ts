@@ -181,4 +181,47 @@ describe('OAuth access tokens: local JWT verification', function () {
       await jwks.close();
     }
   });
+
+  it('bounds how long a stale JWKS key serves while every refetch fails: past JWT_JWKS_MAX_STALE_SECONDS tokens get 503 jwks_unavailable', async function () {
+    const document = readFileSync(kit.jwksEnv.JWT_JWKS!, 'utf8');
+    let status = 200;
+    const jwks = await jwksServer((res) => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? document : '{}'));
+    try {
+      const v = urlVerifier(jwks.url, { cacheMs: 100, minRefetchMs: 50, maxStaleMs: 300 });
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
+      status = 503;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' }))), 'stale, within the bound').to.equal('ok:u_member');
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' }))), 'stale past the bound').to.equal('jwks_unavailable');
+      status = 200;
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' }))), 'the JWKS host is back').to.equal('ok:u_member');
+    } finally {
+      await jwks.close();
+    }
+  });
+
+  it('takes a JWKS URL over https, or over http on loopback only; the bound on staleness defaults to an hour', function () {
+    expect(() => loadConfig({ JWT_JWKS: 'http://auth.example.com/jwks.json' })).to.throw(/JWT_JWKS: expected an https URL \(http only on loopback\)/);
+    expect(() => loadConfig({ JWT_JWKS: 'http://10.0.0.5/jwks.json' })).to.throw(/JWT_JWKS/);
+    expect(() => createTokenVerifier({ ...loadConfig({}), jwt: { ...loadConfig({}).jwt, jwks: 'http://auth.example.com/jwks.json' } })).to.throw(/https/);
+    for (const ok of ['https://auth.example.com/jwks.json', 'http://127.0.0.1:8081/jwks.json', 'http://localhost/jwks.json', 'http://[::1]:9/jwks.json', '/etc/keys/jwks.json']) {
+      expect(loadConfig({ JWT_JWKS: ok }).jwt.jwks).to.equal(ok);
+    }
+    expect(loadConfig({}).jwt.jwksMaxStaleSeconds).to.equal(3600);
+  });
+
+  it('accepts a token whose typ is at+jwt (RFC 9068) or JWT, or that has none; refuses any other typ', async function () {
+    const v = verifier(kit.env);
+    for (const typ of ['at+jwt', 'application/at+jwt', 'AT+JWT', 'JWT']) {
+      expect(await outcome(v.verify(kit.sign({}, { header: { alg: 'RS256', typ } }))), typ).to.equal('ok:u_member');
+    }
+    const untyped = kit.sign({}, { header: { alg: 'RS256', typ: undefined } });
+    expect(JSON.parse(Buffer.from(untyped.split('.')[0]!, 'base64url').toString())).to.not.have.property('typ');
+    expect(await outcome(v.verify(untyped)), 'no typ').to.equal('ok:u_member');
+    for (const typ of ['logout+jwt', 'id_token+jwt', 'dpop+jwt', 'secevent+jwt']) {
+      expect(await outcome(v.verify(kit.sign({}, { header: { alg: 'RS256', typ } }))), typ).to.equal('invalid_token');
+    }
+  });
 });

@@ -14,10 +14,11 @@ describe('loadConfig', function () {
     expect(config.search.rrfK).to.equal(60);
     expect(config.anonymousRead).to.equal('none');
     expect(config.trustProxy).to.equal(false);
-    expect(config.mcp).to.deep.equal({ enabled: true });
+    expect(config.mcp).to.deep.equal({ enabled: true, rateLimitMax: 120, allowedOrigins: [] });
+    expect(config.http).to.deep.equal({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
     expect(config.metrics).to.deep.equal({ host: '127.0.0.1', apiPort: undefined, workerPort: undefined });
     expect(config.queryEmbedding).to.deep.equal({ workers: 1, maxQueue: 8, maxTokens: 128, timeoutMs: 500, nice: 10 });
-    expect(config.searchAdmission).to.deep.equal({ concurrency: 4, queue: 32, maxWaitMs: 1000 });
+    expect(config.searchAdmission).to.deep.equal({ concurrency: 4, queue: 32, maxWaitMs: 1000, anonymousConcurrency: 2, anonymousQueue: 8 });
   });
 
   it('reads the MCP switch and the metrics ports', function () {
@@ -34,6 +35,10 @@ describe('loadConfig', function () {
 
   for (const [name, value, pattern] of [
     ['PORT', 'eighty', /PORT: expected an integer/],
+    ['MCP_ALLOWED_ORIGINS', 'https://app.example.com/path', /MCP_ALLOWED_ORIGINS: expected an origin/],
+    ['MCP_ALLOWED_ORIGINS', 'app.example.com', /MCP_ALLOWED_ORIGINS: expected origins like/],
+    ['HTTP_HEADERS_TIMEOUT_MS', '10', /HTTP_HEADERS_TIMEOUT_MS: expected 100\.\./],
+    ['SEARCH_ANONYMOUS_CONCURRENCY', '0', /SEARCH_ANONYMOUS_CONCURRENCY: expected 1\.\./],
     ['PORT', '70000', /PORT: expected 0\.\.65535/],
     ['OPENSEARCH_URL', 'not a url', /OPENSEARCH_URL: expected a URL/],
     ['REDIS_URL', 'http://localhost:6379', /REDIS_URL: expected a redis: or rediss: URL/],
