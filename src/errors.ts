@@ -1,4 +1,4 @@
-// The API's error catalogue: every error a client can see, keyed by a stable code (indexer/errors.ts and scripts/provision/errors.ts follow the same form).
+// The API's error catalogue: every error a client can see, keyed by a stable code (indexer/errors.ts and scripts/ops/provision/errors.ts follow the same form).
 import { SearchError } from './search/errors.js';
 import { isMissingIndex, isTransient, storeFailure } from './store/transient.js';
 

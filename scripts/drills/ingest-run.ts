@@ -1,6 +1,5 @@
 // A real ingest for the worker drills: `npm run ingest` and `npm run worker` as child processes over a
 // throw-away prefix and queue, watched through the queue, judged by what ends up in the store.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { createOpenSearchClient, deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
@@ -9,27 +8,11 @@ import { createIngestQueue, createRedisConnection, type IngestQueue } from '../.
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { verifyIndexed, type IndexCheck } from '../../indexer/verify.js';
 import { check, sleep, type DrillResult } from './request-loop.js';
+import { runScript, waitFor, type Child } from '../lib/child.js';
 
 type Check = DrillResult['checks'][number];
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SAMPLE_LIBRARY = fileURLToPath(new URL('../../sample-library/', import.meta.url));
-
-export interface Child {
-  process: ChildProcess;
-  exited: Promise<number | null>;
-  stderr(): string;
-  alive(): boolean;
-}
-
-/** Runs a repo script with tsx as a child process (`env` is its whole environment); stderr is collected. */
-export function runScript(file: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let text = '';
-  child.stderr!.on('data', (d: Buffer) => (text += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { process: child, exited, stderr: () => text, alive: () => child.exitCode === null && child.signalCode === null };
-}
 
 export interface IngestRun {
   queue: IngestQueue;
@@ -80,12 +63,12 @@ export async function startIngestRun({
   delete env.EMBED_CACHE_DIR;
   const workers: Child[] = [];
   const startWorker = () => {
-    const worker = runScript('scripts/worker.ts', [], env);
+    const worker = runScript('scripts/ops/worker.ts', [], env);
     workers.push(worker);
     return worker;
   };
   const startedAt = Date.now();
-  const ingest = runScript('scripts/ingest.ts', [library], env);
+  const ingest = runScript('scripts/ops/ingest.ts', [library], env);
   // The ingest creates the indices before its first job; the worker starts after that.
   const queued = await waitFor(async () => (await queue.count()) > 0 || !ingest.alive(), 120_000);
   if (!queued || !ingest.alive()) {
@@ -131,16 +114,6 @@ export async function startIngestRun({
       await client.close();
     },
   };
-}
-
-/** Polls `test` every 100 ms until it is true; false when `timeoutMs` passes first. */
-export async function waitFor(test: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await test()) return true;
-    await sleep(100);
-  }
-  return false;
 }
 
 /** The ingest's closing summary line, e.g. `indexed 11, unchanged 0, failed 0, removed 0`. */

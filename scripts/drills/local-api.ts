@@ -1,10 +1,6 @@
 // The API in-process on a loopback port over a loaded prefix, with throw-away API keys: shared by fuzz, bench:load and the drills.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { resolve as resolvePath } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.js';
 import { jsonClientErrors } from '../../src/http/client-error.js';
@@ -15,6 +11,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { createApiKey } from '../../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
+import { serveInChildProcess, type Served } from '../lib/child.js';
 
 /** The qmsum library the test suites load (see test/support/qmsum-fixture.ts). */
 export const DEFAULT_PREFIX = 'test-qmsum-';
@@ -108,11 +105,6 @@ export async function startLocalApi({
   };
 }
 
-export interface Served {
-  baseUrl: string;
-  stop(): Promise<void>;
-}
-
 async function serveInProcess({
   config,
   client,
@@ -155,46 +147,3 @@ async function serveInProcess({
   };
 }
 
-const SERVER_ENTRY = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
-
-/** A free loopback port (the OS picks it; closed again before it is returned). */
-export async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/**
- * `src/server.ts` (of this checkout, or of the checkout at `root`) in a child process on a
- * free loopback port, as `npm start` runs it; resolves once /healthz answers (the model is
- * loaded by then). `script`: another entry point run the same way (bench:search's relay).
- */
-export async function serveInChildProcess(env: Record<string, string>, { root, script }: { root?: string; script?: string } = {}): Promise<Served> {
-  const port = await freePort();
-  const entry = script ?? (root ? resolvePath(root, 'src/server.ts') : SERVER_ENTRY);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
-    cwd: root ? resolvePath(root) : undefined,
-    env: { ...process.env, LOG_LEVEL: 'warn', METRICS_PORT: '', ...env, HOST: '127.0.0.1', PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  };
-  const deadline = Date.now() + 180_000;
-  while (!(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false))) {
-    if (child.exitCode !== null) throw new Error(`the API process exited (${child.exitCode}): ${stderr}`);
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`the API process did not answer /healthz within 180 s: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { baseUrl, stop };
-}

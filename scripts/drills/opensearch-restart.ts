@@ -1,6 +1,6 @@
 // Drill: OpenSearch stopped and restarted under a light request loop: 503 JSON with Retry-After while down, quickly, then full recovery.
 import { createLogger } from '../../src/logger.js';
-import { ensureOpenSearch, stopOpenSearch } from '../provision/opensearch.js';
+import { ensureOpenSearch, stopOpenSearch } from '../ops/provision/opensearch.js';
 import { startLocalApi } from './local-api.js';
 import { summary } from './redis-restart.js';
 import { check, drillResult, probe, requestLoop, sleep, type DrillResult } from './request-loop.js';

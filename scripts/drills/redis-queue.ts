@@ -1,8 +1,9 @@
 // Drill: Redis killed outright in the middle of an ingest and started again: the same worker resumes the
 // queue (append-only file) and every episode ends up indexed exactly once.
 import { createLogger } from '../../src/logger.js';
-import { ensureRedis, stopRedis } from '../provision/redis.js';
-import { fail, startIngestRun, waitFor } from './ingest-run.js';
+import { ensureRedis, stopRedis } from '../ops/provision/redis.js';
+import { fail, startIngestRun } from './ingest-run.js';
+import { waitFor } from '../lib/child.js';
 import { check, drillResult, sleep, type DrillResult } from './request-loop.js';
 
 export async function redisQueueDrill({ library, downSeconds = 8 }: { library?: string; downSeconds?: number } = {}): Promise<DrillResult> {

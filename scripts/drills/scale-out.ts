@@ -4,9 +4,10 @@ import { request } from 'node:http';
 import { loadConfig } from '../../src/config.js';
 import { createApiKey } from '../../src/store/api-keys.js';
 import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
-import { clusterStatus, clusterUrls } from '../provision/opensearch-cluster.js';
-import { choosePort } from '../provision/ports.js';
-import { runScript, SAMPLE_LIBRARY, startIngestRun, waitFor, type Child } from './ingest-run.js';
+import { clusterStatus, clusterUrls } from '../ops/provision/opensearch-cluster.js';
+import { choosePort } from '../ops/provision/ports.js';
+import { SAMPLE_LIBRARY, startIngestRun } from './ingest-run.js';
+import { runScript, waitFor, type Child } from '../lib/child.js';
 import { check, drillResult, type DrillResult } from './request-loop.js';
 
 const PREFIX = 'drill-scale-';

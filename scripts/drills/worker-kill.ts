@@ -1,5 +1,6 @@
 // Drill: the worker SIGKILLed in the middle of an episode and started again: every episode ends up indexed exactly once.
-import { fail, startIngestRun, waitFor } from './ingest-run.js';
+import { fail, startIngestRun } from './ingest-run.js';
+import { waitFor } from '../lib/child.js';
 import { check, drillResult, sleep, type DrillResult } from './request-loop.js';
 
 export async function workerKillDrill({ library }: { library?: string } = {}): Promise<DrillResult> {

@@ -1,7 +1,7 @@
 // Maps ranked episode groups to the spec's SearchResult, with citation URLs per decision 15.
 import { channelHost, citation, episodeUrl } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
-import { chooseLanding, type CitationStart, type LandingOptions } from './landing.js';
+import { chooseLanding, type LandingOptions } from './landing.js';
 import { MATCHED_VIA_DESCRIPTIONS, type EpisodeGroup, type EpisodeMeta, type MatchedSegment, type MatchedVia, type PassageHit, type SearchResult, type TermRange } from './types.js';
 
 /** `matchedVia` lists its values in the order of their descriptions, as the OpenAPI document does. */
@@ -21,15 +21,9 @@ function ordered(values: Iterable<MatchedVia>): MatchedVia[] {
  * (see {@link chooseLanding}) to the passage end, so `startMs`, `t` and the text all begin
  * where the answer does; the whole passage when nothing better is known.
  */
-export function citedSpan(
-  passage: PassageHit,
-  landing: LandingOptions = {},
-  anchor?: { at: CitationStart; use: 'fallback' | 'prefer' },
-): { text: string; startMs: number; highlights: TermRange[] } {
+export function citedSpan(passage: PassageHit, landing: LandingOptions = {}): { text: string; startMs: number; highlights: TermRange[] } {
   const matches = passage.matches ?? [];
-  const chosen = anchor?.use === 'prefer' ? undefined : chooseLanding(passage.text, passage.marks ?? [], matches, landing);
-  // A window anchor (the sentence window that matched the query by meaning) when asked for; an offset past the text is not trusted.
-  const at = chosen ?? (anchor && anchor.at.offset < passage.text.length ? anchor.at : undefined);
+  const at = chooseLanding(passage.text, passage.marks ?? [], matches, landing);
   const offset = at?.offset ?? 0;
   return {
     text: passage.text.slice(offset),
@@ -38,8 +32,8 @@ export function citedSpan(
   };
 }
 
-function toSegment(host: string, passage: PassageHit, via: MatchedVia[], landing?: LandingOptions, anchor?: { at: CitationStart; use: 'fallback' | 'prefer' }): MatchedSegment {
-  const span = citedSpan(passage, landing, anchor);
+function toSegment(host: string, passage: PassageHit, via: MatchedVia[], landing?: LandingOptions): MatchedSegment {
+  const span = citedSpan(passage, landing);
   return {
     segmentId: passage.id,
     text: span.text,
@@ -65,15 +59,10 @@ export interface ResultInputs {
   channelBaseDomain: string;
   /** Tuning of where citations begin (the eval); defaults otherwise. */
   landing?: LandingOptions;
-  /** Where the sentence window that found a passage begins, by passage id (the window leg's `land` option). */
-  anchors?: ReadonlyMap<string, CitationStart>;
-  /** `fallback`: an anchor is used when no query term matched the passage; `prefer`: always. */
-  anchorUse?: 'fallback' | 'prefer';
 }
 
-/** The window leg is semantic evidence: a client sees `semantic`, whichever index the vectors came from. */
 function viaOf(legs: Iterable<string>): MatchedVia[] {
-  return [...legs].map((leg) => (leg === 'window' ? 'semantic' : (leg as MatchedVia)));
+  return [...legs] as MatchedVia[];
 }
 
 /** Builds the response: episodes in group order, segments with citation URLs and `matchedVia`. */
@@ -86,8 +75,6 @@ export function toSearchResult({
   channel,
   channelBaseDomain,
   landing,
-  anchors,
-  anchorUse = 'fallback',
 }: ResultInputs): SearchResult {
   const host = channelHost(channel, channelBaseDomain);
   const out: SearchResult['episodes'] = [];
@@ -97,8 +84,7 @@ export function toSearchResult({
     const segments: MatchedSegment[] = [];
     for (const hit of group.passages) {
       const passage = passages.get(hit.id);
-      const at = anchors?.get(hit.id);
-      if (passage) segments.push(toSegment(host, passage, viaOf(Object.keys(hit.legs)), landing, at ? { at, use: anchorUse } : undefined));
+      if (passage) segments.push(toSegment(host, passage, viaOf(Object.keys(hit.legs)), landing));
     }
     const filler = titleSegments.get(group.episodeId);
     if (segments.length === 0 && filler) segments.push(toSegment(host, filler, ['title'], landing));

@@ -10,13 +10,12 @@ import { planHydration } from './hydrate.js';
 import { defaultHydrationCache, type HydrationCache } from './hydration-cache.js';
 import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
 import { buildKnnQuery } from './knn-query.js';
-import type { CitationStart, LandingOptions } from './landing.js';
+import type { LandingOptions } from './landing.js';
 import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchRequest } from './msearch.js';
 import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
 import { boundQueryTerms } from './query-terms.js';
 import { toSearchResult } from './result.js';
 import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams, SearchResult } from './types.js';
-import { buildWindowKnnQuery, DEFAULT_WINDOW_K_FACTOR, toWindowPassageHits, type WindowSearchOptions } from './window-query.js';
 
 /**
  * Weight of the title leg relative to the keyword weight. The leg exists so that an
@@ -94,12 +93,6 @@ export interface SearchOptions {
   maxSegments?: number;
   /** Where citations begin; `{ off: true }` cites passage starts (the eval's before/after). */
   landing?: LandingOptions;
-  /**
-   * Sentence windows ("small to big"): the semantic leg over windows of ~10–20 s instead of
-   * passages (`replace`), or as a further leg `window` (`add`, weight `weights.window`,
-   * default the semantic weight). Off by default; the index is built by scripts/eval-windows.ts.
-   */
-  windows?: WindowSearchOptions;
 }
 
 /** Everything a search saw on its way, for the playground and the benchmark. */
@@ -156,7 +149,6 @@ export async function runSearch(
     readers.push((h) => ({ name: 'keyword', hits: toPassageHits(h) }), (h) => ({ name: 'title', hits: toEpisodeHits(h) }));
   }
   let degraded: DegradedReason | undefined;
-  let anchors: Map<string, CitationStart> | undefined;
   if (wanted.has('semantic') && deps.embedder) {
     const t = performance.now();
     const cache = deps.queryCache ?? defaultQueryCache(deps.embedder, settings.queryCacheSize, settings.queryCacheChannels);
@@ -169,19 +161,9 @@ export async function runSearch(
     });
     trace.embedded = vector !== undefined;
     trace.timings.embedMs = performance.now() - t;
-    const windows = options.windows;
-    if (vector && windows?.use !== 'replace') {
+    if (vector) {
       searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, p, channel, candidates, { withText: options.withText }) });
       readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
-    }
-    if (vector && windows) {
-      const k = Math.ceil((windows.kFactor ?? DEFAULT_WINDOW_K_FACTOR) * candidates);
-      searches.push({ index: windows.index, body: buildWindowKnnQuery(vector, p, channel, k) });
-      readers.push((h) => {
-        const read = toWindowPassageHits(h, candidates);
-        if (windows.land && windows.land !== 'off') anchors = read.anchors;
-        return { name: windows.use === 'replace' ? 'semantic' : 'window', hits: read.hits };
-      });
     }
   }
   trace.searches = searches;
@@ -199,7 +181,6 @@ export async function runSearch(
       keyword: settings.keywordWeight,
       semantic: settings.semanticWeight,
       title: TITLE_WEIGHT_RATIO * (options.weights?.keyword ?? settings.keywordWeight),
-      window: options.weights?.semantic ?? settings.semanticWeight,
       ...options.weights,
     },
   };
@@ -224,7 +205,6 @@ export async function runSearch(
     channel,
     channelBaseDomain: deps.channelBaseDomain,
     landing: options.landing,
-    ...(anchors ? { anchors, anchorUse: options.windows?.land === 'prefer' ? 'prefer' : 'fallback' } : {}),
   });
   trace.timings.totalMs = performance.now() - started;
   return { result: degraded ? { ...result, degraded } : result, trace };

@@ -93,10 +93,9 @@ export interface SearchResult {
 
 /**
  * The retrieval legs: `keyword` is BM25 over passages, `semantic` k-NN over passages, `title`
- * BM25 over episodes, `window` k-NN over sentence windows mapped to their passages (an
- * optional experiment, see `WindowSearchOptions`; reported as `semantic` in `matchedVia`).
+ * BM25 over episodes.
  */
-export type LegName = 'keyword' | 'semantic' | 'title' | 'window';
+export type LegName = 'keyword' | 'semantic' | 'title';
 
 /** The passage fields search reads (never the embedding). */
 export interface PassageHit {

@@ -138,7 +138,7 @@ describe('API authentication, membership and plans', function () {
     it('has a CLI that prints the new key once on the last line, lists and revokes it, and refuses free users', async function () {
       this.timeout(90_000);
       const env = { ...process.env, INDEX_PREFIX: store.prefix, LOG_LEVEL: 'silent' };
-      const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args], { env });
+      const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/ops/keys.ts', ...args], { env });
       const created = await cli('create', '--user', 'u_outsider', '--name', 'from-cli');
       const lines = created.stdout.trim().split('\n');
       const key = lines.at(-1)!;

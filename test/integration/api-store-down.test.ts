@@ -113,7 +113,7 @@ describe('API with OpenSearch unreachable: 503 JSON within 2 s, then recovery', 
     // Stopping the shared node breaks every other suite running at the same time, so this runs on request only.
     if (process.env.API_TEST_RESTART_OPENSEARCH !== '1') this.skip();
     this.timeout(300_000);
-    const { openSearchState, stopOpenSearch, ensureOpenSearch } = await import('../../scripts/provision/opensearch.js');
+    const { openSearchState, stopOpenSearch, ensureOpenSearch } = await import('../../scripts/ops/provision/opensearch.js');
     const { state } = await openSearchState();
     if (!state) this.skip(); // an external node: not ours to stop
     const log = createLogger({ name: 'api-store-down', level: 'warn', fd: 2 });

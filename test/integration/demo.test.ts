@@ -29,7 +29,7 @@ describe('demo', function () {
     const config = loadConfig(process.env);
     const port = await closedPort();
     // Its own process group, as in a terminal: Ctrl-C signals the demo and the API it started alike.
-    demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+    demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/demo.ts'], {
       cwd: REPO_ROOT,
       env: { ...process.env, INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -200,7 +200,7 @@ describe('indexer: loading a library directly', function () {
     lib = await copyLibrary(SAMPLE_LIBRARY, (f) => f.startsWith('bn-'));
     await writeFile(join(lib, 'episodes', 'bn-more.jsonl'), `${(await readFile(join(lib, 'episodes', 'bn-more.jsonl'), 'utf8')).trimEnd()}\n{"id": "ep_broken"\n`);
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ingest.ts', lib!, '--direct', '--embedder-module', HASH_EMBEDDER_MODULE], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/ingest.ts', lib!, '--direct', '--embedder-module', HASH_EMBEDDER_MODULE], {
         cwd: REPO_ROOT,
         env: { ...process.env, INDEX_PREFIX: prefix, LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'ignore', 'pipe'],

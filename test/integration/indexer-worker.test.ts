@@ -9,7 +9,7 @@ import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs, type IngestQueue } from '../../indexer/queue.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { verifyIndexed } from '../../indexer/verify.js';
-import { runScript, type Child } from '../../scripts/drills/ingest-run.js';
+import { runScript, type Child } from '../../scripts/lib/child.js';
 import { copyLibrary, countDocs, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { CORPUS_DIR } from '../support/qmsum-fixture.js';
 
@@ -58,14 +58,14 @@ describe('indexer: queue and worker', function () {
   it('ends with every episode indexed exactly once when the worker is killed mid-batch and restarted', async function () {
     lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 12);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
-    const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait', '--embedder-module', HASH_EMBEDDER_MODULE], env);
     children.push(ingest);
     expect(await ingest.exited, ingest.stderr()).to.equal(0);
     const ids = (await queue.getJobs(['waiting'])).map((j) => j.id!);
     expect(ids).to.have.length(14); // meta + 12 episodes + sync
 
     const workerArgs = ['--embedder-module', HASH_EMBEDDER_MODULE, '--lock-duration', '2000', '--stalled-interval', '1000'];
-    const first = script('scripts/worker.ts', workerArgs, env);
+    const first = script('scripts/ops/worker.ts', workerArgs, env);
     children.push(first);
     // Kill it just after it has started an episode, with some episodes already done.
     const seen = new Set<string>();
@@ -82,7 +82,7 @@ describe('indexer: queue and worker', function () {
     const killedState = await (await queue.getJob(victim!))!.getState();
     expect(killedState).to.equal('active'); // its lock is still held by the dead worker
 
-    const second = script('scripts/worker.ts', workerArgs, env);
+    const second = script('scripts/ops/worker.ts', workerArgs, env);
     children.push(second);
     const outcomes = await waitForJobs(queue, ids, { pollMs: 250 });
     expect(outcomes.filter((o) => o.state !== 'completed').map((o) => `${o.id}: ${o.reason}`)).to.deep.equal([]);
@@ -110,7 +110,7 @@ describe('indexer: queue and worker', function () {
 
   it('re-enqueues a job that vanished from Redis while `npm run ingest` waits, and ends with every episode indexed', async function () {
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
-    const ingest = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], env);
     children.push(ingest);
     await until('all 13 jobs waiting', async () => (await queue.getWaitingCount()) === 13);
     // What a Redis crash between two fsyncs looks like to the queue: the job is simply gone.
@@ -183,10 +183,10 @@ describe('indexer: queue and worker', function () {
   it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
     lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 6);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
-    const ingest = script('scripts/ingest.ts', [lib, '--no-wait', '--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait', '--embedder-module', HASH_EMBEDDER_MODULE], env);
     children.push(ingest);
     expect(await ingest.exited, ingest.stderr()).to.equal(0);
-    const worker = script('scripts/worker.ts', ['--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const worker = script('scripts/ops/worker.ts', ['--embedder-module', HASH_EMBEDDER_MODULE], env);
     children.push(worker);
     let current: string | undefined;
     await until('an active episode job', async () => {
@@ -240,11 +240,11 @@ describe('indexer: queue and worker', function () {
     const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
     const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
     try {
-      const ingest = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
+      const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
       children.push(ingest);
       expect(await ingest.exited, ingest.stderr()).to.equal(0);
       expect(ingest.stderr()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
-      const again = script('scripts/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
+      const again = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
       children.push(again);
       expect(await again.exited, again.stderr()).to.equal(0);
       expect(again.stderr()).to.match(/indexed 0, unchanged 11, failed 0, removed 0/);

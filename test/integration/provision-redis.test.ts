@@ -2,7 +2,7 @@
 import net from 'node:net';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
-import { pingRedis } from '../../scripts/provision/redis.js';
+import { pingRedis } from '../../scripts/ops/provision/redis.js';
 
 describe('pingRedis', function () {
   it("answers PONG from the test Redis, through ioredis and the configured URL", async function () {

@@ -1,6 +1,6 @@
 // A bounded schemathesis run over the served OpenAPI document (the same code path as `npm run fuzz`): no 5xx, no response off the document, bad input refused.
 import { expect } from 'chai';
-import { fuzzLocalApi } from '../../scripts/fuzz/fuzz-local.js';
+import { fuzzLocalApi } from '../../scripts/dev/fuzz/fuzz-local.js';
 import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 import type { Embedder } from '../../src/embedder.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';

@@ -32,7 +32,7 @@ import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createProgress } from '../../indexer/progress.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
-import { withFileLock } from '../../scripts/provision/file-lock.js';
+import { withFileLock } from '../../scripts/ops/provision/file-lock.js';
 import { datasetDir, missingDataset } from './datasets.js';
 
 /** The qmsum data set: `DATASETS_DIR`/qmsum, by default `<repoRoot>/../shared/data/qmsum`. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { noisyUnitVector, planChannels, recallAt, seededRandom } from '../../scripts/bench-scale/synthesize.js';
+import { noisyUnitVector, planChannels, recallAt, seededRandom } from '../../scripts/bench/scale-synthesize.js';
 
 describe('bench:scale synthesis', function () {
   const unit = (n: number, random: () => number) => {

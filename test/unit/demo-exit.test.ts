@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { planDemoExit } from '../../scripts/demo-exit.js';
-import type { ServiceStatus, ServicesStatus } from '../../scripts/provision/services.js';
+import { planDemoExit } from '../../scripts/ops/demo-exit.js';
+import type { ServiceStatus, ServicesStatus } from '../../scripts/ops/provision/services.js';
 
 const local = (running: boolean): ServiceStatus => ({ running, source: 'local', url: undefined, pid: undefined, detail: '' });
 const external = (): ServiceStatus => ({ running: true, source: 'external', url: 'http://127.0.0.1:9', pid: undefined, detail: '' });

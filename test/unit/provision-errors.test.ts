@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PROVISION_ERRORS, ProvisionError, createProvisionError, type ProvisionErrorCode } from '../../scripts/provision/errors.js';
+import { PROVISION_ERRORS, ProvisionError, createProvisionError, type ProvisionErrorCode } from '../../scripts/ops/provision/errors.js';
 
 describe('provisioning error catalogue', function () {
   it('builds every code into a ProvisionError with a one-line message from its arguments', function () {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { isLockHeld, withFileLock } from '../../scripts/provision/file-lock.js';
+import { isLockHeld, withFileLock } from '../../scripts/ops/provision/file-lock.js';
 
 describe('withFileLock', function () {
   let dir: string;

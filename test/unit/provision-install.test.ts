@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { installNeeds, OPENSEARCH_VERSION } from '../../scripts/provision/opensearch-install.js';
+import { installNeeds, OPENSEARCH_VERSION } from '../../scripts/ops/provision/opensearch-install.js';
 
 describe('OpenSearch install upgrades', function () {
   const current = { opensearch: OPENSEARCH_VERSION, knn: `${OPENSEARCH_VERSION}.0`, modules: [], builtAt: '' };

@@ -6,7 +6,7 @@ import {
   settingsYaml,
   singleNodeSettings,
   SINGLE_NODE_CLUSTER,
-} from '../../scripts/provision/opensearch-config.js';
+} from '../../scripts/ops/provision/opensearch-config.js';
 
 describe('OpenSearch node config', function () {
   const specs = clusterNodeSpecs('/run/cluster', [

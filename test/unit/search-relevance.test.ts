@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { evenSubset, judge, landing, meanLanding, meanScores, overlaps, parseQueries, scopedEpisodes } from '../../src/search/relevance.js';
+import { evenSubset, judge, landing, meanLanding, meanScores, overlaps, parseQueries, scopedEpisodes } from '../../scripts/eval/relevance.js';
 
 const seg = (startMs: number, endMs: number, episodeId = 'ep') => ({ episodeId, startMs, endMs });
 

@@ -1,0 +1,477 @@
+// Search latency and throughput through the API and straight to OpenSearch, in the same run: the API's overhead.
+//
+//   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
+//                           [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native]
+//                           [--baseline <checkout>] [--compare <prefix>] [--steps]
+//
+// The API runs as `npm start` runs it, in a process of its own on a loopback port, with a throw-away
+// API key; `pipeline` is searchChannel called in this process (the API minus HTTP, auth and rate
+// limiting); the engine side sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid
+// only) sends the same passage keyword and k-NN queries as OpenSearch's own `hybrid` query, fused
+// engine-side by a score-ranker RRF search pipeline: the anchor our own fusion is measured against.
+// It needs the neural-search plugin on the node (`npm run services -- up` installs it). `relay`
+// (`--relay`) is the floor under any API: a bare node:http process that forwards the engine
+// target's `_msearch` and returns the node's answer unread. Loopback only.
+import type { Redis } from 'ioredis';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+import { Command } from 'commander';
+import { loadConfig } from '../../src/config.js';
+import { createEmbedder } from '../../src/embedder.js';
+import { createLogger } from '../../src/logger.js';
+import { buildKeywordQuery } from '../../src/search/keyword-query.js';
+import { buildKnnQuery } from '../../src/search/knn-query.js';
+import { buildMsearchBody, MSEARCH_FILTER_PATH, readMsearchResponse } from '../../src/search/msearch.js';
+import { defaultQueryCache } from '../../src/search/query-cache.js';
+import { parseQueries, evenSubset } from '../eval/relevance.js';
+import { runSearch, searchChannel, type SearchDeps, type SearchTrace } from '../../src/search/search.js';
+import type { SearchParams } from '../../src/search/types.js';
+import type { ChannelDoc } from '../../src/store/documents.js';
+import { createApiKey } from '../../src/store/api-keys.js';
+import { createOpenSearchClient, indexAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { createRedisClient } from '../../src/store/redis.js';
+import { positive } from '../lib/cli-args.js';
+import { loadedChannel } from '../eval/eval.js';
+import { useProvisionedModel } from '../ops/provision/model.js';
+import { freePort, serveInChildProcess, type Served } from '../lib/child.js';
+
+// The real model, local files only (as `npm test` uses it).
+await useProvisionedModel('bench:search');
+
+interface Stats {
+  target: 'api' | 'uncached' | 'baseline' | 'relay' | 'pipeline' | 'engine' | 'native' | 'compare' | 'compare-engine';
+  mode: 'fast' | 'hybrid';
+  concurrency: number;
+  requests: number;
+  errors: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  rps: number;
+}
+
+const RELAY_ENTRY = fileURLToPath(new URL('../drills/relay.ts', import.meta.url));
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** The search pipeline of the `native` target; a `hybrid` query without one returns unfused, meaningless scores. */
+const NATIVE_PIPELINE = 'bench-search-rrf';
+
+/** RRF in the engine with our constant (`RRF_K`); 2.19 takes no per-query weights for RRF. */
+function nativePipelineBody(rankConstant: number): Record<string, unknown> {
+  return {
+    description: 'bench:search: reciprocal rank fusion of hybrid sub-queries, the engine-side anchor',
+    phase_results_processors: [{ 'score-ranker-processor': { combination: { technique: 'rrf', rank_constant: rankConstant } } }],
+  };
+}
+
+/** Creates (or corrects) the search pipeline of the `native` target; leaves an identical one alone. */
+async function ensureNativePipeline(node: string, rankConstant: number): Promise<void> {
+  const wanted = nativePipelineBody(rankConstant);
+  const current = await fetch(`${node}/_search/pipeline/${NATIVE_PIPELINE}`);
+  if (current.ok) {
+    const stored = ((await current.json()) as Record<string, unknown>)[NATIVE_PIPELINE];
+    if (JSON.stringify(stored) === JSON.stringify(wanted)) return;
+  }
+  const res = await fetch(`${node}/_search/pipeline/${NATIVE_PIPELINE}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(wanted) });
+  if (!res.ok) throw new Error(`creating search pipeline ${NATIVE_PIPELINE}: HTTP ${res.status} ${(await res.text()).slice(0, 300)}`);
+}
+
+async function hasNeuralSearch(node: string): Promise<boolean> {
+  const res = await fetch(`${node}/_cat/plugins?format=json`);
+  const plugins = res.ok ? ((await res.json()) as { component: string }[]) : [];
+  return plugins.some((p) => p.component === 'opensearch-neural-search');
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+type Target = Stats['target'];
+type Measured = Pick<Stats, 'requests' | 'errors' | 'p50' | 'p95' | 'p99' | 'rps'>;
+
+/**
+ * Runs each target's `call` for `requests` calls (or `seconds` in all, whichever first) with
+ * `concurrency` in flight, the targets taking turns of `turn` requests each: on a machine
+ * whose load drifts, every target then sees the same load, and their ratio means
+ * something. Throughput is each target's requests over its own turns' time.
+ */
+async function measureInTurns(
+  calls: Partial<Record<Target, (i: number) => Promise<void>>>,
+  { concurrency, requests, seconds, turn, label }: { concurrency: number; requests: number; seconds: number; turn: number; label: string },
+): Promise<Partial<Record<Target, Measured>>> {
+  const targets = Object.entries(calls) as [Target, (i: number) => Promise<void>][];
+  const tallies = new Map(targets.map(([t]) => [t, { latencies: [] as number[], errors: 0, firstError: undefined as unknown, ms: 0, next: 0 }]));
+  const deadline = performance.now() + seconds * 1000;
+  const tick = setInterval(() => process.stderr.write(`\r  ${label}: ${[...tallies.values()].reduce((n, t) => n + t.next, 0)}/${requests * targets.length}`), 500);
+  while (performance.now() < deadline && [...tallies.values()].some((t) => t.next < requests)) {
+    for (const [target, call] of targets) {
+      const tally = tallies.get(target)!;
+      const end = Math.min(requests, tally.next + turn);
+      const started = performance.now();
+      const worker = async () => {
+        while (tally.next < end && performance.now() < deadline) {
+          const i = tally.next++;
+          const t = performance.now();
+          try {
+            await call(i);
+            tally.latencies.push(performance.now() - t);
+          } catch (err) {
+            tally.errors++;
+            tally.firstError ??= err;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      tally.ms += performance.now() - started;
+    }
+  }
+  clearInterval(tick);
+  const out: Partial<Record<Target, Measured>> = {};
+  for (const [target, t] of tallies) {
+    if (t.errors) process.stderr.write(`\n  ${label} ${target}: ${t.errors} errors (${String(t.firstError)})`);
+    t.latencies.sort((a, b) => a - b);
+    out[target] = {
+      requests: t.latencies.length,
+      errors: t.errors,
+      p50: percentile(t.latencies, 50),
+      p95: percentile(t.latencies, 95),
+      p99: percentile(t.latencies, 99),
+      rps: t.latencies.length / (t.ms / 1000),
+    };
+  }
+  process.stderr.write(`\r  ${label}: ${targets.map(([t]) => `${t} ${out[t]!.requests}`).join(', ')} requests\n`);
+  return out;
+}
+
+/**
+ * Where an API search's time goes, each step timed alone at concurrency 1, the steps taking
+ * turns (one of each per round): the store reads of the credential and channel check, one
+ * at a time and as the API now sends them, the rate limiter's Redis round trip, an HTTP hop
+ * to the API that does nothing, and the pipeline's own phases from its trace.
+ */
+async function profileSteps(
+  { client, redis, aliases, keyHash, channel, apiBase, requests }: { client: Client; redis: Redis; aliases: IndexAliases; keyHash: string; channel: ChannelDoc; apiBase: string; requests: number },
+  search: (mode: 'fast' | 'hybrid', i: number) => Promise<{ result: unknown; trace: SearchTrace }>,
+): Promise<{ step: string; p50: number; p95: number }[]> {
+  const times = new Map<string, number[]>();
+  const record = (step: string, ms: number) => times.set(step, [...(times.get(step) ?? []), ms]);
+  const timed = async (step: string, call: () => Promise<unknown>) => {
+    const t = performance.now();
+    await call();
+    record(step, performance.now() - t);
+  };
+  const userDoc = (id: string) => ({ _index: aliases.users, _id: id });
+  for (let i = 0; i < requests; i++) {
+    await timed('API key GET', () => client.get({ index: aliases['api-keys'], id: keyHash }));
+    await timed('channel search by slug', () => client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug: channel.slug } } } as never }));
+    await timed('owner GET', () => client.get({ index: aliases.users, id: channel.ownerId }));
+    await timed('the three, as sent now: _mget (key + owner) beside the channel search', () =>
+      Promise.all([
+        client.mget({ body: { docs: [{ _index: aliases['api-keys'], _id: keyHash }, userDoc(channel.ownerId)] } } as never),
+        client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug: channel.slug } } } as never }),
+      ]),
+    );
+    await timed('rate limiter: one Redis round trip', () => redis.multi().incr('bench-search:steps').pexpire('bench-search:steps', 60_000).exec());
+    await timed('HTTP hop to the API (GET /healthz)', async () => (await fetch(`${apiBase}/healthz`)).text());
+    for (const mode of ['fast', 'hybrid'] as const) {
+      const t = performance.now();
+      const { result, trace } = await search(mode, i);
+      const { msearchMs, hydrateMs } = trace.timings;
+      record(`${mode}: whole pipeline`, performance.now() - t);
+      record(`${mode}: legs _msearch`, msearchMs);
+      record(`${mode}: hydration _msearch`, hydrateMs);
+      record(`${mode}: in-process (build, fuse, group, cite${mode === 'hybrid' ? ', cached vector' : ''})`, trace.timings.totalMs - msearchMs - hydrateMs);
+      await timed(`${mode}: JSON of the answer`, async () => JSON.stringify(result));
+    }
+  }
+  await redis.del('bench-search:steps');
+  return [...times].map(([step, xs]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return { step, p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+  });
+}
+
+/**
+ * An API target: `src/server.ts` of this checkout (or of `root`) in a process of its own, as
+ * `npm start` runs it (query embedding in its worker, metrics on their own port), so the load
+ * generator's work never runs on the API's event loop. Until this was so, the API shared its
+ * event loop with the benchmark's own HTTP client, which the engine targets never had to.
+ */
+async function apiProcess(env: Record<string, string>, servers: Served[], root?: string): Promise<{ base: string; metricsPort: number }> {
+  const metricsPort = await freePort();
+  const served = await serveInChildProcess({ ...env, METRICS_PORT: String(metricsPort) }, root ? { root } : {});
+  servers.push(served);
+  return { base: served.baseUrl, metricsPort };
+}
+
+/** The hydration cache's counters, as an API process exports them. */
+async function hydrationStats(metricsPort: number): Promise<{ hits: number; misses: number; bytes: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { hits: value('cca_hydration_cache_hits_total'), misses: value('cca_hydration_cache_misses_total'), bytes: value('cca_hydration_cache_bytes') };
+}
+
+/**
+ * Headers of the engine-side targets: uncompressed answers, as the API's OpenSearch client
+ * asks for them. `fetch` offers gzip by default, and the node compresses: the engine and
+ * native targets paid about 1.2 ms per `_msearch` for it (qmsum, p50 7.2 against 6.0 ms)
+ * that the API never pays, which flattered every API ÷ engine ratio before.
+ */
+const AS_OUR_CLIENT = { 'accept-encoding': 'identity' } as const;
+
+async function main(): Promise<void> {
+  const opts = new Command()
+    .name('bench:search')
+    .description('p50/p95/p99 and throughput of fast and hybrid search, through the API and straight to OpenSearch.')
+    .option('--prefix <prefix>', 'index prefix holding a loaded library (default: INDEX_PREFIX)')
+    .option('--queries <file>', 'query texts (JSON lines with channel and query)', '../shared/data/qmsum/queries-dev.jsonl')
+    .option('--distinct <n>', 'distinct queries cycled through', positive, 200)
+    .option('--concurrency <list>', 'comma-separated levels', '1,4,16')
+    .option('--requests <n>', 'requests per scenario', positive, 300)
+    .option('--seconds <n>', 'time cap per scenario and target', positive, 15)
+    .option('--turn <n>', 'requests a target runs before the next takes its turn', positive, 20)
+    .option('--user <id>', 'user the throw-away API key belongs to (a member of the channels)', 'u_member')
+    .option('--no-native', "skip the engine's own hybrid query (neural-search plugin)")
+    .option('--steps', 'first time each step of an API search alone (store reads, Redis, HTTP, pipeline phases)')
+    .option('--relay', "one more target: a bare HTTP process forwarding the engine target's `_msearch` (the least any API process adds)")
+    .option('--uncached', 'one more target: this API with the hydration cache off (SEARCH_HYDRATION_CACHE_MB=0), in turns')
+    .option('--baseline <dir>', "another checkout's API (a worktree of main, say, with its node_modules) as one more target, over the same store, in turns with this one")
+    .option('--compare <prefix>', 'the same library loaded under another prefix (another index layout, say): its API and engine legs as two more targets, in turns')
+    .parse()
+    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string; uncached?: boolean; relay?: boolean }>();
+  const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
+
+  // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here;
+  // the store budget is the client's 10 s, so a busy machine slows answers down instead of failing them.
+  const apiEnv = {
+    ...process.env,
+    ...(opts.prefix ? { INDEX_PREFIX: opts.prefix } : {}),
+    RATE_LIMIT_MAX: '10000000',
+    OPENSEARCH_TIMEOUT_MS: '10000',
+    LOG_LEVEL: 'silent',
+  };
+  const config = loadConfig(apiEnv);
+  // What the API processes get on top of this process's environment.
+  const apiProcessEnv: Record<string, string> = {
+    INDEX_PREFIX: config.indexPrefix,
+    RATE_LIMIT_MAX: apiEnv.RATE_LIMIT_MAX,
+    OPENSEARCH_TIMEOUT_MS: apiEnv.OPENSEARCH_TIMEOUT_MS,
+    LOG_LEVEL: 'warn',
+    // The warm-up must leave every query's vector cached, however busy the machine: a query
+    // whose embedding outlasts the API's usual 500 ms would be searched keyword-only and not cached.
+    EMBED_QUERY_TIMEOUT_MS: '10000',
+  };
+  const servers: Served[] = [];
+  let relayDir: string | undefined;
+  for (const node of config.opensearchNodes) {
+    const engineUrl = new URL(node);
+    if (!LOOPBACK.has(engineUrl.hostname)) throw new Error(`refusing to benchmark a non-loopback OpenSearch (${engineUrl.host})`);
+  }
+
+  const log = createLogger({ level: 'silent' });
+  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 10_000 });
+  const redis = createRedisClient(config.redisUrl, { log });
+  const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize });
+  const aliases = indexAliases(config.indexPrefix);
+
+  const all = parseQueries(await readFile(opts.queries, 'utf8'));
+  const queries = evenSubset(all, opts.distinct);
+  const readChannels = async (prefix: string): Promise<Map<string, ChannelDoc>> => {
+    const found = new Map<string, ChannelDoc>();
+    for (const slug of new Set(queries.map((q) => q.channel))) found.set(slug, await loadedChannel(client, prefix, slug));
+    return found;
+  };
+  const channels = await readChannels(config.indexPrefix);
+  const compareConfig = opts.compare ? loadConfig({ ...apiEnv, INDEX_PREFIX: opts.compare }) : undefined;
+  const compareAliases = opts.compare ? indexAliases(opts.compare) : undefined;
+  const compareChannels = opts.compare ? await readChannels(opts.compare) : undefined;
+
+  await Promise.race([once(redis, 'ready'), new Promise((r) => setTimeout(r, 5000))]);
+  const { key, record } = await createApiKey({ client, aliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' });
+  const compareKey = compareAliases ? await createApiKey({ client, aliases: compareAliases }, { userId: opts.user, name: 'bench:search (deleted after the run)' }) : undefined;
+  // The cache the API's search uses too (one per embedder), so each query is embedded once.
+  const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
+  try {
+    process.stderr.write('starting the API processes\n');
+    const api = await apiProcess(apiProcessEnv, servers);
+    const apiBase = api.base;
+    const uncachedBase = opts.uncached ? (await apiProcess({ ...apiProcessEnv, SEARCH_HYDRATION_CACHE_MB: '0' }, servers)).base : undefined;
+    const baselineBase = opts.baseline ? (await apiProcess(apiProcessEnv, servers, opts.baseline)).base : undefined;
+    const compareBase = compareConfig ? (await apiProcess({ ...apiProcessEnv, INDEX_PREFIX: compareConfig.indexPrefix }, servers)).base : undefined;
+
+    // Engine side: the same two legs the API builds, prebuilt as NDJSON so only the engine is timed.
+    process.stderr.write(`embedding ${queries.length} queries for the engine side and the pipeline\n`);
+    const t0 = performance.now();
+    const vectors: number[][] = [];
+    // Under the channel's scope, as the pipeline target's searches look them up.
+    for (const q of queries) vectors.push(await queryCache.embed(embedder, q.query, channels.get(q.channel)!.id));
+    const embedMs = (performance.now() - t0) / queries.length;
+    const engineBodies = (mode: 'fast' | 'hybrid', on = { aliases, channels }) =>
+      queries.map((q, i) => {
+        const { aliases, channels } = on;
+        const channel = channels.get(q.channel)!;
+        const params: SearchParams = { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false };
+        const kw = buildKeywordQuery(params, channel, config.search);
+        const searches = [
+          { index: aliases.passages, body: kw.passages },
+          { index: aliases.episodes, body: kw.episodes },
+          ...(mode === 'hybrid' ? [{ index: aliases.passages, body: buildKnnQuery(vectors[i]!, params, channel, config.search.candidates) }] : []),
+        ];
+        return { n: searches.length, ndjson: buildMsearchBody(searches).map((l) => JSON.stringify(l)).join('\n') + '\n' };
+      });
+    // Native: the passage keyword query and the k-NN query as the two sub-queries of one `hybrid`
+    // query, each with its own filter (2.19 has no hybrid-level filter), fused by the pipeline.
+    // Each sub-query contributes `size` candidates, as each of our legs does.
+    const native = opts.native && (await hasNeuralSearch(config.opensearchNodes[0]!));
+    if (opts.native && !native) process.stderr.write('native: skipped, the node has no neural-search plugin (`npm run services -- down` then `up` adds it)\n');
+    if (native) await ensureNativePipeline(config.opensearchNodes[0]!, config.search.rrfK);
+    const nativeBodies = queries.map((q, i) => {
+      const channel = channels.get(q.channel)!;
+      const params: SearchParams = { query: q.query, fast: false, limit: 10, publishedOnly: false };
+      const kw = buildKeywordQuery(params, channel, config.search).passages;
+      const knn = buildKnnQuery(vectors[i]!, params, channel, config.search.candidates);
+      const { query: _kwQuery, ...common } = kw;
+      return JSON.stringify({ ...common, query: { hybrid: { queries: [kw.query, knn.query] } } });
+    });
+    const nativeUrl = `${config.opensearchNodes[0]}/${aliases.passages}/_search?search_pipeline=${NATIVE_PIPELINE}`;
+    // Two sub-queries fused by RRF: no score can exceed 2 / (k + 1); anything else means the pipeline did not run.
+    const rrfCeiling = 2 / (config.search.rrfK + 1) + 1e-6;
+    const nativeCall = async (i: number) => {
+      const res = await fetch(nativeUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...AS_OUR_CLIENT }, body: nativeBodies[i % nativeBodies.length] });
+      if (!res.ok) throw new Error(`hybrid _search HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      const body = (await res.json()) as { hits?: { hits?: { _score: number | null }[] } };
+      const top = body.hits?.hits?.[0]?._score;
+      if (typeof top === 'number' && top > rrfCeiling) throw new Error(`hybrid score ${top} above the RRF ceiling: the search pipeline was not applied`);
+    };
+    // With the API's filter_path: the engine answers (and the client parses) what the API asks for.
+    const msearchUrl = `${config.opensearchNodes[0]}/_msearch?filter_path=${MSEARCH_FILTER_PATH}`;
+    const engineCall = (bodies: ReturnType<typeof engineBodies>) => async (i: number) => {
+      const b = bodies[i % bodies.length]!;
+      const res = await fetch(msearchUrl, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', ...AS_OUR_CLIENT }, body: b.ndjson });
+      if (!res.ok) throw new Error(`_msearch HTTP ${res.status}`);
+      readMsearchResponse(await res.json(), b.n);
+    };
+    // The search pipeline alone, in-process: the API minus HTTP, auth, rate limit and JSON.
+    const deps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain, queryCache };
+    const pipelineCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
+      const q = queries[i % queries.length]!;
+      await searchChannel(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
+    };
+    const apiCall = (mode: 'fast' | 'hybrid', base = apiBase, apiKey = key) => async (i: number) => {
+      const q = queries[i % queries.length]!;
+      const url = `${base}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
+      const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
+      if (res.status !== 200) throw new Error(`API HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+      await res.json();
+    };
+
+    // Warm-up: every query once through each path (JIT, OpenSearch caches, each process's vector and hydration caches).
+    process.stderr.write('warming up\n');
+    for (let i = 0; i < queries.length; i++) {
+      await apiCall('hybrid')(i);
+      await pipelineCall('hybrid')(i);
+      await pipelineCall('fast')(i);
+      await apiCall('fast')(i);
+      if (uncachedBase) await apiCall('hybrid', uncachedBase)(i);
+      if (uncachedBase) await apiCall('fast', uncachedBase)(i);
+      if (baselineBase) await apiCall('hybrid', baselineBase)(i);
+      if (baselineBase) await apiCall('fast', baselineBase)(i);
+      if (compareBase) await apiCall('hybrid', compareBase, compareKey!.key)(i);
+      if (compareBase) await apiCall('fast', compareBase, compareKey!.key)(i);
+    }
+    const bodies = { fast: engineBodies('fast'), hybrid: engineBodies('hybrid') };
+    let relayBase: string | undefined;
+    if (opts.relay) {
+      relayDir = await mkdtemp(join(tmpdir(), 'bench-relay-'));
+      const file = join(relayDir, 'bodies.json');
+      await writeFile(file, JSON.stringify({ fast: bodies.fast.map((b) => b.ndjson), hybrid: bodies.hybrid.map((b) => b.ndjson) }));
+      const relay = await serveInChildProcess({ RELAY_MSEARCH_URL: msearchUrl, RELAY_BODIES: file }, { script: RELAY_ENTRY });
+      servers.push(relay);
+      relayBase = relay.baseUrl;
+    }
+    const relayCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
+      const res = await fetch(`${relayBase}/${mode}/${i}`);
+      if (!res.ok) throw new Error(`relay HTTP ${res.status}`);
+      readMsearchResponse(await res.json(), bodies[mode][i % bodies[mode].length]!.n);
+    };
+    const compareOn = compareAliases ? { aliases: compareAliases, channels: compareChannels! } : undefined;
+    const compareBodies = compareOn ? { fast: engineBodies('fast', compareOn), hybrid: engineBodies('hybrid', compareOn) } : undefined;
+    for (let i = 0; i < queries.length; i++) await engineCall(bodies.hybrid)(i);
+    if (relayBase) for (let i = 0; i < queries.length; i++) for (const mode of ['fast', 'hybrid'] as const) await relayCall(mode)(i);
+    if (compareBodies) for (let i = 0; i < queries.length; i++) await engineCall(compareBodies.hybrid)(i);
+    if (native) for (let i = 0; i < queries.length; i++) await nativeCall(i);
+
+    if (opts.steps) {
+      const firstChannel = [...channels.values()][0]!;
+      const steps = await profileSteps({ client, redis, aliases, keyHash: record.hash, channel: firstChannel, apiBase, requests: opts.requests }, (mode, i) => {
+        const q = queries[i % queries.length]!;
+        return runSearch(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
+      });
+      process.stdout.write(`| step (concurrency 1, in turns) | p50 ms | p95 ms |\n|---|---|---|\n${steps.map((r) => `| ${r.step} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} |`).join('\n')}\n\n`);
+    }
+
+    const rows: Stats[] = [];
+    for (const mode of ['fast', 'hybrid'] as const) {
+      for (const concurrency of levels) {
+        const calls = {
+          api: apiCall(mode),
+          ...(uncachedBase ? { uncached: apiCall(mode, uncachedBase) } : {}),
+          ...(baselineBase ? { baseline: apiCall(mode, baselineBase) } : {}),
+          ...(relayBase ? { relay: relayCall(mode) } : {}),
+          pipeline: pipelineCall(mode),
+          engine: engineCall(bodies[mode]),
+          ...(native && mode === 'hybrid' ? { native: nativeCall } : {}),
+          ...(compareBase ? { compare: apiCall(mode, compareBase, compareKey!.key), 'compare-engine': engineCall(compareBodies![mode]) } : {}),
+        };
+        const measured = await measureInTurns(calls, {
+          concurrency,
+          requests: opts.requests,
+          seconds: opts.seconds * Object.keys(calls).length,
+          turn: opts.turn,
+          label: `${mode} c=${concurrency}`,
+        });
+        for (const [target, m] of Object.entries(measured) as [Target, Measured][]) rows.push({ target, mode, concurrency, ...m });
+      }
+    }
+
+    const f = (x: number) => x.toFixed(1);
+    const lines = [
+      '| mode | c | target | requests | p50 ms | p95 ms | p99 ms | req/s | p50 ÷ engine p50 | p50 ÷ native p50 | engine req/s ÷ req/s |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+    ];
+    for (const r of rows) {
+      const peer = (target: Stats['target']) => rows.find((o) => o.mode === r.mode && o.concurrency === r.concurrency && o.target === target);
+      // The compare targets are set against the engine legs of their own store.
+      const ownEngine = r.target === 'compare' || r.target === 'compare-engine' ? 'compare-engine' : 'engine';
+      const engine = peer(ownEngine)!;
+      const nativePeer = peer('native');
+      const ratio = r.target !== ownEngine ? `${(r.p50 / engine.p50).toFixed(2)}×` : '';
+      const nativeRatio = nativePeer && r.target !== 'native' ? `${(r.p50 / nativePeer.p50).toFixed(2)}×` : '';
+      const tput = r.target !== ownEngine ? `${(engine.rps / r.rps).toFixed(2)}×` : '';
+      lines.push(
+        `| ${r.mode} | ${r.concurrency} | ${r.target} | ${r.requests}${r.errors ? ` (+${r.errors} errors)` : ''} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.p99)} | ${f(r.rps)} | ${ratio} | ${nativeRatio} | ${tput} |`,
+      );
+    }
+    process.stdout.write(`${lines.join('\n')}\n\n`);
+    process.stdout.write(
+      `${JSON.stringify({ prefix: config.indexPrefix, distinctQueries: queries.length, queryEmbedMsCold: Number(embedMs.toFixed(1)), vectorCache: 'warm', hydrationCache: { mb: config.search.hydrationCacheMb, ...(await hydrationStats(api.metricsPort)) }, native: native ? { pipeline: NATIVE_PIPELINE, rankConstant: config.search.rrfK } : 'skipped', compare: opts.compare ?? null, results: rows }, null, 2)}\n`,
+    );
+    if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
+  } finally {
+    await Promise.allSettled(servers.map((s) => s.stop()));
+    if (relayDir) await rm(relayDir, { recursive: true, force: true });
+    await client.delete({ index: aliases['api-keys'], id: record.hash, refresh: 'true' } as never).catch(() => undefined);
+    if (compareKey) await client.delete({ index: compareAliases!['api-keys'], id: compareKey.record.hash, refresh: 'true' } as never).catch(() => undefined);
+    await Promise.allSettled([client.close(), redis.quit()]);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:search: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,20 @@
+// `npm run lint` (also run by `npm test`): ESLint (eslint.config.js), then the import-cycle check (.dependency-cruiser.cjs).
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { PROJECT_ROOT } from '../ops/provision/paths.js';
+
+/** The folders that must hold no import cycle (test/ may import across them freely). */
+export const CYCLE_CHECKED = ['src', 'indexer', 'scripts'];
+
+const STEPS: readonly (readonly string[])[] = [
+  ['node_modules/eslint/bin/eslint.js', '.'],
+  ['node_modules/dependency-cruiser/bin/dependency-cruise.mjs', '--config', '.dependency-cruiser.cjs', ...CYCLE_CHECKED],
+];
+
+/** Runs every check (their reports on this process's stdout/stderr); 1 when any failed, else 0. */
+export function lint(): number {
+  const failed = STEPS.filter((args) => spawnSync(process.execPath, args, { cwd: PROJECT_ROOT, stdio: 'inherit' }).status !== 0);
+  return failed.length > 0 ? 1 : 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exit(lint());

@@ -1,0 +1,72 @@
+// `npm test`: provisions OpenSearch, Redis and the model, type-checks, lints, then runs every suite.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { x } from 'tinyexec';
+import { createLogger } from '../../src/logger.js';
+import { ensureModel } from '../ops/provision/model.js';
+import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
+import { servicesDown, servicesStatus, servicesUp } from '../ops/provision/services.js';
+import { lint } from './lint.js';
+
+const program = new Command()
+  .name('test')
+  .description('Provision the local services and the model, type-check, lint, and run the test suites.')
+  .option('--unit', 'unit suites only (no services)')
+  .option('--keep', 'leave services started by this run running afterwards')
+  .option('--grep <pattern>', 'only tests whose title matches')
+  .argument('[files...]', 'test files (default: every suite)')
+  .parse();
+
+const opts = program.opts<{ unit?: boolean; keep?: boolean; grep?: string }>();
+const log = createLogger({ name: 'test', fd: 2 });
+
+/** Runs a command with our terminal; resolves with its exit code (1 when a signal ended it). */
+async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { exitCode } = await x(cmd, args, { nodeOptions: { cwd: PROJECT_ROOT, env, stdio: 'inherit' }, nodePath: false });
+  return exitCode ?? 1;
+}
+
+async function main(): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  let startedHere = false;
+  if (!opts.unit) {
+    const before = await servicesStatus();
+    const services = await servicesUp({ log });
+    startedHere = !before.opensearch.running || !before.redis.running;
+    env.OPENSEARCH_URL = services.opensearchUrl;
+    env.REDIS_URL = services.redisUrl;
+    env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
+    // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
+    env.EMBED_CACHE_DIR = env.EMBED_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');
+  }
+  try {
+    log.info('type-checking');
+    const tsc = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'], env);
+    if (tsc !== 0) {
+      log.error('type check failed');
+      return tsc;
+    }
+    log.info('linting');
+    const lintExit = lint();
+    if (lintExit !== 0) {
+      log.error('lint failed (npm run lint)');
+      return lintExit;
+    }
+    const files = program.args.length > 0 ? program.args : opts.unit ? ['test/unit/**/*.test.ts'] : ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'];
+    const mochaArgs = ['node_modules/mocha/bin/mocha.js', '--reporter', 'test/support/summary-reporter.cjs', ...files];
+    if (opts.grep) mochaArgs.push('--grep', opts.grep);
+    return await run(process.execPath, mochaArgs, env);
+  } finally {
+    if (startedHere && !opts.keep) await servicesDown({ log });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    log.error({ err }, 'test run failed');
+    process.stderr.write(`test: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

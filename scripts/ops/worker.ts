@@ -1,0 +1,90 @@
+// `npm run worker`: processes ingest jobs from the BullMQ queue until SIGTERM/SIGINT.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createOpenSearchClient, ensureIndices } from '../../src/store/opensearch.js';
+import { createIndexerEmbedder } from '../../indexer/embedder.js';
+import { createIngestQueue, createIngestWorker, createRedisConnection } from '../../indexer/queue.js';
+import { createWorkerMetrics } from '../../src/metrics/worker-metrics.js';
+import { startMetricsListener, type MetricsListener } from '../../src/metrics/listener.js';
+import { positive } from '../lib/cli-args.js';
+
+const INDEXER_TIMEOUT_MS = 120_000;
+
+const program = new Command()
+  .name('worker')
+  .description(
+    'Run ingest jobs from the queue (QUEUE_NAME) into the indices of INDEX_PREFIX. Transient store errors\n' +
+      'are retried with exponential backoff; invalid records fail at once. SIGTERM/SIGINT finish the\n' +
+      'current jobs, then exit. A worker killed outright loses nothing: its job runs again once its lock\n' +
+      'expires (--lock-duration) and a worker notices (--stalled-interval).',
+  )
+  .option('--concurrency <n>', 'jobs at once: 2 embeds the next episode while the last one writes (embedding calls take turns; jobs of one episode never overlap)', positive, 2)
+  .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
+  .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
+  .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
+  .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
+  .parse();
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port 0..65535');
+  return Number(value);
+}
+
+const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; metricsPort?: number; embedderModule?: string }>();
+const config = loadConfig(process.env);
+const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
+
+async function main(): Promise<void> {
+  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
+  const embedder = await createIndexerEmbedder(config, { module: opts.embedderModule, log });
+  const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
+  const connection = createRedisConnection(config.redisUrl);
+  const worker = createIngestWorker({
+    connection,
+    name: config.queueName,
+    ctx: { client, embedder, aliases, log },
+    concurrency: opts.concurrency,
+    lockDurationMs: opts.lockDuration,
+    stalledIntervalMs: opts.stalledInterval,
+    log,
+  });
+  const metricsPort = opts.metricsPort ?? config.metrics.workerPort;
+  let metrics: MetricsListener | undefined;
+  if (metricsPort !== undefined) {
+    const queue = createIngestQueue({ connection, name: config.queueName, log });
+    const { registry } = createWorkerMetrics({ worker, queue });
+    metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
+    worker.on('closed', () => void queue.close());
+  }
+  log.info({ queue: config.queueName, prefix: config.indexPrefix, model: embedder.modelId, concurrency: opts.concurrency }, 'worker started');
+
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'finishing the current jobs, then exiting');
+    // close() waits for active jobs; nothing new is taken meanwhile.
+    void worker
+      .close()
+      .then(async () => {
+        await metrics?.close();
+        connection.disconnect();
+        await client.close();
+        log.info('worker stopped');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        log.error({ err }, 'worker did not close cleanly');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  log.error({ err }, 'worker failed to start');
+  process.stderr.write(`worker: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
