@@ -1,4 +1,5 @@
 // An LRU of query vectors per channel, so a repeated query does not pay for the model again and no channel can time another's searches.
+import { LRUCache } from 'lru-cache';
 import type { Embedder } from '../embedder.js';
 
 /** Query vectors by scope (the channel), model and normalised query text, least recently used evicted first. */
@@ -33,14 +34,9 @@ export const DEFAULT_MAX_SCOPES = 64;
  * failed embedding is not cached.
  */
 export function createQueryVectorCache(maxEntries: number, { maxScopes = DEFAULT_MAX_SCOPES }: { maxScopes?: number } = {}): QueryVectorCache {
-  // A Map iterates in insertion order: re-inserting on use makes the first key the least recently used.
-  const scopes = new Map<string, Map<string, Promise<number[]>>>();
+  const scopes = new LRUCache<string, LRUCache<string, Promise<number[]>>>({ max: Math.max(1, maxScopes) });
   let hits = 0;
   let misses = 0;
-  const touch = <K, V>(map: Map<K, V>, key: K, value: V) => {
-    map.delete(key);
-    map.set(key, value);
-  };
   return {
     get size() {
       let n = 0;
@@ -62,23 +58,24 @@ export function createQueryVectorCache(maxEntries: number, { maxScopes = DEFAULT
         misses++;
         return embedder.embedQuery(text);
       }
-      const entries = scopes.get(scope) ?? new Map<string, Promise<number[]>>();
-      touch(scopes, scope, entries);
-      while (scopes.size > maxScopes) scopes.delete(scopes.keys().next().value as string);
+      let entries = scopes.get(scope);
+      if (!entries) {
+        entries = new LRUCache({ max: maxEntries });
+        scopes.set(scope, entries);
+      }
       const key = `${embedder.modelId}\u0000${text}`;
       const cached = entries.get(key);
       if (cached) {
         hits++;
-        touch(entries, key, cached);
         return cached;
       }
       misses++;
       const pending = embedder.embedQuery(text);
       entries.set(key, pending);
+      const own = entries;
       pending.catch(() => {
-        if (entries.get(key) === pending) entries.delete(key);
+        if (own.peek(key) === pending) own.delete(key);
       });
-      while (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
       return pending;
     },
   };

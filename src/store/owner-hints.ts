@@ -1,4 +1,5 @@
 // Which user owned the channel behind a slug when last read: lets the owner's read travel with the channel's.
+import { LRUCache } from 'lru-cache';
 
 /**
  * Slug → owner id as the store last said, at most `max` slugs (the least recently read
@@ -7,18 +8,17 @@
  * (see `channelAndOwner` in queries.ts). Nothing is ever answered from it.
  */
 export class OwnerHints {
-  private readonly owners = new Map<string, string>();
+  private readonly owners: LRUCache<string, string>;
 
-  constructor(private readonly max = 10_000) {}
+  constructor(max = 10_000) {
+    this.owners = new LRUCache({ max });
+  }
 
   get(slug: string): string | undefined {
     return this.owners.get(slug);
   }
 
   set(slug: string, ownerId: string): void {
-    // Re-inserting moves the slug to the end, so the first key is always the least recently read.
-    this.owners.delete(slug);
     this.owners.set(slug, ownerId);
-    if (this.owners.size > this.max) this.owners.delete(this.owners.keys().next().value!);
   }
 }

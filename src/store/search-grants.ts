@@ -1,4 +1,5 @@
 // Which credential last searched which channel here, and the channel as last read: lets that credential's next search start beside its checks.
+import { LRUCache } from 'lru-cache';
 import type { ChannelDoc } from './documents.js';
 
 /**
@@ -12,37 +13,37 @@ import type { ChannelDoc } from './documents.js';
  * or a removed member costs at most one search that is thrown away.
  */
 export class SearchGrants {
-  private readonly slugsByCredential = new Map<string, Set<string>>();
-  private readonly channels = new Map<string, ChannelDoc>();
+  private readonly slugsByCredential: LRUCache<string, LRUCache<string, true>>;
+  private readonly channels: LRUCache<string, ChannelDoc>;
 
   constructor(
-    private readonly maxCredentials = 10_000,
+    maxCredentials = 10_000,
     private readonly maxSlugs = 64,
-    private readonly maxChannels = 4_096,
-  ) {}
+    maxChannels = 4_096,
+  ) {
+    this.slugsByCredential = new LRUCache({ max: maxCredentials });
+    this.channels = new LRUCache({ max: maxChannels });
+  }
 
   /** The channel `slug` named when last read, if `credential` was let into it. */
   get(credential: string, slug: string): ChannelDoc | undefined {
-    return this.slugsByCredential.get(credential)?.has(slug) ? this.channels.get(slug) : undefined;
+    // Peeks: only a grant moves an entry up, as a read by the channel itself would not.
+    return this.slugsByCredential.peek(credential)?.has(slug) ? this.channels.peek(slug) : undefined;
   }
 
   grant(credential: string, slug: string, channel: ChannelDoc): void {
-    // Re-inserting moves an entry to the end, so the first key is always the least recently granted.
-    const slugs = this.slugsByCredential.get(credential) ?? new Set<string>();
-    this.slugsByCredential.delete(credential);
-    this.slugsByCredential.set(credential, slugs);
-    slugs.delete(slug);
-    slugs.add(slug);
-    if (slugs.size > this.maxSlugs) slugs.delete(slugs.values().next().value!);
-    if (this.slugsByCredential.size > this.maxCredentials) this.slugsByCredential.delete(this.slugsByCredential.keys().next().value!);
-    this.channels.delete(slug);
+    let slugs = this.slugsByCredential.get(credential);
+    if (!slugs) {
+      slugs = new LRUCache({ max: this.maxSlugs });
+      this.slugsByCredential.set(credential, slugs);
+    }
+    slugs.set(slug, true);
     this.channels.set(slug, channel);
-    if (this.channels.size > this.maxChannels) this.channels.delete(this.channels.keys().next().value!);
   }
 
   /** Takes back one slug's grant, or every grant of the credential when `slug` is undefined. */
   revoke(credential: string, slug?: string): void {
     if (slug === undefined) this.slugsByCredential.delete(credential);
-    else this.slugsByCredential.get(credential)?.delete(slug);
+    else this.slugsByCredential.peek(credential)?.delete(slug);
   }
 }
