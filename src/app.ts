@@ -1,7 +1,7 @@
 // The Express app: middleware in order, every operation of the OpenAPI table routed once, one error renderer.
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import type { Config } from './config.js';
+import { DEFAULT_HYDRATION_CACHE_MB, type Config } from './config.js';
 import type { Embedder } from './embedder.js';
 import type { Logger } from './logger.js';
 import { indexAliases, type Client } from './store/opensearch.js';
@@ -32,6 +32,8 @@ import { getChapters, getRelated, getTranscript } from './routes/episode-resourc
 import { serveDocument } from './routes/meta.js';
 import { health, readiness } from './routes/health.js';
 import type { SearchDeps } from './search/search.js';
+import { createQueryVectorCache, type QueryVectorCache } from './search/query-cache.js';
+import { createHydrationCache, type HydrationCache } from './search/hydration-cache.js';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
 import './http/context.js';
@@ -49,13 +51,18 @@ export interface AppDeps {
   log: Logger;
   /** Prometheus metrics of this process; undefined: nothing is measured. */
   metrics?: ApiMetrics | undefined;
+  /**
+   * The search caches, made by the composition root (src/server.ts) so that its metrics read
+   * the same ones; when absent the app makes fresh ones (each test app its own).
+   */
+  caches?: { query?: QueryVectorCache | undefined; hydration?: HydrationCache | undefined };
 }
 
 /**
  * Builds the app; it owns no connection (the caller creates and closes them), so tests
  * run it in-process on port 0 against the real OpenSearch and Redis.
  */
-export function createApp({ config, client, redis, embedder, log, metrics }: AppDeps): Express {
+export function createApp({ config, client, redis, embedder, log, metrics, caches = {} }: AppDeps): Express {
   const aliases = indexAliases(config.indexPrefix);
   const ajv = createAjv();
   const verifier = createTokenVerifier(config);
@@ -64,7 +71,16 @@ export function createApp({ config, client, redis, embedder, log, metrics }: App
     log.warn('JWT_HS_SECRET is set: HS256 tokens signed with a shared secret are accepted. For development only; never set it in production');
   }
   const anonymousRead = config.anonymousRead === 'published';
-  const searchDeps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain };
+  const fresh = caches.query && caches.hydration ? undefined : createSearchCaches(config);
+  const searchDeps: SearchDeps = {
+    client,
+    embedder,
+    aliases,
+    settings: config.search,
+    channelBaseDomain: config.channelBaseDomain,
+    queryCache: caches.query ?? fresh!.query,
+    hydrationCache: caches.hydration ?? fresh!.hydration,
+  };
   // Searches are admitted in two shares: callers with a credential, and anonymous ones (MCP tool
   // calls, anonymous REST). A flood of either leaves the store room for everything else, and an
   // anonymous flood never takes a place a member's search needs.
@@ -183,5 +199,13 @@ function combinedCounts(...gates: Admission[]): Pick<Admission, 'running' | 'wai
     get refused() {
       return sum((g) => g.refused);
     },
+  };
+}
+
+/** A process's search caches, sized by the configuration: query vectors (per channel and audience) and shown passages. */
+export function createSearchCaches(config: Pick<Config, 'search'>): { query: QueryVectorCache; hydration: HydrationCache } {
+  return {
+    query: createQueryVectorCache(config.search.queryCacheSize, { maxScopes: config.search.queryCacheChannels }),
+    hydration: createHydrationCache((config.search.hydrationCacheMb ?? DEFAULT_HYDRATION_CACHE_MB) * 1024 * 1024),
   };
 }

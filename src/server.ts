@@ -6,13 +6,11 @@ import { createLogger } from './logger.js';
 import { createOpenSearchClient } from './store/opensearch.js';
 import { createRedisClient } from './store/redis.js';
 import { createEmbedderPool, type EmbedderPool } from './embedder-pool.js';
-import { createApp } from './app.js';
+import { createApp, createSearchCaches } from './app.js';
 import { shutdown } from './http/shutdown.js';
 import { httpServerOptions, jsonClientErrors } from './http/client-error.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { startMetricsListener } from './metrics/listener.js';
-import { defaultHydrationCache } from './search/hydration-cache.js';
-import { defaultQueryCache } from './search/query-cache.js';
 
 async function main(): Promise<void> {
   let config;
@@ -48,17 +46,19 @@ async function main(): Promise<void> {
   }
   // Give Redis a moment so the first requests are rate limited; without it the API starts anyway (fail open).
   await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+  // The process's search caches, read by the metrics and used by the app.
+  const caches = createSearchCaches(config);
   // `/metrics` on its own port (METRICS_PORT), never the public one.
   const metrics =
     config.metrics.apiPort === undefined
       ? undefined
       : createApiMetrics({
-          queryCache: embedder && defaultQueryCache(embedder, config.search.queryCacheSize, config.search.queryCacheChannels),
-          hydrationCache: defaultHydrationCache(client, config.search.hydrationCacheMb),
+          queryCache: embedder && caches.query,
+          hydrationCache: caches.hydration,
           embedQueue: embedder,
         });
   const metricsListener = metrics && (await startMetricsListener({ registry: metrics.registry, host: config.metrics.host, port: config.metrics.apiPort!, log }));
-  const app = createApp({ config, client, redis, embedder, log, metrics });
+  const app = createApp({ config, client, redis, embedder, log, metrics, caches });
   const server = createServer(httpServerOptions(config.http), app);
   server.listen(config.port, config.host, () => {
     log.info({ host: config.host, port: config.port, publicBaseUrl: config.publicBaseUrl }, 'API listening');

@@ -8,7 +8,7 @@ import { createEmbedder, type Embedder } from '../../src/embedder.js';
 import { createApiMetrics } from '../../src/metrics/api-metrics.js';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../../src/metrics/listener.js';
-import { defaultQueryCache } from '../../src/search/query-cache.js';
+import { createSearchCaches } from '../../src/app.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
 import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
@@ -36,7 +36,8 @@ describe('metrics: the API’s /metrics after real requests', function () {
     store = await createApiTestStore(client);
     await seedWorld(store);
     embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir });
-    const metrics = createApiMetrics({ queryCache: defaultQueryCache(embedder, config.search.queryCacheSize, config.search.queryCacheChannels) });
+    const caches = createSearchCaches(config);
+    const metrics = createApiMetrics({ queryCache: caches.query });
     // Counters of this prefix are shared with earlier runs: start from empty ones.
     const redis = new Redis(config.redisUrl);
     const counters = await redis.keys(`rl:${store.prefix}*`);
@@ -47,6 +48,7 @@ describe('metrics: the API’s /metrics after real requests', function () {
       client,
       embedder,
       metrics,
+      caches,
     });
     listener = (await startMetricsListener({ registry: metrics.registry, host: '127.0.0.1', port: 0, log }))!;
   });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createApp } from '../../src/app.js';
+import { createApp, type AppDeps } from '../../src/app.js';
 import { httpServerOptions, jsonClientErrors } from '../../src/http/client-error.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
@@ -78,11 +78,14 @@ export async function startApi({
   embedder,
   client: givenClient,
   metrics,
+  caches,
 }: {
   env?: Record<string, string | undefined>;
   embedder?: Embedder;
   client?: Client;
   metrics?: ApiMetrics;
+  /** The search caches the app uses (the metrics' own, when they watch them); default: fresh ones. */
+  caches?: AppDeps['caches'];
 } = {}): Promise<ApiHarness> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env });
   const log = createLogger({ level: config.logLevel });
@@ -93,7 +96,7 @@ export async function startApi({
     redis.once('ready', () => resolve());
     setTimeout(resolve, 3000).unref();
   });
-  const app = createApp({ config, client, redis, embedder, log, metrics });
+  const app = createApp({ config, client, redis, embedder, log, metrics, caches });
   const server: Server = await new Promise((resolve) => {
     // As src/server.ts does: its timeouts, set explicitly.
     const s = createServer(httpServerOptions(config.http), app).listen(0, '127.0.0.1', () => resolve(s));
