@@ -1,4 +1,35 @@
-// Import-cycle check of `npm run lint` (dependency-cruiser): src/, indexer/ and scripts/ must form no cycle.
+// `npm run lint` (dependency-cruiser): no import cycles, and the floors of src/ are kept: a layer imports only the layers below it.
+//
+//   app.ts, server.ts                       the composition root
+//   routes/, mcp/, pages/                   what answers a request
+//   metrics/                                what is measured
+//   http/                                   middleware
+//   openapi/                                the API's description
+//   auth/                                   credentials and access
+//   errors.ts                               the API's error catalogue
+//   search/                                 the search pipeline
+//   store/                                  reads and writes of OpenSearch documents
+//   config, logger, embedder, library format, channel URLs   the ground floor
+//
+// indexer/ stands on the ground floor, store/ and search/ only; scripts/ may use anything; nothing in src/ or indexer/ uses scripts/.
+const ABOVE = {
+  ground: ['store', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
+  store: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
+  search: ['errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
+  errors: ['auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
+  auth: ['openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
+  openapi: ['http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
+  http: ['metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
+  metrics: ['routes', 'mcp', 'pages', 'app', 'server'],
+  routes: ['mcp', 'pages', 'app', 'server'],
+  mcp: ['routes', 'pages', 'app', 'server'],
+  pages: ['mcp', 'app', 'server'],
+};
+
+/** A path pattern for a floor of src/: a folder (`src/store/`) or a file (`src/errors.ts`). */
+const floor = (name) => (['errors', 'app', 'server'].includes(name) ? `^src/${name}\\.ts$` : `^src/${name}/`);
+const GROUND = '^src/(config|logger|embedder|embedder-pool|embedder-worker|embedding-cache|library-format|channel-urls)(\\.ts$|/)';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -8,6 +39,27 @@ module.exports = {
       comment: 'Modules in a cycle cannot be read, tested or moved one without the other; type-only imports count too.',
       from: {},
       to: { circular: true },
+    },
+    ...Object.entries(ABOVE).map(([name, above]) => ({
+      name: `floors-${name}`,
+      severity: 'error',
+      comment: `src/${name} imports only the floors below it (see the plan at the top of .dependency-cruiser.cjs).`,
+      from: { path: name === 'ground' ? GROUND : floor(name) },
+      to: { path: `(${above.map(floor).join('|')})` },
+    })),
+    {
+      name: 'indexer-floors',
+      severity: 'error',
+      comment: 'The indexer stands on the ground floor, store/ and search/ only.',
+      from: { path: '^indexer/' },
+      to: { path: `(${ABOVE.search.map(floor).join('|')})` },
+    },
+    {
+      name: 'no-scripts-in-product',
+      severity: 'error',
+      comment: 'scripts/ are command lines over the product; the product never imports them.',
+      from: { path: '^(src|indexer)/' },
+      to: { path: '^scripts/' },
     },
   ],
   options: {

@@ -1,8 +1,13 @@
 // A channel's public URLs (decision 15): its host, its episode pages and the cited moments in them.
-import type { ChannelDoc } from './store/documents.js';
+
+/** What a channel's URLs are made of (a channel document has both). */
+export interface ChannelAddress {
+  slug: string;
+  customDomain?: string | null | undefined;
+}
 
 /** The channel's host: its custom domain, else `<slug>.<channelBaseDomain>`. */
-export function channelHost(channel: Pick<ChannelDoc, 'slug' | 'customDomain'>, channelBaseDomain: string): string {
+export function channelHost(channel: ChannelAddress, channelBaseDomain: string): string {
   return channel.customDomain ?? `${channel.slug}.${channelBaseDomain}`;
 }
 

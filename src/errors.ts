@@ -1,6 +1,6 @@
 // The API's error catalogue: every error a client can see, keyed by a stable code (indexer/errors.ts and scripts/ops/provision/errors.ts follow the same form).
 import { SearchError } from './search/errors.js';
-import { isMissingIndex, isTransient, storeFailure } from './store/transient.js';
+import { StoreUnavailableError, isMissingIndex, isTransient, storeFailure } from './store/transient.js';
 
 /** Every error code, its HTTP status and its default sentence. Codes never change meaning. */
 export const API_ERRORS = {
@@ -78,6 +78,8 @@ export function createError(code: ApiErrorCode, options?: ConstructorParameters<
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  // The store's own reads say why in the message (budget spent, index missing); the cause keeps it.
+  if (error instanceof StoreUnavailableError) return storeUnavailable(error);
   if (error instanceof SearchError) {
     if (error.code === 'query_too_complex') return createError('query_too_complex', { parameter: 'query', cause: error });
     return error.status === 503 ? storeUnavailable(error) : createError('internal_error', { cause: error });

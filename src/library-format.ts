@@ -1,6 +1,9 @@
 // The library format's records as JSON Schemas (TypeBox), with their TypeScript types derived from them: the one source the indexer validates against and the OpenAPI document publishes.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EPISODE_STATUSES } from './store/documents.js';
+
+/** Episode statuses as stored; `archived` is stored but never returned by any endpoint. */
+export const EPISODE_STATUSES = ['pending', 'processing', 'indexed', 'failed', 'published', 'archived'] as const;
+export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
 
 // Nullable values and string enums are written as `type: [t, 'null']` and `enum`, not as
 // TypeBox unions (`anyOf`), so ajv's errors name the field and the published schemas stay plain.

@@ -21,7 +21,7 @@ import { scrollHits } from '../../indexer/scroll.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createEmbedder } from '../../src/embedder.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { buildFilters } from '../../src/search/filters.js';
+import { buildFilters } from '../../src/store/filters.js';
 import { buildKnnQuery } from '../../src/search/knn-query.js';
 import { createQueryVectorCache } from '../../src/search/query-cache.js';
 import { evenSubset, parseQueries } from '../eval/relevance.js';

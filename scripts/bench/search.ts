@@ -30,7 +30,7 @@ import { parseQueries, evenSubset } from '../eval/relevance.js';
 import { runSearch, searchChannel, type SearchDeps, type SearchTrace } from '../../src/search/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
-import { createApiKey } from '../../src/store/api-keys.js';
+import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, indexAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
 import { positive } from '../lib/cli-args.js';

@@ -1,9 +1,9 @@
-// `npm run lint` (also run by `npm test`): ESLint (eslint.config.js), then the import-cycle check (.dependency-cruiser.cjs).
+// `npm run lint` (also run by `npm test`): ESLint (eslint.config.js), then the floors and import cycles (.dependency-cruiser.cjs).
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../ops/provision/paths.js';
 
-/** The folders that must hold no import cycle (test/ may import across them freely). */
+/** The folders whose floors and cycles are checked (test/ may import across them freely). */
 export const CYCLE_CHECKED = ['src', 'indexer', 'scripts'];
 
 const STEPS: readonly (readonly string[])[] = [

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Embedder } from '../../src/embedder.js';
 import { createEmbedderPool, type EmbedderPool } from '../../src/embedder-pool.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createApiKey } from '../../src/store/api-keys.js';
+import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
 import { serveInChildProcess, type Served } from '../lib/child.js';

@@ -2,7 +2,7 @@
 // Redis: every ingest job is taken by one worker, once; a key's quota is counted once across API processes.
 import { request } from 'node:http';
 import { loadConfig } from '../../src/config.js';
-import { createApiKey } from '../../src/store/api-keys.js';
+import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
 import { clusterStatus, clusterUrls } from '../ops/provision/opensearch-cluster.js';
 import { choosePort } from '../ops/provision/ports.js';

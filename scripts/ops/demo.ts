@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder } from '../../src/embedder.js';
 import { createLogger } from '../../src/logger.js';
-import { createApiKey } from '../../src/store/api-keys.js';
+import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { ensureModel } from './provision/model.js';

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../../src/store/opensearch.js';
-import { KeyStoreError, listApiKeys, newApiKey, revokeApiKey, storeApiKey, type KeyStoreDeps } from '../../src/store/api-keys.js';
+import { KeyStoreError, listApiKeys, newApiKey, revokeApiKey, storeApiKey, type KeyStoreDeps } from '../../src/auth/key-store.js';
 import { isTransientStoreError, retryTransient, storeFailure } from '../../src/store/transient.js';
 import { positive } from '../lib/cli-args.js';
 

@@ -2,7 +2,7 @@
 import type { Logger } from '../logger.js';
 import type { Principal } from '../auth/principal.js';
 import type { Queries } from '../store/queries.js';
-import type { EarlySearch } from '../routes/search.js';
+import type { EarlySearch } from '../search/search.js';
 
 declare global {
   namespace Express {

@@ -1,7 +1,7 @@
 // What kind of store failure an error was, for the `cca_store_errors_total{kind}` counter.
 import { ApiError } from '../errors.js';
 import { SearchError } from '../search/errors.js';
-import { isMissingIndex, isTransient, storeFailure, type StoreFailure } from '../store/transient.js';
+import { StoreUnavailableError, isMissingIndex, isTransient, storeFailure, type StoreFailure } from '../store/transient.js';
 
 /**
  * `timeout`: no answer within the budget; `unreachable`: no connection; `missing_index`:
@@ -33,6 +33,7 @@ export function storeErrorKind(error: unknown): StoreErrorKind | undefined {
     }
     const failure = storeFailure(e);
     if (failure) return kindOfFailure(failure);
+    if (e instanceof StoreUnavailableError) return /budget/.test(e.message) ? 'timeout' : /index_not_found/.test(e.message) ? 'missing_index' : 'unavailable';
     if (e instanceof ApiError && e.code === 'store_unavailable') {
       // The request's reads raise these themselves, with a plain Error saying why.
       const why = String((e.cause as { message?: unknown } | undefined)?.message ?? '');

@@ -1,7 +1,7 @@
 // GET /api/v1/channels/{slug}/search: parameters and access here; ranking is `searchChannel` (src/search).
 import type { Request, RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
-import { runSearch, type SearchDeps, type SearchTrace } from '../search/search.js';
+import { runSearch, type EarlySearch, type SearchDeps, type SearchTrace } from '../search/search.js';
 import type { SearchParams } from '../search/types.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { SearchGrants } from '../store/search-grants.js';
@@ -24,15 +24,6 @@ function searchParams(q: Record<string, unknown>, publishedOnly: boolean): Searc
 
 type SearchOutcome = Awaited<ReturnType<typeof runSearch>>;
 
-/** A search sent before the request's credential and channel were checked (see {@link startEarlySearch}). */
-export interface EarlySearch {
-  /** The channel as read when the credential was last let in; the search ran over it. */
-  channel: ChannelDoc;
-  params: SearchParams;
-  outcome: Promise<SearchOutcome>;
-  /** Set once the route has decided whether to use it; until then a refusal throws it away. */
-  settled?: boolean;
-}
 
 /**
  * The search's round trips draw on the same store budget as the request's lookups and stop

@@ -1,5 +1,5 @@
 // The fields search asks for and matches on: what each read returns and the keyword legs' fields with their boosts.
-import type { QueryClause } from './filters.js';
+import type { QueryClause } from '../store/filters.js';
 
 /** Passage fields a response cites; the 384 floats of `embedding` never travel. */
 export const PASSAGE_SOURCE = ['id', 'episodeId', 'kind', 'text', 'chapterTitle', 'startMs', 'endMs', 'speaker', 'marks'] as const;

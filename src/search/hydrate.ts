@@ -3,7 +3,7 @@ import type { ChannelDoc } from '../store/documents.js';
 import type { IndexAliases } from '../store/opensearch.js';
 import { englishTerms, matchTokens } from './english.js';
 import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE, passageSource } from './fields.js';
-import { buildFilters, type QueryClause } from './filters.js';
+import { buildFilters, type QueryClause } from '../store/filters.js';
 import type { HydrationCache } from './hydration-cache.js';
 import { HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from './landing.js';
 import { keywordText } from './keyword-query.js';

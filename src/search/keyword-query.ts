@@ -2,7 +2,7 @@
 import type { Config } from '../config.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, legSource } from './fields.js';
-import { buildFilters, type QueryClause } from './filters.js';
+import { buildFilters, type QueryClause } from '../store/filters.js';
 import type { SearchParams } from './types.js';
 
 export interface KeywordQueryOptions {

@@ -1,7 +1,7 @@
 // The semantic leg: filtered k-NN over passage embeddings.
 import type { ChannelDoc } from '../store/documents.js';
 import { legSource } from './fields.js';
-import { buildFilters, type QueryClause } from './filters.js';
+import { buildFilters, type QueryClause } from '../store/filters.js';
 import type { SearchParams } from './types.js';
 
 /**

@@ -2,7 +2,7 @@
 import { errors } from '@opensearch-project/opensearch';
 import type { Client } from '../store/opensearch.js';
 import { SearchError } from './errors.js';
-import type { QueryClause } from './filters.js';
+import type { QueryClause } from '../store/filters.js';
 import type { PassageKind } from '../store/documents.js';
 import type { EpisodeMeta, LegHit, PassageHit } from './types.js';
 

@@ -209,3 +209,13 @@ export async function runSearch(
   trace.timings.totalMs = performance.now() - started;
   return { result: degraded ? { ...result, degraded } : result, trace };
 }
+
+/** A search sent before the request's credential and channel were checked (see `startEarlySearch` in routes/search.ts). */
+export interface EarlySearch {
+  /** The channel as read when the credential was last let in; the search ran over it. */
+  channel: ChannelDoc;
+  params: SearchParams;
+  outcome: Promise<{ result: SearchAnswer; trace: SearchTrace }>;
+  /** Set once the route has decided whether to use it; until then a refusal throws it away. */
+  settled?: boolean;
+}

@@ -1,24 +1,8 @@
 // Shapes of the search pipeline: its parameters, the public SearchResult (spec part 2) and the internal hits between stages.
 import type { PassageKind } from '../store/documents.js';
+import type { FilterScope } from '../store/filters.js';
 
-/**
- * Facet and scope filters (decision 6): AND across parameters, OR within one list, an
- * empty list no filter. Search and the episode list share their meaning and their builder.
- */
-export interface EpisodeFilters {
-  topicIds?: string[];
-  personIds?: string[];
-  entityIds?: string[];
-  episodeIds?: string[];
-  collectionId?: string;
-  year?: number;
-}
-
-/** What every read of episodes or passages is filtered by: the facets and the caller's visibility. */
-export interface FilterScope extends EpisodeFilters {
-  /** Anonymous reads (decision 7): published episodes only. */
-  publishedOnly: boolean;
-}
+export type { EpisodeFilters, FilterScope } from '../store/filters.js';
 
 /** Validated search parameters (spec 4.2; the API parses and validates the query string). */
 export interface SearchParams extends FilterScope {

@@ -1,8 +1,7 @@
 // Shapes of the documents the indexer writes and the API reads: the contract between them.
+import type { EpisodeStatus } from '../library-format.js';
 
-/** Episode statuses as stored; `archived` is stored but never returned by any endpoint. */
-export const EPISODE_STATUSES = ['pending', 'processing', 'indexed', 'failed', 'published', 'archived'] as const;
-export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
+export { EPISODE_STATUSES, type EpisodeStatus } from '../library-format.js';
 
 export interface UserDoc {
   id: string;

@@ -1,7 +1,7 @@
 // Every read the API makes, bound to one request's time budget: one function per question asked of the store.
 import type { Client, IndexAliases } from './opensearch.js';
 import type { ApiKeyDoc, ChannelDoc, ChaptersDoc, EpisodeDoc, TranscriptDoc, UserDoc } from './documents.js';
-import { storeUnavailable } from '../errors.js';
+import { StoreUnavailableError } from './transient.js';
 import type { EpisodeListQuery, RelatedQuery } from './episode-queries.js';
 import { buildEpisodeListBody, buildRelatedBody } from './episode-queries.js';
 import type { OwnerHints } from './owner-hints.js';
@@ -47,7 +47,7 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
 
   function requestTimeout(): number {
     const left = deadline - Date.now();
-    if (left <= 0) throw storeUnavailable(new Error('request time budget for the store is spent'));
+    if (left <= 0) throw new StoreUnavailableError('request time budget for the store is spent');
     return left;
   }
 
@@ -65,7 +65,7 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
       batch.forEach(({ resolve, reject }, i) => {
         const doc = found[i];
         // An item `error` means the index itself is missing (or its shard failed): the store is not ready.
-        if (!doc || doc.error) reject(storeUnavailable(new Error(JSON.stringify(doc?.error ?? 'missing _mget item'))));
+        if (!doc || doc.error) reject(new StoreUnavailableError(JSON.stringify(doc?.error ?? 'missing _mget item')));
         else resolve(doc.found ? doc._source : undefined);
       });
     } catch (error) {

@@ -108,3 +108,15 @@ export function retryTransient<T>(
     },
   });
 }
+
+/**
+ * The store cannot serve this request: its time budget is spent, or an index is missing.
+ * The API answers it as 503 `store_unavailable` (see `toApiError`); raised by the store's
+ * own reads, which know nothing of HTTP.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}

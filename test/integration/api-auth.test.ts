@@ -6,7 +6,7 @@ import type { ApiResponse as StoreResponse } from '@opensearch-project/opensearc
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { loadConfig } from '../../src/config.js';
-import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/store/api-keys.js';
+import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/auth/key-store.js';
 import { checksum, generateApiKey } from '../../src/auth/api-keys.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
 import { WORLD_CHANNELS, createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';

@@ -15,7 +15,7 @@ import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, waitForJobs } from '../../indexer/queue.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
-import { revokeApiKey } from '../../src/store/api-keys.js';
+import { revokeApiKey } from '../../src/auth/key-store.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { scrape, sample } from '../support/prometheus.js';
 import { SAMPLE_LIBRARY, privatePrefix } from '../support/indexer-env.js';

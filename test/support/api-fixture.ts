@@ -4,7 +4,7 @@ import type { Client } from '../../src/store/opensearch.js';
 import { deleteIndices, ensureIndices, type IndexAliases } from '../../src/store/opensearch.js';
 import { channelDocument, episodeDocuments, userDocument } from '../../indexer/documents.js';
 import type { ChannelRecord, EpisodeRecord, UserRecord } from '../../indexer/schemas.js';
-import { createApiKey } from '../../src/store/api-keys.js';
+import { createApiKey } from '../../src/auth/key-store.js';
 
 export interface ApiTestStore {
   prefix: string;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildFilters } from '../../src/search/filters.js';
+import { buildFilters } from '../../src/store/filters.js';
 import { buildKeywordQuery, keywordText } from '../../src/search/keyword-query.js';
 import { buildKnnQuery } from '../../src/search/knn-query.js';
 import { buildMsearchBody } from '../../src/search/msearch.js';

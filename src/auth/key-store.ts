@@ -1,8 +1,8 @@
 // API key records in the store: create, revoke and list, for `npm run keys` and the tools (the API reads a key by its hash in store/queries.ts).
-import type { Client, IndexAliases } from './opensearch.js';
-import type { ApiKeyDoc, UserDoc } from './documents.js';
-import { generateApiKey, generateKeyId, hashApiKey } from '../auth/api-keys.js';
-import { storeFailure } from './transient.js';
+import type { Client, IndexAliases } from '../store/opensearch.js';
+import type { ApiKeyDoc, UserDoc } from '../store/documents.js';
+import { generateApiKey, generateKeyId, hashApiKey } from './api-keys.js';
+import { storeFailure } from '../store/transient.js';
 
 export interface KeyStoreDeps {
   client: Client;

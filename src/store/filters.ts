@@ -1,6 +1,24 @@
 // The filter every search leg and the episode list share: channel, visibility and facets, as one bool clause.
-import type { ChannelDoc } from '../store/documents.js';
-import type { FilterScope } from './types.js';
+import type { ChannelDoc } from './documents.js';
+
+/**
+ * Facet and scope filters (decision 6): AND across parameters, OR within one list, an
+ * empty list no filter. Search and the episode list share their meaning and their builder.
+ */
+export interface EpisodeFilters {
+  topicIds?: string[];
+  personIds?: string[];
+  entityIds?: string[];
+  episodeIds?: string[];
+  collectionId?: string;
+  year?: number;
+}
+
+/** What every read of episodes or passages is filtered by: the facets and the caller's visibility. */
+export interface FilterScope extends EpisodeFilters {
+  /** Anonymous reads (decision 7): published episodes only. */
+  publishedOnly: boolean;
+}
 
 /** An OpenSearch query clause. */
 export type QueryClause = Record<string, unknown>;
