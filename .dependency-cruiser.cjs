@@ -28,7 +28,7 @@ const ABOVE = {
 
 /** A path pattern for a floor of src/: a folder (`src/store/`) or a file (`src/errors.ts`). */
 const floor = (name) => (['errors', 'app', 'server'].includes(name) ? `^src/${name}\\.ts$` : `^src/${name}/`);
-const GROUND = '^src/(config|logger|embedder|embedder-pool|embedder-worker|embedding-cache|library-format|channel-urls)(\\.ts$|/)';
+const GROUND = '^src/(config|logger|embedder|embedder-pool|embedder-worker|embedding-cache|library-format|channel-urls|package-root)(\\.ts$|/)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,5 +1,5 @@
 // The per-channel MCP tool server: stateless Streamable HTTP at `/mcp` on channel hosts and `/channels/{slug}/mcp`.
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -12,8 +12,9 @@ import type { ChannelDoc } from '../store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
 import { originAllowed } from './origin.js';
 import { SEARCH_INPUT, SEARCH_OUTPUT, renderSearchText, toSearchParams } from './search-tool.js';
+import { packageFile } from '../package-root.js';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 
 /** A tool call's JSON-RPC message is small; anything bigger is refused (413) before it is parsed. */
 const MAX_BODY_BYTES = 64 * 1024;

@@ -1,8 +1,8 @@
 // OpenSearch client factory and index administration: versioned indices behind aliases.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@opensearch-project/opensearch';
 import { DEFAULT_INDEX_LAYOUT, type IndexLayout } from '../config.js';
+import { packageFile } from '../package-root.js';
 
 export type { Client };
 
@@ -22,7 +22,7 @@ export type IndexName = (typeof INDEX_NAMES)[number];
 /** Alias names for one prefix, keyed by logical name. */
 export type IndexAliases = Readonly<Record<IndexName, string>>;
 
-const MAPPINGS_DIR = fileURLToPath(new URL('../../mappings/', import.meta.url));
+const MAPPINGS_DIR = packageFile('mappings') + '/';
 
 /** The node URLs of an OPENSEARCH_URL-style value: one URL, or several comma-separated. */
 export function nodeUrls(url: string | readonly string[]): string[] {

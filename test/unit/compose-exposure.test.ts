@@ -39,7 +39,7 @@ describe('compose files: nothing unauthenticated beyond loopback', function () {
       it('publishes the API processes, which bind every interface inside their containers', function () {
         for (const [name, app] of apps) {
           expect(app.environment?.HOST, name).to.equal('0.0.0.0');
-          if (app.command?.includes('start')) expect(app.ports, name).to.have.length(1);
+          if (app.command?.includes('dist/src/server.js')) expect(app.ports, name).to.have.length(1);
         }
       });
     });
