@@ -5,7 +5,8 @@ import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.j
 import { jobIdOf, libraryJobs, type IngestJob } from './jobs.js';
 import { formatIssue } from './library-reader.js';
 import { createProgress } from './progress.js';
-import { createIngestQueue, createRedisConnection, enqueue, waitForJobs } from './queue.js';
+import { createIngestQueue, createRedisConnection, enqueue } from './queue.js';
+import { waitForJobs } from './job-wait.js';
 import { createSummary, type LoadSummary } from './summary.js';
 
 /** Indexer requests (large bulks, delete_by_query with refresh) take far longer than API queries. */
