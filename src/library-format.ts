@@ -7,9 +7,10 @@ export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
 
 // Nullable values and string enums are written as `type: [t, 'null']` and `enum`, not as
 // TypeBox unions (`anyOf`), so ajv's errors name the field and the published schemas stay plain.
-const Nullable = <T extends TSchema & { type: string }>(schema: T) =>
+export const Nullable = <T extends TSchema & { type: string }>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
-const StringEnum = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+export const StringEnum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 
 const Id = Type.String({ minLength: 1 });
 const Ms = Type.Integer({ minimum: 0 });

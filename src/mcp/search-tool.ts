@@ -1,6 +1,7 @@
 // The MCP `search` tool: its schemas, its arguments as SearchParams, and the text an assistant quotes.
 import { z } from 'zod';
 import type { SearchParams, SearchResult } from '../search/types.js';
+import { inlineShapes, SearchResultSchema } from '../shapes.js';
 
 const ID = z.string().min(1).max(200).regex(/^[^,\s]+$/, 'an id has no commas or spaces');
 const ids = (what: string) =>
@@ -21,36 +22,12 @@ export const SEARCH_INPUT = {
 
 export type SearchArgs = z.infer<z.ZodObject<typeof SEARCH_INPUT>>;
 
-// Objects accept additional fields (spec part 2), so fields added to SearchResult later still validate.
-const SEGMENT = z.looseObject({
-  segmentId: z.string(),
-  text: z.string(),
-  startMs: z.number(),
-  endMs: z.number(),
-  speaker: z.string().nullable(),
-  url: z.string().describe('Citation URL of the moment: `https://<channel host>/episodes/<id>?t=<ms>`.'),
-  deepLink: z.string(),
-  matchedVia: z.array(z.string()),
-  highlights: z.array(z.looseObject({ start: z.number(), end: z.number() })).describe('Character ranges of `text` holding the query’s words.'),
-});
-
-/** Output schema: the REST API's SearchResult. */
-export const SEARCH_OUTPUT = z.looseObject({
-  query: z.string(),
-  episodes: z.array(
-    z.looseObject({
-      episodeId: z.string(),
-      title: z.string(),
-      url: z.string(),
-      score: z.number(),
-      matchedVia: z.array(z.string()),
-      segments: z.array(SEGMENT),
-      summary: z.string().nullable(),
-      publishedAt: z.string(),
-      durationMs: z.number().nullable(),
-    }),
-  ),
-});
+/**
+ * Output schema: the REST API's SearchResult, the very shape the OpenAPI document publishes
+ * (src/shapes.ts), made self-contained and read into zod for the SDK. Objects accept
+ * additional fields (spec part 2), so fields added to SearchResult later still validate.
+ */
+export const SEARCH_OUTPUT = z.fromJSONSchema(inlineShapes(SearchResultSchema) as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodObject;
 
 /** The tool's arguments as search parameters: published episodes only, always. */
 export function toSearchParams(args: SearchArgs): SearchParams {

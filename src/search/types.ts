@@ -19,61 +19,7 @@ export interface TermRange {
   end: number;
 }
 
-/**
- * Why a segment or an episode is in the result. A segment carries the legs that found it
- * plus what kind of passage it is; an episode carries the union of its segments' values,
- * plus `title` when its catalog row matched.
- */
-export type MatchedVia = 'keyword' | 'semantic' | 'title' | 'chapter' | 'moment';
-
-/** What each `matchedVia` value means; the OpenAPI document and the README quote this. */
-export const MATCHED_VIA_DESCRIPTIONS: Readonly<Record<MatchedVia, string>> = {
-  keyword:
-    'Found by the keyword (BM25) leg: the words of the query, stemmed, occur in the segment text or in the title of the chapter it belongs to.',
-  semantic:
-    'Found by the semantic leg: the segment is among the nearest passages to the query by meaning (k-NN over passage embeddings).',
-  title:
-    "The episode's catalog row matched the words of the query (title, summary, description, chapter or key-moment titles). On a segment: the segment was not matched itself; it is the episode's best keyword passage for the query, or its opening passage, cited because the episode matched.",
-  chapter: 'The segment is a chapter title (it spans the chapter), not transcript speech.',
-  moment: 'The segment is a key-moment title, a self-contained claim at that moment, not transcript speech.',
-};
-
-/** The unit of citation (spec: MatchedSegment). */
-export interface MatchedSegment {
-  segmentId: string;
-  text: string;
-  startMs: number;
-  endMs: number;
-  speaker: string | null;
-  /** Absolute citation URL; `t` is in milliseconds. */
-  url: string;
-  /** Same moment relative to the channel's library root: `episodes/<id>?t=<ms>`. */
-  deepLink: string;
-  matchedVia: MatchedVia[];
-  /** Character ranges of `text` holding the query's words (as the keyword leg matched them, stemmed); may be empty. */
-  highlights: TermRange[];
-}
-
-/** One ranked episode (spec: SearchResultEpisode). */
-export interface SearchResultEpisode {
-  episodeId: string;
-  title: string;
-  url: string;
-  /** Fused score of the legs (`SEARCH_FUSION`, min-max by default): comparable within one response only. */
-  score: number;
-  matchedVia: MatchedVia[];
-  /** Best-matching segments, best first, at most 3. */
-  segments: MatchedSegment[];
-  summary: string | null;
-  publishedAt: string;
-  durationMs: number | null;
-}
-
-/** Spec: SearchResult. */
-export interface SearchResult {
-  query: string;
-  episodes: SearchResultEpisode[];
-}
+export { MATCHED_VIA_DESCRIPTIONS, type MatchedSegment, type MatchedVia, type SearchResult, type SearchResultEpisode } from '../shapes.js';
 
 /**
  * The retrieval legs: `keyword` is BM25 over passages, `semantic` k-NN over passages, `title`

@@ -118,7 +118,7 @@ describe('MCP server over the qmsum corpus (SDK client)', function () {
       'collectionId',
       'year',
     ]);
-    expect(tool!.outputSchema?.properties).to.have.keys('query', 'episodes');
+    expect(tool!.outputSchema?.properties).to.have.keys('query', 'episodes', 'degraded');
     expect(tool!.annotations?.readOnlyHint).to.equal(true);
     expect(client.getServerVersion()?.name).to.equal('product-meetings-search');
   });

@@ -65,7 +65,7 @@ describe('search: citations land where the answer begins (qmsum transcripts)', f
       expect(Math.abs(segment!.startMs - atMs), query).to.be.at.most(5_000);
       expect(segment!.url).to.match(new RegExp(`\\?t=${segment!.startMs}$`));
       expect(passage.text.endsWith(segment!.text)).to.equal(true);
-      expect(segment!.highlights.length, query).to.be.greaterThan(0);
+      expect(segment!.highlights!.length, query).to.be.greaterThan(0);
     }
   });
 });

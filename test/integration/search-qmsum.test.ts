@@ -100,7 +100,7 @@ describe('search over qmsum meetings', function () {
         expect(s.endMs).to.equal(stored!.endMs);
         expect(s.url).to.equal(`https://${host}/episodes/${e.episodeId}?t=${s.startMs}`);
         expect(s.deepLink).to.equal(`episodes/${e.episodeId}?t=${s.startMs}`);
-        for (const h of s.highlights) expect(s.text.slice(h.start, h.end).toLowerCase(), s.segmentId).to.match(/^(xml|format|link|up|differ|compon)/);
+        for (const h of s.highlights ?? []) expect(s.text.slice(h.start, h.end).toLowerCase(), s.segmentId).to.match(/^(xml|format|link|up|differ|compon)/);
       }
     }
   });
