@@ -36,6 +36,7 @@ import { createQueryVectorCache, type QueryVectorCache } from './search/query-ca
 import { createHydrationCache, type HydrationCache } from './search/hydration-cache.js';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
+import { pagesRouter } from './pages/router.js';
 import './http/context.js';
 
 /** REST search, the one operation behind the admission gate (after the /api alias is rewritten; a trailing slash routes there too). */
@@ -147,6 +148,16 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     }),
   );
   app.use(keyGuard.count);
+  // The channel's public site on its host (pages, twins, llms.txt), with its own per-IP budget; any other request goes on.
+  app.use(
+    pagesRouter({
+      search: searchDeps,
+      channelBaseDomain: config.channelBaseDomain,
+      publicBaseUrl: config.publicBaseUrl,
+      admission: anonymousAdmission,
+      limiter: rateLimiter({ redis, max: config.pages.rateLimitMax, windowSeconds: config.pages.rateLimitWindowSeconds, prefix: `rl:${config.indexPrefix}pages:`, log }),
+    }),
+  );
   app.use(
     rateLimiter({
       redis,

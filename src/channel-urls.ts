@@ -1,4 +1,4 @@
-// A channel's public URLs (decision 15): its host, its episode pages and the cited moments in them.
+// A channel's public URLs (decision 15): its host, its episode pages and the cited moments in them; and the channel a host names.
 
 /** What a channel's URLs are made of (a channel document has both). */
 export interface ChannelAddress {
@@ -23,4 +23,21 @@ export function citation(host: string, episodeId: string, startMs: number): { ur
     url: `${episodeUrl(host, episodeId)}?t=${t}`,
     deepLink: `episodes/${encodeURIComponent(episodeId)}?t=${t}`,
   };
+}
+
+/** A channel named by its slug (`<slug>.<base domain>`, `/channels/{slug}/mcp`) or by its custom domain. */
+export type ChannelLocator = { slug: string } | { domain: string };
+
+/**
+ * The channel a host names: `<slug>.<channelBaseDomain>` names a slug, any other host a
+ * custom domain. The base domain itself and deeper subdomains name nothing.
+ */
+export function locateByHost(hostname: string, channelBaseDomain: string): ChannelLocator | undefined {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host === '' || host === channelBaseDomain) return undefined;
+  if (host.endsWith(`.${channelBaseDomain}`)) {
+    const slug = host.slice(0, -channelBaseDomain.length - 1);
+    return slug.includes('.') ? undefined : { slug };
+  }
+  return { domain: host };
 }

@@ -122,6 +122,8 @@ export interface Config {
     /** Browser origins allowed besides the channel's host and the API's (`scheme://host[:port]`). */
     allowedOrigins: string[];
   };
+  /** The channel pages (decision 20): their own per-IP budget. */
+  pages: { rateLimitMax: number; rateLimitWindowSeconds: number };
   /** Node's HTTP server timeouts: a client that sends its headers (or its request) too slowly gets a JSON 408. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /**
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       hydrationCacheMb: v.SEARCH_HYDRATION_CACHE_MB,
     },
     mcp: { enabled: v.MCP_SERVER === 'on', rateLimitMax: v.MCP_RATE_LIMIT_MAX, allowedOrigins: v.MCP_ALLOWED_ORIGINS },
+    pages: { rateLimitMax: v.PAGES_RATE_LIMIT_MAX, rateLimitWindowSeconds: v.PAGES_RATE_LIMIT_WINDOW_SECONDS },
     http: { headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS },
     metrics: { host: v.METRICS_HOST, apiPort: v.METRICS_PORT, workerPort: v.WORKER_METRICS_PORT },
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
 import { createLogger } from '../../src/logger.js';
+import { ensureChromium } from '../ops/provision/chromium.js';
 import { ensureModel } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 import { servicesDown, servicesStatus, servicesUp } from '../ops/provision/services.js';
@@ -37,6 +38,7 @@ async function main(): Promise<number> {
     env.OPENSEARCH_URL = services.opensearchUrl;
     env.REDIS_URL = services.redisUrl;
     env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
+    env.CHROMIUM_PATH = await ensureChromium({ env, log });
     // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
     env.EMBED_CACHE_DIR = env.EMBED_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');
   }

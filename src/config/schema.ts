@@ -150,6 +150,9 @@ export const ENV = {
   MCP_SERVER: choice('on', ['on', 'off'], '`off`: no MCP tool servers (`/mcp`, `/channels/{slug}/mcp`)'),
   MCP_RATE_LIMIT_MAX: integer(120, 1, 10_000_000, 'MCP requests per client IP and window (its own budget, on top of `RATE_LIMIT_MAX`)'),
   MCP_ALLOWED_ORIGINS: custom('unset', 'comma-separated origins `scheme://host[:port]`', 'browser origins allowed to call the tool servers besides the channel host and the API host', readOrigins),
+  // Channel pages
+  PAGES_RATE_LIMIT_MAX: integer(300, 1, 10_000_000, 'page requests (pages, twins, llms.txt) per client IP and window, a budget of their own (decision 20)'),
+  PAGES_RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400, 'the window of the page budget'),
   // Metrics
   METRICS_HOST: text('127.0.0.1', 'interface of the `/metrics` listeners'),
   METRICS_PORT: optionalInteger(0, 65535, "port of the API's `/metrics` listener", 'unset (none)'),

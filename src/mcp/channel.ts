@@ -2,23 +2,9 @@
 import { PAID_PLAN } from '../auth/access.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { NO_SUCH_ID, type Queries } from '../store/queries.js';
+import type { ChannelLocator } from '../channel-urls.js';
 
-/** A channel named by its slug (`<slug>.<base domain>`, `/channels/{slug}/mcp`) or by its custom domain. */
-export type ChannelLocator = { slug: string } | { domain: string };
-
-/**
- * The channel a host names: `<slug>.<channelBaseDomain>` names a slug, any other host a
- * custom domain. The base domain itself and deeper subdomains name nothing.
- */
-export function locateByHost(hostname: string, channelBaseDomain: string): ChannelLocator | undefined {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === '' || host === channelBaseDomain) return undefined;
-  if (host.endsWith(`.${channelBaseDomain}`)) {
-    const slug = host.slice(0, -channelBaseDomain.length - 1);
-    return slug.includes('.') ? undefined : { slug };
-  }
-  return { domain: host };
-}
+export { locateByHost, type ChannelLocator } from '../channel-urls.js';
 
 /**
  * The channel when it has an MCP server: it exists and its owner's plan includes API

@@ -1,6 +1,6 @@
 // Every read the API makes, bound to one request's time budget: one function per question asked of the store.
 import type { Client, IndexAliases } from './opensearch.js';
-import type { ApiKeyDoc, ChannelDoc, ChaptersDoc, EpisodeDoc, TranscriptDoc, UserDoc } from './documents.js';
+import type { ApiKeyDoc, ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, TranscriptDoc, UserDoc } from './documents.js';
 import { StoreUnavailableError } from './transient.js';
 import type { EpisodeListQuery, RelatedQuery } from './episode-queries.js';
 import { buildEpisodeListBody, buildRelatedBody } from './episode-queries.js';
@@ -201,6 +201,11 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
 
     chapters(episodeId: string): Promise<ChaptersDoc | undefined> {
       return get<ChaptersDoc>(aliases.chapters, episodeId);
+    },
+
+    /** A facet (topic, person, entity, collection) by id: its display name. */
+    facet(id: string): Promise<FacetDoc | undefined> {
+      return get<FacetDoc>(aliases.facets, id);
     },
   };
 }

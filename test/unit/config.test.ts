@@ -16,6 +16,7 @@ describe('loadConfig', function () {
     expect(config.trustProxy).to.equal(false);
     expect(config.mcp).to.deep.equal({ enabled: true, rateLimitMax: 120, allowedOrigins: [] });
     expect(config.http).to.deep.equal({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    expect(config.pages).to.deep.equal({ rateLimitMax: 300, rateLimitWindowSeconds: 60 });
     expect(config.metrics).to.deep.equal({ host: '127.0.0.1', apiPort: undefined, workerPort: undefined });
     expect(config.queryEmbedding).to.deep.equal({ workers: 1, maxQueue: 8, maxTokens: 128, timeoutMs: 500, nice: 10 });
     expect(config.searchAdmission).to.deep.equal({ concurrency: 4, queue: 32, maxWaitMs: 1000, anonymousConcurrency: 2, anonymousQueue: 8 });

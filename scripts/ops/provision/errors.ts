@@ -46,6 +46,10 @@ export const PROVISION_ERRORS = {
     message: () =>
       'redis-server is not installed: install redis-server (e.g. apt-get install redis-server) or set REDIS_URL',
   },
+  chromium_missing: {
+    message: () =>
+      'chromium is not installed: install Debian\'s chromium package (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary',
+  },
   redis_unhealthy: { message: (log: string) => `redis-server did not answer PING (see ${log}): fix the cause and run up again` },
   busy: {
     message: (lockDir: string) =>

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Redis, ReplyError } from 'ioredis';
 import type { Logger } from '../../../src/logger.js';
+import { aptInstall } from './apt.js';
 import { RUN_DIR } from './paths.js';
 import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
 import { ProvisionError, createProvisionError } from './errors.js';
@@ -67,12 +68,7 @@ async function redisServerBinary(env: Env, log: Logger): Promise<string> {
   const found = findExecutable('redis-server', env, EXTRA_DIRS);
   if (found) return found;
   if (!isRoot()) throw createProvisionError('redis_missing');
-  log.info('installing redis-server with apt-get');
-  const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'redis-server']]) {
-    const result = await exec('apt-get', args, { env: aptEnv });
-    if (result.code !== 0) throw createProvisionError('install_failed', `apt-get ${args[0]}`, lastLine(result.stderr || result.stdout));
-  }
+  await aptInstall(['redis-server'], log);
   const installed = findExecutable('redis-server', env, EXTRA_DIRS);
   if (!installed) throw createProvisionError('redis_missing');
   log.info({ binary: installed }, 'redis-server installed');

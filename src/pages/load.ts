@@ -1,0 +1,110 @@
+// What a channel page shows, read from the store in at most two round trips: published episodes only, for any channel whatever its owner's plan.
+import { isArchived } from '../auth/access.js';
+import { channelHost, episodeUrl, locateByHost } from '../channel-urls.js';
+import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
+import type { SegmentRecord } from '../library-format.js';
+import type { Chapter, ChannelDoc, EpisodeDoc, FacetDoc } from '../store/documents.js';
+import type { Queries } from '../store/queries.js';
+
+/** The channel a page request's host names: `<slug>.<base domain>` or its custom domain; undefined for any other host. */
+export async function channelOfHost(queries: Queries, hostname: string | undefined, channelBaseDomain: string): Promise<ChannelDoc | undefined> {
+  if (!hostname) return undefined;
+  const locator = locateByHost(hostname, channelBaseDomain);
+  if (!locator) return undefined;
+  return 'slug' in locator ? queries.channelBySlug(locator.slug) : queries.channelByDomain(locator.domain);
+}
+
+/** A channel as its pages show it. */
+export interface PageChannel {
+  doc: ChannelDoc;
+  host: string;
+  /** `https://<host>`: the library root every page link and citation is under. */
+  origin: string;
+}
+
+export function pageChannel(doc: ChannelDoc, channelBaseDomain: string): PageChannel {
+  const host = channelHost(doc, channelBaseDomain);
+  return { doc, host, origin: `https://${host}` };
+}
+
+export interface TranscriptSegment {
+  speaker: string | null;
+  startMs: number;
+  endMs: number;
+  text: string;
+}
+
+export interface EpisodePage {
+  channel: PageChannel;
+  episode: EpisodeDoc;
+  url: string;
+  people: string[];
+  topics: string[];
+  chapters: Chapter[];
+  segments: TranscriptSegment[];
+  related: { id: string; title: string; url: string; publishedAt: string; durationMs: number | null }[];
+}
+
+const isShown = (episode: EpisodeDoc | undefined, channel: ChannelDoc): episode is EpisodeDoc =>
+  episode !== undefined && episode.channelId === channel.id && episode.status === 'published' && !isArchived(episode);
+
+/** Segments of a stored transcript document, ordered by start; anything malformed is left out rather than failing the page. */
+function readSegments(document: unknown): TranscriptSegment[] {
+  const raw = (document as { segments?: unknown } | undefined)?.segments;
+  if (!Array.isArray(raw)) return [];
+  return (raw as Partial<SegmentRecord>[])
+    .filter((s) => typeof s.text === 'string' && Number.isFinite(s.startMs) && Number.isFinite(s.endMs))
+    .map((s) => ({ speaker: typeof s.speakerLabel === 'string' ? s.speakerLabel : null, startMs: s.startMs!, endMs: s.endMs!, text: s.text! }))
+    .sort((a, b) => a.startMs - b.startMs);
+}
+
+/**
+ * The episode page's data, or undefined (the one 404) when the episode is unknown, of another
+ * channel, unpublished or archived. Round trip 1: the catalog row, transcript and chapters in
+ * one `_mget`; round trip 2: related episodes and the facet names, side by side.
+ */
+export async function loadEpisodePage(queries: Queries, channel: PageChannel, episodeId: string): Promise<EpisodePage | undefined> {
+  const [episode, transcript, chapters] = await Promise.all([queries.episode(episodeId), queries.transcript(episodeId), queries.chapters(episodeId)]);
+  if (!isShown(episode, channel.doc)) return undefined;
+  const facetIds = [...episode.personIds, ...episode.topicIds];
+  const [related, facets] = await Promise.all([
+    queries.relatedEpisodes({ channel: channel.doc, episodeId: episode.id, topicIds: episode.topicIds }),
+    Promise.all(facetIds.map((id) => queries.facet(id))),
+  ]);
+  const name = new Map(facets.filter((f): f is FacetDoc => f !== undefined).map((f) => [f.id, f.name]));
+  const shownRelated = related.filter((r) => isShown(r, channel.doc));
+  return {
+    channel,
+    episode,
+    url: episodeUrl(channel.host, episode.id),
+    people: episode.personIds.map((id) => name.get(id)).filter((n): n is string => n !== undefined),
+    topics: episode.topicIds.map((id) => name.get(id)).filter((n): n is string => n !== undefined),
+    chapters: chapters && !isArchived(chapters) ? chapters.chapters : [],
+    segments: transcript && !isArchived(transcript) ? readSegments(transcript.document) : [],
+    related: shownRelated.map((r) => ({ id: r.id, title: r.title, url: episodeUrl(channel.host, r.id), publishedAt: r.publishedAt, durationMs: r.durationMs ?? null })),
+  };
+}
+
+/** One page of the library: published episodes newest first, keyset-paged as the API's list. */
+export interface LibraryPage {
+  channel: PageChannel;
+  episodes: { episode: EpisodeDoc; url: string }[];
+  /** The cursor of the next page, or null on the last. */
+  next: string | null;
+}
+
+export const LIBRARY_PAGE_SIZE = 20;
+
+/** Throws the API's `invalid_cursor` for a cursor not made by this list. */
+export async function loadLibraryPage(queries: Queries, channel: PageChannel, cursor: string | undefined, size = LIBRARY_PAGE_SIZE): Promise<LibraryPage> {
+  const digest = queryDigest({ channel: channel.doc.id, status: 'live', sort: 'newest', publishedOnly: true, page: 'library' });
+  const searchAfter = cursor ? decodeCursor(cursor, digest) : undefined;
+  const rows = await queries.listEpisodes({ channel: channel.doc, status: 'live', sort: 'newest', publishedOnly: true, filters: {}, searchAfter, size: size + 1 });
+  const page = rows.slice(0, size);
+  const last = page.at(-1);
+  return {
+    channel,
+    episodes: page.map((r) => ({ episode: r.episode, url: episodeUrl(channel.host, r.episode.id) })),
+    next: rows.length > size && last ? encodeCursor(last.sort as SortKey, digest) : null,
+  };
+}

@@ -1,0 +1,122 @@
+// The Markdown twins of the pages and llms.txt, built as mdast trees and serialized by mdast-util-to-markdown, which escapes text: a transcript cannot inject a link or a heading.
+import type { BlockContent, Heading, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from 'mdast';
+import { toMarkdown } from 'mdast-util-to-markdown';
+import type { SearchAnswer } from '../search/search.js';
+import type { EpisodePage, LibraryPage, PageChannel } from './load.js';
+import { clock, safeHttpUrl } from './media.js';
+
+const text = (value: string): PhrasingContent => ({ type: 'text', value });
+const strong = (value: string): PhrasingContent => ({ type: 'strong', children: [text(value)] });
+const link = (url: string, label: string): PhrasingContent => ({ type: 'link', url, children: [text(label)] });
+const heading = (depth: 1 | 2 | 3, value: string): Heading => ({ type: 'heading', depth, children: [text(value)] });
+const paragraph = (...children: PhrasingContent[]): Paragraph => ({ type: 'paragraph', children });
+const item = (...children: (PhrasingContent | BlockContent)[]): ListItem => {
+  const phrasing = children.filter((c) => !['list', 'paragraph'].includes(c.type)) as PhrasingContent[];
+  const blocks = children.filter((c) => ['list', 'paragraph'].includes(c.type)) as BlockContent[];
+  return { type: 'listItem', spread: false, children: [{ type: 'paragraph', children: phrasing }, ...blocks] };
+};
+const list = (items: ListItem[], ordered = false): List => ({ type: 'list', ordered, spread: false, children: items });
+
+/** One line of text: newlines and runs of space in library text folded (a line break would start a new block). */
+const line = (value: string) => value.replace(/\s+/g, ' ').trim();
+
+function serialize(children: RootContent[]): string {
+  const root: Root = { type: 'root', children };
+  return toMarkdown(root, { bullet: '-', emphasis: '_', strong: '*', rule: '-', fences: true });
+}
+
+/** `[mm:ss](<page>?t=<ms>)`: a timestamp as a link to the moment. */
+const moment = (pageUrl: string, ms: number) => link(`${pageUrl}?t=${Math.max(0, Math.floor(ms))}`, clock(ms));
+
+export function episodeMarkdown(page: EpisodePage): string {
+  const { episode } = page;
+  const out: RootContent[] = [heading(1, line(episode.title))];
+  const facts: PhrasingContent[] = [text(`Published ${episode.publishedAt.slice(0, 10)}`)];
+  if (episode.durationMs) facts.push(text(` · ${clock(episode.durationMs)}`));
+  facts.push(text(' · '), link(page.url, 'Episode page'));
+  const source = safeHttpUrl(episode.mediaUrl) ?? safeHttpUrl(episode.link);
+  if (source) facts.push(text(' · '), link(source, 'Source'));
+  out.push(paragraph(...facts));
+  if (page.people.length > 0) out.push(paragraph(strong('People:'), text(` ${page.people.map(line).join(', ')}`)));
+  if (page.topics.length > 0) out.push(paragraph(strong('Topics:'), text(` ${page.topics.map(line).join(', ')}`)));
+  if (episode.summary) out.push(paragraph(text(line(episode.summary))));
+  if (page.chapters.length > 0) {
+    out.push(heading(2, 'Chapters'));
+    out.push(
+      list(
+        page.chapters.map((c) => {
+          const moments = c.moments.map((m) => item(moment(page.url, m.startMs), text(` ${line(m.type)}: ${line(m.title)}`)));
+          return item(moment(page.url, c.startMs), text(` ${line(c.title)}`), ...(moments.length > 0 ? [list(moments)] : []));
+        }),
+      ),
+    );
+  }
+  out.push(heading(2, 'Transcript'));
+  if (page.segments.length === 0) out.push(paragraph(text('No transcript yet.')));
+  for (const s of page.segments) {
+    out.push(paragraph(moment(page.url, s.startMs), text(' '), ...(s.speaker ? [strong(`${line(s.speaker)}:`), text(' ')] : []), text(line(s.text))));
+  }
+  if (page.related.length > 0) {
+    out.push(heading(2, 'Related episodes'));
+    out.push(list(page.related.map((r) => item(link(`${r.url}.md`, line(r.title)), text(` (${r.publishedAt.slice(0, 10)})`)))));
+  }
+  return serialize(out);
+}
+
+export function libraryMarkdown(page: LibraryPage): string {
+  const out: RootContent[] = [heading(1, line(page.channel.doc.title)), paragraph(text('Published episodes, newest first. Each links to its Markdown twin.'))];
+  out.push(
+    page.episodes.length === 0
+      ? paragraph(text('No published episodes yet.'))
+      : list(page.episodes.map(({ episode, url }) => item(link(`${url}.md`, line(episode.title)), text(` (${episode.publishedAt.slice(0, 10)}${episode.durationMs ? `, ${clock(episode.durationMs)}` : ''})`)))),
+  );
+  if (page.next) out.push(paragraph(link(`${page.channel.origin}/index.md?cursor=${encodeURIComponent(page.next)}`, 'Older episodes')));
+  return serialize(out);
+}
+
+export function searchMarkdown(channel: PageChannel, query: string, answer: SearchAnswer | undefined): string {
+  const out: RootContent[] = [heading(1, query ? `Search: ${line(query)}` : 'Search')];
+  if (!query) {
+    out.push(paragraph(text('Add '), { type: 'inlineCode', value: '?q=<words>' }, text(' to search the published episodes of '), text(line(channel.doc.title)), text('.')));
+    return serialize(out);
+  }
+  const results = answer?.episodes ?? [];
+  if (results.length === 0) out.push(paragraph(text('Nothing found.')));
+  for (const e of results) {
+    out.push(heading(2, line(e.title)));
+    out.push(paragraph(link(`${e.url}.md`, 'Episode (Markdown)'), text(` · ${e.publishedAt.slice(0, 10)}`)));
+    out.push(list(e.segments.map((s) => item(link(s.url, clock(s.startMs)), text(' '), ...(s.speaker ? [strong(`${line(s.speaker)}:`), text(' ')] : []), text(line(s.text))))));
+  }
+  return serialize(out);
+}
+
+/** A not-found twin: a heading and a way back. */
+export function notFoundMarkdown(channel: PageChannel): string {
+  return serialize([heading(1, 'Not found'), paragraph(text('There is no published episode or page at this address. ')), paragraph(link(`${channel.origin}/index.md`, 'All episodes'))]);
+}
+
+/** At most this many episodes are linked from llms.txt; the rest through the library twin. */
+export const LLMS_EPISODES = 50;
+
+/** llms.txt (llmstxt.org): H1, a summary blockquote, sections of links; the API and MCP endpoint for programs. */
+export function llmsTxt(channel: PageChannel, page: LibraryPage, { publicBaseUrl }: { publicBaseUrl: string }): string {
+  const out: RootContent[] = [
+    heading(1, line(channel.doc.title)),
+    {
+      type: 'blockquote',
+      children: [paragraph(text(`Published episodes of ${line(channel.doc.title)}: word-timed transcripts, chapters and key moments. Every timestamp links to the moment on the episode page; every page has a Markdown twin (append .md).`))],
+    },
+    heading(2, 'Episodes'),
+    list(page.episodes.map(({ episode, url }) => item(link(`${url}.md`, line(episode.title)), text(`: ${episode.publishedAt.slice(0, 10)}${episode.durationMs ? `, ${clock(episode.durationMs)}` : ''}`)))),
+  ];
+  if (page.next) out.push(paragraph(link(`${channel.origin}/index.md`, 'All episodes'), text(' (newest first, paged)')));
+  out.push(
+    heading(2, 'Search and API'),
+    list([
+      item(link(`${channel.origin}/search.md?q=`, 'Search (Markdown)'), text(': append your words to q; each hit cites moments with links')),
+      item(link(`${channel.origin}/mcp`, 'MCP tool server'), text(': Streamable HTTP, one read-only tool, search')),
+      item(link(`${publicBaseUrl}/api/v1/openapi.json`, 'OpenAPI document'), text(': the REST API (members, with an API key)')),
+    ]),
+  );
+  return serialize(out);
+}

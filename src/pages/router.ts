@@ -1,0 +1,184 @@
+// The channel's public site on its host: the library root, episode pages, search, their Markdown twins and llms.txt (decisions 20 and 21). Other hosts fall through to the API's routes.
+import { readFileSync } from 'node:fs';
+import compression from 'compression';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { toApiError } from '../errors.js';
+import type { Admission } from '../http/admission.js';
+import { abandoned } from '../http/admission.js';
+import { packageFile } from '../package-root.js';
+import { runSearch, type SearchAnswer, type SearchDeps } from '../search/search.js';
+import { renderEpisodePage } from './html/episode.js';
+import { renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
+import { channelOfHost, loadEpisodePage, loadLibraryPage, pageChannel, LIBRARY_PAGE_SIZE, type PageChannel } from './load.js';
+import { episodeMarkdown, libraryMarkdown, llmsTxt, LLMS_EPISODES, notFoundMarkdown, searchMarkdown } from './markdown.js';
+import { EMBED_ORIGIN } from './media.js';
+import { wantsMarkdown } from './negotiate.js';
+
+export interface PagesDeps {
+  search: SearchDeps;
+  channelBaseDomain: string;
+  publicBaseUrl: string;
+  /** The anonymous share of the search gate: a page search never takes a member's place. */
+  admission: Admission;
+  /** The pages' own per-IP budget (decision 20). */
+  limiter: RequestHandler;
+}
+
+/** Page paths: anything else on a channel host (`/api`, `/mcp`, `/healthz`…) is not a page. */
+const PAGE_PATH = /^\/(|index\.md|search|search\.md|llms\.txt|episodes\/[^/]+|assets\/page\.(css|js))$/;
+
+/** No inline script or style, frames from the embed host only, never framed by others, nothing fetched from elsewhere but media. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  'media-src https: http:',
+  `frame-src ${EMBED_ORIGIN}`,
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const ASSETS: Record<string, { type: string; body: Buffer }> = {
+  '/assets/page.css': { type: 'text/css; charset=utf-8', body: readFileSync(packageFile('web', 'page.css')) },
+  '/assets/page.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(packageFile('web', 'page.js')) },
+};
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The channel whose host a page request came to. */
+    pageChannel?: PageChannel;
+  }
+}
+
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const HTML = 'text/html; charset=utf-8';
+
+function send(res: Response, status: number, type: string, body: string, { cache = true, vary = true } = {}): void {
+  res.status(status).type(type);
+  res.setHeader('Cache-Control', cache && status === 200 ? 'public, max-age=60' : 'no-store');
+  if (vary) res.setHeader('Vary', 'Accept');
+  res.send(body);
+}
+
+/** `t` of a citation: a non-negative integer of milliseconds, else none (the page opens at its start). */
+function momentOf(req: Request): number | undefined {
+  const t = req.query.t;
+  return typeof t === 'string' && /^\d{1,10}$/.test(t) ? Number(t) : undefined;
+}
+
+function queryOf(req: Request): string {
+  const q = req.query.q;
+  return typeof q === 'string' ? q.trim().slice(0, 1000) : '';
+}
+
+export function pagesRouter(deps: PagesDeps): Router {
+  const router = Router({ caseSensitive: true, strict: true });
+
+  // Pages exist only on a channel's host, and only at page paths: anything else goes on to the API's routes.
+  router.use(async (req, _res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE_PATH.test(req.path)) return next('router');
+    const doc = await channelOfHost(req.queries, req.hostname, deps.channelBaseDomain);
+    if (!doc) return next('router');
+    req.pageChannel = pageChannel(doc, deps.channelBaseDomain);
+    next();
+  });
+  router.use(deps.limiter);
+  router.use((_req, res, next) => {
+    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
+    next();
+  });
+  router.use(compression());
+
+  for (const [path, asset] of Object.entries(ASSETS)) {
+    router.get(path, (_req, res) => {
+      res.type(asset.type).setHeader('Cache-Control', 'public, max-age=3600');
+      res.send(asset.body);
+    });
+  }
+
+  const channel = (req: Request) => req.pageChannel!;
+
+  router.get('/llms.txt', async (req, res) => {
+    const page = await loadLibraryPage(req.queries, channel(req), undefined, LLMS_EPISODES);
+    send(res, 200, 'text/plain; charset=utf-8', llmsTxt(channel(req), page, { publicBaseUrl: deps.publicBaseUrl }), { vary: false });
+  });
+
+  const library = (markdown: boolean | undefined): RequestHandler => async (req, res) => {
+    const md = markdown ?? wantsMarkdown(req);
+    if (md === undefined) return notAcceptable(req, res);
+    const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
+    const page = await loadLibraryPage(req.queries, channel(req), cursor, LIBRARY_PAGE_SIZE).catch((err: unknown) => {
+      if (toApiError(err).code === 'invalid_cursor') return undefined;
+      throw err;
+    });
+    if (!page) return notFound(req, res, md);
+    send(res, 200, md ? MARKDOWN : HTML, md ? libraryMarkdown(page) : renderLibraryPage(page, cursor), { vary: markdown === undefined });
+  };
+  router.get('/', library(undefined));
+  router.get('/index.md', library(true));
+
+  const search = (markdown: boolean | undefined): RequestHandler => async (req, res) => {
+    const md = markdown ?? wantsMarkdown(req);
+    if (md === undefined) return notAcceptable(req, res);
+    const query = queryOf(req);
+    let answer: SearchAnswer | undefined;
+    if (query) {
+      const signal = abandoned(res);
+      const release = await deps.admission.admit(signal);
+      try {
+        const searchDeps = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal, audience: 'anonymous' as const };
+        answer = (await runSearch(searchDeps, channel(req).doc, { query, fast: false, limit: 10, publishedOnly: true })).result;
+      } finally {
+        release();
+      }
+    }
+    send(res, 200, md ? MARKDOWN : HTML, md ? searchMarkdown(channel(req), query, answer) : renderSearchPage(channel(req), query, answer), { vary: markdown === undefined });
+  };
+  router.get('/search', search(undefined));
+  router.get('/search.md', search(true));
+
+  router.get('/episodes/:id', async (req, res) => {
+    const raw = String(req.params.id);
+    const twin = raw.endsWith('.md');
+    const md = twin ? true : wantsMarkdown(req);
+    if (md === undefined) return notAcceptable(req, res);
+    const id = twin ? raw.slice(0, -3) : raw;
+    const page = await loadEpisodePage(req.queries, channel(req), id);
+    if (!page) return notFound(req, res, md);
+    send(res, 200, md ? MARKDOWN : HTML, md ? episodeMarkdown(page) : renderEpisodePage(page, momentOf(req)), { vary: !twin });
+  });
+
+  router.use(pageErrors);
+  return router;
+}
+
+function notFound(req: Request, res: Response, markdown: boolean): void {
+  const ch = req.pageChannel!;
+  send(res, 404, markdown ? MARKDOWN : HTML, markdown ? notFoundMarkdown(ch) : renderErrorPage(ch, 404), { cache: false });
+}
+
+function notAcceptable(req: Request, res: Response): void {
+  const ch = req.pageChannel!;
+  send(res, 406, HTML, renderErrorPage(ch, 406), { cache: false });
+}
+
+/** Errors on page paths are pages too (429, 503, …), in the representation asked for; the log keeps the cause. */
+const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
+  const error = toApiError(err);
+  if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
+  else if (error.status > 500) req.log.warn({ err: error.cause ?? error, code: error.code }, 'page failed');
+  if (res.headersSent) return void res.destroy();
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  const ch = req.pageChannel;
+  const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
+  const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
+  if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false, vary: false });
+  if (markdown) return send(res, status, MARKDOWN, status === 404 ? notFoundMarkdown(ch) : `# ${status}\n\n${error.message}\n`, { cache: false });
+  send(res, status, HTML, renderErrorPage(ch, status), { cache: false });
+};

@@ -1,0 +1,171 @@
+// The channel pages in headless Chromium: a citation followed from the search page lands on the cited moment
+// (current, in view, player cued), clicking a segment moves address and cue without a reload, twins negotiate,
+// hostile text stays inert, 404s are pages, and axe finds no serious violation. Screenshots go to SCREENSHOT_DIR.
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { useApiWorld } from '../support/api-world.js';
+import { seedPagesWorld } from '../support/pages-world.js';
+import { launchBrowser, screenshot, seriousAxeViolations, type BrowserSession } from '../support/browser.js';
+
+const RADIO = 'radio.example.org';
+const ALPHA = 'alpha.creators.example.com';
+const HOSTILE = 'hostile.creators.example.com';
+
+/** Where a segment sits against the viewport, and whether it is the current one. */
+async function segmentState(page: Page, startMs: number) {
+  return page.locator(`li.segment[data-start-ms="${startMs}"]`).evaluate((li) => {
+    const box = li.getBoundingClientRect();
+    return {
+      current: li.getAttribute('aria-current'),
+      inView: box.top >= 0 && box.bottom <= window.innerHeight,
+      end: Number((li as HTMLElement).dataset.endMs),
+    };
+  });
+}
+
+/** The audio element's cue once its metadata is loaded, in ms. */
+async function audioCueMs(page: Page): Promise<number> {
+  await page.waitForFunction(() => (document.querySelector('audio')?.readyState ?? 0) >= 1, undefined, { timeout: 15_000 });
+  return page.evaluate(() => Math.round(document.querySelector('audio')!.currentTime * 1000));
+}
+
+describe('channel pages in a browser', function () {
+  this.timeout(120_000);
+  const world = useApiWorld({ env: { CHANNEL_BASE_DOMAIN: 'creators.example.com' } });
+  let browser: BrowserSession;
+  let origin: (host: string) => string;
+
+  before(async function () {
+    await seedPagesWorld(world.store);
+    const port = new URL(world.api.baseUrl).port;
+    origin = (host) => `http://${host}:${port}`;
+    browser = await launchBrowser([RADIO, ALPHA, HOSTILE], { wavSeconds: 600, secureOrigins: [origin(RADIO)] });
+  });
+  after(async function () {
+    await browser?.close();
+  });
+
+  it('follows a citation from the search page to the cited segment: current, in view, the player cued there', async function () {
+    const page = await browser.newPage();
+    await page.goto(`${origin(RADIO)}/search?q=irrigation+schedule`);
+    expect(await page.locator('mark').first().textContent()).to.match(/irrigation/i);
+    expect(await seriousAxeViolations(page), 'axe on the search page').to.deep.equal([]);
+    await screenshot(page, 'search-page');
+
+    const citation = page.locator('a[data-cite]').first();
+    const href = (await citation.getAttribute('href'))!;
+    const t = Number(new URL(href, origin(RADIO)).searchParams.get('t'));
+    await Promise.all([page.waitForURL(/\/episodes\/ep_radio1\?t=/), citation.click()]);
+    const cited = await page.locator('li.segment[aria-current="time"]').evaluate((li) => Number((li as HTMLElement).dataset.startMs));
+    const state = await segmentState(page, cited);
+    expect(cited).to.be.at.most(t);
+    expect(state.end).to.be.above(t);
+    expect(state.inView, 'the cited segment is in view').to.equal(true);
+    expect(Math.abs((await audioCueMs(page)) - t), 'the audio is cued to t').to.be.below(250);
+    await page.close();
+  });
+
+  it('scrolls a moment deep in the transcript into view, and a click on another segment moves the address and the cue without a reload', async function () {
+    const page = await browser.newPage();
+    await page.goto(`${origin(RADIO)}/episodes/ep_radio1?t=502000`);
+    const deep = await segmentState(page, 500_000);
+    expect(deep).to.deep.include({ current: 'time', inView: true });
+    expect(Math.abs((await audioCueMs(page)) - 502_000)).to.be.below(250);
+    expect(await seriousAxeViolations(page), 'axe on the episode page').to.deep.equal([]);
+    await screenshot(page, 'episode-page');
+
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+    await page.locator('li.segment[data-start-ms="450000"] a.time').click();
+    await page.waitForFunction(() => location.search === '?t=450000');
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 'no reload').to.equal(42);
+    expect(await page.evaluate(() => location.hash)).to.equal('#t-450000');
+    expect((await segmentState(page, 450_000)).current).to.equal('time');
+    expect((await segmentState(page, 500_000)).current).to.equal(null);
+    expect(await page.locator('.player').getAttribute('data-cue-ms')).to.equal('450000');
+    expect(Math.round(await page.evaluate(() => document.querySelector('audio')!.currentTime))).to.equal(450);
+
+    // The copy button copies the citation URL of the moment now cued (its canonical https form).
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin(RADIO) });
+    await page.locator('[data-copy-moment]').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal('https://radio.example.org/episodes/ep_radio1?t=450000');
+    await page.close();
+  });
+
+  it('seeks the YouTube embed by message when a segment is clicked, and loads nothing from any other third party', async function () {
+    const page = await browser.newPage();
+    const before = browser.requests.length;
+    await page.goto(`${origin(ALPHA)}/episodes/ep_a00?t=4500`);
+    const frame = page.frameLocator('iframe');
+    expect(await frame.locator('p').textContent()).to.equal('player stub');
+    const src = (await page.locator('iframe').getAttribute('src'))!;
+    expect(new URL(src).hostname).to.equal('www.youtube-nocookie.com');
+    expect(new URL(src).searchParams.get('start')).to.equal('4');
+    await page.locator('li.segment[data-start-ms="0"] a.time').click();
+    const embed = page.frames().find((f) => f.url().startsWith('https://www.youtube-nocookie.com/'))!;
+    await embed.waitForFunction(() => (window as unknown as { commands: unknown[] }).commands.length > 0);
+    const commands = await embed.evaluate(() => (window as unknown as { commands: unknown[] }).commands);
+    expect(commands).to.deep.include({ event: 'command', func: 'seekTo', args: [0, true] });
+    const hosts = new Set(browser.requests.slice(before).map((u) => new URL(u).hostname));
+    expect([...hosts].sort()).to.deep.equal([ALPHA, 'www.youtube-nocookie.com'].sort());
+    await page.close();
+  });
+
+  it('keeps the moment links working with JavaScript off', async function () {
+    const context = await browser.context.browser()?.newContext({ javaScriptEnabled: false });
+    // A persistent context has no browser object to open a second context from: use a page with scripts blocked instead.
+    const page = context ? await context.newPage() : await browser.newPage();
+    if (!context) await page.route('**/page.js', (route) => route.abort());
+    await page.goto(`${origin(RADIO)}/episodes/ep_radio1`);
+    await Promise.all([page.waitForURL(/\?t=450000#t-450000$/), page.locator('li.segment[data-start-ms="450000"] a.time').click()]);
+    expect(await page.locator('li.segment[aria-current="time"]').getAttribute('data-start-ms')).to.equal('450000');
+    expect(await page.locator('[data-copy-moment]').isVisible(), 'the copy button needs script: hidden without it').to.equal(false);
+    await page.close();
+    await context?.close();
+  });
+
+  it('serves the Markdown twin to a browser that asks for it, and the root and 404 as accessible pages', async function () {
+    const page = await browser.newPage();
+    const twin = await page.goto(`${origin(RADIO)}/episodes/ep_radio1.md`);
+    expect(twin!.headers()['content-type']).to.equal('text/markdown; charset=utf-8');
+    expect(await page.locator('body').textContent()).to.match(/^# Radio episode with an enclosure/);
+    const negotiated = await page.evaluate(async () => {
+      const res = await fetch('/episodes/ep_radio1', { headers: { accept: 'text/markdown' } });
+      return [res.headers.get('content-type'), res.headers.get('vary'), (await res.text()).slice(0, 40)];
+    });
+    expect(negotiated[0]).to.equal('text/markdown; charset=utf-8');
+    expect(negotiated[1]).to.match(/Accept/);
+    expect(negotiated[2]).to.match(/^# Radio episode/);
+
+    const root = await page.goto(`${origin(RADIO)}/`);
+    expect(root!.status()).to.equal(200);
+    expect(await seriousAxeViolations(page), 'axe on the root page').to.deep.equal([]);
+    await screenshot(page, 'library-page');
+    const missing = await page.goto(`${origin(RADIO)}/episodes/ep_radio_draft`);
+    expect(missing!.status()).to.equal(404);
+    expect(await page.locator('h1').textContent()).to.match(/not found/i);
+    expect(await seriousAxeViolations(page), 'axe on the 404 page').to.deep.equal([]);
+    await page.close();
+  });
+
+  it('renders the hostile library inert: no script runs, no dialog opens, no javascript: link exists', async function () {
+    const page = await browser.newPage();
+    const dialogs: string[] = [];
+    const errors: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(`${origin(HOSTILE)}/episodes/ep_hostile`);
+    await page.locator('li.segment').first().waitFor();
+    expect(dialogs).to.deep.equal([]);
+    expect(await page.locator('a[href^="javascript:"], [src^="javascript:"]').count()).to.equal(0);
+    expect(await page.locator('img').count(), 'the <img onerror> in the summary is text').to.equal(0);
+    expect(await page.locator('main').textContent()).to.include('<img src=x onerror=alert(1)>');
+    expect(await page.title()).to.have.length.below(400);
+    expect(errors.filter((e) => /Content Security Policy/.test(e)), 'nothing tried to run against the CSP').to.deep.equal([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,245 @@
+// The channel pages over HTTP against the real store: the cited moment, players, twins and negotiation, llms.txt, search, one 404, hostile text inert, limits, and the API untouched.
+import { gunzipSync } from 'node:zlib';
+import { request as httpRequest } from 'node:http';
+import { expect } from 'chai';
+import { useApiWorld } from '../support/api-world.js';
+import { seedPagesWorld, HOSTILE_TITLE } from '../support/pages-world.js';
+import { startApi, type ApiHarness } from '../support/api-harness.js';
+
+const ALPHA = 'alpha.creators.example.com';
+const RADIO = 'radio.example.org';
+const HOSTILE = 'hostile.creators.example.com';
+
+interface PageResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  raw: Buffer;
+}
+
+/** A GET on `host` with our own headers (fetch drops Host), the body gunzipped when the server compressed it. */
+function get(api: ApiHarness, host: string, path: string, headers: Record<string, string> = {}): Promise<PageResponse> {
+  const url = new URL(api.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, headers: { host, ...headers }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: body.toString('utf8'), raw });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The transcript segment elements of an episode page, as (start, end, current) triples. */
+function segmentsOf(html: string): { start: number; end: number; current: boolean }[] {
+  return [...html.matchAll(/<li[^>]*class="segment[^"]*"[^>]*>/g)].map((m) => ({
+    start: Number(/data-start-ms="(\d+)"/.exec(m[0])?.[1]),
+    end: Number(/data-end-ms="(\d+)"/.exec(m[0])?.[1]),
+    current: /aria-current="time"/.test(m[0]),
+  }));
+}
+
+describe('channel pages over HTTP', function () {
+  this.timeout(60_000);
+  const world = useApiWorld({ env: { CHANNEL_BASE_DOMAIN: 'creators.example.com' } });
+  before(async function () {
+    await seedPagesWorld(world.store);
+  });
+
+  describe('the episode page at a cited moment', function () {
+    it('marks the segment holding t as current, gives every segment its start and end, and cues the YouTube embed to t', async function () {
+      const res = await get(world.api, ALPHA, '/episodes/ep_a00?t=5000');
+      expect(res.status).to.equal(200);
+      expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
+      const segments = segmentsOf(res.text);
+      expect(segments.length).to.equal(2);
+      expect(segments.every((s) => Number.isFinite(s.start) && Number.isFinite(s.end))).to.equal(true);
+      expect(segments.filter((s) => s.current)).to.deep.equal([{ start: 4000, end: 9000, current: true }]);
+      expect(res.text).to.match(/<iframe[^>]*src="https:\/\/www\.youtube-nocookie\.com\/embed\/ep_a00xxxxx\?start=5&amp;enablejsapi=1/);
+      expect(res.text).to.include('href="?t=4000#t-4000"');
+      expect(res.text).to.match(/<h1>Alpha episode ep_a00<\/h1>/);
+    });
+
+    it('gives an enclosure the native audio player with a media fragment, chapters and typed moments as links, people and topics by name', async function () {
+      const res = await get(world.api, RADIO, '/episodes/ep_radio1?t=37000');
+      expect(res.status).to.equal(200);
+      expect(res.text).to.include('<audio controls preload="metadata" src="https://media.example.org/radio/ep1.wav#t=37"');
+      expect(segmentsOf(res.text).find((s) => s.current)).to.deep.include({ start: 35000, end: 40000 });
+      expect(res.text).to.include('<span class="moment-type">insight</span>');
+      expect(res.text).to.include('href="?t=35000#t-35000"');
+      expect(res.text).to.include('Hana Host');
+      expect(res.text).to.include('<li>Gardening</li>');
+      expect(res.text, 'related episodes').to.include('href="/episodes/ep_radio2"');
+    });
+
+    it('shows the transcript alone, with the source link, when there is no media', async function () {
+      const res = await get(world.api, RADIO, '/episodes/ep_radio2');
+      expect(res.status).to.equal(200);
+      expect(res.text).to.not.match(/<audio|<video|<iframe/);
+      expect(res.text).to.include('href="https://radio.example.org/shownotes/2"');
+      expect(segmentsOf(res.text).some((s) => s.current), 'no t: no current segment').to.equal(false);
+    });
+
+    it('carries JSON-LD (PodcastEpisode with Clip parts), Open Graph, the twin link, a strict CSP and public caching, compressed', async function () {
+      const res = await get(world.api, RADIO, '/episodes/ep_radio1', { 'accept-encoding': 'gzip' });
+      expect(res.headers['content-encoding']).to.equal('gzip');
+      expect(res.headers['cache-control']).to.equal('public, max-age=60');
+      expect(res.headers.vary).to.match(/Accept/);
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp).to.include("script-src 'self'").and.include("frame-ancestors 'self'").and.include('frame-src https://www.youtube-nocookie.com');
+      expect(csp).to.not.include('unsafe-inline');
+      expect(res.headers['referrer-policy']).to.equal('strict-origin-when-cross-origin');
+      expect(res.headers['x-content-type-options']).to.equal('nosniff');
+      const ld = JSON.parse(/<script type="application\/ld\+json">([^<]*)<\/script>/.exec(res.text)![1]!) as { '@type': string; hasPart: { '@type': string; startOffset: number; url: string }[] };
+      expect(ld['@type']).to.equal('PodcastEpisode');
+      expect(ld.hasPart.map((p) => [p['@type'], p.startOffset, p.url])).to.deep.include(['Clip', 35, 'https://radio.example.org/episodes/ep_radio1?t=35000']);
+      expect(res.text).to.include('<meta property="og:title" content="Radio episode with an enclosure"');
+      expect(res.text).to.include('<link rel="alternate" type="text/markdown" href="https://radio.example.org/episodes/ep_radio1.md"');
+      expect(res.raw.length, 'compressed').to.be.below(res.text.length);
+    });
+
+    it('answers an unknown, unpublished, archived or other channel\'s episode with one identical 404 page, credentials ignored', async function () {
+      const bodies = await Promise.all(
+        ['/episodes/no_such', '/episodes/ep_radio_draft', '/episodes/ep_radio_old', '/episodes/ep_a00'].map((path) => get(world.api, RADIO, path, { 'x-api-key': world.memberKey })),
+      );
+      for (const res of bodies) {
+        expect(res.status).to.equal(404);
+        expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
+        expect(res.headers['cache-control']).to.equal('no-store');
+      }
+      expect(new Set(bodies.map((b) => b.text)).size, 'the same page').to.equal(1);
+      expect(bodies[0]!.text).to.include('<h1>Not found</h1>');
+    });
+
+    it('serves the pages of a free-plan channel too: the plan gates the API, not the public site', async function () {
+      expect((await get(world.api, 'free-show.creators.example.com', '/episodes/ep_free1')).status).to.equal(200);
+    });
+  });
+
+  describe('Markdown twins', function () {
+    it('serves the twin at .md and by Accept, q-values honoured, with Vary: Accept and a 406 when neither is acceptable', async function () {
+      const twin = await get(world.api, ALPHA, '/episodes/ep_a00.md');
+      expect(twin.status).to.equal(200);
+      expect(twin.headers['content-type']).to.equal('text/markdown; charset=utf-8');
+      expect(twin.text).to.match(/^# Alpha episode ep_a00\n/);
+      expect(twin.text).to.include('[0:04](https://alpha.creators.example.com/episodes/ep_a00?t=4000) Today we talk about tomatoes and soil.');
+      expect(twin.text).to.include('[0:00](https://alpha.creators.example.com/episodes/ep_a00?t=0) **Host:** Welcome');
+      expect(twin.text).to.include('## Chapters');
+      const cases: [string, string, number][] = [
+        ['text/markdown', 'text/markdown; charset=utf-8', 200],
+        ['text/html;q=0.5, text/markdown', 'text/markdown; charset=utf-8', 200],
+        ['text/markdown;q=0.4, text/html', 'text/html; charset=utf-8', 200],
+        ['*/*', 'text/html; charset=utf-8', 200],
+        ['application/json', 'text/html; charset=utf-8', 406],
+      ];
+      for (const [accept, type, status] of cases) {
+        const res = await get(world.api, ALPHA, '/episodes/ep_a00', { accept });
+        expect([res.status, res.headers['content-type']], accept).to.deep.equal([status, type]);
+        expect(res.headers.vary, accept).to.match(/Accept/);
+      }
+      const missing = await get(world.api, ALPHA, '/episodes/no_such.md');
+      expect([missing.status, missing.headers['content-type']]).to.deep.equal([404, 'text/markdown; charset=utf-8']);
+      expect(missing.text).to.match(/^# Not found/);
+    });
+
+    it('serves the library root and its twin newest first, keyset-paged, and llms.txt linking the twins, the OpenAPI document and MCP', async function () {
+      const root = await get(world.api, RADIO, '/');
+      expect(root.status).to.equal(200);
+      expect(root.text.indexOf('ep_radio1')).to.be.below(root.text.indexOf('ep_radio2'));
+      expect(root.text).to.not.include('ep_radio_draft');
+      const index = await get(world.api, RADIO, '/index.md');
+      expect(index.text).to.include('[Radio episode with an enclosure](https://radio.example.org/episodes/ep_radio1.md)');
+      expect(root.text).to.include('Back catalogue 18').and.not.include('Back catalogue 1<');
+      const next = /href="\/\?cursor=([^"]+)"/.exec(root.text)?.[1];
+      expect(next, 'radio has more than a page of published episodes').to.be.a('string');
+      const second = await get(world.api, RADIO, `/?cursor=${next}`);
+      expect(second.status).to.equal(200);
+      expect(second.text).to.include('Back catalogue 1<').and.include('Back catalogue 0<').and.not.include('ep_radio1');
+      expect(second.text, 'the last page has no next link').to.not.match(/href="\/\?cursor=/);
+      expect((await get(world.api, RADIO, `/index.md?cursor=${next}`)).text).to.include('Back catalogue 0');
+      expect((await get(world.api, RADIO, '/?cursor=garbage')).status).to.equal(404);
+      const llms = await get(world.api, RADIO, '/llms.txt');
+      expect(llms.headers['content-type']).to.equal('text/plain; charset=utf-8');
+      expect(llms.text).to.match(/^# Radio Garden\n\n> /);
+      expect(llms.text).to.include('- [Radio episode with an enclosure](https://radio.example.org/episodes/ep_radio1.md)');
+      expect(llms.text).to.include('/api/v1/openapi.json').and.include('[MCP tool server](https://radio.example.org/mcp)');
+    });
+  });
+
+  describe('search', function () {
+    it('runs the hybrid search over published episodes and renders each hit with its cited moments, the words marked', async function () {
+      const res = await get(world.api, RADIO, '/search?q=irrigation+schedule');
+      expect(res.status).to.equal(200);
+      expect(res.text).to.include('<mark>irrigation</mark>');
+      expect(res.text).to.match(/<a class="time" href="\/episodes\/ep_radio1\?t=\d+" data-cite="true">/);
+      expect(res.text).to.not.include('Unpublished radio draft');
+      const twin = await get(world.api, RADIO, '/search.md?q=irrigation+schedule');
+      expect(twin.text).to.match(/\[0:35\]\(https:\/\/radio\.example\.org\/episodes\/ep_radio1\?t=35000\)/);
+      expect((await get(world.api, RADIO, '/search')).text).to.include('Type what you are looking for');
+    });
+  });
+
+  describe('hostile library text', function () {
+    it('renders titles, summaries, transcripts, chapters and URLs inert', async function () {
+      const res = await get(world.api, HOSTILE, '/episodes/ep_hostile');
+      expect(res.status).to.equal(200);
+      const html = res.text;
+      expect(html).to.not.match(/<script>alert/i);
+      expect(html).to.not.match(/<img src=x/i);
+      expect(html).to.not.match(/(href|src)="javascript:/i);
+      expect(html).to.not.match(/<b>Speaker/);
+      expect(html).to.include('&lt;/title>&lt;script>');
+      // The JSON-LD cannot be closed by a title: its `<` are escaped.
+      const ld = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html)![1]!;
+      expect(ld).to.not.include('<');
+      expect((JSON.parse(ld) as { name: string }).name).to.equal(HOSTILE_TITLE);
+      expect(html).to.not.match(/<audio|<video|<iframe/);
+      expect(html.match(/<title>[^<]*<\/title>/)![0].length, 'the 10k title is cut in <title>').to.be.below(400);
+      const twin = (await get(world.api, HOSTILE, '/episodes/ep_hostile.md')).text;
+      expect(twin).to.not.match(/\]\(javascript:/);
+      expect(twin.split('\n').filter((l) => l.startsWith('# ')).length, 'one heading 1 only').to.equal(1);
+      expect((await get(world.api, HOSTILE, '/')).text).to.not.match(/<script>alert/);
+    });
+  });
+
+  describe('limits, errors and the API beside the pages', function () {
+    let limited: ApiHarness;
+    before(async function () {
+      limited = await startApi({ env: { INDEX_PREFIX: world.store.prefix, CHANNEL_BASE_DOMAIN: 'creators.example.com', PAGES_RATE_LIMIT_MAX: '3', TRUST_PROXY: 'loopback' } });
+    });
+    after(async function () {
+      await limited?.close();
+    });
+
+    it('limits pages per client IP with their own budget: past PAGES_RATE_LIMIT_MAX an HTML 429 with Retry-After', async function () {
+      const ip = { 'x-forwarded-for': `192.0.2.${Math.floor(Math.random() * 250) + 1}` };
+      const statuses: number[] = [];
+      let last: PageResponse | undefined;
+      for (let i = 0; i < 5; i++) {
+        last = await get(limited, RADIO, '/episodes/ep_radio1', ip);
+        statuses.push(last.status);
+      }
+      expect(statuses).to.deep.equal([200, 200, 200, 429, 429]);
+      expect(last!.headers['content-type']).to.equal('text/html; charset=utf-8');
+      expect(last!.headers['retry-after']).to.match(/^\d+$/);
+      expect(last!.text).to.include('Too many requests');
+      expect((await get(limited, RADIO, '/api/v1/channels', ip)).status, 'the API keeps its own budget').to.equal(401);
+    });
+
+    it('keeps /api, /mcp and the probes JSON on a channel host, and other hosts without pages', async function () {
+      const api = await get(world.api, RADIO, '/api/v1/channels');
+      expect([api.status, api.headers['content-type']]).to.deep.equal([401, 'application/json; charset=utf-8']);
+      expect(JSON.parse((await get(world.api, RADIO, '/healthz')).text)).to.deep.equal({ status: 'ok' });
+      const mcp = await get(world.api, RADIO, '/mcp');
+      expect(JSON.parse(mcp.text).code).to.equal('method_not_allowed');
+      const elsewhere = await get(world.api, '127.0.0.1', '/');
+      expect([elsewhere.status, JSON.parse(elsewhere.text).code]).to.deep.equal([404, 'route_not_found']);
+      expect((await get(world.api, RADIO, '/EPISODES/ep_radio1')).headers['content-type']).to.equal('application/json; charset=utf-8');
+    });
+  });
+});
