@@ -66,11 +66,11 @@ export type Measured = Pick<Stats, 'requests' | 'errors' | 'p50' | 'p95' | 'p99'
  * whose load drifts, every target then sees the same load, and their ratio means
  * something. Throughput is each target's requests over its own turns' time.
  */
-export async function measureInTurns(
-  calls: Partial<Record<Target, (i: number) => Promise<void>>>,
+export async function measureInTurns<T extends string = Target>(
+  calls: Partial<Record<T, (i: number) => Promise<void>>>,
   { concurrency, requests, seconds, turn, label }: { concurrency: number; requests: number; seconds: number; turn: number; label: string },
-): Promise<Partial<Record<Target, Measured>>> {
-  const targets = Object.entries(calls) as [Target, (i: number) => Promise<void>][];
+): Promise<Partial<Record<T, Measured>>> {
+  const targets = Object.entries(calls) as [T, (i: number) => Promise<void>][];
   const tallies = new Map(targets.map(([t]) => [t, { latencies: [] as number[], errors: 0, firstError: undefined as unknown, ms: 0, next: 0 }]));
   const deadline = performance.now() + seconds * 1000;
   const tick = setInterval(() => process.stderr.write(`\r  ${label}: ${[...tallies.values()].reduce((n, t) => n + t.next, 0)}/${requests * targets.length}`), 500);
@@ -97,7 +97,7 @@ export async function measureInTurns(
     }
   }
   clearInterval(tick);
-  const out: Partial<Record<Target, Measured>> = {};
+  const out: Partial<Record<T, Measured>> = {};
   for (const [target, t] of tallies) {
     if (t.errors) process.stderr.write(`\n  ${label} ${target}: ${t.errors} errors (${String(t.firstError)})`);
     t.latencies.sort((a, b) => a - b);

@@ -54,7 +54,8 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void end(0));
   const urls = await servicesUp({ log });
   const modelDir = process.env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
-  const env = { ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir };
+  // Channel pages at http://<slug>.localhost:<port>/: browsers and curl send *.localhost to loopback by themselves.
+  const env = { CHANNEL_BASE_DOMAIN: 'localhost', ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir };
   const config = loadConfig(env);
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
   const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
   await client.close();
 
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  const site = `http://long-field.${config.channelBaseDomain}:${config.port}`;
   process.stdout.write(
     [
       '',
@@ -74,6 +76,10 @@ async function main(): Promise<void> {
       'Try:',
       `  curl -s -H "x-api-key: ${key}" ${base}/api/v1/channels`,
       `  curl -s -H "x-api-key: ${key}" "${base}/api/v1/channels/long-field/search?query=how+do+farmers+keep+soil+healthy"`,
+      'The channel pages (public, published episodes; open them in a browser):',
+      `  ${site}/search?q=how+do+farmers+keep+soil+healthy`,
+      `  curl -s -H "Host: long-field.${config.channelBaseDomain}" "${base}/episodes/ep_lf_003.md"   # the Markdown twin`,
+      `  curl -s -H "Host: long-field.${config.channelBaseDomain}" ${base}/llms.txt`,
       '',
     ].join('\n'),
   );

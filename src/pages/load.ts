@@ -1,4 +1,5 @@
 // What a channel page shows, read from the store in at most two round trips: published episodes only, for any channel whatever its owner's plan.
+import { LRUCache } from 'lru-cache';
 import { isArchived } from '../auth/access.js';
 import { channelHost, episodeUrl, locateByHost } from '../channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
@@ -58,30 +59,77 @@ function readSegments(document: unknown): TranscriptSegment[] {
     .sort((a, b) => a.startMs - b.startMs);
 }
 
+/** The documents of an episode page that need no channel: catalog row, transcript and chapters, in one `_mget`. */
+export interface EpisodeDocs {
+  episode: EpisodeDoc | undefined;
+  transcript: Awaited<ReturnType<Queries['transcript']>>;
+  chapters: Awaited<ReturnType<Queries['chapters']>>;
+}
+
+export async function fetchEpisodeDocs(queries: Queries, episodeId: string): Promise<EpisodeDocs> {
+  const [episode, transcript, chapters] = await Promise.all([queries.episode(episodeId), queries.transcript(episodeId), queries.chapters(episodeId)]);
+  return { episode, transcript, chapters };
+}
+
 /**
  * The episode page's data, or undefined (the one 404) when the episode is unknown, of another
  * channel, unpublished or archived. Round trip 1: the catalog row, transcript and chapters in
- * one `_mget`; round trip 2: related episodes and the facet names, side by side.
+ * one `_mget` (`docs`, which the router sends beside the channel lookup); round trip 2, unless
+ * `around` holds them: related episodes and the facet names, side by side.
  */
-export async function loadEpisodePage(queries: Queries, channel: PageChannel, episodeId: string): Promise<EpisodePage | undefined> {
-  const [episode, transcript, chapters] = await Promise.all([queries.episode(episodeId), queries.transcript(episodeId), queries.chapters(episodeId)]);
+export async function loadEpisodePage(
+  queries: Queries,
+  channel: PageChannel,
+  episodeId: string,
+  docs: Promise<EpisodeDocs> = fetchEpisodeDocs(queries, episodeId),
+  around?: AroundCache,
+): Promise<EpisodePage | undefined> {
+  const { episode, transcript, chapters } = await docs;
   if (!isShown(episode, channel.doc)) return undefined;
+  const key = `${channel.doc.id}\0${episode.id}\0${episode.sourceHash}`;
+  let extras = around?.get(key);
+  if (!extras) {
+    extras = await loadAround(queries, channel, episode);
+    around?.set(key, extras);
+  }
+  return {
+    channel,
+    episode,
+    url: episodeUrl(channel.host, episode.id),
+    ...extras,
+    chapters: chapters && !isArchived(chapters) ? chapters.chapters : [],
+    segments: transcript && !isArchived(transcript) ? readSegments(transcript.document) : [],
+  };
+}
+
+/** What a page shows around its episode: names of its people and topics, its related episodes. */
+type Around = Pick<EpisodePage, 'people' | 'topics' | 'related'>;
+
+/**
+ * Around an episode, kept up to `AROUND_TTL_MS` under the episode's `sourceHash`: a citation that is followed
+ * often costs one round trip. The pages are cached as long by browsers and proxies (`max-age=60`), so a page
+ * is never staler for it; an episode whose record changed is looked up anew at once.
+ */
+export type AroundCache = LRUCache<string, Around>;
+export const AROUND_TTL_MS = 60_000;
+
+export function createAroundCache(max = 5000): AroundCache {
+  return new LRUCache<string, Around>({ max, ttl: AROUND_TTL_MS });
+}
+
+async function loadAround(queries: Queries, channel: PageChannel, episode: EpisodeDoc): Promise<Around> {
   const facetIds = [...episode.personIds, ...episode.topicIds];
   const [related, facets] = await Promise.all([
     queries.relatedEpisodes({ channel: channel.doc, episodeId: episode.id, topicIds: episode.topicIds }),
     Promise.all(facetIds.map((id) => queries.facet(id))),
   ]);
   const name = new Map(facets.filter((f): f is FacetDoc => f !== undefined).map((f) => [f.id, f.name]));
-  const shownRelated = related.filter((r) => isShown(r, channel.doc));
   return {
-    channel,
-    episode,
-    url: episodeUrl(channel.host, episode.id),
     people: episode.personIds.map((id) => name.get(id)).filter((n): n is string => n !== undefined),
     topics: episode.topicIds.map((id) => name.get(id)).filter((n): n is string => n !== undefined),
-    chapters: chapters && !isArchived(chapters) ? chapters.chapters : [],
-    segments: transcript && !isArchived(transcript) ? readSegments(transcript.document) : [],
-    related: shownRelated.map((r) => ({ id: r.id, title: r.title, url: episodeUrl(channel.host, r.id), publishedAt: r.publishedAt, durationMs: r.durationMs ?? null })),
+    related: related
+      .filter((r) => isShown(r, channel.doc))
+      .map((r) => ({ id: r.id, title: r.title, url: episodeUrl(channel.host, r.id), publishedAt: r.publishedAt, durationMs: r.durationMs ?? null })),
   };
 }
 

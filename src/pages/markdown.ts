@@ -92,7 +92,7 @@ export function searchMarkdown(channel: PageChannel, query: string, answer: Sear
 
 /** A not-found twin: a heading and a way back. */
 export function notFoundMarkdown(channel: PageChannel): string {
-  return serialize([heading(1, 'Not found'), paragraph(text('There is no published episode or page at this address. ')), paragraph(link(`${channel.origin}/index.md`, 'All episodes'))]);
+  return serialize([heading(1, 'Not found'), paragraph(text('There is no published episode or page at this address.')), paragraph(link(`${channel.origin}/index.md`, 'All episodes'))]);
 }
 
 /** At most this many episodes are linked from llms.txt; the rest through the library twin. */

@@ -3,8 +3,8 @@ import type { Request } from 'express';
 
 /**
  * True for Markdown, false for HTML, undefined when the client accepts neither (406). No
- * `Accept`, or `*\/*`, is HTML; `text/markdown` wins only when its q-value is higher than
- * HTML's (a tie goes to HTML, the page's own form). Express's `accepts` parses the q-values.
+ * `Accept`, or `*\/*`, is HTML; otherwise the higher q-value wins, and on equal q-values the
+ * type the client listed first. Express's `accepts` (negotiator) parses the q-values.
  */
 export function wantsMarkdown(req: Pick<Request, 'accepts' | 'get'>): boolean | undefined {
   if (!req.get('accept')) return false;

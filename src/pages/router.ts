@@ -4,12 +4,14 @@ import compression from 'compression';
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { toApiError } from '../errors.js';
 import type { Admission } from '../http/admission.js';
+import type { ChannelDoc } from '../store/documents.js';
 import { abandoned } from '../http/admission.js';
 import { packageFile } from '../package-root.js';
 import { runSearch, type SearchAnswer, type SearchDeps } from '../search/search.js';
 import { renderEpisodePage } from './html/episode.js';
 import { renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
-import { channelOfHost, loadEpisodePage, loadLibraryPage, pageChannel, LIBRARY_PAGE_SIZE, type PageChannel } from './load.js';
+import { channelOfHost, createAroundCache, fetchEpisodeDocs, loadEpisodePage, loadLibraryPage, pageChannel, LIBRARY_PAGE_SIZE, type EpisodeDocs, type PageChannel } from './load.js';
+import { locateByHost } from '../channel-urls.js';
 import { episodeMarkdown, libraryMarkdown, llmsTxt, LLMS_EPISODES, notFoundMarkdown, searchMarkdown } from './markdown.js';
 import { EMBED_ORIGIN } from './media.js';
 import { wantsMarkdown } from './negotiate.js';
@@ -50,16 +52,22 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** The channel whose host a page request came to. */
     pageChannel?: PageChannel;
+    /** The lookup of the channel of the request's host, begun before the page limiter ran. */
+    pageChannelLookup?: Promise<ChannelDoc | undefined>;
+    /** An episode page's documents, asked for in the same tick as the channel. */
+    episodeDocs?: Promise<EpisodeDocs>;
   }
 }
 
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 
-function send(res: Response, status: number, type: string, body: string, { cache = true, vary = true } = {}): void {
+/** Sends a page; `twin` (the Markdown twin's URL) is advertised on an HTML answer with a `Link` header. */
+function send(res: Response, status: number, type: string, body: string, { cache = true, vary = true, twin = undefined as string | undefined } = {}): void {
   res.status(status).type(type);
   res.setHeader('Cache-Control', cache && status === 200 ? 'public, max-age=60' : 'no-store');
   if (vary) res.setHeader('Vary', 'Accept');
+  if (twin && type === HTML) res.setHeader('Link', `<${twin}>; rel="alternate"; type="text/markdown"`);
   res.send(body);
 }
 
@@ -69,6 +77,17 @@ function momentOf(req: Request): number | undefined {
   return typeof t === 'string' && /^\d{1,10}$/.test(t) ? Number(t) : undefined;
 }
 
+/** The episode id of an episode page or twin path, decoded as Express decodes it; undefined for any other path. */
+function episodeIdOf(path: string): string | undefined {
+  const match = /^\/episodes\/([^/]+?)(\.md)?$/.exec(path);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
 function queryOf(req: Request): string {
   const q = req.query.q;
   return typeof q === 'string' ? q.trim().slice(0, 1000) : '';
@@ -76,16 +95,30 @@ function queryOf(req: Request): string {
 
 export function pagesRouter(deps: PagesDeps): Router {
   const router = Router({ caseSensitive: true, strict: true });
+  const around = createAroundCache();
 
   // Pages exist only on a channel's host, and only at page paths: anything else goes on to the API's routes.
+  // An episode page's documents are asked for in the same tick as the channel (one round trip for both), and the
+  // page limiter's Redis call runs while they travel.
+  router.use((req, _res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE_PATH.test(req.path) || !locateByHost(req.hostname ?? '', deps.channelBaseDomain)) return next('router');
+    const lookup = channelOfHost(req.queries, req.hostname, deps.channelBaseDomain);
+    lookup.catch(() => undefined);
+    req.pageChannelLookup = lookup;
+    const id = episodeIdOf(req.path);
+    if (id !== undefined) {
+      req.episodeDocs = fetchEpisodeDocs(req.queries, id);
+      req.episodeDocs.catch(() => undefined);
+    }
+    next();
+  });
+  router.use(deps.limiter);
   router.use(async (req, _res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE_PATH.test(req.path)) return next('router');
-    const doc = await channelOfHost(req.queries, req.hostname, deps.channelBaseDomain);
+    const doc = await req.pageChannelLookup;
     if (!doc) return next('router');
     req.pageChannel = pageChannel(doc, deps.channelBaseDomain);
     next();
   });
-  router.use(deps.limiter);
   router.use((_req, res, next) => {
     res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
@@ -118,7 +151,8 @@ export function pagesRouter(deps: PagesDeps): Router {
       throw err;
     });
     if (!page) return notFound(req, res, md);
-    send(res, 200, md ? MARKDOWN : HTML, md ? libraryMarkdown(page) : renderLibraryPage(page, cursor), { vary: markdown === undefined });
+    const twin = `${channel(req).origin}/index.md${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`;
+    send(res, 200, md ? MARKDOWN : HTML, md ? libraryMarkdown(page) : renderLibraryPage(page, cursor), { vary: markdown === undefined, twin });
   };
   router.get('/', library(undefined));
   router.get('/index.md', library(true));
@@ -138,7 +172,8 @@ export function pagesRouter(deps: PagesDeps): Router {
         release();
       }
     }
-    send(res, 200, md ? MARKDOWN : HTML, md ? searchMarkdown(channel(req), query, answer) : renderSearchPage(channel(req), query, answer), { vary: markdown === undefined });
+    const twin = `${channel(req).origin}/search.md${query ? `?q=${encodeURIComponent(query)}` : ''}`;
+    send(res, 200, md ? MARKDOWN : HTML, md ? searchMarkdown(channel(req), query, answer) : renderSearchPage(channel(req), query, answer), { vary: markdown === undefined, twin });
   };
   router.get('/search', search(undefined));
   router.get('/search.md', search(true));
@@ -149,12 +184,12 @@ export function pagesRouter(deps: PagesDeps): Router {
     const md = twin ? true : wantsMarkdown(req);
     if (md === undefined) return notAcceptable(req, res);
     const id = twin ? raw.slice(0, -3) : raw;
-    const page = await loadEpisodePage(req.queries, channel(req), id);
+    const page = await loadEpisodePage(req.queries, channel(req), id, req.episodeDocs, around);
     if (!page) return notFound(req, res, md);
-    send(res, 200, md ? MARKDOWN : HTML, md ? episodeMarkdown(page) : renderEpisodePage(page, momentOf(req)), { vary: !twin });
+    send(res, 200, md ? MARKDOWN : HTML, md ? episodeMarkdown(page) : renderEpisodePage(page, momentOf(req)), { vary: !twin, twin: `${page.url}.md` });
   });
 
-  router.use(pageErrors);
+  router.use(pageErrors(deps.channelBaseDomain));
   return router;
 }
 
@@ -169,13 +204,15 @@ function notAcceptable(req: Request, res: Response): void {
 }
 
 /** Errors on page paths are pages too (429, 503, …), in the representation asked for; the log keeps the cause. */
-const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
+const pageErrors = (channelBaseDomain: string): ErrorRequestHandler => async (err, req, res, _next) => {
   const error = toApiError(err);
   if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
   else if (error.status > 500) req.log.warn({ err: error.cause ?? error, code: error.code }, 'page failed');
   if (res.headersSent) return void res.destroy();
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  const ch = req.pageChannel;
+  // The page limiter answers before the channel is taken from its lookup: a 429 is still the channel's page.
+  const doc = req.pageChannel ? undefined : await req.pageChannelLookup?.catch(() => undefined);
+  const ch = req.pageChannel ?? (doc ? pageChannel(doc, channelBaseDomain) : undefined);
   const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
   const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
   if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false, vary: false });

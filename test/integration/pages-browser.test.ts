@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { useApiWorld } from '../support/api-world.js';
 import { seedPagesWorld } from '../support/pages-world.js';
-import { launchBrowser, screenshot, seriousAxeViolations, type BrowserSession } from '../support/browser.js';
+import { launchBrowser, screenshot, seriousAxeViolations, type BrowserSession } from '../../scripts/lib/browser.js';
 
 const RADIO = 'radio.example.org';
 const ALPHA = 'alpha.creators.example.com';

@@ -100,6 +100,7 @@ describe('channel pages over HTTP', function () {
       expect(ld.hasPart.map((p) => [p['@type'], p.startOffset, p.url])).to.deep.include(['Clip', 35, 'https://radio.example.org/episodes/ep_radio1?t=35000']);
       expect(res.text).to.include('<meta property="og:title" content="Radio episode with an enclosure"');
       expect(res.text).to.include('<link rel="alternate" type="text/markdown" href="https://radio.example.org/episodes/ep_radio1.md"');
+      expect(res.headers.link).to.equal('<https://radio.example.org/episodes/ep_radio1.md>; rel="alternate"; type="text/markdown"');
       expect(res.raw.length, 'compressed').to.be.below(res.text.length);
     });
 
@@ -228,6 +229,7 @@ describe('channel pages over HTTP', function () {
       expect(last!.headers['content-type']).to.equal('text/html; charset=utf-8');
       expect(last!.headers['retry-after']).to.match(/^\d+$/);
       expect(last!.text).to.include('Too many requests');
+      expect(last!.text, "the channel's own page, with its stylesheet").to.include('Radio Garden').and.include('/assets/page.css');
       expect((await get(limited, RADIO, '/api/v1/channels', ip)).status, 'the API keeps its own budget').to.equal(401);
     });
 

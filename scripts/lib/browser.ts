@@ -1,4 +1,4 @@
-// Headless Chromium for the page suites: Debian's binary (CHROMIUM_PATH, set by the test command), driven by
+// Headless Chromium for the browser suites and the screenshots: Debian's binary (CHROMIUM_PATH, set by the test command), driven by
 // playwright-core, with channel hosts resolved to loopback and every third party stubbed or refused.
 import fs from 'node:fs';
 import os from 'node:os';
