@@ -77,7 +77,7 @@ const DESCRIPTION = `Read-only JSON API over podcast and video channels: catalog
 
 Every endpoint is a GET. Every body is JSON, errors included: \`{ "error", "code", "requestId" }\` (plus \`parameter\` on 400s). An unknown route is 404 \`route_not_found\`; a method other than GET, HEAD or OPTIONS is 405 \`method_not_allowed\` with \`Allow: GET, HEAD, OPTIONS\`. \`/api/*\` is an alias of \`/api/v1/*\`, and the same paths answer on every channel host (\`<slug>.<base domain>\` or the channel's custom domain). URLs in responses always use the channel's host on https.
 
-Rules the specification left open (see the README):
+Rules the specification left open (see docs/api.md):
 - \`status\` views: \`queued\` = pending, \`indexing\` = processing, \`live\` = indexed or published, \`failed\` = failed, \`all\` = every non-archived status. Archived episodes are never returned.
 - \`query\` wins over \`q\` when non-blank; both blank is 200 with no episodes.
 - Malformed parameters are 400 naming the parameter; unknown parameters are ignored; a parameter given twice is malformed.

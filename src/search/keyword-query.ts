@@ -13,7 +13,7 @@ export interface KeywordQueryOptions {
   /**
    * `multi_match` type of both searches; default `most_fields`: a passage whose words
    * and chapter title both match outranks one matching in one field only (on the qmsum
-   * dev queries +0.01 to +0.03 nDCG@10 over `best_fields`, see the README).
+   * dev queries +0.01 to +0.03 nDCG@10 over `best_fields`).
    */
   type?: 'best_fields' | 'most_fields' | 'cross_fields';
   /** Episodes the title leg returns; default 20 (deeper ranks add almost nothing under RRF). */

@@ -22,7 +22,7 @@ import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams, SearchResult }
  * episode whose catalog row matches is found even when no passage does; as a ranking
  * signal it is coarse (a whole episode, generic summary words), and at full weight it
  * pushed episodes ahead of the ones holding the cited moment: on the qmsum dev queries
- * nDCG@10 went from 0.50 (weight 1) to 0.55 (0.1), see the README.
+ * nDCG@10 went from 0.50 (weight 1) to 0.55 (0.1).
  */
 export const TITLE_WEIGHT_RATIO = 0.1;
 
