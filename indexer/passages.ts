@@ -127,15 +127,18 @@ export function sentenceMarks(text: string, words: readonly { s: number }[], s: 
   return marks.length > 0 && marks[0]![0] === 0 ? marks : [[0, s], ...marks];
 }
 
-/** Turns one segment into atoms: itself when it fits, else its words (timed or interpolated). */
-function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: number, order: () => number): Atom[] {
+/**
+ * Turns one segment into atoms: itself when it fits, else its words (timed or interpolated). A segment
+ * whose word times were interpolated (a caption cue) is cited from its start only: its one mark is the cue.
+ */
+function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: number, order: () => number, interpolated: boolean): Atom[] {
   const speaker = seg.speakerLabel ?? null;
   const text = normalize(seg.text);
   const words = (seg.words ?? []).filter((w) => normalize(w.t) !== '');
   if (text === '' && words.length === 0) return [];
   const fits = seg.endMs - seg.startMs <= maxMs && !crossesBoundary(boundaries, seg.startMs, seg.endMs);
   if (fits && text !== '') {
-    const marks = sentenceMarks(text, words, seg.startMs, seg.endMs);
+    const marks: Array<[number, number]> = interpolated ? [[0, seg.startMs]] : sentenceMarks(text, words, seg.startMs, seg.endMs);
     return [{ text, s: seg.startMs, e: seg.endMs, speaker, sentenceEnd: true, order: order(), marks }];
   }
   let pieces: { text: string; s: number; e: number }[];
@@ -154,8 +157,8 @@ function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: 
     speaker,
     sentenceEnd: i === pieces.length - 1 || SENTENCE_END.test(p.text),
     order: order(),
-    // A piece opens a sentence when it opens the segment or follows a sentence end.
-    marks: i === 0 || SENTENCE_END.test(pieces[i - 1]!.text) ? [[0, p.s]] : [],
+    // A piece opens a sentence when it opens the segment or follows a sentence end (only the segment's start when its times were interpolated).
+    marks: i === 0 ? [[0, interpolated ? seg.startMs : p.s]] : !interpolated && SENTENCE_END.test(pieces[i - 1]!.text) ? [[0, p.s]] : [],
   }));
 }
 
@@ -285,8 +288,9 @@ export function buildPassages(
 
   // Atoms of every segment, grouped by the zone between two boundaries their start falls in.
   const zones = new Map<number, Atom[]>();
+  const interpolatedTranscript = episode.transcript?.wordTimings === 'interpolated';
   for (const seg of episode.transcript?.segments ?? []) {
-    for (const atom of segmentAtoms(seg, boundaries, opts.maxMs, order)) {
+    for (const atom of segmentAtoms(seg, boundaries, opts.maxMs, order, interpolatedTranscript || seg.wordsInterpolated === true)) {
       const z = zoneOf(boundaries, atom.s);
       let list = zones.get(z);
       if (!list) zones.set(z, (list = []));

@@ -56,6 +56,9 @@ export const Segment = Type.Object(
     endMs: Ms,
     text: Type.String(),
     words: Type.Optional(Type.Array(Word)),
+    wordsInterpolated: Type.Optional(
+      Type.Boolean({ description: "True when this segment's word times were spread over it by length (its source timed some words only): its citations start at the segment." }),
+    ),
   },
   { description: 'One utterance.' },
 );
@@ -66,6 +69,12 @@ export const TranscriptDocument = Type.Object(
   {
     formatVersion: Type.Unsafe<1>({ type: 'integer', const: 1, description: 'Format version; /api/v1 serves version 1 only.' }),
     segments: Type.Array(Segment),
+    wordTimings: Type.Optional(
+      StringEnum(['source', 'interpolated'] as const, {
+        description:
+          "Where the word times come from: `source` (the transcript's own, e.g. speech-to-text) or `interpolated` (spread inside each caption cue by length, for sources without word times: citations start at the cue). Absent: as `source`.",
+      }),
+    ),
   },
   { description: 'Word-timed transcript, format version 1. Served exactly as stored; a stored transcript that does not match this schema is a 502.' },
 );

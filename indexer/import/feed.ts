@@ -1,0 +1,121 @@
+// A podcast RSS feed (Podcasting 2.0 namespace) → one channel and its episodes. feedsmith parses the feed; this
+// module only maps: transcripts and chapters the items point at, persons, soundbites, keywords, duration.
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { parseRssFeed } from 'feedsmith';
+import { addSoundbites, jsonChapters } from './chapters.js';
+import { episodeEnd, episodeRecord, FacetNames, httpUrl, summaryOf, transcriptRecord, type ImportedChannel, type ItemReport } from './model.js';
+import { parseChaptersText, parseTranscriptText, readSource } from './sources.js';
+import { cleanText, htmlToText, ImportProblem, slugify, stableHash, type DraftTranscript } from './text.js';
+
+export interface FeedOptions {
+  /** The channel's slug; derived from the feed's title when absent. */
+  slug?: string;
+  /** Fetch absolute http(s) transcript and chapter URLs. */
+  fetch: boolean;
+}
+
+type Feed = ReturnType<typeof parseRssFeed>;
+type Item = NonNullable<Feed['items']>[number];
+
+/** The item's transcripts, each read and parsed; the best is the one with the source's own word times. */
+async function bestTranscript(item: Item, baseDir: string, fetch: boolean, notes: string[]): Promise<DraftTranscript | undefined> {
+  const drafts: { draft: DraftTranscript; captions: boolean }[] = [];
+  for (const t of item.podcast?.transcripts ?? []) {
+    try {
+      const { text, name } = await readSource(t.url, { baseDir, fetch });
+      drafts.push({ draft: await parseTranscriptText(text, name), captions: t.rel === 'captions' });
+    } catch (err) {
+      notes.push(err instanceof ImportProblem ? err.message : `${t.url}: ${(err as Error).message}`);
+    }
+  }
+  const rank = (d: { draft: DraftTranscript; captions: boolean }) => (d.draft.timing === 'source' ? 2 : 0) + (d.captions ? 1 : 0);
+  return drafts.sort((a, b) => rank(b) - rank(a))[0]?.draft;
+}
+
+function publishedAt(item: Item): string | undefined {
+  const date = item.pubDate ? new Date(item.pubDate) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : undefined;
+}
+
+/** Reads and maps one feed file. A feed that cannot be parsed is an ImportProblem; a bad item is only skipped. */
+export async function importFeed(file: string, opts: FeedOptions): Promise<ImportedChannel> {
+  const xml = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new ImportProblem(file, err.code === 'ENOENT' ? 'file not found' : err.message);
+  });
+  let feed: Feed;
+  try {
+    feed = parseRssFeed(xml);
+  } catch (err) {
+    throw new ImportProblem(file, `not an RSS feed (${(err as Error).message})`);
+  }
+  const title = cleanText(feed.title ?? '') || cleanText(feed.itunes?.title ?? '');
+  if (!title) throw new ImportProblem(file, 'the feed has no title');
+  const slug = opts.slug ?? slugify(title);
+  const channelId = `ch_${slug}`;
+  // The feed's own identity: podcast:guid, else its link, else its title.
+  const feedKey = feed.podcast?.guid ?? feed.link ?? title;
+  const baseDir = dirname(file);
+  const people = new FacetNames('p');
+  const topics = new FacetNames('t');
+  const out: ImportedChannel = { channel: { id: channelId, slug, title, providerType: 'rss' }, episodes: [], people: [], topics: [], items: [], warnings: [] };
+
+  for (const [index, item] of (feed.items ?? []).entries()) {
+    const label = cleanText(item.title ?? '') || `item ${index + 1}`;
+    const notes: string[] = [];
+    const skip = (reason: string) => out.items.push({ item: label, outcome: 'skipped', notes: [reason] } satisfies ItemReport);
+    const guid = item.guid?.value ?? item.enclosures?.[0]?.url ?? item.link;
+    if (!guid) {
+      skip('no guid, enclosure or link to identify it');
+      continue;
+    }
+    const date = publishedAt(item);
+    if (!date) {
+      skip(`no valid pubDate (${item.pubDate ?? 'missing'})`);
+      continue;
+    }
+    const id = `ep_${slug}_${stableHash(feedKey, guid)}`;
+    const durationMs = typeof item.itunes?.duration === 'number' ? Math.round(item.itunes.duration * 1000) : null;
+    const draft = await bestTranscript(item, baseDir, opts.fetch, notes);
+    const end = episodeEnd(durationMs, draft);
+    let chapters: ReturnType<typeof jsonChapters> = [];
+    if (item.podcast?.chapters?.url) {
+      try {
+        const { text, name } = await readSource(item.podcast.chapters.url, { baseDir, fetch: opts.fetch });
+        chapters = jsonChapters(parseChaptersText(text, name), end);
+      } catch (err) {
+        notes.push(err instanceof ImportProblem ? err.message : (err as Error).message);
+      }
+    }
+    const { dropped } = addSoundbites(chapters, item.podcast?.soundbites ?? [], draft?.segments ?? []);
+    if (dropped > 0) notes.push(`${dropped} soundbite(s) left out: no chapter holds them`);
+    if (!draft) notes.push('imported without a transcript');
+    const description = htmlToText(item.description ?? item.content?.encoded ?? item.itunes?.summary ?? '');
+    // An item's persons replace the channel's (Podcasting 2.0).
+    const persons = item.podcast?.persons ?? feed.podcast?.persons ?? [];
+    const keywords = [...(item.itunes?.keywords ?? []), ...(item.categories ?? []).map((c: { name?: string }) => c.name ?? '')];
+    out.episodes.push(
+      episodeRecord({
+        id,
+        channelId,
+        title: label,
+        description: description || null,
+        summary: summaryOf(description),
+        link: httpUrl(item.link),
+        thumbnail: httpUrl(item.itunes?.image),
+        mediaUrl: httpUrl(item.enclosures?.[0]?.url),
+        durationMs,
+        publishedAt: date,
+        viewCount: null,
+        personIds: people.ids(persons.map((p: { display?: string }) => p.display ?? '')),
+        topicIds: topics.ids(keywords),
+        transcript: draft ? transcriptRecord(draft) : null,
+        chapters,
+      }),
+    );
+    out.items.push({ item: id, outcome: 'imported', notes });
+  }
+  out.people = people.records();
+  out.topics = topics.records();
+  return out;
+}

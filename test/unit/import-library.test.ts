@@ -1,0 +1,111 @@
+// The importer end to end on disk: a feed and a yt-dlp folder become a library the indexer's reader accepts whole,
+// a second import writes the same bytes, other channels stay untouched, and a failed write leaves nothing behind.
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { runImport } from '../../indexer/import/import.js';
+import { writeLibrary } from '../../indexer/import/write-library.js';
+import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
+import { createLogger } from '../../src/logger.js';
+import type { EpisodeRecord } from '../../src/library-format.js';
+
+const DATA = join(process.cwd(), 'test', 'data', 'import');
+const log = createLogger({ level: 'silent' });
+
+/** Every file of a folder with the sha256 of its bytes. */
+async function digest(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    out[path.slice(dir.length)] = createHash('sha256').update(await readFile(path)).digest('hex');
+  }
+  return out;
+}
+
+/** The library as the indexer reads it: its channels, its episodes, and whatever it would skip. */
+async function readBack(dir: string) {
+  const meta = await readLibraryMeta(dir);
+  const issues: LibraryIssue[] = [...meta.issues];
+  const episodes: EpisodeRecord[] = [];
+  for await (const entry of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: (i) => issues.push(i) })) episodes.push(entry.record);
+  return { meta, episodes, issues };
+}
+
+describe('import: into a library', function () {
+  let work: string;
+  beforeEach(async function () {
+    work = await mkdtemp(join(tmpdir(), 'cca-import-'));
+  });
+  afterEach(async function () {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('writes a feed as a library the indexer reads without an issue: the channel, a paid owner, published episodes, facets; the undated item skipped with its reason', async function () {
+    const out = join(work, 'lib');
+    const summary = await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, owner: 'u_ana', log });
+    expect([summary.imported, summary.created, summary.skipped.map((s) => s.notes)]).to.deep.equal([3, 3, [['no valid pubDate (missing)']]]);
+    expect(summary.partial.map((p) => p.notes.join(' '))).to.satisfy((notes: string[]) => notes.some((n) => /remote file not fetched/.test(n)) && notes.some((n) => /damaged\.json: line 2: not valid JSON/.test(n)));
+    const { meta, episodes, issues } = await readBack(out);
+    expect(issues).to.deep.equal([]);
+    expect(meta.channels.map((c) => [c.id, c.slug, c.providerType, c.ownerId])).to.deep.equal([['ch_garden-hour', 'garden-hour', 'rss', 'u_ana']]);
+    expect(JSON.parse(await readFile(join(out, 'users.json'), 'utf8'))).to.deep.equal([{ id: 'u_ana', name: 'u_ana', plan: 'paid' }]);
+    const soil = episodes.find((e) => e.title === 'Soil is alive')!;
+    expect(soil).to.deep.include({ status: 'published', durationMs: 70_000, mediaUrl: 'https://media.example.org/garden/001.mp3', publishedAt: '2024-01-02T10:00:00.000Z', summary: 'Why soil needs roots & fungi. Notes été.' });
+    expect(soil.transcript!.wordTimings, 'the Podcast Index JSON (word times) wins over the SRT').to.equal('source');
+    expect(soil.personIds).to.deep.equal(['p_bo-guest', 'p_ana-host']);
+    expect(soil.chapters![1]!.moments).to.deep.equal([{ type: 'quote', title: 'Fungi trade sugar for minerals', startMs: 31_000, endMs: 37_000 }]);
+    expect(episodes.find((e) => e.title === 'Water in dry summers')!.transcript!.wordTimings).to.equal('interpolated');
+  });
+
+  it('writes the same bytes when the same sources are imported again, and leaves the other channels of the library alone', async function () {
+    const out = join(work, 'lib');
+    await cp(join(process.cwd(), 'sample-library'), out, { recursive: true });
+    const sampleBefore = await digest(out);
+    await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, log });
+    const first = await digest(out);
+    const again = await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, log });
+    expect([again.created, again.updated, again.unchanged]).to.deep.equal([0, 0, 3]);
+    expect(await digest(out)).to.deep.equal(first);
+    for (const [file, hash] of Object.entries(sampleBefore)) {
+      if (['/users.json', '/channels.json', '/people.json', '/topics.json'].includes(file)) continue;
+      expect(first[file], file).to.equal(hash);
+    }
+    const { meta, issues } = await readBack(out);
+    expect(issues).to.deep.equal([]);
+    expect(meta.channels.map((c) => c.id)).to.include.members(['ch_garden-hour', 'ch_long-field', 'ch_build-notes']);
+    expect((await readdir(work)).sort(), 'no staging folder left').to.deep.equal(['lib']);
+  });
+
+  it('imports a yt-dlp folder: English captions chosen, rolling duplicates gone, chapters from info.json or the description, the damaged file skipped', async function () {
+    const out = join(work, 'lib');
+    const summary = await runImport({ source: join(DATA, 'ytdlp'), out, slug: 'roses', log });
+    expect(summary.channel).to.deep.equal({ id: 'ch_roses', slug: 'roses', title: 'Rose Garden TV', providerType: 'youtube' });
+    expect(summary.skipped.map((s) => s.item)).to.deep.equal(['Damaged [bad00000001].info.json']);
+    const { episodes, issues } = await readBack(out);
+    expect(issues).to.deep.equal([]);
+    const pruning = episodes.find((e) => e.id === 'ep_yt_abc123def45')!;
+    expect(pruning).to.deep.include({ mediaUrl: 'https://www.youtube.com/watch?v=abc123def45', viewCount: 1200, topicIds: ['t_roses', 't_pruning'] });
+    expect(pruning.transcript!.segments.map((s) => s.text)).to.deep.equal(['soil is alive', 'and fungi help', 'the roots']);
+    expect(pruning.chapters!.map((c) => c.title)).to.deep.equal(['Why prune', 'How']);
+    expect(episodes.find((e) => e.id === 'ep_yt_xyz987uvw65')!.chapters!.map((c) => [c.title, c.startMs])).to.deep.equal([
+      ['Start', 0],
+      ['Depth', 30_000],
+      ['Spacing', 70_000],
+    ]);
+    expect(summary.partial.find((p) => p.item === 'ep_yt_short000001')!.notes).to.include('description timestamps are not chapters: the first timestamp is not 0:00');
+  });
+
+  it('leaves the library as it was when a write fails, with no staging folder behind', async function () {
+    const out = join(work, 'lib');
+    await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, log });
+    const before = await digest(out);
+    const bad = { id: 'ep_x/../../escape', channelId: 'ch_garden-hour', title: 'x', publishedAt: '2024-01-01T00:00:00Z', status: 'published' } as EpisodeRecord;
+    const failed = await writeLibrary(out, { channel: { id: 'ch_other', slug: 'other', title: 'Other', providerType: 'rss' }, episodes: [bad], people: [], topics: [], items: [], warnings: [] }, 'u_x').catch((e: unknown) => e);
+    expect(failed).to.be.instanceOf(Error);
+    expect(await digest(out)).to.deep.equal(before);
+    expect((await readdir(work)).sort()).to.deep.equal(['lib']);
+  });
+});
