@@ -38,10 +38,7 @@ export default defineConfig(
     ignores: ['src/config.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: ENV_MESSAGE }],
-      'no-restricted-imports': [
-        'error',
-        { paths: ['process', 'node:process'].map((name) => ({ name, importNames: ['env'], message: ENV_MESSAGE })) },
-      ],
+      'no-restricted-imports': ['error', { paths: ['process', 'node:process'].map((name) => ({ name, importNames: ['env'], message: ENV_MESSAGE })) }],
     },
   },
 );

@@ -4,9 +4,7 @@ import { isTransient } from '../src/store/transient.js';
 import { createIndexError, retryIndexErrors, storeCall } from './errors.js';
 
 /** One write: index a document under `id`, or delete `id` (a missing document is fine). */
-export type BulkOp =
-  | { op: 'index'; index: string; id: string; doc: object }
-  | { op: 'delete'; index: string; id: string };
+export type BulkOp = { op: 'index'; index: string; id: string; doc: object } | { op: 'delete'; index: string; id: string };
 
 export interface BulkResult {
   indexed: number;
@@ -65,11 +63,7 @@ export interface BulkOptions {
  * Writes `ops` in requests of at most `maxBytes`. Writes are idempotent (stable ids),
  * so a request that failed transiently is simply sent again.
  */
-export async function bulkWrite(
-  client: Client,
-  ops: readonly BulkOp[],
-  { maxBytes = 8 * 1024 * 1024, attempts = 3, refresh = false }: BulkOptions = {},
-): Promise<BulkResult> {
+export async function bulkWrite(client: Client, ops: readonly BulkOp[], { maxBytes = 8 * 1024 * 1024, attempts = 3, refresh = false }: BulkOptions = {}): Promise<BulkResult> {
   const total: BulkResult = { indexed: 0, deleted: 0 };
   let lines: string[] = [];
   let chunkOps: BulkOp[] = [];

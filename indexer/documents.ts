@@ -1,14 +1,6 @@
 // Library records → the stored documents the API reads (pure).
 import { createHash } from 'node:crypto';
-import type {
-  ChannelDoc,
-  ChaptersDoc,
-  EpisodeDoc,
-  FacetDoc,
-  PassageDoc,
-  TranscriptDoc,
-  UserDoc,
-} from '../src/store/documents.js';
+import type { ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, PassageDoc, TranscriptDoc, UserDoc } from '../src/store/documents.js';
 import type { FacetEntry } from './library-reader.js';
 import { buildPassages, type PassageOptions } from './passages.js';
 import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
@@ -28,7 +20,9 @@ export const DERIVATION_VERSION = 4;
  * from disk or from a job payload, hashes the same.
  */
 export function sourceHash(record: unknown): string {
-  return createHash('sha256').update(`derivation-v${DERIVATION_VERSION}\n${JSON.stringify(record)}`).digest('hex');
+  return createHash('sha256')
+    .update(`derivation-v${DERIVATION_VERSION}\n${JSON.stringify(record)}`)
+    .digest('hex');
 }
 
 /** sha256 hex of model id and text: a stored vector is re-used only while both are unchanged. */
@@ -59,7 +53,12 @@ function yearOf(iso: string): number {
  */
 export function episodeDocuments(
   record: EpisodeRecord,
-  { modelId, indexedAt, hash = sourceHash(record), passageOptions }: {
+  {
+    modelId,
+    indexedAt,
+    hash = sourceHash(record),
+    passageOptions,
+  }: {
     modelId: string;
     indexedAt: string;
     hash?: string;
@@ -100,20 +99,18 @@ export function episodeDocuments(
     indexedAt,
   };
   const owner = { episodeId: record.id, channelId: record.channelId, status, archived };
-  const passages = buildPassages(record, passageOptions).map(
-    (p): PassageDraft => ({
-      ...p,
-      episodeId: record.id,
-      channelId: record.channelId,
-      status,
-      archived,
-      publishedAt: record.publishedAt,
-      year,
-      ...facets,
-      textHash: textHash(modelId, p.text),
-      sourceHash: hash,
-    }),
-  );
+  const passages = buildPassages(record, passageOptions).map((p): PassageDraft => ({
+    ...p,
+    episodeId: record.id,
+    channelId: record.channelId,
+    status,
+    archived,
+    publishedAt: record.publishedAt,
+    year,
+    ...facets,
+    textHash: textHash(modelId, p.text),
+    sourceHash: hash,
+  }));
   return {
     episode,
     transcript: record.transcript != null ? { ...owner, document: record.transcript } : null,

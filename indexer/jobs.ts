@@ -3,24 +3,9 @@ import { createHash } from 'node:crypto';
 import { bulkWrite, type BulkOp } from './bulk.js';
 import { channelDocument, facetDocument, sourceHash, userDocument } from './documents.js';
 import { createIndexError } from './errors.js';
-import {
-  countEpisodes,
-  readEpisodes,
-  readLibraryMeta,
-  type FacetEntry,
-  type LibraryIssue,
-} from './library-reader.js';
+import { countEpisodes, readEpisodes, readLibraryMeta, type FacetEntry, type LibraryIssue } from './library-reader.js';
 import { indexEpisode, removeEpisodesNotIn, type EpisodeResult, type IndexContext } from './load-episode.js';
-import {
-  checkChannel,
-  checkCollection,
-  checkEpisode,
-  checkFacet,
-  checkUser,
-  type ChannelRecord,
-  type EpisodeRecord,
-  type UserRecord,
-} from './schemas.js';
+import { checkChannel, checkCollection, checkEpisode, checkFacet, checkUser, type ChannelRecord, type EpisodeRecord, type UserRecord } from './schemas.js';
 
 /** Users, channels and facet names of one library. */
 export interface MetaJob {
@@ -52,9 +37,7 @@ export interface SyncJob {
 export type IngestJob = MetaJob | EpisodeJob | SyncJob;
 
 export type JobResult =
-  | ({ kind: 'episode' } & EpisodeResult)
-  | { kind: 'meta'; users: number; channels: number; facets: number }
-  | { kind: 'sync'; removedEpisodes: number; removedPassages: number };
+  ({ kind: 'episode' } & EpisodeResult) | { kind: 'meta'; users: number; channels: number; facets: number } | { kind: 'sync'; removedEpisodes: number; removedPassages: number };
 
 function digest(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
@@ -138,11 +121,7 @@ function validated<T>(items: unknown[], check: (d: unknown) => { ok: true; value
  * Runs one job against the store: the worker and `--direct` both call this. A
  * payload that fails validation throws `invalid_record` (never retried).
  */
-export async function runJob(
-  ctx: IndexContext,
-  job: IngestJob,
-  { onEmbedded, force = false }: { onEmbedded?: (count: number) => void; force?: boolean } = {},
-): Promise<JobResult> {
+export async function runJob(ctx: IndexContext, job: IngestJob, { onEmbedded, force = false }: { onEmbedded?: (count: number) => void; force?: boolean } = {}): Promise<JobResult> {
   switch (job.kind) {
     case 'episode': {
       const checked = checkEpisode(job.record);

@@ -80,12 +80,7 @@ function idOf(data: unknown): string | undefined {
 }
 
 /** Reads a JSON array file; each item is checked on its own so one bad item skips only itself. */
-async function readArray<T>(
-  path: string,
-  check: (data: unknown) => Check<T>,
-  issues: LibraryIssue[],
-  { optional = false } = {},
-): Promise<T[]> {
+async function readArray<T>(path: string, check: (data: unknown) => Check<T>, issues: LibraryIssue[], { optional = false } = {}): Promise<T[]> {
   let text: string;
   try {
     text = await readText(path);

@@ -54,18 +54,11 @@ export async function assertIndexModel(client: Client, aliases: IndexAliases, mo
 }
 
 /** Stored vectors of `ids` whose textHash is still the same, by id. */
-async function reusableVectors(
-  client: Client,
-  index: string,
-  wanted: ReadonlyMap<string, string>,
-  dimension: number,
-): Promise<Map<string, number[]>> {
+async function reusableVectors(client: Client, index: string, wanted: ReadonlyMap<string, string>, dimension: number): Promise<Map<string, number[]>> {
   const found = new Map<string, number[]>();
   const ids = [...wanted.keys()];
   for (let i = 0; i < ids.length; i += 500) {
-    const res = await storeCall('mget passages', () =>
-      client.mget({ index, body: { ids: ids.slice(i, i + 500) }, _source_includes: ['textHash', 'embedding'] } as never),
-    );
+    const res = await storeCall('mget passages', () => client.mget({ index, body: { ids: ids.slice(i, i + 500) }, _source_includes: ['textHash', 'embedding'] } as never));
     for (const doc of (res.body as { docs: { _id: string; found?: boolean; _source?: Partial<PassageDoc> }[] }).docs) {
       const src = doc._source;
       if (doc.found && src?.textHash === wanted.get(doc._id) && src?.embedding?.length === dimension) {
@@ -86,7 +79,12 @@ async function reusableVectors(
 export async function indexEpisode(
   ctx: IndexContext,
   record: EpisodeRecord,
-  { hash = sourceHash(record), now = new Date(), force = false, onEmbedded }: {
+  {
+    hash = sourceHash(record),
+    now = new Date(),
+    force = false,
+    onEmbedded,
+  }: {
     hash?: string;
     now?: Date;
     /** Re-derive and rewrite even when the stored sourceHash is the same (vectors are still re-used). */
@@ -97,9 +95,7 @@ export async function indexEpisode(
 ): Promise<EpisodeResult> {
   const { client, embedder, aliases } = ctx;
   await assertIndexModel(client, aliases, embedder.modelId);
-  const stored = await storeCall('get episode', () =>
-    client.get({ index: aliases.episodes, id: record.id, _source_includes: ['sourceHash'] } as never, { ignore: [404] }),
-  );
+  const stored = await storeCall('get episode', () => client.get({ index: aliases.episodes, id: record.id, _source_includes: ['sourceHash'] } as never, { ignore: [404] }));
   const storedHash = (stored.body as { found?: boolean; _source?: { sourceHash?: string } }).found
     ? (stored.body as { _source?: { sourceHash?: string } })._source?.sourceHash
     : undefined;
@@ -108,12 +104,7 @@ export async function indexEpisode(
   }
 
   const docs = episodeDocuments(record, { modelId: embedder.modelId, indexedAt: now.toISOString(), hash });
-  const vectors = await reusableVectors(
-    client,
-    aliases.passages,
-    new Map(docs.passages.map((p) => [p.id, p.textHash])),
-    embedder.dimension,
-  );
+  const vectors = await reusableVectors(client, aliases.passages, new Map(docs.passages.map((p) => [p.id, p.textHash])), embedder.dimension);
   const reused = vectors.size;
   // Shortest first: each model batch is padded to its longest text, so similar lengths waste less work.
   const missing = docs.passages.filter((p) => !vectors.has(p.id)).sort((a, b) => a.text.length - b.text.length);
@@ -134,12 +125,12 @@ export async function indexEpisode(
     id: p.id,
     doc: { ...p, embedding: vectors.get(p.id)! } satisfies PassageDoc,
   }));
-  ops.push(
-    docs.transcript
-      ? { op: 'index', index: aliases.transcripts, id: record.id, doc: docs.transcript }
-      : { op: 'delete', index: aliases.transcripts, id: record.id },
-    { op: 'index', index: aliases.chapters, id: record.id, doc: docs.chapters },
-  );
+  ops.push(docs.transcript ? { op: 'index', index: aliases.transcripts, id: record.id, doc: docs.transcript } : { op: 'delete', index: aliases.transcripts, id: record.id }, {
+    op: 'index',
+    index: aliases.chapters,
+    id: record.id,
+    doc: docs.chapters,
+  });
   await bulkWrite(client, ops);
 
   // Refreshing costs ~0.2 s on a vector index, so only an update pays for it: on a first

@@ -168,10 +168,7 @@ function segmentAtoms(seg: SegmentRecord, boundaries: readonly number[], maxMs: 
  * starts a new group, cutting back to the last sentence end when that leaves at
  * least `minMs`. A short last group is merged into the previous one when it fits.
  */
-export function packAtoms<T extends { s: number; e: number; sentenceEnd: boolean }>(
-  atoms: readonly T[],
-  { minMs, targetMs, maxMs }: Required<PassageOptions>,
-): T[][] {
+export function packAtoms<T extends { s: number; e: number; sentenceEnd: boolean }>(atoms: readonly T[], { minMs, targetMs, maxMs }: Required<PassageOptions>): T[][] {
   const groups: T[][] = [];
   const endOf = (g: readonly T[]): number => g.reduce((m, a) => Math.max(m, a.e), -Infinity);
   const spanOf = (g: readonly T[]): number => endOf(g) - g[0]!.s;
@@ -276,10 +273,7 @@ export function shortHash(text: string): string {
  * passages and ids: `<episodeId>:t:<startMs>`, `<episodeId>:c:<startMs>:<hash>`,
  * `<episodeId>:m:<startMs>:<hash>` (a repeated id gets `~2`, `~3`, … in order).
  */
-export function buildPassages(
-  episode: Pick<EpisodeRecord, 'id' | 'transcript' | 'chapters'>,
-  options: PassageOptions = {},
-): Passage[] {
+export function buildPassages(episode: Pick<EpisodeRecord, 'id' | 'transcript' | 'chapters'>, options: PassageOptions = {}): Passage[] {
   const opts = { ...DEFAULT_PASSAGE_OPTIONS, ...options };
   const chapters = episode.chapters ?? [];
   const boundaries = chapterBoundaries(chapters);
@@ -313,7 +307,13 @@ export function buildPassages(
     const chapterTitle = chapterTitleFor(chapters, zoneStart, zoneEnd);
     for (const group of packAtoms(atoms, opts)) {
       const startMs = group[0]!.s;
-      const endMs = Math.max(startMs, Math.min(zoneEnd, group.reduce((m, a) => Math.max(m, a.e), startMs)));
+      const endMs = Math.max(
+        startMs,
+        Math.min(
+          zoneEnd,
+          group.reduce((m, a) => Math.max(m, a.e), startMs),
+        ),
+      );
       const speakers = new Set(group.map((a) => a.speaker));
       const speaker = speakers.size === 1 ? [...speakers][0]! : null;
       passages.push({

@@ -57,7 +57,10 @@ export function createProgress({
   }
   const line = (msg: string): void => {
     const seconds = (Date.now() - started) / 1000;
-    log.info({ label, unit, ...state.fields, done: state.done, total: state.total, seconds: Math.round(seconds), perSecond: +(state.done / Math.max(seconds, 0.001)).toFixed(2) }, msg);
+    log.info(
+      { label, unit, ...state.fields, done: state.done, total: state.total, seconds: Math.round(seconds), perSecond: +(state.done / Math.max(seconds, 0.001)).toFixed(2) },
+      msg,
+    );
   };
   const timer = setInterval(() => line('progress'), intervalMs);
   timer.unref();

@@ -33,7 +33,10 @@ export type IngestQueue = Queue<IngestJob, JobResult>;
  */
 export function createIngestQueue({ connection, name, log }: { connection: Redis; name: string; log?: Logger }): IngestQueue {
   const queue = new Queue<IngestJob, JobResult>(name, { connection, defaultJobOptions: INGEST_JOB_OPTIONS });
-  queue.on('error', throttled(10_000, (err: Error) => log?.warn({ err: err.message }, 'queue: Redis unreachable, waiting for it')));
+  queue.on(
+    'error',
+    throttled(10_000, (err: Error) => log?.warn({ err: err.message }, 'queue: Redis unreachable, waiting for it')),
+  );
   return queue;
 }
 
@@ -144,11 +147,12 @@ export function createIngestWorker({
   );
   worker.on('closed', () => void queue?.close());
   worker.on('completed', (job, result) => log?.info({ jobId: job.id, ...summarize(result) }, 'job completed'));
-  worker.on('failed', (job, err) =>
-    log?.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message, name: err.name }, 'job failed'),
-  );
+  worker.on('failed', (job, err) => log?.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message, name: err.name }, 'job failed'));
   worker.on('stalled', (jobId) => log?.warn({ jobId }, 'job stalled (its worker died); it will run again'));
-  worker.on('error', throttled(10_000, (err: Error) => log?.error({ err: err.message }, 'worker error (repeats within 10 s not logged)')));
+  worker.on(
+    'error',
+    throttled(10_000, (err: Error) => log?.error({ err: err.message }, 'worker error (repeats within 10 s not logged)')),
+  );
   return worker;
 }
 
@@ -203,7 +207,5 @@ export async function dropJobsOfRemovedEpisodes(
 }
 
 function summarize(result: JobResult): Record<string, unknown> {
-  return result.kind === 'episode'
-    ? { episodeId: result.id, outcome: result.outcome, passages: result.passages, embedded: result.embedded, reused: result.reused }
-    : { ...result };
+  return result.kind === 'episode' ? { episodeId: result.id, outcome: result.outcome, passages: result.passages, embedded: result.embedded, reused: result.reused } : { ...result };
 }

@@ -3,14 +3,7 @@ import type { Client } from '@opensearch-project/opensearch';
 import type { IndexLayout } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import type { PassageDoc } from '../src/store/documents.js';
-import {
-  INDEX_NAMES,
-  createVersionedIndices,
-  readIndexDefinition,
-  resolveAliases,
-  swapAliases,
-  type IndexName,
-} from '../src/store/opensearch.js';
+import { INDEX_NAMES, createVersionedIndices, readIndexDefinition, resolveAliases, swapAliases, type IndexName } from '../src/store/opensearch.js';
 import { bulkWrite, type BulkOp } from './bulk.js';
 import { textHash } from './documents.js';
 import { storeCall } from './errors.js';
@@ -56,9 +49,7 @@ async function count(client: Client, index: string): Promise<number> {
 
 async function setWriteBlock(client: Client, indices: string[], blocked: boolean): Promise<void> {
   if (indices.length === 0) return;
-  await storeCall('write block', () =>
-    client.indices.putSettings({ index: indices.join(','), body: { 'index.blocks.write': blocked } } as never),
-  );
+  await storeCall('write block', () => client.indices.putSettings({ index: indices.join(','), body: { 'index.blocks.write': blocked } } as never));
 }
 
 /**
@@ -107,9 +98,7 @@ export async function reindex({
   let swapped = false;
   try {
     to = await createVersionedIndices(client, { prefix, modelId, ...(layout ? { layout } : {}) });
-    await storeCall('pause refresh', () =>
-      client.indices.putSettings({ index: Object.values(to!).join(','), body: { 'index.refresh_interval': '-1' } } as never),
-    );
+    await storeCall('pause refresh', () => client.indices.putSettings({ index: Object.values(to!).join(','), body: { 'index.refresh_interval': '-1' } } as never));
     for (const name of INDEX_NAMES) {
       const source = from[name];
       if (!source) continue;
@@ -118,7 +107,10 @@ export async function reindex({
       for await (const page of scrollHits<Record<string, unknown>>(client, { index: source, size: pageSize })) {
         let docs: { id: string; doc: object }[] = page.map((h) => ({ id: h._id, doc: h._source ?? {} }));
         if (name === 'passages' && embedder) docs = await reembedPage(embedder, docs as { id: string; doc: PassageDoc }[]);
-        await bulkWrite(client, docs.map((d): BulkOp => ({ op: 'index', index: to![name], id: d.id, doc: d.doc })));
+        await bulkWrite(
+          client,
+          docs.map((d): BulkOp => ({ op: 'index', index: to![name], id: d.id, doc: d.doc })),
+        );
         done += page.length;
         onProgress?.({ index: name, copied: done, total });
       }
@@ -128,9 +120,7 @@ export async function reindex({
     for (const name of INDEX_NAMES) {
       const def = await readIndexDefinition(name);
       const interval = (def.settings['refresh_interval'] ?? def.settings['index.refresh_interval'] ?? null) as string | null;
-      await storeCall('restore refresh', () =>
-        client.indices.putSettings({ index: to![name], body: { 'index.refresh_interval': interval } } as never),
-      );
+      await storeCall('restore refresh', () => client.indices.putSettings({ index: to![name], body: { 'index.refresh_interval': interval } } as never));
     }
     await storeCall('refresh', () => client.indices.refresh({ index: Object.values(to!).join(',') }));
     for (const name of INDEX_NAMES) {

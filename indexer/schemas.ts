@@ -2,34 +2,12 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FacetKind } from '../src/store/documents.js';
-import {
-  Channel,
-  Collection,
-  Episode,
-  Facet,
-  User,
-  type ChannelRecord,
-  type EpisodeRecord,
-  type FacetRecord,
-  type UserRecord,
-} from '../src/library-format.js';
+import { Channel, Collection, Episode, Facet, User, type ChannelRecord, type EpisodeRecord, type FacetRecord, type UserRecord } from '../src/library-format.js';
 
-export type {
-  ChannelRecord,
-  ChapterRecord,
-  EpisodeRecord,
-  FacetRecord,
-  KeyMomentRecord,
-  SegmentRecord,
-  TranscriptRecord,
-  UserRecord,
-  WordRecord,
-} from '../src/library-format.js';
+export type { ChannelRecord, ChapterRecord, EpisodeRecord, FacetRecord, KeyMomentRecord, SegmentRecord, TranscriptRecord, UserRecord, WordRecord } from '../src/library-format.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import may arrive wrapped.
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (
-  ajv: Ajv,
-) => Ajv;
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
 addFormats(ajv);

@@ -22,9 +22,7 @@ export async function* scrollHits<T = Record<string, unknown>>(
     keepAlive = '2m',
   }: { index: string; query?: object; source?: boolean | string[]; size?: number; keepAlive?: string },
 ): AsyncGenerator<Hit<T>[]> {
-  let res = await storeCall(`scroll ${index}`, () =>
-    client.search({ index, scroll: keepAlive, size, _source: source, body: { query, sort: ['_doc'] } } as never),
-  );
+  let res = await storeCall(`scroll ${index}`, () => client.search({ index, scroll: keepAlive, size, _source: source, body: { query, sort: ['_doc'] } } as never));
   let body = res.body as { _scroll_id?: string; hits: { hits: Hit<T>[] } };
   let scrollId = body._scroll_id;
   try {

@@ -27,7 +27,10 @@ export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: str
   /** Bytes of the file already read: records other processes append later are picked up on a miss. */
   let readUpTo = 0;
   const fileSize = (): Promise<number> =>
-    stat(file).then((st) => st.size, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)));
+    stat(file).then(
+      (st) => st.size,
+      (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 0 : Promise.reject(err)),
+    );
   const readNew = async (): Promise<void> => {
     const size = await fileSize();
     const whole = size - (size % recordBytes);

@@ -7,8 +7,7 @@ export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
 
 // Nullable values and string enums are written as `type: [t, 'null']` and `enum`, not as
 // TypeBox unions (`anyOf`), so ajv's errors name the field and the published schemas stay plain.
-export const Nullable = <T extends TSchema & { type: string }>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
+export const Nullable = <T extends TSchema & { type: string }>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 export const StringEnum = <T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
   Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 

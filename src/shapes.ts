@@ -7,10 +7,8 @@ const component = <T extends TSchema>(name: string, _schema: T) => Type.Unsafe<S
 
 /** What each `matchedVia` value means; the OpenAPI document quotes this. */
 export const MATCHED_VIA_DESCRIPTIONS = {
-  keyword:
-    'Found by the keyword (BM25) leg: the words of the query, stemmed, occur in the segment text or in the title of the chapter it belongs to.',
-  semantic:
-    'Found by the semantic leg: the segment is among the nearest passages to the query by meaning (k-NN over passage embeddings).',
+  keyword: 'Found by the keyword (BM25) leg: the words of the query, stemmed, occur in the segment text or in the title of the chapter it belongs to.',
+  semantic: 'Found by the semantic leg: the segment is among the nearest passages to the query by meaning (k-NN over passage embeddings).',
   title:
     "The episode's catalog row matched the words of the query (title, summary, description, chapter or key-moment titles). On a segment: the segment was not matched itself; it is the episode's best keyword passage for the query, or its opening passage, cited because the episode matched.",
   chapter: 'The segment is a chapter title (it spans the chapter), not transcript speech.',

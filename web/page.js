@@ -21,7 +21,9 @@
 
   const clock = (ms) => {
     const t = Math.max(0, Math.floor(ms / 1000));
-    const h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), s = t % 60;
+    const h = Math.floor(t / 3600),
+      m = Math.floor((t % 3600) / 60),
+      s = t % 60;
     const two = (n) => String(n).padStart(2, '0');
     return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
   };
@@ -30,7 +32,8 @@
   const segmentAt = (ms) => {
     let found = null;
     for (const li of segments) {
-      const start = Number(li.dataset.startMs), end = Number(li.dataset.endMs);
+      const start = Number(li.dataset.startMs),
+        end = Number(li.dataset.endMs);
       if (start <= ms && ms < end) return li;
       if (start <= ms) found = li;
     }
@@ -94,9 +97,23 @@
   }
 
   // A browser that ignored the media fragment (or a server without ranges): cue once the metadata is in.
-  if (media) media.addEventListener('loadedmetadata', () => { if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 500) media.currentTime = cueMs / 1000; }, { once: true });
+  if (media)
+    media.addEventListener(
+      'loadedmetadata',
+      () => {
+        if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 500) media.currentTime = cueMs / 1000;
+      },
+      { once: true },
+    );
   // iOS Safari ignores a seek before the first play: cue again then.
-  if (media) media.addEventListener('play', () => { if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 1000) media.currentTime = cueMs / 1000; }, { once: true });
+  if (media)
+    media.addEventListener(
+      'play',
+      () => {
+        if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 1000) media.currentTime = cueMs / 1000;
+      },
+      { once: true },
+    );
   // While it plays, the segment being spoken is current; "Follow the playback" keeps it in view (off: the reader scrolls alone).
   if (follow && media) follow.closest('label').hidden = false;
   if (media) {

@@ -39,11 +39,20 @@ function timedWords(runs: Run[], startMs: number, endMs: number): WordRecord[] {
       .map((t) => ({ t, at }));
   });
   const words: WordRecord[] = [];
-  for (let i = 0; i < tokens.length; ) {
+  for (let i = 0; i < tokens.length;) {
     let j = i;
     while (j < tokens.length && tokens[j]!.at === tokens[i]!.at) j++;
     const until = j < tokens.length ? tokens[j]!.at : endMs;
-    words.push(...spreadWords(tokens.slice(i, j).map((t) => t.t).join(' '), tokens[i]!.at, Math.max(tokens[i]!.at, until)));
+    words.push(
+      ...spreadWords(
+        tokens
+          .slice(i, j)
+          .map((t) => t.t)
+          .join(' '),
+        tokens[i]!.at,
+        Math.max(tokens[i]!.at, until),
+      ),
+    );
     i = j;
   }
   return words;

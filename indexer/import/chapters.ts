@@ -24,7 +24,11 @@ function close(spans: Span[], episodeEndMs: number): ChapterRecord[] {
 export function jsonChapters(json: ChaptersJsonRecord, episodeEndMs: number): ChapterRecord[] {
   const shown = json.chapters.filter((c) => c.toc !== false);
   return close(
-    shown.map((c) => ({ title: cleanText(c.title ?? '') || `Chapter at ${clockOf(ms(c.startTime))}`, startMs: ms(c.startTime), ...(c.endTime !== undefined ? { endMs: ms(c.endTime) } : {}) })),
+    shown.map((c) => ({
+      title: cleanText(c.title ?? '') || `Chapter at ${clockOf(ms(c.startTime))}`,
+      startMs: ms(c.startTime),
+      ...(c.endTime !== undefined ? { endMs: ms(c.endTime) } : {}),
+    })),
     episodeEndMs,
   );
 }

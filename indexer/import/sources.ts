@@ -65,7 +65,10 @@ export async function parseTranscriptText(text: string, file: string): Promise<D
     const value = parseJson(text, file);
     const draft = parseJsonTranscript(value);
     if (draft) return draft;
-    throw new ImportProblem(file, jsonKind(value) === 'chapters' ? 'a chapters file where a transcript was expected' : 'JSON of no transcript shape we know (whisper, WhisperX, whisper.cpp, Podcast Index)');
+    throw new ImportProblem(
+      file,
+      jsonKind(value) === 'chapters' ? 'a chapters file where a transcript was expected' : 'JSON of no transcript shape we know (whisper, WhisperX, whisper.cpp, Podcast Index)',
+    );
   }
   throw new ImportProblem(file, kind === 'html' ? 'an HTML transcript has no timings: not imported' : 'a plain-text transcript has no timings: not imported');
 }

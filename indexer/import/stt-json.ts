@@ -18,9 +18,7 @@ const WhisperWord = Type.Object({
 });
 /** openai-whisper (`word_timestamps=True`) and WhisperX: seconds; WhisperX adds `speaker` and `score`, and may leave number words untimed. */
 export const WhisperJson = Type.Object({
-  segments: Type.Array(
-    Type.Object({ start: Seconds, end: Seconds, text: Type.String(), speaker: Type.Optional(Type.String()), words: Type.Optional(Type.Array(WhisperWord)) }),
-  ),
+  segments: Type.Array(Type.Object({ start: Seconds, end: Seconds, text: Type.String(), speaker: Type.Optional(Type.String()), words: Type.Optional(Type.Array(WhisperWord)) })),
 });
 
 /** whisper.cpp `-oj`: `offsets` in ms. */
@@ -35,9 +33,7 @@ export const PodcastIndexJson = Type.Object({
 
 /** JSON Chapters 1.2. */
 export const ChaptersJson = Type.Object({
-  chapters: Type.Array(
-    Type.Object({ startTime: Seconds, title: Type.Optional(Type.String()), endTime: Type.Optional(Seconds), toc: Type.Optional(Type.Boolean()) }),
-  ),
+  chapters: Type.Array(Type.Object({ startTime: Seconds, title: Type.Optional(Type.String()), endTime: Type.Optional(Seconds), toc: Type.Optional(Type.Boolean()) })),
 });
 export type ChaptersJsonRecord = Static<typeof ChaptersJson>;
 
@@ -56,7 +52,7 @@ export function jsonKind(value: unknown): 'whisper' | 'whisper.cpp' | 'podcast-i
 function whisperWords(words: Static<typeof WhisperWord>[], startMs: number, endMs: number): { words: WordRecord[]; interpolated: boolean } {
   const out: WordRecord[] = [];
   let interpolated = false;
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const w = words[i]!;
     const t = cleanText(w.word);
     if (w.start !== undefined && w.end !== undefined) {
@@ -69,7 +65,18 @@ function whisperWords(words: Static<typeof WhisperWord>[], startMs: number, endM
     while (j < words.length && (words[j]!.start === undefined || words[j]!.end === undefined)) j++;
     const from = out.at(-1)?.e ?? startMs;
     const to = j < words.length ? ms(words[j]!.start!) : endMs;
-    out.push(...spreadWords(cleanText(words.slice(i, j).map((x) => x.word).join(' ')), from, Math.max(from, to)));
+    out.push(
+      ...spreadWords(
+        cleanText(
+          words
+            .slice(i, j)
+            .map((x) => x.word)
+            .join(' '),
+        ),
+        from,
+        Math.max(from, to),
+      ),
+    );
     interpolated = true;
     i = j;
   }
@@ -107,7 +114,9 @@ const PAUSE_MS = 1500;
 const MAX_WORDS = 60;
 
 function fromPodcastIndex(json: Static<typeof PodcastIndexJson>): DraftTranscript {
-  const entries = json.segments.map((s) => ({ speaker: s.speaker ? cleanText(s.speaker) : null, s: ms(s.startTime), e: Math.max(ms(s.startTime), ms(s.endTime)), text: cleanText(s.body) })).filter((e) => e.text !== '');
+  const entries = json.segments
+    .map((s) => ({ speaker: s.speaker ? cleanText(s.speaker) : null, s: ms(s.startTime), e: Math.max(ms(s.startTime), ms(s.endTime)), text: cleanText(s.body) }))
+    .filter((e) => e.text !== '');
   const wordLevel = entries.length > 0 && entries.filter((e) => !e.text.includes(' ')).length / entries.length >= 0.8;
   if (!wordLevel) {
     const segments = entries.map((e) => ({ speaker: e.speaker, startMs: e.s, endMs: e.e, text: e.text, words: spreadWords(e.text, e.s, e.e), interpolated: true }));

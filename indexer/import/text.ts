@@ -10,7 +10,15 @@ export function cleanText(value: string): string {
 
 /** HTML (a feed's description, show notes) as plain text: tags gone, entities decoded, links dropped. */
 export function htmlToText(html: string): string {
-  return cleanText(convert(html, { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }));
+  return cleanText(
+    convert(html, {
+      wordwrap: false,
+      selectors: [
+        { selector: 'a', options: { ignoreHref: true } },
+        { selector: 'img', format: 'skip' },
+      ],
+    }),
+  );
 }
 
 /** A slug for a channel (`[a-z0-9-]{1,63}`) or a facet id part, from any title. */

@@ -66,7 +66,10 @@ export async function writeLibrary(outDir: string, imported: ImportedChannel, ow
     };
     await writeFile(join(stage, 'channels.json'), json([...channels.filter((c) => c.id !== channel.id), channel].sort(byId)));
 
-    for (const [file, added] of [['people.json', imported.people], ['topics.json', imported.topics]] as const) {
+    for (const [file, added] of [
+      ['people.json', imported.people],
+      ['topics.json', imported.topics],
+    ] as const) {
       if (added.length === 0 && !(await readText(join(stage, file)))) continue;
       const facets = new Map((await readArray<FacetRecord>(join(stage, file))).map((f) => [f.id, f]));
       for (const f of added) if (!facets.has(f.id)) facets.set(f.id, f);

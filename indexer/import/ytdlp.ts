@@ -25,7 +25,9 @@ export const YtdlpInfo = Type.Object({
   categories: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
   channel: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   uploader: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  chapters: Type.Optional(Type.Union([Type.Array(Type.Object({ start_time: Type.Number({ minimum: 0 }), end_time: Type.Optional(Type.Number()), title: Type.String() })), Type.Null()])),
+  chapters: Type.Optional(
+    Type.Union([Type.Array(Type.Object({ start_time: Type.Number({ minimum: 0 }), end_time: Type.Optional(Type.Number()), title: Type.String() })), Type.Null()]),
+  ),
 });
 type Info = Static<typeof YtdlpInfo>;
 
@@ -43,9 +45,11 @@ function captionFile(files: readonly string[], base: string): string | undefined
 }
 
 export async function importYtdlpFolder(dir: string, opts: { slug?: string }): Promise<ImportedChannel> {
-  const files = (await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    throw new ImportProblem(dir, err.code === 'ENOENT' ? 'folder not found' : err.message);
-  })).sort();
+  const files = (
+    await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+      throw new ImportProblem(dir, err.code === 'ENOENT' ? 'folder not found' : err.message);
+    })
+  ).sort();
   const infos = files.filter((f) => f.endsWith('.info.json'));
   if (infos.length === 0) throw new ImportProblem(dir, 'no <title> [<id>].info.json here: not a yt-dlp download folder');
   const people = new FacetNames('p');

@@ -40,7 +40,6 @@ interface Result {
   peakRssMB: number;
 }
 
-
 /** Transcript segments of each episode, joined and cut into chunks of about `words` words. */
 async function loadPassages(dir: string, count: number, words: number): Promise<string[]> {
   const passages: string[] = [];
@@ -101,8 +100,7 @@ async function setIntraOpThreads(threads: number): Promise<void> {
   // The same module object Transformers.js picks (`default ?? namespace`).
   const ort = ((module as unknown as { default?: typeof module }).default ?? module) as typeof module;
   const create = ort.InferenceSession.create.bind(ort.InferenceSession) as (...args: unknown[]) => unknown;
-  (ort.InferenceSession as { create: unknown }).create = (buffer: unknown, options: object = {}) =>
-    create(buffer, { ...options, intraOpNumThreads: threads });
+  (ort.InferenceSession as { create: unknown }).create = (buffer: unknown, options: object = {}) => create(buffer, { ...options, intraOpNumThreads: threads });
 }
 
 function round(x: number, digits: number): number {
@@ -114,10 +112,14 @@ async function runChild(options: Options, batchSize: number): Promise<Result> {
   const args = [
     ...process.execArgv,
     fileURLToPath(import.meta.url),
-    '--data', options.data,
-    '--count', String(options.count),
-    '--words', String(options.words),
-    '--batch-sizes', String(batchSize),
+    '--data',
+    options.data,
+    '--count',
+    String(options.count),
+    '--words',
+    String(options.words),
+    '--batch-sizes',
+    String(batchSize),
     ...(options.intraOpThreads === undefined ? [] : ['--intra-op-threads', String(options.intraOpThreads)]),
   ];
   const { exitCode, stdout } = await x(process.execPath, args, { nodeOptions: { stdio: ['ignore', 'pipe', 'inherit'] }, nodePath: false });

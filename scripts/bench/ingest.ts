@@ -39,7 +39,6 @@ import { useProvisionedModel } from '../ops/provision/model.js';
 // The real model, local files only (as `npm test` uses it).
 await useProvisionedModel('bench:ingest');
 
-
 const DEFAULT_LIBRARY = fileURLToPath(new URL('../../../shared/data/seen-unseen/', import.meta.url));
 
 const program = new Command()
@@ -133,7 +132,11 @@ async function main(): Promise<void> {
   const meta = await readLibraryMeta(dir);
   const groups: string[][] = [];
   for await (const { record } of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: () => undefined })) {
-    groups.push(buildPassages(record).map((p) => p.text).sort((a, b) => a.length - b.length));
+    groups.push(
+      buildPassages(record)
+        .map((p) => p.text)
+        .sort((a, b) => a.length - b.length),
+    );
   }
   const passages = groups.reduce((n, g) => n + g.length, 0);
   const embedAlone = () =>
@@ -207,7 +210,16 @@ async function main(): Promise<void> {
           if (whole.written !== passages) throw new Error(`wrote ${whole.written} passages of ${passages}`);
           episodes = whole.episodes;
           const alone = await embedAlone();
-          runs.push({ round, path, inFlight, seconds: +whole.seconds.toFixed(1), embedderBusyShare: +(timed.busySeconds() / whole.seconds).toFixed(3), aloneSeconds: +alone.seconds.toFixed(1), peakRssMB: whole.peakRssMB, ratio: +(alone.seconds / whole.seconds).toFixed(3) });
+          runs.push({
+            round,
+            path,
+            inFlight,
+            seconds: +whole.seconds.toFixed(1),
+            embedderBusyShare: +(timed.busySeconds() / whole.seconds).toFixed(3),
+            aloneSeconds: +alone.seconds.toFixed(1),
+            peakRssMB: whole.peakRssMB,
+            ratio: +(alone.seconds / whole.seconds).toFixed(3),
+          });
         }
       }
     }
@@ -220,20 +232,22 @@ async function main(): Promise<void> {
       model: embedder.modelId,
       embedBatchSize: config.embedBatchSize,
       /** Per path and in-flight setting: the median over rounds of whole-path throughput ÷ the embedder's in the run right after (1: embedding is all the cost). */
-      wholePath: paths.flatMap((path) => inFlightRuns.map((inFlight) => {
-        const mine = runs.filter((r) => r.path === path && r.inFlight === inFlight);
-        return {
-          path,
-          /** Direct: loadLibrary's episodesInFlight; worker: the worker's concurrency. */
-          episodesInFlight: inFlight,
-          medianRatio: median(mine.map((r) => r.ratio)),
-          /** Share of the whole path's time during which the embedder was working. */
-          medianEmbedderBusyShare: median(mine.map((r) => r.embedderBusyShare)),
-          passagesPerSecond: +(passages / median(mine.map((r) => r.seconds))).toFixed(2),
-          embedderAlonePassagesPerSecond: +(passages / median(mine.map((r) => r.aloneSeconds))).toFixed(2),
-          peakRssMB: Math.max(...mine.map((r) => r.peakRssMB)),
-        };
-      })),
+      wholePath: paths.flatMap((path) =>
+        inFlightRuns.map((inFlight) => {
+          const mine = runs.filter((r) => r.path === path && r.inFlight === inFlight);
+          return {
+            path,
+            /** Direct: loadLibrary's episodesInFlight; worker: the worker's concurrency. */
+            episodesInFlight: inFlight,
+            medianRatio: median(mine.map((r) => r.ratio)),
+            /** Share of the whole path's time during which the embedder was working. */
+            medianEmbedderBusyShare: median(mine.map((r) => r.embedderBusyShare)),
+            passagesPerSecond: +(passages / median(mine.map((r) => r.seconds))).toFixed(2),
+            embedderAlonePassagesPerSecond: +(passages / median(mine.map((r) => r.aloneSeconds))).toFixed(2),
+            peakRssMB: Math.max(...mine.map((r) => r.peakRssMB)),
+          };
+        }),
+      ),
       runs,
       processPeakRssMB: Math.round(process.resourceUsage().maxRSS / 1000),
     };
@@ -244,7 +258,9 @@ async function main(): Promise<void> {
         `${result.subset} of ${library}: ${passages} passages, ${config.modelId}, batch ${config.embedBatchSize}, ${opts.rounds} rounds`,
         '| round | path | episodes in flight | whole path s | embedder busy | embedder alone s (right after) | whole ÷ alone |',
         '|---|---|--:|--:|--:|--:|--:|',
-        ...runs.map((r) => `| ${r.round} | ${r.path} | ${r.inFlight} | ${r.seconds} | ${(r.embedderBusyShare * 100).toFixed(1)}% | ${r.aloneSeconds} | ${(r.ratio * 100).toFixed(1)}% |`),
+        ...runs.map(
+          (r) => `| ${r.round} | ${r.path} | ${r.inFlight} | ${r.seconds} | ${(r.embedderBusyShare * 100).toFixed(1)}% | ${r.aloneSeconds} | ${(r.ratio * 100).toFixed(1)}% |`,
+        ),
         ...result.wholePath.map(
           (w) =>
             `${w.path}, ${w.episodesInFlight} in flight: median ${(w.medianRatio * 100).toFixed(1)}% of the embedder-alone rate, embedder busy ${(w.medianEmbedderBusyShare * 100).toFixed(1)}% of the time, peak RSS ${w.peakRssMB} MB`,

@@ -23,7 +23,18 @@ const opts = new Command()
   .option('--low-keys <n>', 'keys of phase B (few, so that the quota bites even at low throughput)', positive, 2)
   .option('--queries <file>', 'search queries (JSON lines with channel and query)', '../shared/data/qmsum/queries-dev.jsonl')
   .parse()
-  .opts<{ prefix: string; seconds: number; lowSeconds?: number; rssEvery: number; connections: number; keys: number; lowLimit: number; lowWindow: number; lowKeys: number; queries: string }>();
+  .opts<{
+    prefix: string;
+    seconds: number;
+    lowSeconds?: number;
+    rssEvery: number;
+    connections: number;
+    keys: number;
+    lowLimit: number;
+    lowWindow: number;
+    lowKeys: number;
+    queries: string;
+  }>();
 
 const progress = (line: string) => process.stderr.write(`bench:load: ${line}\n`);
 // Hybrid search embeds queries with the real model, local files only.
@@ -155,7 +166,9 @@ async function runPhase(phase: string, env: Record<string, string>, keys = opts.
     const statuses: Record<string, number> = {};
     for (const [status, { count = 0 } = {}] of Object.entries(result.statusCodeStats ?? {})) statuses[status] = count;
     const non2xx = Object.fromEntries(Object.entries(statuses).filter(([s]) => !s.startsWith('2')));
-    const fiveXX = Object.entries(statuses).filter(([s]) => s.startsWith('5')).reduce((n, [, c]) => n + c, 0);
+    const fiveXX = Object.entries(statuses)
+      .filter(([s]) => s.startsWith('5'))
+      .reduce((n, [, c]) => n + c, 0);
     const total = Object.values(statuses).reduce((a, b) => a + b, 0);
     const report: PhaseReport = {
       phase,
@@ -208,7 +221,21 @@ process.stdout.write(`${JSON.stringify(phases, null, 2)}\n\n`);
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 process.stdout.write(
   [
-    row(['phase', 'rate limit', 'seconds', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'RSS MB start → end (max)', 'heap MB start → end', 'embedder workers RSS MB', 'non-2xx by status', 'checks']),
+    row([
+      'phase',
+      'rate limit',
+      'seconds',
+      'requests',
+      'req/s',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'RSS MB start → end (max)',
+      'heap MB start → end',
+      'embedder workers RSS MB',
+      'non-2xx by status',
+      'checks',
+    ]),
     row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---', '---', '---', '---']),
     ...phases.map((p) =>
       row([
@@ -223,8 +250,15 @@ process.stdout.write(
         `${p.memory.start.rssMB} → ${p.memory.end.rssMB} (${p.memory.maxRssMB})`,
         `${p.memory.start.heapUsedMB} → ${p.memory.end.heapUsedMB}`,
         `${p.memory.start.childrenRssMB} → ${p.memory.end.childrenRssMB}`,
-        Object.entries(p.non2xx).map(([s, n]) => `${s}: ${n}`).join(', ') || 'none',
-        p.checks.every((c) => c.ok) ? 'pass' : `FAIL (${p.checks.filter((c) => !c.ok).map((c) => c.name).join('; ')})`,
+        Object.entries(p.non2xx)
+          .map(([s, n]) => `${s}: ${n}`)
+          .join(', ') || 'none',
+        p.checks.every((c) => c.ok)
+          ? 'pass'
+          : `FAIL (${p.checks
+              .filter((c) => !c.ok)
+              .map((c) => c.name)
+              .join('; ')})`,
       ]),
     ),
   ].join('\n') + '\n',

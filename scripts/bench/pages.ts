@@ -61,12 +61,20 @@ async function main(): Promise<void> {
   const log = (m: string) => process.stderr.write(`${m}\n`);
 
   const channels = new Map(
-    ((await client.search({ index: aliases.channels, body: { size: 100, query: { match_all: {} } } as never })).body.hits.hits as { _source: ChannelDoc }[]).map((h) => [h._source.id, h._source]),
+    ((await client.search({ index: aliases.channels, body: { size: 100, query: { match_all: {} } } as never })).body.hits.hits as { _source: ChannelDoc }[]).map((h) => [
+      h._source.id,
+      h._source,
+    ]),
   );
   if (channels.size === 0) throw new Error(`no channels under prefix "${config.indexPrefix}": load a library first (npm run ingest)`);
   const found = await client.search({
     index: aliases.episodes,
-    body: { size: 1000, query: { bool: { filter: [{ term: { status: 'published' } }, { term: { archived: false } }, { term: { hasTranscript: true } }] } }, sort: [{ durationMs: 'desc' }], _source: ['id', 'channelId', 'durationMs', 'title'] } as never,
+    body: {
+      size: 1000,
+      query: { bool: { filter: [{ term: { status: 'published' } }, { term: { archived: false } }, { term: { hasTranscript: true } }] } },
+      sort: [{ durationMs: 'desc' }],
+      _source: ['id', 'channelId', 'durationMs', 'title'],
+    } as never,
   });
   const published = (found.body.hits.hits as { _source: Pick<EpisodeDoc, 'id' | 'channelId' | 'durationMs' | 'title'> }[]).map((h) => h._source);
   if (published.length === 0) throw new Error('no published episode with a transcript in this library');
@@ -78,7 +86,10 @@ async function main(): Promise<void> {
   const { key, record } = await createApiKey({ client, aliases }, { userId: opts.user, name: 'bench:pages (deleted after the run)' });
   try {
     log('starting the API process');
-    const api = await apiProcess({ INDEX_PREFIX: config.indexPrefix, RATE_LIMIT_MAX: '10000000', PAGES_RATE_LIMIT_MAX: '10000000', OPENSEARCH_TIMEOUT_MS: '10000', LOG_LEVEL: 'warn' }, servers);
+    const api = await apiProcess(
+      { INDEX_PREFIX: config.indexPrefix, RATE_LIMIT_MAX: '10000000', PAGES_RATE_LIMIT_MAX: '10000000', OPENSEARCH_TIMEOUT_MS: '10000', LOG_LEVEL: 'warn' },
+      servers,
+    );
     const base = new URL(api.base);
     const hostOf = (e: { channelId: string }) => channelHost(channels.get(e.channelId)!, config.channelBaseDomain);
     const pagePath = (e: (typeof episodes)[number]) => `/episodes/${encodeURIComponent(e.id)}?t=${Math.floor((e.durationMs ?? 0) / 2)}`;
@@ -98,10 +109,15 @@ async function main(): Promise<void> {
 
     const rows: string[] = [];
     for (const concurrency of opts.concurrency.split(',').map((s) => positive(s.trim()))) {
-      const measured = await measureInTurns({ transcript, page }, { concurrency, requests: opts.requests, seconds: opts.seconds, turn: opts.turn, label: `concurrency ${concurrency}` });
+      const measured = await measureInTurns(
+        { transcript, page },
+        { concurrency, requests: opts.requests, seconds: opts.seconds, turn: opts.turn, label: `concurrency ${concurrency}` },
+      );
       const t = measured.transcript!;
       const p = measured.page!;
-      rows.push(`| ${concurrency} | ${p.p50.toFixed(1)} | ${p.p95.toFixed(1)} | ${t.p50.toFixed(1)} | ${t.p95.toFixed(1)} | ${(p.p50 / t.p50).toFixed(2)}× | ${p.requests}/${t.requests} |`);
+      rows.push(
+        `| ${concurrency} | ${p.p50.toFixed(1)} | ${p.p95.toFixed(1)} | ${t.p50.toFixed(1)} | ${t.p95.toFixed(1)} | ${(p.p50 / t.p50).toFixed(2)}× | ${p.requests}/${t.requests} |`,
+      );
     }
 
     const html = await get(base, pagePath(longest), { host: hostOf(longest), 'accept-encoding': 'identity' });

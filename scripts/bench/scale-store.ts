@@ -239,4 +239,3 @@ export async function storeFigures(node: string, index: string): Promise<{ store
 
 // ---------------------------------------------------------------------------------------------
 // Measurements
-

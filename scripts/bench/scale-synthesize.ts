@@ -63,12 +63,7 @@ export interface ChannelPlan {
  * Channels to add so that the store grows from `from` to exactly `to` passages: sizes drawn from
  * {@link channelSize}, the last one cut to land on `to`. Channels are numbered on from `firstN`.
  */
-export function planChannels(
-  from: number,
-  to: number,
-  random: () => number,
-  { min, max, firstN }: { min: number; max: number; firstN: number },
-): ChannelPlan[] {
+export function planChannels(from: number, to: number, random: () => number, { min, max, firstN }: { min: number; max: number; firstN: number }): ChannelPlan[] {
   const plans: ChannelPlan[] = [];
   let total = from;
   while (total < to) {

@@ -50,7 +50,12 @@ function parseOptions(): Options {
     .option('--queries <file>', 'query texts (JSON lines with a query field)', '../shared/data/qmsum/queries-dev.jsonl')
     .option('--distinct <n>', 'distinct queries cycled through', positive, 200)
     .option('--requests <n>', 'searches per mode and size', positive, 300)
-    .option('--passes <n>', 'timed passes over the same sample per mode and size; the table shows the last (the first reads freshly merged segments cold), the log every pass', positive, 1)
+    .option(
+      '--passes <n>',
+      'timed passes over the same sample per mode and size; the table shows the last (the first reads freshly merged segments cold), the log every pass',
+      positive,
+      1,
+    )
     .option('--recall-queries <n>', 'queries of the recall sample (each: channel-scoped and whole store)', positive, 50)
     .option('--ef-search <list>', 'also measure recall with these HNSW candidate lists (method_parameters.ef_search)', list, [])
     .option('--m <n>', 'HNSW m (links per node)', positive, 16)
@@ -152,7 +157,23 @@ async function main(): Promise<void> {
         let last: Latency | undefined;
         for (let pass = 1; pass <= opts.passes; pass++) {
           last = await measureSearch(deps, sample, fast, `${mode} at ${loaded}${opts.passes > 1 ? `, pass ${pass}` : ''}`);
-          if (opts.passes > 1) log.info({ passages: loaded, mode, pass, p50: last.p50, p95: last.p95, p99: last.p99, legsP50: last.legsP50, legsP95: last.legsP95, restP50: last.restP50, restP95: last.restP95, embedMaxMs: last.embedMaxMs }, 'timed pass');
+          if (opts.passes > 1)
+            log.info(
+              {
+                passages: loaded,
+                mode,
+                pass,
+                p50: last.p50,
+                p95: last.p95,
+                p99: last.p99,
+                legsP50: last.legsP50,
+                legsP95: last.legsP95,
+                restP50: last.restP50,
+                restP95: last.restP95,
+                embedMaxMs: last.embedMaxMs,
+              },
+              'timed pass',
+            );
         }
         return last!;
       };
@@ -160,8 +181,7 @@ async function main(): Promise<void> {
       const fast = await timed(true);
       let concurrent: StageResult['concurrent'];
       if (opts.concurrentSegments) {
-        const mode = (value: string | null) =>
-          client.indices.putSettings({ index: index.passages, body: { 'index.search.concurrent_segment_search.mode': value } } as never);
+        const mode = (value: string | null) => client.indices.putSettings({ index: index.passages, body: { 'index.search.concurrent_segment_search.mode': value } } as never);
         await mode('all');
         try {
           concurrent = { hybrid: await timed(false), fast: await timed(true) };
@@ -207,11 +227,17 @@ async function main(): Promise<void> {
     if (results.length > 1) {
       const first = results[0]!;
       const last = results.at(-1)!;
-      lines.push('', `hybrid p95 at ${last.passages} ÷ p95 at ${first.passages}: ${(last.hybrid.p95 / first.hybrid.p95).toFixed(2)}×; fast: ${(last.fast.p95 / first.fast.p95).toFixed(2)}×`);
+      lines.push(
+        '',
+        `hybrid p95 at ${last.passages} ÷ p95 at ${first.passages}: ${(last.hybrid.p95 / first.hybrid.p95).toFixed(2)}×; fast: ${(last.fast.p95 / first.fast.p95).toFixed(2)}×`,
+      );
     }
     for (const r of results) {
       const c = r.concurrent;
-      if (c) lines.push(`concurrent segment search at ${r.passages}: hybrid p50/p95/p99 ${f(c.hybrid.p50)}/${f(c.hybrid.p95)}/${f(c.hybrid.p99)} (legs ${f(c.hybrid.legsP50)}/${f(c.hybrid.legsP95)}), fast ${f(c.fast.p50)}/${f(c.fast.p95)}/${f(c.fast.p99)}`);
+      if (c)
+        lines.push(
+          `concurrent segment search at ${r.passages}: hybrid p50/p95/p99 ${f(c.hybrid.p50)}/${f(c.hybrid.p95)}/${f(c.hybrid.p99)} (legs ${f(c.hybrid.legsP50)}/${f(c.hybrid.legsP95)}), fast ${f(c.fast.p50)}/${f(c.fast.p95)}/${f(c.fast.p99)}`,
+        );
       for (const [ef, rec] of Object.entries(r.recallByEfSearch)) {
         lines.push(`recall@10 at ${r.passages} with ef_search ${ef}: channel ${rec.channel.toFixed(3)}, store ${rec.global.toFixed(3)}`);
       }

@@ -6,7 +6,6 @@ import type { ChannelDoc } from '../../src/store/documents.js';
 import { type Client, type IndexAliases } from '../../src/store/opensearch.js';
 import { freePort, serveInChildProcess, type Served } from '../lib/child.js';
 
-
 export interface Stats {
   target: 'api' | 'uncached' | 'baseline' | 'relay' | 'pipeline' | 'engine' | 'native' | 'compare' | 'compare-engine';
   mode: 'fast' | 'hybrid';
@@ -121,7 +120,15 @@ export async function measureInTurns<T extends string = Target>(
  * to the API that does nothing, and the pipeline's own phases from its trace.
  */
 export async function profileSteps(
-  { client, redis, aliases, keyHash, channel, apiBase, requests }: { client: Client; redis: Redis; aliases: IndexAliases; keyHash: string; channel: ChannelDoc; apiBase: string; requests: number },
+  {
+    client,
+    redis,
+    aliases,
+    keyHash,
+    channel,
+    apiBase,
+    requests,
+  }: { client: Client; redis: Redis; aliases: IndexAliases; keyHash: string; channel: ChannelDoc; apiBase: string; requests: number },
   search: (mode: 'fast' | 'hybrid', i: number) => Promise<{ result: unknown; trace: SearchTrace }>,
 ): Promise<{ step: string; p50: number; p95: number }[]> {
   const times = new Map<string, number[]>();
@@ -189,4 +196,3 @@ export async function hydrationStats(metricsPort: number): Promise<{ hits: numbe
  * that the API never pays, which flattered every API ÷ engine ratio before.
  */
 export const AS_OUR_CLIENT = { 'accept-encoding': 'identity' } as const;
-

@@ -36,7 +36,21 @@ import { loadedChannel } from '../eval/eval.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 import { serveInChildProcess, type Served } from '../lib/child.js';
 
-import { type Stats, type Target, type Measured, ensureNativePipeline, hasNeuralSearch, measureInTurns, profileSteps, apiProcess, hydrationStats, RELAY_ENTRY, LOOPBACK, NATIVE_PIPELINE, AS_OUR_CLIENT } from './search-targets.js';
+import {
+  type Stats,
+  type Target,
+  type Measured,
+  ensureNativePipeline,
+  hasNeuralSearch,
+  measureInTurns,
+  profileSteps,
+  apiProcess,
+  hydrationStats,
+  RELAY_ENTRY,
+  LOOPBACK,
+  NATIVE_PIPELINE,
+  AS_OUR_CLIENT,
+} from './search-targets.js';
 
 // The real model, local files only (as `npm test` uses it).
 await useProvisionedModel('bench:search');
@@ -60,7 +74,22 @@ async function main(): Promise<void> {
     .option('--baseline <dir>', "another checkout's API (a worktree of main, say, with its node_modules) as one more target, over the same store, in turns with this one")
     .option('--compare <prefix>', 'the same library loaded under another prefix (another index layout, say): its API and engine legs as two more targets, in turns')
     .parse()
-    .opts<{ prefix?: string; queries: string; distinct: number; concurrency: string; requests: number; seconds: number; turn: number; user: string; native: boolean; baseline?: string; steps?: boolean; compare?: string; uncached?: boolean; relay?: boolean }>();
+    .opts<{
+      prefix?: string;
+      queries: string;
+      distinct: number;
+      concurrency: string;
+      requests: number;
+      seconds: number;
+      turn: number;
+      user: string;
+      native: boolean;
+      baseline?: string;
+      steps?: boolean;
+      compare?: string;
+      uncached?: boolean;
+      relay?: boolean;
+    }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
   // The rate limit stays on (it is part of the API's cost) but high enough never to answer 429 here;
@@ -139,7 +168,13 @@ async function main(): Promise<void> {
           { index: aliases.episodes, body: kw.episodes },
           ...(mode === 'hybrid' ? [{ index: aliases.passages, body: buildKnnQuery(vectors[i]!, params, channel, config.search.candidates) }] : []),
         ];
-        return { n: searches.length, ndjson: buildMsearchBody(searches).map((l) => JSON.stringify(l)).join('\n') + '\n' };
+        return {
+          n: searches.length,
+          ndjson:
+            buildMsearchBody(searches)
+              .map((l) => JSON.stringify(l))
+              .join('\n') + '\n',
+        };
       });
     // Native: the passage keyword query and the k-NN query as the two sub-queries of one `hybrid`
     // query, each with its own filter (2.19 has no hybrid-level filter), fused by the pipeline.
@@ -179,13 +214,15 @@ async function main(): Promise<void> {
       const q = queries[i % queries.length]!;
       await searchChannel(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
     };
-    const apiCall = (mode: 'fast' | 'hybrid', base = apiBase, apiKey = key) => async (i: number) => {
-      const q = queries[i % queries.length]!;
-      const url = `${base}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
-      const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
-      if (res.status !== 200) throw new Error(`API HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
-      await res.json();
-    };
+    const apiCall =
+      (mode: 'fast' | 'hybrid', base = apiBase, apiKey = key) =>
+      async (i: number) => {
+        const q = queries[i % queries.length]!;
+        const url = `${base}/api/v1/channels/${q.channel}/search?query=${encodeURIComponent(q.query)}${mode === 'fast' ? '&fast=true' : ''}`;
+        const res = await fetch(url, { headers: { 'x-api-key': apiKey } });
+        if (res.status !== 200) throw new Error(`API HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`);
+        await res.json();
+      };
 
     // Warm-up: every query once through each path (JIT, OpenSearch caches, each process's vector and hydration caches).
     process.stderr.write('warming up\n');
@@ -229,7 +266,9 @@ async function main(): Promise<void> {
         const q = queries[i % queries.length]!;
         return runSearch(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
       });
-      process.stdout.write(`| step (concurrency 1, in turns) | p50 ms | p95 ms |\n|---|---|---|\n${steps.map((r) => `| ${r.step} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} |`).join('\n')}\n\n`);
+      process.stdout.write(
+        `| step (concurrency 1, in turns) | p50 ms | p95 ms |\n|---|---|---|\n${steps.map((r) => `| ${r.step} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} |`).join('\n')}\n\n`,
+      );
     }
 
     const rows: Stats[] = [];

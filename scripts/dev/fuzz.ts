@@ -4,7 +4,6 @@ import { fuzzLocalApi } from './fuzz/fuzz-local.js';
 import { CHECKS } from './fuzz/schemathesis.js';
 import { positive } from '../lib/cli-args.js';
 
-
 const opts = new Command()
   .name('fuzz')
   .description(

@@ -146,4 +146,3 @@ async function serveInProcess({
     },
   };
 }
-

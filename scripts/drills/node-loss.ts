@@ -137,7 +137,14 @@ export async function nodeLossDrill({ library = SAMPLE_LIBRARY, downSeconds = 15
 
 async function loseOneNode(
   fault: Fault,
-  { library, downSeconds, admin, urls, log, loops }: { library: string; downSeconds: number; admin: Client; urls: string[]; log: ReturnType<typeof createLogger>; loops: Sample[][] },
+  {
+    library,
+    downSeconds,
+    admin,
+    urls,
+    log,
+    loops,
+  }: { library: string; downSeconds: number; admin: Client; urls: string[]; log: ReturnType<typeof createLogger>; loops: Sample[][] },
 ): Promise<{ checks: Check[]; figures: Record<string, unknown> }> {
   const run = await startIngestRun({ library, prefix: INGEST_PREFIX, queueName: 'drill-nodes' });
   try {
@@ -153,7 +160,12 @@ async function loseOneNode(
     const survivors = state.nodes.filter((n) => n.name !== victim).map((n) => n.url);
     const ingestRunning = run.ingest.alive();
     // For contrast: an API told of the victim alone can only answer 503 while it is gone.
-    const lone = await startLocalApi({ prefix: SEARCH_PREFIX, env: { OPENSEARCH_URL: state.nodes.find((n) => n.name === victim)!.url, RATE_LIMIT_MAX: '10000000' }, keys: 1, embedder: false });
+    const lone = await startLocalApi({
+      prefix: SEARCH_PREFIX,
+      env: { OPENSEARCH_URL: state.nodes.find((n) => n.name === victim)!.url, RATE_LIMIT_MAX: '10000000' },
+      keys: 1,
+      embedder: false,
+    });
     const loneLoop = requestLoop(lone.baseUrl, PATHS[1]!, { 'x-api-key': lone.keys[0]! }, 250);
 
     const killedAt = Date.now();

@@ -45,7 +45,11 @@ export async function openSearchRestartDrill({ prefix, downSeconds = 5 }: { pref
     const checks = [
       check('requests while down answered (200 from a cached path or 503)', down.length > 0, `${down.length} requests, statuses ${summary(down)}`),
       check('every failure while down is a 503 JSON with Retry-After', errors.length > 0 && bad.length === 0, `${errors.length} failures, ${bad.length} malformed`),
-      check('503s within 2 s', errors.every((s) => s.ms <= 2000), `max ${Math.max(0, ...errors.map((s) => s.ms))} ms`),
+      check(
+        '503s within 2 s',
+        errors.every((s) => s.ms <= 2000),
+        `max ${Math.max(0, ...errors.map((s) => s.ms))} ms`,
+      ),
       check('no hung request (> 2.5 s or no answer)', hung.length === 0, `${hung.length} of ${samples.length}`),
       check('full recovery: 10 successes in a row after the restart', streak >= 10, firstOkMs === undefined ? 'no success in 30 s' : `first 200 ${firstOkMs} ms after healthy`),
     ];

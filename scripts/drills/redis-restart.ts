@@ -44,12 +44,12 @@ export async function redisRestartDrill({ prefix, downSeconds = 8 }: { prefix: s
     const fiveXX = samples.filter((s) => s.status >= 500 || s.status === 0);
     const slow = samples.filter((s) => s.ms > 2500);
     const checks = [
-        check('quota spent before the outage (429)', before.status === 429, `status ${before.status}`),
-        check('fails open: the spent key answers 200 while Redis is down', duringLimited.status === 200, `status ${duringLimited.status}`),
-        check('every request while down answered 2xx', down.length > 0 && down.every((s) => s.status === 200), `${down.length} requests, statuses ${summary(down)}`),
-        check('no 5xx or dropped request in the whole drill', fiveXX.length === 0, `${fiveXX.length} of ${samples.length}`),
-        check('no request over 2.5 s', slow.length === 0, `${slow.length} slow, max ${Math.max(...samples.map((s) => s.ms))} ms`),
-        check('limits return after the restart', limitBackMs !== undefined, limitBackMs === undefined ? 'no 429 within 20 s' : `first 429 ${limitBackMs} ms after restart`),
+      check('quota spent before the outage (429)', before.status === 429, `status ${before.status}`),
+      check('fails open: the spent key answers 200 while Redis is down', duringLimited.status === 200, `status ${duringLimited.status}`),
+      check('every request while down answered 2xx', down.length > 0 && down.every((s) => s.status === 200), `${down.length} requests, statuses ${summary(down)}`),
+      check('no 5xx or dropped request in the whole drill', fiveXX.length === 0, `${fiveXX.length} of ${samples.length}`),
+      check('no request over 2.5 s', slow.length === 0, `${slow.length} slow, max ${Math.max(...samples.map((s) => s.ms))} ms`),
+      check('limits return after the restart', limitBackMs !== undefined, limitBackMs === undefined ? 'no 429 within 20 s' : `first 429 ${limitBackMs} ms after restart`),
     ];
     return drillResult('redis-restart', checks, {
       requests: samples.length,
@@ -66,5 +66,9 @@ export async function redisRestartDrill({ prefix, downSeconds = 8 }: { prefix: s
 export function summary(samples: { status: number }[]): string {
   const counts: Record<number, number> = {};
   for (const s of samples) counts[s.status] = (counts[s.status] ?? 0) + 1;
-  return Object.entries(counts).map(([k, v]) => `${k}×${v}`).join(' ') || 'none';
+  return (
+    Object.entries(counts)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ') || 'none'
+  );
 }

@@ -42,7 +42,7 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
 }
 
 /** `remaining` of a draft-8 `RateLimit` header (`"600-in-1min"; r=7; t=42`). */
-const remaining = (header: string | undefined) => (/;\s*r=(\d+)/.exec(header ?? '')?.[1] ?? '?');
+const remaining = (header: string | undefined) => /;\s*r=(\d+)/.exec(header ?? '')?.[1] ?? '?';
 
 export async function scaleOutDrill({ library = SAMPLE_LIBRARY, workers = 3, apis = 2 }: { library?: string; workers?: number; apis?: number } = {}): Promise<DrillResult> {
   const { state, nodes } = await clusterStatus();

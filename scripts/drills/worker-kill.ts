@@ -58,4 +58,3 @@ export async function workerKillDrill({ library }: { library?: string } = {}): P
     await run.close();
   }
 }
-

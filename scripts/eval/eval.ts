@@ -20,7 +20,20 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Embedder } from '../../src/embedder.js';
 import { createLogger } from '../../src/logger.js';
 import { createQueryVectorCache } from '../../src/search/query-cache.js';
-import { evenSubset, judge, landing, meanLanding, meanScores, parseQueries, rankedSegments, scopedEpisodes, type JudgedQuery, type Landing, type QueryScores, type Scope } from './relevance.js';
+import {
+  evenSubset,
+  judge,
+  landing,
+  meanLanding,
+  meanScores,
+  parseQueries,
+  rankedSegments,
+  scopedEpisodes,
+  type JudgedQuery,
+  type Landing,
+  type QueryScores,
+  type Scope,
+} from './relevance.js';
 import { runSearch, type SearchDeps, type SearchOptions } from '../../src/search/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { SearchResult } from '../../src/search/types.js';
@@ -188,7 +201,11 @@ export function parseSettings(spec: string): SearchOptions {
       if (value === '' || !Number.isFinite(n) || n < 0) throw new Error(`${name}: expected a number, got "${value}"`);
       return n;
     };
-    const list = () => value.split(',').map((s) => s.trim()).filter(Boolean);
+    const list = () =>
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     switch (name) {
       case 'k':
         options.rrfK = num();
@@ -302,7 +319,13 @@ async function main(): Promise<void> {
     .description('nDCG@10, Recall@10, MRR and landing@1 of search over judged queries (a segment is relevant when it overlaps a relevant time range).')
     .option('--queries <file>', 'JSON lines: {id, channel, query, relevant: [{episodeId, startMs, endMs}]} (default with --library: its queries-dev.jsonl)')
     .option('--library <dir>', 'load this library (idempotently) and evaluate its dev queries')
-    .addOption(new Option('--chapters <which>', 'with --library/--matrix: as given, on speech alone (a copy with chapters: []), or both (default: chapters; with --matrix both)').choices(['chapters', 'speech', 'both']))
+    .addOption(
+      new Option('--chapters <which>', 'with --library/--matrix: as given, on speech alone (a copy with chapters: []), or both (default: chapters; with --matrix both)').choices([
+        'chapters',
+        'speech',
+        'both',
+      ]),
+    )
     .option('--matrix', `every data set of ${MATRIX_SETS.join(' and ')} (from --datasets) in both chapter conditions`)
     .option('--datasets <dir>', 'where --matrix finds the data sets', DATASETS_DIR)
     .option('--mode <modes>', `which legs: ${MODES.join(', ')}, a comma-separated list of them, or all`, 'all')
@@ -311,7 +334,9 @@ async function main(): Promise<void> {
     .option('--limit <n>', 'evaluate n queries spread evenly over the file', positive)
     .option('--prefix <prefix>', 'index prefix for in-process runs without --library (default: INDEX_PREFIX)')
     .option('--set <settings>', 'tuning for in-process runs, e.g. "k=30 keyword=1.5 fields=text,chapterTitle^2"', '')
-    .addOption(new Option('--scope <scope>', 'search the whole channel, or only the episodes holding each answer (moment finding alone)').choices(['channel', 'episode']).default('channel'))
+    .addOption(
+      new Option('--scope <scope>', 'search the whole channel, or only the episodes holding each answer (moment finding alone)').choices(['channel', 'episode']).default('channel'),
+    )
     .option('--concurrency <n>', 'queries in flight', positive, 4)
     .option('--out <file>', 'also write per-query scores as JSON lines')
     .option('--json <file>', 'also write the rows as JSON')

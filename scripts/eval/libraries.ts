@@ -91,7 +91,10 @@ export async function loadEvalLibrary(lib: EvalLibrary, config: Readonly<Config>
       progress.stop();
     }
     if (!summary.ok) throw new Error(`${lib.dir} did not load cleanly:\n${formatSummary(summary)}`);
-    log.info({ library: lib.name, condition: lib.condition, episodes: summary.episodes, passages: summary.passages, seconds: Math.round(summary.durationMs / 1000) }, 'library ready');
+    log.info(
+      { library: lib.name, condition: lib.condition, episodes: summary.episodes, passages: summary.passages, seconds: Math.round(summary.durationMs / 1000) },
+      'library ready',
+    );
   } finally {
     await client.close();
   }

@@ -75,8 +75,7 @@ function isRelevant(judged: JudgedQuery | undefined, episodeId: string, startMs:
 function render(s: State, run: NonNullable<State['last']>, previous: State['last'] | undefined): string {
   const { trace, result, judged } = run;
   const out: string[] = [];
-  const mark = (h: LegHit | FusedHit) =>
-    h.type === 'passage' ? isRelevant(judged, h.episodeId, h.startMs, h.passage?.endMs ?? h.startMs) : judged ? ' ' : '';
+  const mark = (h: LegHit | FusedHit) => (h.type === 'passage' ? isRelevant(judged, h.episodeId, h.startMs, h.passage?.endMs ?? h.startMs) : judged ? ' ' : '');
   for (const leg of trace.legs) {
     out.push(`\n── ${leg.name} leg: ${leg.hits.length} hits ${leg.name === 'semantic' ? '(cosine score (1+cos)/2)' : '(BM25)'}`);
     for (const h of leg.hits.slice(0, s.top)) out.push(`${mark(h)}${String(h.rank).padStart(3)}  ${h.score.toFixed(3).padStart(8)}  ${describeHit(h)}`);
@@ -84,7 +83,9 @@ function render(s: State, run: NonNullable<State['last']>, previous: State['last
   out.push(`\n── fused (RRF): ${trace.fused.length} hits`);
   const prevRank = new Map(previous?.trace.fused.map((h, i) => [`${h.type}:${h.id}`, i + 1]));
   trace.fused.slice(0, s.top).forEach((h, i) => {
-    const legs = Object.entries(h.legs).map(([n, l]) => `${n[0]}#${l.rank}`).join(' ');
+    const legs = Object.entries(h.legs)
+      .map(([n, l]) => `${n[0]}#${l.rank}`)
+      .join(' ');
     const was = prevRank.get(`${h.type}:${h.id}`);
     const move = !previous ? '' : was === undefined ? ' new' : was === i + 1 ? '' : was > i + 1 ? ` ▲${was - i - 1}` : ` ▼${i + 1 - was}`;
     out.push(`${mark(h)}${String(i + 1).padStart(3)}  ${h.fusedScore.toFixed(5)}  ${legs.padEnd(14)} ${describeHit(h, 60)}${move}`);
@@ -263,7 +264,9 @@ async function replay(local: LocalSearch, queries: JudgedQuery[], a: string, b: 
   const mean = (f: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s + f(r), 0) / Math.max(1, rows.length);
   const wins = rows.filter((r) => r.b > r.a + 1e-9).length;
   const losses = rows.filter((r) => r.b < r.a - 1e-9).length;
-  console.log(`\n${rows.length} queries: B wins ${wins}, loses ${losses}, ties ${rows.length - wins - losses}; mean nDCG@10 A ${mean((r) => r.a).toFixed(4)}, B ${mean((r) => r.b).toFixed(4)}`);
+  console.log(
+    `\n${rows.length} queries: B wins ${wins}, loses ${losses}, ties ${rows.length - wins - losses}; mean nDCG@10 A ${mean((r) => r.a).toFixed(4)}, B ${mean((r) => r.b).toFixed(4)}`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -73,7 +73,12 @@ export async function serveInChildProcess(env: Record<string, string>, { root, s
     await once(child, 'exit');
   };
   const deadline = Date.now() + 180_000;
-  while (!(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`${baseUrl}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null) throw new Error(`the API process exited (${child.exitCode}): ${stderr}`);
     if (Date.now() > deadline) {
       await stop();

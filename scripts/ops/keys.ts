@@ -81,9 +81,7 @@ program
   .action(async ({ user }: { user: string }) => {
     const records = await withStore((deps) => listApiKeys(deps, user));
     for (const r of records) {
-      process.stdout.write(
-        [r.keyId, r.name ?? '-', `…${r.last4}`, `created ${r.createdAt}`, r.revokedAt ? `revoked ${r.revokedAt}` : 'active'].join('\t') + '\n',
-      );
+      process.stdout.write([r.keyId, r.name ?? '-', `…${r.last4}`, `created ${r.createdAt}`, r.revokedAt ? `revoked ${r.revokedAt}` : 'active'].join('\t') + '\n');
     }
     if (records.length === 0) process.stdout.write(`no keys for ${user}\n`);
   });

@@ -10,10 +10,7 @@ import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch
 import { passagesIndexModel } from '../../indexer/load-episode.js';
 import { scrollHits } from '../../indexer/scroll.js';
 
-const opts = new Command()
-  .option('--prefix <prefix>', 'index prefix to read (default: INDEX_PREFIX)')
-  .parse()
-  .opts<{ prefix?: string }>();
+const opts = new Command().option('--prefix <prefix>', 'index prefix to read (default: INDEX_PREFIX)').parse().opts<{ prefix?: string }>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'seed-embedding-cache', fd: 2 });
 

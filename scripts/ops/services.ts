@@ -6,10 +6,7 @@ import { servicesDown, servicesStatus, servicesUp, type ServiceStatus } from './
 
 const log = createLogger({ name: 'services', fd: 2 });
 
-const program = new Command()
-  .name('services')
-  .description('Local OpenSearch (with k-NN and English analysis) and Redis for development and tests.')
-  .showHelpAfterError();
+const program = new Command().name('services').description('Local OpenSearch (with k-NN and English analysis) and Redis for development and tests.').showHelpAfterError();
 
 program
   .command('up')
@@ -38,9 +35,7 @@ program
     // A cluster with some nodes down still answers: degraded, not stopped.
     const state = (s: ServiceStatus) => (s.running ? 'running' : s.nodes?.some((n) => n.running) ? 'degraded' : 'stopped');
     const line = (name: string, s: ServiceStatus) =>
-      [name.padEnd(11), state(s).padEnd(8), (s.url ?? '-').padEnd(24), s.pid ? `pid ${s.pid}` : '', s.detail]
-        .filter(Boolean)
-        .join('  ');
+      [name.padEnd(11), state(s).padEnd(8), (s.url ?? '-').padEnd(24), s.pid ? `pid ${s.pid}` : '', s.detail].filter(Boolean).join('  ');
     const nodeLine = (n: NonNullable<ServiceStatus['nodes']>[number]) =>
       ['  ' + n.name.padEnd(9), (n.running ? 'running' : 'stopped').padEnd(8), n.url.padEnd(24), n.pid ? `pid ${n.pid}` : '', n.clusterManager ? 'elected cluster-manager' : '']
         .filter(Boolean)

@@ -39,11 +39,7 @@ export async function accessChannel(queries: Queries, principal: Principal, slug
 }
 
 /** The episode and its channel when the caller may read it; the same 404 for unknown, archived, not-a-member, and (anonymous) unpublished. */
-export async function accessEpisode(
-  queries: Queries,
-  principal: Principal,
-  episodeId: string,
-): Promise<ChannelAccess & { episode: EpisodeDoc }> {
+export async function accessEpisode(queries: Queries, principal: Principal, episodeId: string): Promise<ChannelAccess & { episode: EpisodeDoc }> {
   const found = await queries.episode(episodeId);
   const episode = found && !isArchived(found) ? found : undefined;
   const channel = await queries.channelById(episode?.channelId ?? NO_SUCH_ID);

@@ -72,19 +72,12 @@ export async function storeApiKey(deps: KeyStoreDeps, created: NewApiKey): Promi
 }
 
 /** Creates a key for a user on the paid plan and returns it with its record: {@link newApiKey}, then {@link storeApiKey}. */
-export async function createApiKey(
-  deps: KeyStoreDeps,
-  options: { userId: string; name?: string | null; now?: Date },
-): Promise<NewApiKey> {
+export async function createApiKey(deps: KeyStoreDeps, options: { userId: string; name?: string | null; now?: Date }): Promise<NewApiKey> {
   return storeApiKey(deps, newApiKey(options));
 }
 
 /** Marks a key revoked and returns its record; undefined when no such key exists. Revoking twice keeps the first date. */
-export async function revokeApiKey(
-  { client, aliases }: KeyStoreDeps,
-  keyId: string,
-  now = new Date(),
-): Promise<ApiKeyDoc | undefined> {
+export async function revokeApiKey({ client, aliases }: KeyStoreDeps, keyId: string, now = new Date()): Promise<ApiKeyDoc | undefined> {
   const res = await client.search({
     index: aliases['api-keys'],
     body: { size: 1, query: { term: { keyId } } } as never,

@@ -90,19 +90,37 @@ export const ENV = {
   // The API process
   PORT: integer(8080, 0, 65535, 'HTTP port of the API'),
   HOST: text('127.0.0.1', 'interface the API binds to'),
-  PUBLIC_BASE_URL: address(undefined, HTTP, 'base URL the API is reached at: the 401 challenge, the OAuth metadata document, the default token audience', '`http://localhost:$PORT`'),
+  PUBLIC_BASE_URL: address(
+    undefined,
+    HTTP,
+    'base URL the API is reached at: the 401 challenge, the OAuth metadata document, the default token audience',
+    '`http://localhost:$PORT`',
+  ),
   LOG_LEVEL: choice('info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'pino log level'),
   CHANNEL_BASE_DOMAIN: text('creators.example.com', 'channel hosts are `<slug>.<domain>` unless the channel has a custom domain'),
   HTTP_HEADERS_TIMEOUT_MS: integer(10_000, 100, 600_000, "a client's headers must arrive within this, else a JSON 408"),
   HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 100, 3_600_000, 'a whole request must arrive within this, else a JSON 408'),
   // Stores
-  OPENSEARCH_URL: addressList('http://127.0.0.1:9200', HTTP, 'OpenSearch node, or several comma-separated: requests are spread over them, and one a node refuses or drops goes to the next'),
+  OPENSEARCH_URL: addressList(
+    'http://127.0.0.1:9200',
+    HTTP,
+    'OpenSearch node, or several comma-separated: requests are spread over them, and one a node refuses or drops goes to the next',
+  ),
   OPENSEARCH_TIMEOUT_MS: integer(1500, 100, 600_000, "one request's budget over all its store reads; a store that does not answer in time is a 503"),
   REDIS_URL: address('redis://127.0.0.1:6379', ['redis:', 'rediss:'], 'Redis: the ingest queue and the shared rate-limit counters (a password goes in the URL)'),
   INDEX_PREFIX: custom('`cca-`', 'lowercase letters, digits, `-`, `_`, `.`', 'prefix of every index, alias and queue name', readIndexPrefix),
   INDEX_SHARDS: integer(1, 1, 1024, 'primary shards of every index created (ingest, worker, keys, reindex)'),
-  INDEX_REPLICAS: custom('`0-1`', `count 0–${MAX_REPLICAS}, or a range \`min-max\` (\`max\` a number or \`all\`)`, 'replicas of every index created; a range follows the number of data nodes (none on one node, one on two or more)', readReplicas),
-  INDEX_VECTOR_SOURCE: choice('derived', ['derived', 'stored'], 'where a passages index created from now on keeps its vectors for `_source` reads: `derived` rebuilds them from the vector field (OpenSearch 2.19+), `stored` keeps them in `_source`'),
+  INDEX_REPLICAS: custom(
+    '`0-1`',
+    `count 0–${MAX_REPLICAS}, or a range \`min-max\` (\`max\` a number or \`all\`)`,
+    'replicas of every index created; a range follows the number of data nodes (none on one node, one on two or more)',
+    readReplicas,
+  ),
+  INDEX_VECTOR_SOURCE: choice(
+    'derived',
+    ['derived', 'stored'],
+    'where a passages index created from now on keeps its vectors for `_source` reads: `derived` rebuilds them from the vector field (OpenSearch 2.19+), `stored` keeps them in `_source`',
+  ),
   QUEUE_NAME: optionalText('BullMQ queue of the indexer', { shown: '`$INDEX_PREFIX` + `ingest`' }),
   // The model
   MODEL_ID: text('Xenova/bge-small-en-v1.5', 'embedding model (model hub id)'),
@@ -119,7 +137,12 @@ export const ENV = {
   RATE_LIMIT_MAX: integer(600, 1, 10_000_000, 'requests per credential (or per client IP without one) and window'),
   RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400, 'the rate-limit window'),
   FAILED_KEY_LOOKUPS_PER_IP: integer(30, 1, 10_000_000, 'unknown or revoked API keys one IP may present per window; past it its failing lookups are 429, valid keys still pass'),
-  TRUST_PROXY: custom('`false`', `\`false\`, a hop count 0–${MAX_PROXY_HOPS}, or IPs, CIDR ranges, ${TRUST_PROXY_NAMES.join(', ')}`, 'Express `trust proxy`: which hops in front may name the client in `X-Forwarded-For` (`true` is refused: any client could forge its address)', readTrustProxy),
+  TRUST_PROXY: custom(
+    '`false`',
+    `\`false\`, a hop count 0–${MAX_PROXY_HOPS}, or IPs, CIDR ranges, ${TRUST_PROXY_NAMES.join(', ')}`,
+    'Express `trust proxy`: which hops in front may name the client in `X-Forwarded-For` (`true` is refused: any client could forge its address)',
+    readTrustProxy,
+  ),
   JWT_ISSUER: optionalText('required `iss` of OAuth access tokens (default: the one authorization server)'),
   JWT_AUDIENCE: optionalText('required `aud` of OAuth access tokens (default: `PUBLIC_BASE_URL`)'),
   JWT_PUBLIC_KEY_FILE: optionalText('RS256/ES256 verification key, a PEM file', { accepts: 'file path' }),
@@ -136,11 +159,20 @@ export const ENV = {
   RRF_K: decimal(60, 1, 'reciprocal rank fusion constant (`SEARCH_FUSION=rrf`)'),
   RRF_KEYWORD_WEIGHT: decimal(1, 0, 'weight of the keyword leg (either fusion)'),
   RRF_SEMANTIC_WEIGHT: decimal(1, 0, 'weight of the semantic leg (either fusion)'),
-  SEARCH_CHAPTER_HITS: choice('lend', ['absorb', 'lend', 'keep'], 'a hit on a long chapter title: `lend` its score to the best passage inside and list it after, `absorb` (the same, chapter dropped), `keep`'),
+  SEARCH_CHAPTER_HITS: choice(
+    'lend',
+    ['absorb', 'lend', 'keep'],
+    'a hit on a long chapter title: `lend` its score to the best passage inside and list it after, `absorb` (the same, chapter dropped), `keep`',
+  ),
   SEARCH_CANDIDATES: integer(100, 10, 1000, 'candidates each leg contributes before fusion'),
   QUERY_VECTOR_CACHE_SIZE: integer(256, 0, 1_000_000, 'query vectors cached per channel and audience (LRU; 0: off)'),
   QUERY_VECTOR_CACHE_CHANNELS: integer(64, 1, 1_000_000, "channels with a query-vector cache; past it the least recently searched one's is dropped"),
-  SEARCH_HYDRATION_CACHE_MB: integer(DEFAULT_HYDRATION_CACHE_MB, 0, 65_536, 'MB of shown passages and catalog rows kept in the API process, so a search showing them again needs no second round trip (0: off)'),
+  SEARCH_HYDRATION_CACHE_MB: integer(
+    DEFAULT_HYDRATION_CACHE_MB,
+    0,
+    65_536,
+    'MB of shown passages and catalog rows kept in the API process, so a search showing them again needs no second round trip (0: off)',
+  ),
   SEARCH_CONCURRENCY: integer(4, 1, 10_000, 'searches of callers with a credential running at once in one API process'),
   SEARCH_QUEUE: integer(32, 0, 10_000, 'such searches that may wait for a place; past it 503 `search_busy` at once'),
   SEARCH_ANONYMOUS_CONCURRENCY: integer(2, 1, 10_000, 'anonymous searches (MCP, anonymous REST) running at once, in a share of their own'),
@@ -149,7 +181,12 @@ export const ENV = {
   // MCP
   MCP_SERVER: choice('on', ['on', 'off'], '`off`: no MCP tool servers (`/mcp`, `/channels/{slug}/mcp`)'),
   MCP_RATE_LIMIT_MAX: integer(120, 1, 10_000_000, 'MCP requests per client IP and window (its own budget, on top of `RATE_LIMIT_MAX`)'),
-  MCP_ALLOWED_ORIGINS: custom('unset', 'comma-separated origins `scheme://host[:port]`', 'browser origins allowed to call the tool servers besides the channel host and the API host', readOrigins),
+  MCP_ALLOWED_ORIGINS: custom(
+    'unset',
+    'comma-separated origins `scheme://host[:port]`',
+    'browser origins allowed to call the tool servers besides the channel host and the API host',
+    readOrigins,
+  ),
   // Channel pages
   PAGES_RATE_LIMIT_MAX: integer(300, 1, 10_000_000, 'page requests (pages, twins, llms.txt) per client IP and window, a budget of their own (decision 20)'),
   PAGES_RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400, 'the window of the page budget'),
@@ -174,6 +211,8 @@ export function readEnv(env: Record<string, string | undefined>): EnvValues {
 /** The configuration table of docs/configuration.md, from the declarations. */
 export function configurationTable(): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
-  const rows = (Object.entries(ENV) as [EnvName, VarSpec<unknown>][]).map(([name, spec]) => `| \`${name}\` | ${cell(spec.shown)} | ${cell(spec.accepts)} | ${cell(spec.description)} |`);
+  const rows = (Object.entries(ENV) as [EnvName, VarSpec<unknown>][]).map(
+    ([name, spec]) => `| \`${name}\` | ${cell(spec.shown)} | ${cell(spec.accepts)} | ${cell(spec.description)} |`,
+  );
   return ['| Variable | Default | Accepts | Meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -39,7 +39,12 @@ function parseInt10(raw: string, name: string, min: number, max: number): number
 
 /** An integer in `min..max`. */
 export function integer(fallback: number, min: number, max: number, description: string): VarSpec<number> {
-  return { description, shown: code(fallback), accepts: `integer ${min}–${max}`, read: (raw, name) => (present(raw) === undefined ? fallback : parseInt10(present(raw)!, name, min, max)) };
+  return {
+    description,
+    shown: code(fallback),
+    accepts: `integer ${min}–${max}`,
+    read: (raw, name) => (present(raw) === undefined ? fallback : parseInt10(present(raw)!, name, min, max)),
+  };
 }
 
 /** An integer in `min..max`, or unset. */
@@ -102,7 +107,12 @@ export function checkedUrl(raw: string, name: string, protocols: readonly string
 const protocolNames = (protocols: readonly string[]) => protocols.map((p) => p.replace(':', '')).join(' or ');
 
 /** A URL of one of `protocols`; unset: `fallback` (undefined: the caller derives it). */
-export function address<F extends string | undefined>(fallback: F, protocols: readonly string[], description: string, shown?: string): VarSpec<F extends string ? string : string | undefined> {
+export function address<F extends string | undefined>(
+  fallback: F,
+  protocols: readonly string[],
+  description: string,
+  shown?: string,
+): VarSpec<F extends string ? string : string | undefined> {
   return {
     description,
     shown: shown ?? (fallback === undefined ? 'unset' : code(fallback)),

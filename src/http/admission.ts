@@ -35,7 +35,10 @@ interface Waiter {
 }
 
 const busy = (why: string) =>
-  createError('search_busy', { message: `Too many searches are running (${why}); retry after the delay in Retry-After.`, headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) } });
+  createError('search_busy', {
+    message: `Too many searches are running (${why}); retry after the delay in Retry-After.`,
+    headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+  });
 
 /**
  * Creates the admission gate. First come, first served: a place given back goes to the
@@ -57,7 +60,8 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
       if (released) return;
       released = true;
       const next = waiters.shift();
-      if (next) next.grant(); // the place passes on: `running` stays the same
+      if (next)
+        next.grant(); // the place passes on: `running` stays the same
       else running--;
     };
   };

@@ -7,10 +7,12 @@ import type { OperationDef } from '../openapi/operations.js';
  * undefined for any other path, or a slug the router could not decode either.
  */
 export function channelPathParser(operations: readonly OperationDef[]): (path: string) => { op: OperationDef; slug: string } | undefined {
-  const paths = operations.filter((op) => op.path.includes('/channels/{slug}/')).map((op) => {
-    const [before, after] = op.path.split('{slug}') as [string, string];
-    return { op, before, after };
-  });
+  const paths = operations
+    .filter((op) => op.path.includes('/channels/{slug}/'))
+    .map((op) => {
+      const [before, after] = op.path.split('{slug}') as [string, string];
+      return { op, before, after };
+    });
   return (path) => {
     for (const { op, before, after } of paths) {
       if (!path.startsWith(before) || !path.endsWith(after)) continue;

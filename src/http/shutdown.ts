@@ -7,10 +7,7 @@ import type { Logger } from '../logger.js';
  * are closed at once), then closes the clients. Requests still running after
  * `graceMs` are cut so a stuck one cannot block a deploy forever.
  */
-export async function shutdown(
-  server: Server,
-  { close, log, graceMs = 10_000 }: { close: () => Promise<void>; log: Logger; graceMs?: number },
-): Promise<void> {
+export async function shutdown(server: Server, { close, log, graceMs = 10_000 }: { close: () => Promise<void>; log: Logger; graceMs?: number }): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => {

@@ -37,9 +37,7 @@ function explain(error: ErrorObject, def: ParameterDef, value: unknown): string 
     case 'enum':
       return `must be one of: ${(def.schema.enum as string[]).join(', ')}`;
     case 'pattern':
-      return String(def.schema.pattern).includes(',')
-        ? 'must be a comma-separated list of ids without empty items or spaces'
-        : 'is not in the expected format';
+      return String(def.schema.pattern).includes(',') ? 'must be a comma-separated list of ids without empty items or spaces' : 'is not in the expected format';
     default:
       return error.message ?? 'is invalid';
   }

@@ -15,11 +15,7 @@ export { locateByHost, type ChannelLocator } from '../channel-urls.js';
  */
 export async function channelWithMcp(queries: Queries, locator: ChannelLocator | undefined): Promise<ChannelDoc | undefined> {
   const channel =
-    locator === undefined
-      ? await queries.channelBySlug(NO_SUCH_ID)
-      : 'slug' in locator
-        ? await queries.channelBySlug(locator.slug)
-        : await queries.channelByDomain(locator.domain);
+    locator === undefined ? await queries.channelBySlug(NO_SUCH_ID) : 'slug' in locator ? await queries.channelBySlug(locator.slug) : await queries.channelByDomain(locator.domain);
   const owner = await queries.user(channel?.ownerId ?? NO_SUCH_ID);
   return channel && owner?.plan === PAID_PLAN ? channel : undefined;
 }

@@ -103,7 +103,8 @@ function serve(deps: McpRouterDeps, locate: (req: Request) => ChannelLocator | u
     // DNS-rebinding protection (MCP transport spec): a browser page of another site cannot drive the tool server.
     if (!originAllowed(req.get('origin'), channel, deps)) throw createError('origin_forbidden');
     // MCP 2025-06-18 removed JSON-RPC batching: one request is one call, so one POST cannot run a hundred searches.
-    if (Array.isArray(req.body)) return jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed batching); send one message per request.');
+    if (Array.isArray(req.body))
+      return jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed batching); send one message per request.');
     // The search's round trips draw on the request's store budget, as REST search does, and stop when the client goes.
     const search = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal: abandoned(res), audience: 'anonymous' as const };
     const server = createChannelServer(channel, { ...deps, search }, req.log);
@@ -164,7 +165,11 @@ export function mcpRouter(deps: McpRouterDeps): Router {
     ...front,
     serve(deps, (req) => locateByHost(req.hostname!, deps.channelBaseDomain)),
   );
-  router.all('/channels/:slug/mcp', ...front, serve(deps, (req) => ({ slug: String(req.params.slug) })));
+  router.all(
+    '/channels/:slug/mcp',
+    ...front,
+    serve(deps, (req) => ({ slug: String(req.params.slug) })),
+  );
   router.use(bodyErrors);
   return router;
 }

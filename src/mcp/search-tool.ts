@@ -3,9 +3,12 @@ import { z } from 'zod';
 import type { SearchParams, SearchResult } from '../search/types.js';
 import { inlineShapes, SearchResultSchema } from '../shapes.js';
 
-const ID = z.string().min(1).max(200).regex(/^[^,\s]+$/, 'an id has no commas or spaces');
-const ids = (what: string) =>
-  z.array(ID).min(1).max(100).optional().describe(`${what}; an episode matches when it has any of them (AND across filters).`);
+const ID = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^,\s]+$/, 'an id has no commas or spaces');
+const ids = (what: string) => z.array(ID).min(1).max(100).optional().describe(`${what}; an episode matches when it has any of them (AND across filters).`);
 
 /** Input schema: `query` and the filters of REST search, ids as JSON arrays instead of comma-separated strings. */
 export const SEARCH_INPUT = {

@@ -138,7 +138,7 @@ export function createApiMetrics({
   });
   const earlySearches = new Counter({
     name: 'cca_early_searches_total',
-    help: 'Searches sent beside their request\'s credential and channel checks, by outcome: used, searched_again (the channel changed), refused (thrown away).',
+    help: "Searches sent beside their request's credential and channel checks, by outcome: used, searched_again (the channel changed), refused (thrown away).",
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

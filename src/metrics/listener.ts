@@ -16,17 +16,7 @@ export interface MetricsListener {
  * cannot be bound is logged as an error and resolves undefined: the API or the worker
  * keeps running without its metrics rather than not at all.
  */
-export function startMetricsListener({
-  registry,
-  host,
-  port,
-  log,
-}: {
-  registry: Registry;
-  host: string;
-  port: number;
-  log: Logger;
-}): Promise<MetricsListener | undefined> {
+export function startMetricsListener({ registry, host, port, log }: { registry: Registry; host: string; port: number; log: Logger }): Promise<MetricsListener | undefined> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {

@@ -24,7 +24,12 @@ export function createWorkerMetrics({ worker, queue }: { worker: Worker; queue: 
   collectDefaultMetrics({ register: registry });
   const labelNames = ['kind'] as const;
   const completed = new Counter({ name: 'cca_worker_jobs_completed_total', help: 'Jobs completed, by kind.', labelNames, registers: [registry] });
-  const failed = new Counter({ name: 'cca_worker_jobs_failed_total', help: 'Jobs failed for good (no attempt left, or unrecoverable), by kind.', labelNames, registers: [registry] });
+  const failed = new Counter({
+    name: 'cca_worker_jobs_failed_total',
+    help: 'Jobs failed for good (no attempt left, or unrecoverable), by kind.',
+    labelNames,
+    registers: [registry],
+  });
   const retried = new Counter({ name: 'cca_worker_jobs_retried_total', help: 'Failed attempts that BullMQ will run again, by kind.', labelNames, registers: [registry] });
   const stalled = new Counter({ name: 'cca_worker_jobs_stalled_total', help: 'Jobs whose worker died (lock expired), put back to run again.', registers: [registry] });
   const duration = new Histogram({

@@ -27,8 +27,7 @@ const HEADERS = {
 };
 
 type HeaderName = keyof typeof HEADERS;
-const headerRefs = (names: HeaderName[]) =>
-  Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 
 const COMMON_HEADERS: HeaderName[] = ['X-Request-Id', 'Cache-Control', 'RateLimit', 'RateLimit-Policy'];
 const VERSIONED_HEADERS: HeaderName[] = [...COMMON_HEADERS, 'Deprecation', 'Sunset', 'Link'];
@@ -49,7 +48,9 @@ const RESPONSES = {
   NotFound: errorResponse(
     'Unknown id, or a channel/episode of a channel the caller is not a member of (the same body either way); an unpublished episode on anonymous reads; for the transcript, none stored yet (`transcript_not_found`).',
   ),
-  RequestTimeout: errorResponse('The request line and headers (or the whole request) did not arrive within the server\'s timeout; answered before routing, so without rate-limit headers.'),
+  RequestTimeout: errorResponse(
+    "The request line and headers (or the whole request) did not arrive within the server's timeout; answered before routing, so without rate-limit headers.",
+  ),
   RequestTooLarge: errorResponse('The request line (URL) or the headers exceed 16 KB; answered before routing, so without rate-limit headers.'),
   TooManyRequests: errorResponse(
     'Rate limit of this credential (or IP, without one) exceeded; or this IP presented too many unknown API keys in the window (then refused before any lookup, without rate-limit headers).',
@@ -116,8 +117,7 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
       ['Retry-After'],
     );
   }
-  const security =
-    op.auth === 'none' ? [] : [{ ApiKeyHeader: [] }, { BearerAuth: ['creator:read'] }, ...(anonymousRead && op.anonymous ? [{}] : [])];
+  const security = op.auth === 'none' ? [] : [{ ApiKeyHeader: [] }, { BearerAuth: ['creator:read'] }, ...(anonymousRead && op.anonymous ? [{}] : [])];
   return {
     operationId: op.operationId,
     summary: op.summary,
@@ -147,13 +147,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ano
         `\n\nThis deployment: rate limit ${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s; anonymous reading ${anonymousRead ? 'of published episodes enabled (`ANONYMOUS_READ=published`)' : 'disabled: every data endpoint needs a credential'}.`,
     },
     servers: [{ url: config.publicBaseUrl }],
-    tags: [
-      { name: 'channels' },
-      { name: 'episodes' },
-      { name: 'search' },
-      { name: 'meta' },
-      { name: 'operations' },
-    ],
+    tags: [{ name: 'channels' }, { name: 'episodes' }, { name: 'search' }, { name: 'meta' }, { name: 'operations' }],
     paths,
     components: {
       schemas: SCHEMAS,

@@ -43,8 +43,7 @@ export const OPERATIONS: OperationDef[] = [
     operationId: 'listChannels',
     path: '/api/v1/channels',
     summary: "List the caller's channels",
-    description:
-      "Channels the credential's owner is a member of, by slug; the discovery call that yields slugs. Always needs a credential, even with anonymous reading enabled.",
+    description: "Channels the credential's owner is a member of, by slug; the discovery call that yields slugs. Always needs a credential, even with anonymous reading enabled.",
     tags: ['channels'],
     parameters: [],
     auth: 'credential',
@@ -102,8 +101,7 @@ export const OPERATIONS: OperationDef[] = [
     operationId: 'getTranscript',
     path: '/api/v1/episodes/{episodeId}/transcript',
     summary: "An episode's transcript",
-    description:
-      'The word-timed transcript exactly as stored. 404 when the episode has none yet; 502 when the stored transcript cannot be read or fails validation.',
+    description: 'The word-timed transcript exactly as stored. 404 when the episode has none yet; 502 when the stored transcript cannot be read or fails validation.',
     tags: ['episodes'],
     parameters: [PARAMS.episodeId],
     auth: 'credential',

@@ -100,18 +100,10 @@ export const PARAMS = {
   cursor: {
     name: 'cursor',
     in: 'query',
-    description:
-      'Opaque `nextCursor` of the previous page. Valid only with the same channel, filters and sort (any `limit`); otherwise 400 `invalid_cursor`.',
+    description: 'Opaque `nextCursor` of the previous page. Valid only with the same channel, filters and sort (any `limit`); otherwise 400 `invalid_cursor`.',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 2048 },
   },
 } satisfies Record<string, ParameterDef>;
 
 /** Filters the list and search share. */
-export const FILTER_PARAMS: ParameterDef[] = [
-  PARAMS.topicIds,
-  PARAMS.personIds,
-  PARAMS.entityIds,
-  PARAMS.episodeIds,
-  PARAMS.collectionId,
-  PARAMS.year,
-];
+export const FILTER_PARAMS: ParameterDef[] = [PARAMS.topicIds, PARAMS.personIds, PARAMS.entityIds, PARAMS.episodeIds, PARAMS.collectionId, PARAMS.year];

@@ -46,7 +46,11 @@ export function episodeStructuredData(page: EpisodePage): Record<string, unknown
     ...common,
     uploadDate: episode.publishedAt,
     ...(episode.thumbnail ? { thumbnailUrl: episode.thumbnail } : {}),
-    ...(player.kind === 'youtube' ? { embedUrl: `https://www.youtube-nocookie.com/embed/${player.videoId}`, contentUrl: player.source } : player.kind === 'video' ? { contentUrl: player.src } : {}),
+    ...(player.kind === 'youtube'
+      ? { embedUrl: `https://www.youtube-nocookie.com/embed/${player.videoId}`, contentUrl: player.source }
+      : player.kind === 'video'
+        ? { contentUrl: player.src }
+        : {}),
   };
 }
 

@@ -68,7 +68,11 @@ export function libraryMarkdown(page: LibraryPage): string {
   out.push(
     page.episodes.length === 0
       ? paragraph(text('No published episodes yet.'))
-      : list(page.episodes.map(({ episode, url }) => item(link(`${url}.md`, line(episode.title)), text(` (${episode.publishedAt.slice(0, 10)}${episode.durationMs ? `, ${clock(episode.durationMs)}` : ''})`)))),
+      : list(
+          page.episodes.map(({ episode, url }) =>
+            item(link(`${url}.md`, line(episode.title)), text(` (${episode.publishedAt.slice(0, 10)}${episode.durationMs ? `, ${clock(episode.durationMs)}` : ''})`)),
+          ),
+        ),
   );
   if (page.next) out.push(paragraph(link(`${page.channel.origin}/index.md?cursor=${encodeURIComponent(page.next)}`, 'Older episodes')));
   return serialize(out);
@@ -92,7 +96,11 @@ export function searchMarkdown(channel: PageChannel, query: string, answer: Sear
 
 /** A not-found twin: a heading and a way back. */
 export function notFoundMarkdown(channel: PageChannel): string {
-  return serialize([heading(1, 'Not found'), paragraph(text('There is no published episode or page at this address.')), paragraph(link(`${channel.origin}/index.md`, 'All episodes'))]);
+  return serialize([
+    heading(1, 'Not found'),
+    paragraph(text('There is no published episode or page at this address.')),
+    paragraph(link(`${channel.origin}/index.md`, 'All episodes')),
+  ]);
 }
 
 /** At most this many episodes are linked from llms.txt; the rest through the library twin. */
@@ -104,10 +112,20 @@ export function llmsTxt(channel: PageChannel, page: LibraryPage, { publicBaseUrl
     heading(1, line(channel.doc.title)),
     {
       type: 'blockquote',
-      children: [paragraph(text(`Published episodes of ${line(channel.doc.title)}: word-timed transcripts, chapters and key moments. Every timestamp links to the moment on the episode page; every page has a Markdown twin (append .md).`))],
+      children: [
+        paragraph(
+          text(
+            `Published episodes of ${line(channel.doc.title)}: word-timed transcripts, chapters and key moments. Every timestamp links to the moment on the episode page; every page has a Markdown twin (append .md).`,
+          ),
+        ),
+      ],
     },
     heading(2, 'Episodes'),
-    list(page.episodes.map(({ episode, url }) => item(link(`${url}.md`, line(episode.title)), text(`: ${episode.publishedAt.slice(0, 10)}${episode.durationMs ? `, ${clock(episode.durationMs)}` : ''}`)))),
+    list(
+      page.episodes.map(({ episode, url }) =>
+        item(link(`${url}.md`, line(episode.title)), text(`: ${episode.publishedAt.slice(0, 10)}${episode.durationMs ? `, ${clock(episode.durationMs)}` : ''}`)),
+      ),
+    ),
   ];
   if (page.next) out.push(paragraph(link(`${channel.origin}/index.md`, 'All episodes'), text(' (newest first, paged)')));
   out.push(

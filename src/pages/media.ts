@@ -17,15 +17,13 @@ const VIDEO_EXTENSIONS = /\.(mp4|m4v|webm|mov|ogv)$/i;
 /** The privacy-enhanced embed host: the only third party a page may load from. */
 export const EMBED_ORIGIN = 'https://www.youtube-nocookie.com';
 
-export type Player =
-  | { kind: 'youtube'; videoId: string; source: string }
-  | { kind: 'audio' | 'video'; src: string; source: string }
-  | { kind: 'none'; source: string | undefined };
+export type Player = { kind: 'youtube'; videoId: string; source: string } | { kind: 'audio' | 'video'; src: string; source: string } | { kind: 'none'; source: string | undefined };
 
 /** The YouTube video id of a watch, short or embed URL; undefined otherwise. */
 export function youtubeId(url: URL): string | undefined {
   if (!YOUTUBE_HOSTS.has(url.hostname)) return undefined;
-  const id = url.hostname === 'youtu.be' ? url.pathname.slice(1) : url.pathname === '/watch' ? url.searchParams.get('v') : /^\/(embed|shorts|live)\/([^/]+)/.exec(url.pathname)?.[2];
+  const id =
+    url.hostname === 'youtu.be' ? url.pathname.slice(1) : url.pathname === '/watch' ? url.searchParams.get('v') : /^\/(embed|shorts|live)\/([^/]+)/.exec(url.pathname)?.[2];
   return id && /^[A-Za-z0-9_-]{6,20}$/.test(id) ? id : undefined;
 }
 

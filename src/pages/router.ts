@@ -10,7 +10,17 @@ import { packageFile } from '../package-root.js';
 import { runSearch, type SearchAnswer, type SearchDeps } from '../search/search.js';
 import { renderEpisodePage } from './html/episode.js';
 import { renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
-import { channelOfHost, createAroundCache, fetchEpisodeDocs, loadEpisodePage, loadLibraryPage, pageChannel, LIBRARY_PAGE_SIZE, type EpisodeDocs, type PageChannel } from './load.js';
+import {
+  channelOfHost,
+  createAroundCache,
+  fetchEpisodeDocs,
+  loadEpisodePage,
+  loadLibraryPage,
+  pageChannel,
+  LIBRARY_PAGE_SIZE,
+  type EpisodeDocs,
+  type PageChannel,
+} from './load.js';
 import { locateByHost } from '../channel-urls.js';
 import { episodeMarkdown, libraryMarkdown, llmsTxt, LLMS_EPISODES, notFoundMarkdown, searchMarkdown } from './markdown.js';
 import { EMBED_ORIGIN } from './media.js';
@@ -142,39 +152,46 @@ export function pagesRouter(deps: PagesDeps): Router {
     send(res, 200, 'text/plain; charset=utf-8', llmsTxt(channel(req), page, { publicBaseUrl: deps.publicBaseUrl }), { vary: false });
   });
 
-  const library = (markdown: boolean | undefined): RequestHandler => async (req, res) => {
-    const md = markdown ?? wantsMarkdown(req);
-    if (md === undefined) return notAcceptable(req, res);
-    const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
-    const page = await loadLibraryPage(req.queries, channel(req), cursor, LIBRARY_PAGE_SIZE).catch((err: unknown) => {
-      if (toApiError(err).code === 'invalid_cursor') return undefined;
-      throw err;
-    });
-    if (!page) return notFound(req, res, md);
-    const twin = `${channel(req).origin}/index.md${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`;
-    send(res, 200, md ? MARKDOWN : HTML, md ? libraryMarkdown(page) : renderLibraryPage(page, cursor), { vary: markdown === undefined, twin });
-  };
+  const library =
+    (markdown: boolean | undefined): RequestHandler =>
+    async (req, res) => {
+      const md = markdown ?? wantsMarkdown(req);
+      if (md === undefined) return notAcceptable(req, res);
+      const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
+      const page = await loadLibraryPage(req.queries, channel(req), cursor, LIBRARY_PAGE_SIZE).catch((err: unknown) => {
+        if (toApiError(err).code === 'invalid_cursor') return undefined;
+        throw err;
+      });
+      if (!page) return notFound(req, res, md);
+      const twin = `${channel(req).origin}/index.md${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`;
+      send(res, 200, md ? MARKDOWN : HTML, md ? libraryMarkdown(page) : renderLibraryPage(page, cursor), { vary: markdown === undefined, twin });
+    };
   router.get('/', library(undefined));
   router.get('/index.md', library(true));
 
-  const search = (markdown: boolean | undefined): RequestHandler => async (req, res) => {
-    const md = markdown ?? wantsMarkdown(req);
-    if (md === undefined) return notAcceptable(req, res);
-    const query = queryOf(req);
-    let answer: SearchAnswer | undefined;
-    if (query) {
-      const signal = abandoned(res);
-      const release = await deps.admission.admit(signal);
-      try {
-        const searchDeps = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal, audience: 'anonymous' as const };
-        answer = (await runSearch(searchDeps, channel(req).doc, { query, fast: false, limit: 10, publishedOnly: true })).result;
-      } finally {
-        release();
+  const search =
+    (markdown: boolean | undefined): RequestHandler =>
+    async (req, res) => {
+      const md = markdown ?? wantsMarkdown(req);
+      if (md === undefined) return notAcceptable(req, res);
+      const query = queryOf(req);
+      let answer: SearchAnswer | undefined;
+      if (query) {
+        const signal = abandoned(res);
+        const release = await deps.admission.admit(signal);
+        try {
+          const searchDeps = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal, audience: 'anonymous' as const };
+          answer = (await runSearch(searchDeps, channel(req).doc, { query, fast: false, limit: 10, publishedOnly: true })).result;
+        } finally {
+          release();
+        }
       }
-    }
-    const twin = `${channel(req).origin}/search.md${query ? `?q=${encodeURIComponent(query)}` : ''}`;
-    send(res, 200, md ? MARKDOWN : HTML, md ? searchMarkdown(channel(req), query, answer) : renderSearchPage(channel(req), query, answer), { vary: markdown === undefined, twin });
-  };
+      const twin = `${channel(req).origin}/search.md${query ? `?q=${encodeURIComponent(query)}` : ''}`;
+      send(res, 200, md ? MARKDOWN : HTML, md ? searchMarkdown(channel(req), query, answer) : renderSearchPage(channel(req), query, answer), {
+        vary: markdown === undefined,
+        twin,
+      });
+    };
   router.get('/search', search(undefined));
   router.get('/search.md', search(true));
 
@@ -204,18 +221,20 @@ function notAcceptable(req: Request, res: Response): void {
 }
 
 /** Errors on page paths are pages too (429, 503, …), in the representation asked for; the log keeps the cause. */
-const pageErrors = (channelBaseDomain: string): ErrorRequestHandler => async (err, req, res, _next) => {
-  const error = toApiError(err);
-  if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
-  else if (error.status > 500) req.log.warn({ err: error.cause ?? error, code: error.code }, 'page failed');
-  if (res.headersSent) return void res.destroy();
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  // The page limiter answers before the channel is taken from its lookup: a 429 is still the channel's page.
-  const doc = req.pageChannel ? undefined : await req.pageChannelLookup?.catch(() => undefined);
-  const ch = req.pageChannel ?? (doc ? pageChannel(doc, channelBaseDomain) : undefined);
-  const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
-  const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
-  if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false, vary: false });
-  if (markdown) return send(res, status, MARKDOWN, status === 404 ? notFoundMarkdown(ch) : `# ${status}\n\n${error.message}\n`, { cache: false });
-  send(res, status, HTML, renderErrorPage(ch, status), { cache: false });
-};
+const pageErrors =
+  (channelBaseDomain: string): ErrorRequestHandler =>
+  async (err, req, res, _next) => {
+    const error = toApiError(err);
+    if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
+    else if (error.status > 500) req.log.warn({ err: error.cause ?? error, code: error.code }, 'page failed');
+    if (res.headersSent) return void res.destroy();
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    // The page limiter answers before the channel is taken from its lookup: a 429 is still the channel's page.
+    const doc = req.pageChannel ? undefined : await req.pageChannelLookup?.catch(() => undefined);
+    const ch = req.pageChannel ?? (doc ? pageChannel(doc, channelBaseDomain) : undefined);
+    const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
+    const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
+    if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false, vary: false });
+    if (markdown) return send(res, status, MARKDOWN, status === 404 ? notFoundMarkdown(ch) : `# ${status}\n\n${error.message}\n`, { cache: false });
+    send(res, status, HTML, renderErrorPage(ch, status), { cache: false });
+  };

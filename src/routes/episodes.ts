@@ -51,4 +51,3 @@ export function listEpisodes({ channelBaseDomain }: { channelBaseDomain: string 
     });
   };
 }
-

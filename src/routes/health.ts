@@ -14,20 +14,14 @@ export function health(): RequestHandler {
 export function readiness({ client, redis, timeoutMs = 1000 }: { client: Client; redis: Redis; timeoutMs?: number }): RequestHandler {
   const check = async (probe: () => Promise<unknown>) => {
     try {
-      await Promise.race([
-        probe(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref()),
-      ]);
+      await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref())]);
       return 'ok' as const;
     } catch {
       return 'unreachable' as const;
     }
   };
   return async (_req, res) => {
-    const [opensearch, redisState] = await Promise.all([
-      check(() => client.ping({}, { requestTimeout: timeoutMs })),
-      check(() => redis.ping()),
-    ]);
+    const [opensearch, redisState] = await Promise.all([check(() => client.ping({}, { requestTimeout: timeoutMs })), check(() => redis.ping())]);
     const checks = { opensearch, redis: redisState };
     if (opensearch === 'ok' && redisState === 'ok') {
       res.json({ status: 'ok', checks });

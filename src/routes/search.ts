@@ -24,7 +24,6 @@ function searchParams(q: Record<string, unknown>, publishedOnly: boolean): Searc
 
 type SearchOutcome = Awaited<ReturnType<typeof runSearch>>;
 
-
 /**
  * The search's round trips draw on the same store budget as the request's lookups and stop
  * when the client disconnects; its query vector is cached for its audience only (an early

@@ -55,9 +55,7 @@ function combine(legs: readonly Leg[], weights: Partial<Record<LegName, number>>
       entry.bestRank = Math.min(entry.bestRank, hit.rank);
     });
   }
-  return [...fused.values()]
-    .sort((a, b) => b.hit.fusedScore - a.hit.fusedScore || a.bestRank - b.bestRank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map((e) => e.hit);
+  return [...fused.values()].sort((a, b) => b.hit.fusedScore - a.hit.fusedScore || a.bestRank - b.bestRank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((e) => e.hit);
 }
 
 /** How a leg's raw scores are put on one scale before a convex combination. */
@@ -92,5 +90,10 @@ export function normalizeScores(scores: readonly number[], normalization: ScoreN
  * after normalization. Same hit keys and tie-breaks as {@link reciprocalRankFusion}.
  */
 export function convexFusion(legs: readonly Leg[], { normalization, weights = {} }: ConvexFusionOptions): FusedHit[] {
-  return combine(legs, weights, (leg, weight) => normalizeScores(leg.hits.map((h) => h.score), normalization).map((n) => weight * n));
+  return combine(legs, weights, (leg, weight) =>
+    normalizeScores(
+      leg.hits.map((h) => h.score),
+      normalization,
+    ).map((n) => weight * n),
+  );
 }

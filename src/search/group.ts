@@ -25,12 +25,7 @@ export interface GroupOptions {
  * first words of that chapter, typically), so the slot goes to another moment.
  * Episodes are ordered by score, ties by id.
  */
-export function groupByEpisode(
-  fused: readonly FusedHit[],
-  limit: number,
-  maxSegments = 3,
-  { episodeScore = 'max', support = 0 }: GroupOptions = {},
-): EpisodeGroup[] {
+export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSegments = 3, { episodeScore = 'max', support = 0 }: GroupOptions = {}): EpisodeGroup[] {
   const groups = new Map<string, EpisodeGroup>();
   for (const hit of fused) {
     let group = groups.get(hit.episodeId);
@@ -49,9 +44,7 @@ export function groupByEpisode(
       group.score += support * hit.fusedScore;
     }
   }
-  return [...groups.values()]
-    .sort((a, b) => b.score - a.score || (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0))
-    .slice(0, limit);
+  return [...groups.values()].sort((a, b) => b.score - a.score || (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0)).slice(0, limit);
 }
 
 /**

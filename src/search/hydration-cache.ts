@@ -36,7 +36,10 @@ type Entry = CachedPassage | { episode: EpisodeMeta };
 
 /** A rough size in bytes of what an entry holds (UTF-16 strings, 8-byte numbers, object overhead). */
 function sizeOf(entry: Entry, key: string): number {
-  const strings = 'passage' in entry ? [entry.passage.text, entry.passage.chapterTitle, entry.passage.speaker, entry.passage.id, entry.passage.episodeId] : [entry.episode.title, entry.episode.summary, entry.episode.id];
+  const strings =
+    'passage' in entry
+      ? [entry.passage.text, entry.passage.chapterTitle, entry.passage.speaker, entry.passage.id, entry.passage.episodeId]
+      : [entry.episode.title, entry.episode.summary, entry.episode.id];
   const numbers = 'passage' in entry ? (entry.passage.marks?.length ?? 0) + 2 : 1;
   const tokens = 'passage' in entry && entry.tokens ? 100 + 16 * entry.tokens.terms.length : 0;
   return 200 + 2 * key.length + strings.reduce((n, s) => n + 2 * (s?.length ?? 0), 0) + 8 * numbers + tokens;

@@ -10,13 +10,7 @@ import type { SearchParams } from './types.js';
  * pass): the k neighbours are all in scope. A post-filter would drop out-of-scope
  * neighbours after the fact and return fewer than k, or none, for a narrow filter.
  */
-export function buildKnnQuery(
-  vector: number[],
-  params: SearchParams,
-  channel: ChannelDoc,
-  k: number,
-  { withText = false }: { withText?: boolean } = {},
-): QueryClause {
+export function buildKnnQuery(vector: number[], params: SearchParams, channel: ChannelDoc, k: number, { withText = false }: { withText?: boolean } = {}): QueryClause {
   return {
     size: k,
     track_total_hits: false,

@@ -2,7 +2,16 @@
 import { channelHost, citation, episodeUrl } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { chooseLanding, type LandingOptions } from './landing.js';
-import { MATCHED_VIA_DESCRIPTIONS, type EpisodeGroup, type EpisodeMeta, type MatchedSegment, type MatchedVia, type PassageHit, type SearchResult, type TermRange } from './types.js';
+import {
+  MATCHED_VIA_DESCRIPTIONS,
+  type EpisodeGroup,
+  type EpisodeMeta,
+  type MatchedSegment,
+  type MatchedVia,
+  type PassageHit,
+  type SearchResult,
+  type TermRange,
+} from './types.js';
 
 /** `matchedVia` lists its values in the order of their descriptions, as the OpenAPI document does. */
 const VIA_ORDER = Object.keys(MATCHED_VIA_DESCRIPTIONS) as readonly MatchedVia[];
@@ -66,16 +75,7 @@ function viaOf(legs: Iterable<string>): MatchedVia[] {
 }
 
 /** Builds the response: episodes in group order, segments with citation URLs and `matchedVia`. */
-export function toSearchResult({
-  query,
-  groups,
-  episodes,
-  passages,
-  titleSegments = new Map(),
-  channel,
-  channelBaseDomain,
-  landing,
-}: ResultInputs): SearchResult {
+export function toSearchResult({ query, groups, episodes, passages, titleSegments = new Map(), channel, channelBaseDomain, landing }: ResultInputs): SearchResult {
   const host = channelHost(channel, channelBaseDomain);
   const out: SearchResult['episodes'] = [];
   for (const group of groups) {

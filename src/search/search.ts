@@ -114,12 +114,7 @@ export async function searchChannel(deps: SearchDeps, channel: ChannelDoc, param
 }
 
 /** {@link searchChannel} with tuning options, returning the trace as well. */
-export async function runSearch(
-  deps: SearchDeps,
-  channel: ChannelDoc,
-  params: SearchParams,
-  options: SearchOptions = {},
-): Promise<{ result: SearchAnswer; trace: SearchTrace }> {
+export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: SearchParams, options: SearchOptions = {}): Promise<{ result: SearchAnswer; trace: SearchTrace }> {
   const started = performance.now();
   const query = params.query.trim();
   const trace: SearchTrace = {
@@ -146,7 +141,10 @@ export async function runSearch(
   if (wanted.has('keyword')) {
     const kw = buildKeywordQuery(p, channel, { candidates }, { ...options.keyword, withText: options.withText });
     searches.push({ index: deps.aliases.passages, body: kw.passages }, { index: deps.aliases.episodes, body: kw.episodes });
-    readers.push((h) => ({ name: 'keyword', hits: toPassageHits(h) }), (h) => ({ name: 'title', hits: toEpisodeHits(h) }));
+    readers.push(
+      (h) => ({ name: 'keyword', hits: toPassageHits(h) }),
+      (h) => ({ name: 'title', hits: toEpisodeHits(h) }),
+    );
   }
   let degraded: DegradedReason | undefined;
   if (wanted.has('semantic') && deps.embedder) {

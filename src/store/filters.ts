@@ -30,11 +30,7 @@ export type QueryClause = Record<string, unknown>;
  * filter. Archived episodes are excluded twice over (the flag and the status value),
  * so a document written with either never leaks.
  */
-export function buildFilters(
-  scope: FilterScope,
-  channel: Pick<ChannelDoc, 'id'>,
-  { episodeIdField = 'episodeId' }: { episodeIdField?: 'episodeId' | 'id' } = {},
-): QueryClause {
+export function buildFilters(scope: FilterScope, channel: Pick<ChannelDoc, 'id'>, { episodeIdField = 'episodeId' }: { episodeIdField?: 'episodeId' | 'id' } = {}): QueryClause {
   const filter: QueryClause[] = [{ term: { channelId: channel.id } }, { term: { archived: false } }];
   if (scope.publishedOnly) filter.push({ term: { status: 'published' } });
   const terms = (field: string, values: string[] | undefined) => {

@@ -7,16 +7,7 @@ import { packageFile } from '../package-root.js';
 export type { Client };
 
 /** Every index the service uses, by logical name; each is reached through the alias `<prefix><name>`. */
-export const INDEX_NAMES = [
-  'channels',
-  'users',
-  'api-keys',
-  'facets',
-  'episodes',
-  'transcripts',
-  'chapters',
-  'passages',
-] as const;
+export const INDEX_NAMES = ['channels', 'users', 'api-keys', 'facets', 'episodes', 'transcripts', 'chapters', 'passages'] as const;
 export type IndexName = (typeof INDEX_NAMES)[number];
 
 /** Alias names for one prefix, keyed by logical name. */
@@ -91,12 +82,7 @@ export function indexSettings(fileSettings: Record<string, unknown>, layout: Ind
  */
 export async function createVersionedIndices(
   client: Client,
-  {
-    prefix,
-    modelId,
-    names = INDEX_NAMES,
-    layout = DEFAULT_INDEX_LAYOUT,
-  }: { prefix: string; modelId: string; names?: readonly IndexName[]; layout?: IndexLayout },
+  { prefix, modelId, names = INDEX_NAMES, layout = DEFAULT_INDEX_LAYOUT }: { prefix: string; modelId: string; names?: readonly IndexName[]; layout?: IndexLayout },
 ): Promise<Record<IndexName, string>> {
   const stamp = Date.now().toString();
   const created = {} as Record<IndexName, string>;
@@ -131,10 +117,7 @@ export async function resolveAliases(client: Client, prefix: string): Promise<Pa
  * indices for the missing ones and adding to existing ones the fields their mapping
  * file gained since (see {@link addMissingFields}). Safe to call on every start.
  */
-export async function ensureIndices(
-  client: Client,
-  { prefix, modelId, layout }: { prefix: string; modelId: string; layout?: IndexLayout },
-): Promise<IndexAliases> {
+export async function ensureIndices(client: Client, { prefix, modelId, layout }: { prefix: string; modelId: string; layout?: IndexLayout }): Promise<IndexAliases> {
   const existing = await resolveAliases(client, prefix);
   const missing = INDEX_NAMES.filter((n) => !existing[n]);
   await addMissingFields(client, existing);
@@ -152,10 +135,7 @@ export async function ensureIndices(
  * needs `npm run reindex`. Documents written before keep the new field empty until they
  * are re-derived (bump the indexer's derivation version). Returns the added fields by index.
  */
-export async function addMissingFields(
-  client: Client,
-  indices: Partial<Record<IndexName, string>>,
-): Promise<Record<string, string[]>> {
+export async function addMissingFields(client: Client, indices: Partial<Record<IndexName, string>>): Promise<Record<string, string[]>> {
   const entries = Object.entries(indices) as [IndexName, string][];
   if (entries.length === 0) return {};
   const res = await client.indices.getMapping({ index: entries.map(([, index]) => index) });
@@ -177,11 +157,7 @@ export async function addMissingFields(
  * Points each alias at its new index in one atomic `_aliases` call, so a search
  * sees either all old or all new indices. Returns the indices the aliases left.
  */
-export async function swapAliases(
-  client: Client,
-  prefix: string,
-  next: Partial<Record<IndexName, string>>,
-): Promise<string[]> {
+export async function swapAliases(client: Client, prefix: string, next: Partial<Record<IndexName, string>>): Promise<string[]> {
   const aliases = indexAliases(prefix);
   const current = await resolveAliases(client, prefix);
   const actions: unknown[] = [];

@@ -7,10 +7,7 @@ import type { Logger } from '../logger.js';
  * offline queue) or after `commandTimeoutMs`, so the rate limiter can fail open
  * instead of holding requests; the client keeps reconnecting in the background.
  */
-export function createRedisClient(
-  url: string,
-  { log, commandTimeoutMs = 500 }: { log?: Logger; commandTimeoutMs?: number } = {},
-): Redis {
+export function createRedisClient(url: string, { log, commandTimeoutMs = 500 }: { log?: Logger; commandTimeoutMs?: number } = {}): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -91,10 +91,7 @@ export interface RetryOptions {
  * callers that can afford to wait (an ops command), never for an API request, which has
  * its own short time budget.
  */
-export function retryTransient<T>(
-  call: () => Promise<T>,
-  { budgetMs = 30_000, firstDelayMs = 250, maxDelayMs = 4_000, onRetry }: RetryOptions = {},
-): Promise<T> {
+export function retryTransient<T>(call: () => Promise<T>, { budgetMs = 30_000, firstDelayMs = 250, maxDelayMs = 4_000, onRetry }: RetryOptions = {}): Promise<T> {
   return pRetry(() => call(), {
     retries: Number.POSITIVE_INFINITY,
     factor: 2,

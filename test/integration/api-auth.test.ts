@@ -207,7 +207,15 @@ describe('API authentication, membership and plans', function () {
 
   describe('missing and malformed credentials', function () {
     it('answers 401 credential_missing with the bare challenge when nothing is presented', async function () {
-      for (const path of ['/api/v1/channels', '/api/v1/channels/alpha/episodes', '/api/v1/channels/alpha/search?q=x', '/api/v1/episodes/ep_a01/transcript', '/api/v1/episodes/ep_a01/chapters', '/api/v1/episodes/ep_a01/related', '/api/channels']) {
+      for (const path of [
+        '/api/v1/channels',
+        '/api/v1/channels/alpha/episodes',
+        '/api/v1/channels/alpha/search?q=x',
+        '/api/v1/episodes/ep_a01/transcript',
+        '/api/v1/episodes/ep_a01/chapters',
+        '/api/v1/episodes/ep_a01/related',
+        '/api/channels',
+      ]) {
         const res = await get(path);
         expect(res.status, path).to.equal(401);
         expect(res.body.code).to.equal('credential_missing');
@@ -272,7 +280,13 @@ describe('API authentication, membership and plans', function () {
     });
 
     it('answers 403 plan_required for a free-plan channel to members, 404 to others', async function () {
-      for (const path of ['/api/v1/channels/free-show/episodes', '/api/v1/channels/free-show/search?q=x', '/api/v1/episodes/ep_free1/transcript', '/api/v1/episodes/ep_free1/chapters', '/api/v1/episodes/ep_free1/related']) {
+      for (const path of [
+        '/api/v1/channels/free-show/episodes',
+        '/api/v1/channels/free-show/search?q=x',
+        '/api/v1/episodes/ep_free1/transcript',
+        '/api/v1/episodes/ep_free1/chapters',
+        '/api/v1/episodes/ep_free1/related',
+      ]) {
         const res = await get(path, member());
         expect(res.status, path).to.equal(403);
         expect(res.body.code).to.equal('plan_required');
@@ -345,7 +359,13 @@ describe('API authentication, membership and plans', function () {
     }
 
     const sentBeforeFirstAnswer = (traffic: Awaited<ReturnType<typeof storeTraffic>>) =>
-      traffic.slice(0, traffic.findIndex((t) => t.event === 'answered')).map((t) => t.what).sort();
+      traffic
+        .slice(
+          0,
+          traffic.findIndex((t) => t.event === 'answered'),
+        )
+        .map((t) => t.what)
+        .sort();
     const sentAll = (traffic: Awaited<ReturnType<typeof storeTraffic>>) => traffic.filter((t) => t.event === 'sent').map((t) => t.what);
     /** One GET, with what the API asked of the store while it ran. */
     async function tracedGet(path: string, headers: Record<string, string>): Promise<{ res: ApiResponse; traffic: Awaited<ReturnType<typeof storeTraffic>> }> {
@@ -356,7 +376,7 @@ describe('API authentication, membership and plans', function () {
       return { res: res!, traffic };
     }
 
-    it("reads a key this process has not seen verify alone (a made-up key costs no channel read), then the key, the channel and its owner in one round trip, then searches", async function () {
+    it('reads a key this process has not seen verify alone (a made-up key costs no channel read), then the key, the channel and its owner in one round trip, then searches', async function () {
       const { key } = await store.key('u_member');
       // Another key's search lets this process know alpha's owner (read beside the channel from then on).
       expect((await get('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': memberKey })).status).to.equal(200);
@@ -367,7 +387,10 @@ describe('API authentication, membership and plans', function () {
       expect(first.traffic.find((t) => t.what === 'POST /_mget')?.docs).to.deep.equal(['api-keys']);
       // Then the channel (with its owner) and the search.
       const after = first.traffic.filter((t) => t.event === 'sent').slice(1);
-      expect(after.some((t) => t.what === 'POST /channels/_search' || t.docs?.includes('channels')), 'the channel, read once the key verified').to.equal(true);
+      expect(
+        after.some((t) => t.what === 'POST /channels/_search' || t.docs?.includes('channels')),
+        'the channel, read once the key verified',
+      ).to.equal(true);
       expect(after.map((t) => t.what)).to.include('POST /_msearch');
       const { res, traffic } = await tracedGet('/api/v1/channels/alpha/search?q=garden', { 'x-api-key': key });
       expect(res.status).to.equal(200);

@@ -111,7 +111,9 @@ describe('API episode list: views, sorts, filters and keyset pagination', functi
     };
     for (const [view, statuses] of Object.entries(expectations)) {
       const { ids } = await walk(`?status=${view}&limit=100`);
-      const expected = visible().filter((e) => statuses.includes(e.status)).map((e) => e.id);
+      const expected = visible()
+        .filter((e) => statuses.includes(e.status))
+        .map((e) => e.id);
       expect([...ids].sort(), view).to.deep.equal(expected.sort());
     }
     const drafts = await list('?status=queued');
@@ -143,7 +145,12 @@ describe('API episode list: views, sorts, filters and keyset pagination', functi
     ];
     for (const [query, keep] of cases) {
       const { ids } = await walk(`?${query}&limit=100`);
-      expect([...ids].sort(), query).to.deep.equal(visible().filter(keep).map((e) => e.id).sort());
+      expect([...ids].sort(), query).to.deep.equal(
+        visible()
+          .filter(keep)
+          .map((e) => e.id)
+          .sort(),
+      );
     }
   });
 
@@ -152,8 +159,23 @@ describe('API episode list: views, sorts, filters and keyset pagination', functi
     const row = res.body.episodes.find((e: { id: string }) => e.id === 'ep_a00');
     expect(row).to.include({ id: 'ep_a00', viewCount: null, durationMs: null, status: 'published', url: 'https://alpha.creators.example.com/episodes/ep_a00' });
     expect(row).to.have.all.keys(
-      'id', 'title', 'description', 'link', 'thumbnail', 'mediaUrl', 'durationMs', 'publishedAt', 'viewCount', 'status', 'summary', 'error',
-      'url', 'topicIds', 'personIds', 'entityIds', 'collectionIds',
+      'id',
+      'title',
+      'description',
+      'link',
+      'thumbnail',
+      'mediaUrl',
+      'durationMs',
+      'publishedAt',
+      'viewCount',
+      'status',
+      'summary',
+      'error',
+      'url',
+      'topicIds',
+      'personIds',
+      'entityIds',
+      'collectionIds',
     );
     const custom = await world.api.request('/api/v1/channels/custom/episodes', { headers: world.memberHeaders });
     expect(custom.body.episodes[0].url).to.equal('https://show.example.org/episodes/ep_custom1');

@@ -55,7 +55,16 @@ describe('API HTTP behaviour: errors, headers, versions, hosts, rate limits, pro
   });
 
   describe('headers on every response', function () {
-    const paths = ['/healthz', '/readyz', '/api/v1/openapi.json', '/.well-known/oauth-protected-resource', '/api/v1/channels', '/api/v1/channels/alpha/episodes', '/api/v1/episodes/ep_a01/transcript', '/nope'];
+    const paths = [
+      '/healthz',
+      '/readyz',
+      '/api/v1/openapi.json',
+      '/.well-known/oauth-protected-resource',
+      '/api/v1/channels',
+      '/api/v1/channels/alpha/episodes',
+      '/api/v1/episodes/ep_a01/transcript',
+      '/nope',
+    ];
 
     it('sends Cache-Control: private, no-store, X-Request-Id and the RateLimit headers (none on /healthz, which is not rate limited)', async function () {
       for (const path of [...paths, '/api/v1/channels/%E0%A4%A/episodes']) {
@@ -92,7 +101,12 @@ describe('API HTTP behaviour: errors, headers, versions, hosts, rate limits, pro
 
     it('sends Deprecation, Sunset and Link on /api/v1 and its alias once v1 is marked deprecated', async function () {
       const deprecated = await startApi({
-        env: { INDEX_PREFIX: world.store.prefix, API_V1_DEPRECATED_AT: '2026-01-01T00:00:00Z', API_V1_SUNSET_AT: '2026-12-31T00:00:00Z', API_V1_SUCCESSOR: 'https://api.example.com/api/v2' },
+        env: {
+          INDEX_PREFIX: world.store.prefix,
+          API_V1_DEPRECATED_AT: '2026-01-01T00:00:00Z',
+          API_V1_SUNSET_AT: '2026-12-31T00:00:00Z',
+          API_V1_SUCCESSOR: 'https://api.example.com/api/v2',
+        },
       });
       try {
         for (const path of ['/api/v1/channels', '/api/channels', '/api/v1/openapi.json', '/api/v1/nope']) {

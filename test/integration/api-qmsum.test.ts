@@ -116,7 +116,9 @@ for (const { title, dir, load, dataset, pageSize } of [
       for (const slug of PAID) {
         for (const [view, statuses] of Object.entries(views)) {
           const ids = await walk(slug, `status=${view}&limit=100`);
-          const expected = visibleIn(slug).filter((e) => statuses.includes(e.status)).map((e) => e.id);
+          const expected = visibleIn(slug)
+            .filter((e) => statuses.includes(e.status))
+            .map((e) => e.id);
           expect([...ids].sort(), `${slug} ${view}`).to.deep.equal(expected.sort());
         }
       }
@@ -169,7 +171,10 @@ for (const { title, dir, load, dataset, pageSize } of [
         for (const fast of ['true', 'false']) {
           const res = await get(`/api/v1/channels/${slug}/search?q=${encodeURIComponent(e.title)}&fast=${fast}&limit=50`);
           expect(res.status).to.equal(200);
-          expect(res.body.episodes.map((x: { episodeId: string }) => x.episodeId), `${e.id} fast=${fast}`).not.to.include(e.id);
+          expect(
+            res.body.episodes.map((x: { episodeId: string }) => x.episodeId),
+            `${e.id} fast=${fast}`,
+          ).not.to.include(e.id);
         }
       }
     });
@@ -181,15 +186,22 @@ for (const { title, dir, load, dataset, pageSize } of [
         const transcript = await get(`/api/v1/episodes/${e.id}/transcript`);
         expect(transcript.body, `${e.id} transcript`).to.deep.equal(file.transcript);
         const chapters = await get(`/api/v1/episodes/${e.id}/chapters`);
-        expect(chapters.body.map((c: { title: string; startMs: number }) => [c.title, c.startMs]), `${e.id} chapters`).to.deep.equal(
-          (file.chapters ?? []).map((c) => [c.title, c.startMs]),
-        );
+        expect(
+          chapters.body.map((c: { title: string; startMs: number }) => [c.title, c.startMs]),
+          `${e.id} chapters`,
+        ).to.deep.equal((file.chapters ?? []).map((c) => [c.title, c.startMs]));
       }
     });
 
     it('answers 403 on every data endpoint of free-plan-demo to its member', async function () {
       const e = library.episodes.find((x) => x.channelId === channelId('free-plan-demo'))!;
-      for (const path of ['/api/v1/channels/free-plan-demo/episodes', '/api/v1/channels/free-plan-demo/search?q=remote', `/api/v1/episodes/${e.id}/transcript`, `/api/v1/episodes/${e.id}/chapters`, `/api/v1/episodes/${e.id}/related`]) {
+      for (const path of [
+        '/api/v1/channels/free-plan-demo/episodes',
+        '/api/v1/channels/free-plan-demo/search?q=remote',
+        `/api/v1/episodes/${e.id}/transcript`,
+        `/api/v1/episodes/${e.id}/chapters`,
+        `/api/v1/episodes/${e.id}/related`,
+      ]) {
         const res = await get(path);
         expect(res.status, path).to.equal(403);
         expect(res.body.code).to.equal('plan_required');

@@ -41,7 +41,11 @@ describe('compiled runtime: npm start and the worker run the JavaScript of npm r
   });
 
   it('declares start and worker as node over dist/, and tsx as a development dependency only', function () {
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     expect(pkg.scripts.start).to.equal('node dist/src/server.js');
     expect(pkg.scripts.worker).to.equal('node dist/scripts/ops/worker.js');
     expect(pkg.scripts.build).to.match(/^tsc -p tsconfig\.build\.json/);
@@ -51,7 +55,13 @@ describe('compiled runtime: npm start and the worker run the JavaScript of npm r
 
   it('serves the API from compiled JavaScript: health, the OpenAPI document, a search and the MCP tool list', async function () {
     const port = await freePort();
-    const { child, output } = startNode('src/server.js', { INDEX_PREFIX: world.store.prefix, PORT: String(port), HOST: '127.0.0.1', ANONYMOUS_READ: 'published', METRICS_PORT: '' });
+    const { child, output } = startNode('src/server.js', {
+      INDEX_PREFIX: world.store.prefix,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ANONYMOUS_READ: 'published',
+      METRICS_PORT: '',
+    });
     try {
       const base = `http://127.0.0.1:${port}`;
       expect(await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok === true, 60_000), output()).to.equal(true);
@@ -79,7 +89,11 @@ describe('compiled runtime: npm start and the worker run the JavaScript of npm r
     try {
       expect(await waitFor(async () => /worker started/.test(output()), 90_000), output()).to.equal(true);
       const { body } = await client.indices.getAlias({ name: `${prefix}*` });
-      expect(Object.values(body).flatMap((i) => Object.keys((i as { aliases: object }).aliases)).sort()).to.include.members([`${prefix}passages`, `${prefix}episodes`]);
+      expect(
+        Object.values(body)
+          .flatMap((i) => Object.keys((i as { aliases: object }).aliases))
+          .sort(),
+      ).to.include.members([`${prefix}passages`, `${prefix}episodes`]);
     } finally {
       await stop(child);
       await deleteIndices(client, prefix).catch(() => undefined);

@@ -43,7 +43,12 @@ describe('demo', function () {
     const base = `http://127.0.0.1:${port}`;
     const key = async () => /API key for u_member \(shown once\): (\S+)/.exec(output)?.[1];
     for (let i = 0; ; i++) {
-      const ready = (await key()) && (await rawRequest(base, '/healthz').then((r) => r.status === 200, () => false));
+      const ready =
+        (await key()) &&
+        (await rawRequest(base, '/healthz').then(
+          (r) => r.status === 200,
+          () => false,
+        ));
       if (ready) break;
       if (demo.exitCode !== null || i > 900) throw new Error(`the demo did not serve the API:\n${output.slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 200));
@@ -58,7 +63,13 @@ describe('demo', function () {
     expect(code, output.slice(-2000)).to.equal(0);
     expect(output).to.include("demo: OpenSearch comes from OPENSEARCH_URL: not the demo's to stop.");
     expect(output).to.include("demo: Redis comes from REDIS_URL: not the demo's to stop.");
-    expect(await rawRequest(base, '/healthz').then(() => 'answered', () => 'closed'), 'the API is gone').to.equal('closed');
+    expect(
+      await rawRequest(base, '/healthz').then(
+        () => 'answered',
+        () => 'closed',
+      ),
+      'the API is gone',
+    ).to.equal('closed');
     expect((await fetch(config.opensearchUrl)).status, 'OpenSearch still answers').to.equal(200);
   });
 });

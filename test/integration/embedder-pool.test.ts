@@ -33,7 +33,10 @@ const statFields = (line: string) => line.slice(line.lastIndexOf(')') + 2).split
 
 /** `n` distinct long queries (about 1,000 characters each) from a fixed vocabulary. */
 function longQueries(n: number, seed = 1): string[] {
-  const words = 'budget remote control design meeting battery button speech recognition prototype market evaluation interface scroll wheel plastic rubber trend fashion cost revenue committee education school teachers funding policy data transcription microphone'.split(' ');
+  const words =
+    'budget remote control design meeting battery button speech recognition prototype market evaluation interface scroll wheel plastic rubber trend fashion cost revenue committee education school teachers funding policy data transcription microphone'.split(
+      ' ',
+    );
   let x = seed;
   const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31);
   return Array.from({ length: n }, (_, i) => {
@@ -83,9 +86,14 @@ describe('query embedding in worker processes (real model)', function () {
   it('refuses a query at once with EmbedderUnavailableError (busy) when the worker is busy and the queue full', async function () {
     const outcomes = await Promise.allSettled(longQueries(8, 3).map((q) => pool.embedQuery(q)));
     const busy = outcomes.filter((o) => o.status === 'rejected');
-    expect(outcomes.filter((o) => o.status === 'fulfilled'), '1 running + 2 queued').to.have.length(3);
+    expect(
+      outcomes.filter((o) => o.status === 'fulfilled'),
+      '1 running + 2 queued',
+    ).to.have.length(3);
     for (const o of busy) {
-      expect((o as PromiseRejectedResult).reason).to.be.instanceOf(EmbedderUnavailableError).with.property('reason', 'busy');
+      expect((o as PromiseRejectedResult).reason)
+        .to.be.instanceOf(EmbedderUnavailableError)
+        .with.property('reason', 'busy');
     }
     expect([pool.queued, pool.running]).to.deep.equal([0, 0]);
   });
@@ -98,7 +106,9 @@ describe('query embedding in worker processes (real model)', function () {
       expect(Date.now() - started, 'no waiting for the model').to.be.below(500);
       for (const o of outcomes) {
         expect(o.status).to.equal('rejected');
-        expect((o as PromiseRejectedResult).reason).to.be.instanceOf(EmbedderUnavailableError).with.property('reason', 'busy');
+        expect((o as PromiseRejectedResult).reason)
+          .to.be.instanceOf(EmbedderUnavailableError)
+          .with.property('reason', 'busy');
       }
       expect(impatient.queued, 'the late queries left the queue').to.equal(0);
     } finally {
@@ -161,7 +171,11 @@ describe('search under a flood of long hybrid queries (compact qmsum corpus, rea
     const { prefix } = await ensureCorpusLoaded(); // the compact corpus: runs on any clone
     // The production path: createEmbedderPool behind startLocalApi, a queue of 2.
     // Every search admitted at once and no time limit on a vector (both have tests of their own): this is about the embedder's queue.
-    api = await startReliabilityApi({ prefix, embedder: true, env: { EMBED_QUERY_QUEUE: '2', EMBED_QUERY_TIMEOUT_MS: '60000', OPENSEARCH_TIMEOUT_MS: '5000', SEARCH_CONCURRENCY: '24' } });
+    api = await startReliabilityApi({
+      prefix,
+      embedder: true,
+      env: { EMBED_QUERY_QUEUE: '2', EMBED_QUERY_TIMEOUT_MS: '60000', OPENSEARCH_TIMEOUT_MS: '5000', SEARCH_CONCURRENCY: '24' },
+    });
   });
 
   after(async function () {

@@ -37,19 +37,12 @@ describe('createEmbedder with the real model', function () {
   });
 
   it('puts a paraphrase closer than an unrelated sentence', async function () {
-    const [cat, feline, revenue] = await embedder.embedPassages([
-      'The cat sat on the mat',
-      'A feline was resting on the rug',
-      'Quarterly revenue grew by ten percent',
-    ]);
+    const [cat, feline, revenue] = await embedder.embedPassages(['The cat sat on the mat', 'A feline was resting on the rug', 'Quarterly revenue grew by ten percent']);
     expect(dot(cat!, feline!)).to.be.greaterThan(dot(cat!, revenue!) + 0.1);
   });
 
   it('ranks the relevant passage first for a prefixed query', async function () {
-    const passages = await embedder.embedPassages([
-      'Quarterly revenue grew by ten percent after the product launch.',
-      'The physician prescribed antibiotics for the infection.',
-    ]);
+    const passages = await embedder.embedPassages(['Quarterly revenue grew by ten percent after the product launch.', 'The physician prescribed antibiotics for the infection.']);
     const query = await embedder.embedQuery('which medicine did the doctor give');
     expect(dot(query, passages[1]!)).to.be.greaterThan(dot(query, passages[0]!));
   });

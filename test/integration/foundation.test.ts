@@ -3,15 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder, type Embedder } from '../../src/embedder.js';
-import {
-  INDEX_NAMES,
-  createOpenSearchClient,
-  deleteIndices,
-  ensureIndices,
-  resolveAliases,
-  type Client,
-  type IndexAliases,
-} from '../../src/store/opensearch.js';
+import { INDEX_NAMES, createOpenSearchClient, deleteIndices, ensureIndices, resolveAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
 
 const PASSAGES = [
   { id: 'p-stemming', text: 'She runs the whole studio from a tiny flat in Leeds.' },
@@ -79,7 +71,12 @@ describe('foundation: OpenSearch, English analysis, k-NN and the real model', fu
   it('finds a passage by k-NN from a paraphrase that shares no word with it', async function () {
     const query = 'doctor gave medicine to treat a bacterial illness';
     const words = new Set(query.toLowerCase().split(/\W+/));
-    expect(PASSAGES[1]!.text.toLowerCase().split(/\W+/).filter((w) => words.has(w))).to.deep.equal([]);
+    expect(
+      PASSAGES[1]!.text
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => words.has(w)),
+    ).to.deep.equal([]);
     const keyword = await client.search({ index: aliases.passages, body: { query: { match: { text: query } } } });
     expect(keyword.body.hits.hits).to.have.length(0);
 

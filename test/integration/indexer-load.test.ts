@@ -58,9 +58,7 @@ describe('indexer: loading a library directly', function () {
     );
     const archived = recs.filter((r) => r.status === 'archived').map((r) => r.id);
     expect(archived).to.deep.equal(['ep_lf_005']);
-    expect(await countDocs(client, prefix, 'passages', { term: { archived: true } })).to.equal(
-      await countDocs(client, prefix, 'passages', { term: { episodeId: 'ep_lf_005' } }),
-    );
+    expect(await countDocs(client, prefix, 'passages', { term: { archived: true } })).to.equal(await countDocs(client, prefix, 'passages', { term: { episodeId: 'ep_lf_005' } }));
     const a = indexAliases(prefix);
     const ep = (await client.get({ index: a.episodes, id: 'ep_lf_005' })).body._source as EpisodeDoc;
     expect(ep).to.include({ archived: true, status: 'archived', year: 2022 });

@@ -27,8 +27,23 @@ interface Expected {
 /** What the files imply, computed with the same pure passage function the indexer uses. */
 async function expectedFromFiles(dir: string): Promise<Expected> {
   const meta = await readLibraryMeta(dir);
-  const e: Expected = { episodes: 0, archived: 0, withTranscript: 0, chapters: 0, moments: 0, transcriptPassages: 0, chapterPassages: 0, perEpisode: new Map(), facets: meta.facets.length };
-  for await (const { record } of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: (i) => { throw new Error(i.reason); } })) {
+  const e: Expected = {
+    episodes: 0,
+    archived: 0,
+    withTranscript: 0,
+    chapters: 0,
+    moments: 0,
+    transcriptPassages: 0,
+    chapterPassages: 0,
+    perEpisode: new Map(),
+    facets: meta.facets.length,
+  };
+  for await (const { record } of readEpisodes(dir, {
+    channelIds: new Set(meta.channels.map((c) => c.id)),
+    onIssue: (i) => {
+      throw new Error(i.reason);
+    },
+  })) {
     const passages = buildPassages(record);
     e.episodes++;
     if (record.status === 'archived') e.archived++;
@@ -95,8 +110,7 @@ for (const { title, dir, load, dataset, readme } of [
         dimension: 384,
         embedPassages: () => Promise.reject(new Error('an unchanged library must not be embedded again')),
       });
-      const counts = async () =>
-        Promise.all((['episodes', 'passages', 'transcripts', 'chapters', 'facets'] as const).map((n) => countDocs(client, prefix, n)));
+      const counts = async () => Promise.all((['episodes', 'passages', 'transcripts', 'chapters', 'facets'] as const).map((n) => countDocs(client, prefix, n)));
       const before = await counts();
       const summary = await loadLibrary({ client, embedder: refusing, prefix, dir });
       expect(summary.ok).to.equal(true);

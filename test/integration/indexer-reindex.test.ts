@@ -89,9 +89,9 @@ describe('indexer: reindex by alias swap', function () {
     expect(summary.deleted.sort()).to.deep.equal(Object.values(before).sort());
     const remaining = await client.indices.get({ index: `${prefix}*` });
     expect(Object.keys(remaining.body).sort()).to.deep.equal(Object.values(after).sort());
-    expect(
-      await Promise.all((['episodes', 'passages', 'transcripts', 'chapters', 'users', 'channels', 'facets'] as const).map((n) => countDocs(client, prefix, n))),
-    ).to.deep.equal(counts);
+    expect(await Promise.all((['episodes', 'passages', 'transcripts', 'chapters', 'users', 'channels', 'facets'] as const).map((n) => countDocs(client, prefix, n)))).to.deep.equal(
+      counts,
+    );
     // The copied vectors are the stored ones: the store keeps 32-bit floats (a real model's own
     // precision) and rebuilds `_source.embedding` from them, so the hash embedder's doubles come back rounded.
     const probe = (await client.get({ index: indexAliases(prefix).passages, id: 'ep_lf_002:t:3000' })).body._source as PassageDoc;

@@ -81,7 +81,13 @@ function tracedEmbedder(tagOfText: ReadonlyMap<string, string>, trace: Trace): P
  * worker that overlaps two jobs shows it, however fast or slow the machine; a worker that
  * does not overlap them only loses `holdMs`.
  */
-function watchedClient(client: Client, aliases: IndexAliases, tags: { ofText: ReadonlyMap<string, string>; ofHash: ReadonlyMap<string, string> }, trace: Trace, holdMs: number): Client {
+function watchedClient(
+  client: Client,
+  aliases: IndexAliases,
+  tags: { ofText: ReadonlyMap<string, string>; ofHash: ReadonlyMap<string, string> },
+  trace: Trace,
+  holdMs: number,
+): Client {
   const held = new Set<string>();
   const bulk = async (params: { body: string }, ...rest: unknown[]): Promise<unknown> => {
     let passagesOf: string | undefined;
@@ -210,8 +216,10 @@ describe('indexer: the worker overlaps episodes', function () {
     const first = events.find((e) => e.startsWith('embed:'))!.slice('embed:'.length);
     const second = first === a!.id ? b!.id : a!.id;
     expect(events.indexOf(`written:${first}`), events.join(' ')).to.be.at.least(0);
-    expect(events.indexOf(`embed:${second}`), `the second episode embeds before the first one's catalog row is written: ${events.join(' ')}`)
-      .to.be.within(0, events.indexOf(`written:${first}`));
+    expect(events.indexOf(`embed:${second}`), `the second episode embeds before the first one's catalog row is written: ${events.join(' ')}`).to.be.within(
+      0,
+      events.indexOf(`written:${first}`),
+    );
     expect(embedder.maxActive, 'embedding calls running at once').to.equal(1);
     expect((await verifyIndexed(client, aliases, [a!, b!])).problems).to.deep.equal([]);
   });

@@ -241,11 +241,19 @@ describe('indexer: queue and worker', function () {
     const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
     const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
     try {
-      const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
+      const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], {
+        INDEX_PREFIX: prefix,
+        QUEUE_NAME: queueName,
+        LOG_LEVEL: 'warn',
+      });
       children.push(ingest);
       expect(await ingest.exited, ingest.stderr()).to.equal(0);
       expect(ingest.stderr()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
-      const again = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' });
+      const again = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], {
+        INDEX_PREFIX: prefix,
+        QUEUE_NAME: queueName,
+        LOG_LEVEL: 'warn',
+      });
       children.push(again);
       expect(await again.exited, again.stderr()).to.equal(0);
       expect(again.stderr()).to.match(/indexed 0, unchanged 11, failed 0, removed 0/);

@@ -46,8 +46,7 @@ describe('keys CLI during a reindex write block', function () {
     });
   }
 
-  const setWriteBlock = (blocked: boolean) =>
-    client.indices.putSettings({ index: aliases['api-keys'], body: { 'index.blocks.write': blocked } } as never);
+  const setWriteBlock = (blocked: boolean) => client.indices.putSettings({ index: aliases['api-keys'], body: { 'index.blocks.write': blocked } } as never);
 
   const keysOf = async (userId: string): Promise<number> => {
     await client.indices.refresh({ index: aliases['api-keys'] });

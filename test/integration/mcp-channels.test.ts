@@ -48,7 +48,7 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
   }
   const search = async (mcp: McpClient, args: Record<string, unknown>) => (await mcp.callTool({ name: 'search', arguments: args })) as ToolResult;
 
-  it("serves a channel at its custom domain, citing moments on that domain", async function () {
+  it('serves a channel at its custom domain, citing moments on that domain', async function () {
     const api = await start();
     const result = await search(await connect(`${api.baseUrl}/mcp`, { host: 'show.example.org' }), { query: 'tomatoes', fast: true });
     expect(result.isError).to.not.equal(true);
@@ -62,7 +62,12 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     const api = await start();
     const result = await search(await connect(`${api.baseUrl}/channels/alpha/mcp`), { query: 'tomatoes soil gardening', fast: true, limit: 50 });
     const ids = result.structuredContent!.episodes.map((e) => e.episodeId).sort();
-    expect(ids).to.deep.equal(alpha.filter((e) => e.status === 'published').map((e) => e.id).sort());
+    expect(ids).to.deep.equal(
+      alpha
+        .filter((e) => e.status === 'published')
+        .map((e) => e.id)
+        .sort(),
+    );
   });
 
   it("answers a free-plan channel's host and slug exactly like an unknown channel's: 404 route_not_found", async function () {
@@ -122,9 +127,7 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     const api = await start({ RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW_SECONDS: '60', TRUST_PROXY: 'loopback', ANONYMOUS_READ: 'published' });
     const from = async (ip: string) => {
       const mcp = new SdkClient({ name: 'cca-test', version: '1.0.0' });
-      await mcp.connect(
-        new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/channels/alpha/mcp`), { requestInit: { headers: { 'x-forwarded-for': ip } } }),
-      );
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/channels/alpha/mcp`), { requestInit: { headers: { 'x-forwarded-for': ip } } }));
       mcps.push(mcp);
       return mcp;
     };
@@ -150,7 +153,9 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     const relay = await inspectingRelay(new URL(loadConfig(process.env).opensearchUrl), { delay: /_msearch/, delayMs: 500 });
     try {
       // An API of its own on the relay (not the suite's shared store client).
-      const api = await startApi({ env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_ANONYMOUS_CONCURRENCY: '1', SEARCH_ANONYMOUS_QUEUE: '0' } });
+      const api = await startApi({
+        env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_ANONYMOUS_CONCURRENCY: '1', SEARCH_ANONYMOUS_QUEUE: '0' },
+      });
       apis.push(api);
       const [first, second] = [await connect(`${api.baseUrl}/channels/alpha/mcp`), await connect(`${api.baseUrl}/channels/alpha/mcp`)];
       const running = search(first, { query: 'tomatoes', fast: true });

@@ -33,7 +33,11 @@ interface SearchContent {
 }
 
 /** One raw JSON-RPC POST, as an MCP client's first request looks, with `Host` set. */
-function postInitialize(baseUrl: string, path: string, host: string): Promise<{ status: number; headers: Record<string, unknown>; body: { code?: string; error?: string } | undefined }> {
+function postInitialize(
+  baseUrl: string,
+  path: string,
+  host: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: { code?: string; error?: string } | undefined }> {
   const url = new URL(baseUrl);
   const payload = JSON.stringify({
     jsonrpc: '2.0',
@@ -107,17 +111,7 @@ describe('MCP server over the qmsum corpus (SDK client)', function () {
     expect(tools.map((t) => t.name)).to.deep.equal(['search']);
     const [tool] = tools;
     expect(tool!.inputSchema.required).to.deep.equal(['query']);
-    expect(Object.keys(tool!.inputSchema.properties ?? {})).to.have.members([
-      'query',
-      'fast',
-      'limit',
-      'episodeIds',
-      'topicIds',
-      'personIds',
-      'entityIds',
-      'collectionId',
-      'year',
-    ]);
+    expect(Object.keys(tool!.inputSchema.properties ?? {})).to.have.members(['query', 'fast', 'limit', 'episodeIds', 'topicIds', 'personIds', 'entityIds', 'collectionId', 'year']);
     expect(tool!.outputSchema?.properties).to.have.keys('query', 'episodes', 'degraded');
     expect(tool!.annotations?.readOnlyHint).to.equal(true);
     expect(client.getServerVersion()?.name).to.equal('product-meetings-search');

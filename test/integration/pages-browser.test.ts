@@ -165,7 +165,10 @@ describe('channel pages in a browser', function () {
     expect(await page.locator('img').count(), 'the <img onerror> in the summary is text').to.equal(0);
     expect(await page.locator('main').textContent()).to.include('<img src=x onerror=alert(1)>');
     expect(await page.title()).to.have.length.below(400);
-    expect(errors.filter((e) => /Content Security Policy/.test(e)), 'nothing tried to run against the CSP').to.deep.equal([]);
+    expect(
+      errors.filter((e) => /Content Security Policy/.test(e)),
+      'nothing tried to run against the CSP',
+    ).to.deep.equal([]);
     await page.close();
   });
 });

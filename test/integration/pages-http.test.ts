@@ -82,7 +82,10 @@ describe('channel pages over HTTP', function () {
       expect(res.status).to.equal(200);
       expect(res.text).to.not.match(/<audio|<video|<iframe/);
       expect(res.text).to.include('href="https://radio.example.org/shownotes/2"');
-      expect(segmentsOf(res.text).some((s) => s.current), 'no t: no current segment').to.equal(false);
+      expect(
+        segmentsOf(res.text).some((s) => s.current),
+        'no t: no current segment',
+      ).to.equal(false);
     });
 
     it('carries JSON-LD (PodcastEpisode with Clip parts), Open Graph, the twin link, a strict CSP and public caching, compressed', async function () {
@@ -95,7 +98,10 @@ describe('channel pages over HTTP', function () {
       expect(csp).to.not.include('unsafe-inline');
       expect(res.headers['referrer-policy']).to.equal('strict-origin-when-cross-origin');
       expect(res.headers['x-content-type-options']).to.equal('nosniff');
-      const ld = JSON.parse(/<script type="application\/ld\+json">([^<]*)<\/script>/.exec(res.text)![1]!) as { '@type': string; hasPart: { '@type': string; startOffset: number; url: string }[] };
+      const ld = JSON.parse(/<script type="application\/ld\+json">([^<]*)<\/script>/.exec(res.text)![1]!) as {
+        '@type': string;
+        hasPart: { '@type': string; startOffset: number; url: string }[];
+      };
       expect(ld['@type']).to.equal('PodcastEpisode');
       expect(ld.hasPart.map((p) => [p['@type'], p.startOffset, p.url])).to.deep.include(['Clip', 35, 'https://radio.example.org/episodes/ep_radio1?t=35000']);
       expect(res.text).to.include('<meta property="og:title" content="Radio episode with an enclosure"');
@@ -104,9 +110,11 @@ describe('channel pages over HTTP', function () {
       expect(res.raw.length, 'compressed').to.be.below(res.text.length);
     });
 
-    it('answers an unknown, unpublished, archived or other channel\'s episode with one identical 404 page, credentials ignored', async function () {
+    it("answers an unknown, unpublished, archived or other channel's episode with one identical 404 page, credentials ignored", async function () {
       const bodies = await Promise.all(
-        ['/episodes/no_such', '/episodes/ep_radio_draft', '/episodes/ep_radio_old', '/episodes/ep_a00'].map((path) => get(world.api, RADIO, path, { 'x-api-key': world.memberKey })),
+        ['/episodes/no_such', '/episodes/ep_radio_draft', '/episodes/ep_radio_old', '/episodes/ep_a00'].map((path) =>
+          get(world.api, RADIO, path, { 'x-api-key': world.memberKey }),
+        ),
       );
       for (const res of bodies) {
         expect(res.status).to.equal(404);

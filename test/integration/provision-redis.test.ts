@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { pingRedis } from '../../scripts/ops/provision/redis.js';
 
 describe('pingRedis', function () {
-  it("answers PONG from the test Redis, through ioredis and the configured URL", async function () {
+  it('answers PONG from the test Redis, through ioredis and the configured URL', async function () {
     expect(await pingRedis(loadConfig(process.env).redisUrl)).to.equal('PONG');
   });
 

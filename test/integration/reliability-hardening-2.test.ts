@@ -32,7 +32,12 @@ interface RawAnswer {
 }
 
 /** One POST to an MCP path with `Host` (and any header) set, answered as JSON; `abortAfterMs` hangs up before the answer. */
-function postMcp(api: ApiHarness, path: string, message: unknown, { headers = {}, abortAfterMs }: { headers?: Record<string, string>; abortAfterMs?: number } = {}): Promise<RawAnswer> {
+function postMcp(
+  api: ApiHarness,
+  path: string,
+  message: unknown,
+  { headers = {}, abortAfterMs }: { headers?: Record<string, string>; abortAfterMs?: number } = {},
+): Promise<RawAnswer> {
   const url = new URL(api.baseUrl);
   const body = JSON.stringify(message);
   const started = Date.now();
@@ -122,7 +127,15 @@ describe('hardening round 2: MCP cannot starve members, no lockout of valid keys
       // Every _msearch held back 300 ms: each search holds its place for two of them.
       const relay = await inspectingRelay(storeUrl(), { delay: /_msearch/, delayMs: 300 });
       try {
-        const api = await start({ OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '20000', SEARCH_CONCURRENCY: '2', SEARCH_QUEUE: '4', SEARCH_ANONYMOUS_CONCURRENCY: '2', SEARCH_ANONYMOUS_QUEUE: '4', SEARCH_QUEUE_WAIT_MS: '10000' });
+        const api = await start({
+          OPENSEARCH_URL: relay.url,
+          OPENSEARCH_TIMEOUT_MS: '20000',
+          SEARCH_CONCURRENCY: '2',
+          SEARCH_QUEUE: '4',
+          SEARCH_ANONYMOUS_CONCURRENCY: '2',
+          SEARCH_ANONYMOUS_QUEUE: '4',
+          SEARCH_QUEUE_WAIT_MS: '10000',
+        });
         const flood = Promise.all(Array.from({ length: 30 }, (_, i) => postMcp(api, '/mcp', searchCall(i + 1))));
         await new Promise((r) => setTimeout(r, 150));
         const member = await api.request('/api/v1/channels/alpha/search?q=tomatoes&fast=true', { headers: memberHeaders });

@@ -107,7 +107,14 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
       // Each _msearch is held back 400 ms, so the admitted search keeps its place while the others arrive.
       const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { delay: /_msearch/, delayMs: 400, count: KEY_LOOKUP });
       const api = await startApi({
-        env: { INDEX_PREFIX: world.store.prefix, OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '10000', SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '1', SEARCH_QUEUE_WAIT_MS: '10000' },
+        env: {
+          INDEX_PREFIX: world.store.prefix,
+          OPENSEARCH_URL: relay.url,
+          OPENSEARCH_TIMEOUT_MS: '10000',
+          SEARCH_CONCURRENCY: '1',
+          SEARCH_QUEUE: '1',
+          SEARCH_QUEUE_WAIT_MS: '10000',
+        },
       });
       try {
         const search = (q: string) => api.request(`/api/v1/channels/alpha/search?q=${q}`, { headers: world.memberHeaders });

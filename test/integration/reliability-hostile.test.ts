@@ -278,7 +278,10 @@ describe('reliability: keys never reach the log', function () {
     try {
       const base = `http://127.0.0.1:${port}`;
       for (let i = 0; ; i++) {
-        const ok = await rawRequest(base, '/healthz').then((r) => r.status === 200, () => false);
+        const ok = await rawRequest(base, '/healthz').then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (ok) break;
         if (i > 150) throw new Error(`server did not start:\n${output.slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 200));

@@ -9,7 +9,7 @@ import { QMSUM_LOAD_TIMEOUT_MS, openQmsumSearch, type QmsumSearch } from '../sup
 const params = (query: string, episodeIds: string[]): SearchParams => ({ query, fast: false, limit: 10, publishedOnly: false, episodeIds });
 
 /** Words the english analyzer keeps and a question would use: long ones, lower-cased. */
-const contentWords = (text: string) => [...new Set((text.toLowerCase().match(/[a-z]{6,}/g) ?? []))];
+const contentWords = (text: string) => [...new Set(text.toLowerCase().match(/[a-z]{6,}/g) ?? [])];
 
 /** Sentence starts of a stored passage: `[offset, ms]` pairs. */
 const marksOf = (p: PassageDoc) => Array.from({ length: p.marks.length / 2 }, (_, i) => [p.marks[2 * i]!, p.marks[2 * i + 1]!] as const);

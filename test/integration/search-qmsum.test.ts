@@ -175,7 +175,10 @@ describe('search over qmsum meetings', function () {
     });
 
     it('episodeIds: only the listed episodes', async function () {
-      const scope = [...catalog.values()].filter((e) => !e.archived && e.id !== top.id).slice(0, 3).map((e) => e.id);
+      const scope = [...catalog.values()]
+        .filter((e) => !e.archived && e.id !== top.id)
+        .slice(0, 3)
+        .map((e) => e.id);
       await expectNarrowed({ episodeIds: scope }, (e) => scope.includes(e.id));
     });
 

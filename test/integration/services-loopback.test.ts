@@ -12,10 +12,22 @@ interface Listening {
 /** `/proc/net/tcp` holds IPv4 addresses as little-endian hex words; `tcp6` as four of them. */
 function decodeAddress(hex: string): string {
   const words = hex.match(/.{8}/g)!.map((w) => w.match(/../g)!.reverse().join(''));
-  if (words.length === 1) return words[0]!.match(/../g)!.map((b) => parseInt(b, 16)).join('.');
+  if (words.length === 1)
+    return words[0]!
+      .match(/../g)!
+      .map((b) => parseInt(b, 16))
+      .join('.');
   const v6 = words.join('').toLowerCase();
-  if (v6.startsWith('00000000000000000000ffff')) return `::ffff:${v6.slice(24).match(/../g)!.map((b) => parseInt(b, 16)).join('.')}`;
-  return v6.match(/.{4}/g)!.join(':').replace(/(^|:)0{1,3}/g, '$1');
+  if (v6.startsWith('00000000000000000000ffff'))
+    return `::ffff:${v6
+      .slice(24)
+      .match(/../g)!
+      .map((b) => parseInt(b, 16))
+      .join('.')}`;
+  return v6
+    .match(/.{4}/g)!
+    .join(':')
+    .replace(/(^|:)0{1,3}/g, '$1');
 }
 
 /** Every listening TCP socket of this machine (state 0A). */

@@ -9,14 +9,26 @@ function outline(schema: Schema, resolve: (ref: string) => Schema): unknown {
   if (schema.$ref) return outline(resolve(schema.$ref), resolve);
   // `type: [t, 'null']` and `anyOf: [{type: t}, {type: 'null'}]` say the same.
   if (schema.anyOf && schema.anyOf.every((s) => s.type && !s.properties && !s.items)) {
-    return outline({ ...schema, anyOf: undefined, type: schema.anyOf.flatMap((s) => ([] as string[]).concat(s.type!)), ...Object.assign({}, ...schema.anyOf.filter((s) => s.enum).map((s) => ({ enum: s.enum }))) }, resolve);
+    return outline(
+      {
+        ...schema,
+        anyOf: undefined,
+        type: schema.anyOf.flatMap((s) => ([] as string[]).concat(s.type!)),
+        ...Object.assign({}, ...schema.anyOf.filter((s) => s.enum).map((s) => ({ enum: s.enum }))),
+      },
+      resolve,
+    );
   }
   const types = ([] as string[]).concat(schema.type ?? []).sort();
   const node: Record<string, unknown> = { types };
   if (schema.enum) node.enum = [...schema.enum].sort();
   if (schema.properties) {
     node.required = [...(schema.required ?? [])].sort();
-    node.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, sub]) => [name, outline(sub, resolve)]).sort(([a], [b]) => String(a).localeCompare(String(b))));
+    node.properties = Object.fromEntries(
+      Object.entries(schema.properties)
+        .map(([name, sub]) => [name, outline(sub, resolve)])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
   }
   if (schema.items) node.items = outline(schema.items, resolve);
   return node;
@@ -43,7 +55,8 @@ describe('shapes: the OpenAPI document and the MCP tool describe SearchResult al
     const mcp = outline(tool.outputSchema, noRefs);
     expect(mcp).to.deep.equal(openapi);
     // And the outline is not empty: the segments' citation fields are in both.
-    const segment = (openapi as { properties: { episodes: { items: { properties: { segments: { items: { properties: Record<string, unknown> } } } } } } }).properties.episodes.items.properties.segments.items.properties;
+    const segment = (openapi as { properties: { episodes: { items: { properties: { segments: { items: { properties: Record<string, unknown> } } } } } } }).properties.episodes.items
+      .properties.segments.items.properties;
     expect(Object.keys(segment)).to.include.members(['segmentId', 'text', 'startMs', 'endMs', 'url', 'deepLink', 'matchedVia', 'highlights', 'speaker']);
   });
 });

@@ -46,24 +46,21 @@ export function rawRequest(baseUrl: string, path: string, { method = 'GET', head
   const url = new URL(baseUrl);
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, path, method, headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body, ms: Date.now() - started });
-        });
-        res.on('error', reject);
-      },
-    );
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body, ms: Date.now() - started });
+      });
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end();
   });

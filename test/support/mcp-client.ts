@@ -17,23 +17,20 @@ export function fetchWithHost(host: string): FetchLike {
     });
     headers.host = host;
     return new Promise<Response>((resolve, reject) => {
-      const req = httpRequest(
-        { hostname: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: init.method ?? 'GET', headers, agent: false },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const responseHeaders = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-            }
-            const status = res.statusCode ?? 0;
-            const body = status === 204 || status === 304 ? null : Buffer.concat(chunks);
-            resolve(new Response(body, { status, headers: responseHeaders }));
-          });
-        },
-      );
+      const req = httpRequest({ hostname: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: init.method ?? 'GET', headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          const status = res.statusCode ?? 0;
+          const body = status === 204 || status === 304 ? null : Buffer.concat(chunks);
+          resolve(new Response(body, { status, headers: responseHeaders }));
+        });
+      });
       req.on('error', reject);
       // The SDK passes one signal for the whole session: listen per request, and stop listening when it ends.
       const abort = () => req.destroy(new Error('aborted'));

@@ -119,9 +119,7 @@ export function createOpenApiValidator(doc: unknown) {
           problems.push(`body is not JSON: ${res.text.slice(0, 120)}`);
         }
         if (body !== undefined) {
-          const validate = pointer
-            ? validatorAt(`${pointer}/content/application~1json/schema`)
-            : validatorAt('/components/schemas/Error');
+          const validate = pointer ? validatorAt(`${pointer}/content/application~1json/schema`) : validatorAt('/components/schemas/Error');
           if (!validate(body)) {
             problems.push(`body does not match the schema: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 2000)}`);
           }

@@ -52,7 +52,10 @@ describe('cursors: opaque, versioned, bound to their query', function () {
       enc({ v: 1, k: [1, 'a', 'b'], d: digest }),
       Buffer.from('{"v":1,').toString('base64url'),
     ]) {
-      expect(codeOf(() => decodeCursor(bad, digest)), bad).to.equal('invalid_cursor:cursor');
+      expect(
+        codeOf(() => decodeCursor(bad, digest)),
+        bad,
+      ).to.equal('invalid_cursor:cursor');
     }
   });
 });

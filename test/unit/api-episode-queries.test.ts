@@ -16,14 +16,8 @@ describe('episode list and related: request bodies', function () {
   });
 
   it('sorts by the field, nulls last, then by id as the unique tie-breaker', function () {
-    expect(sortClause('popular')).to.deep.equal([
-      { viewCount: { order: 'desc', missing: Number.MIN_SAFE_INTEGER } },
-      { id: { order: 'asc' } },
-    ]);
-    expect(sortClause('oldest')).to.deep.equal([
-      { publishedAt: { order: 'asc', missing: Number.MAX_SAFE_INTEGER } },
-      { id: { order: 'asc' } },
-    ]);
+    expect(sortClause('popular')).to.deep.equal([{ viewCount: { order: 'desc', missing: Number.MIN_SAFE_INTEGER } }, { id: { order: 'asc' } }]);
+    expect(sortClause('oldest')).to.deep.equal([{ publishedAt: { order: 'asc', missing: Number.MAX_SAFE_INTEGER } }, { id: { order: 'asc' } }]);
   });
 
   it('filters by channel, excludes archived rows, narrows by view and facets, and pages with search_after', function () {

@@ -4,8 +4,7 @@ import { ApiError, API_ERRORS, createError, toApiError } from '../../src/errors.
 import { SearchError } from '../../src/search/errors.js';
 import { chooseQuery } from '../../src/routes/search.js';
 
-const responseError = (statusCode: number, type: string) =>
-  new errors.ResponseError({ body: { error: { type } }, statusCode, headers: {}, warnings: null, meta: {} as never });
+const responseError = (statusCode: number, type: string) => new errors.ResponseError({ body: { error: { type } }, statusCode, headers: {}, warnings: null, meta: {} as never });
 
 describe('error catalogue: stable codes, one mapping from anything thrown', function () {
   it('gives every code a status and a sentence', function () {
@@ -34,7 +33,7 @@ describe('error catalogue: stable codes, one mapping from anything thrown', func
     }
   });
 
-  it('maps the engine\'s clause limit on a search item to 400 query_too_complex naming the query, not 500', function () {
+  it("maps the engine's clause limit on a search item to 400 query_too_complex naming the query, not 500", function () {
     // As OpenSearch 2.19 answers an _msearch item of more than 1,024 clauses.
     const item = {
       root_cause: [{ type: 'too_many_clauses', reason: 'maxClauseCount is set to 1024' }],

@@ -55,7 +55,11 @@ describe('OpenAPI document: one source for routes, validation and docs', functio
     const episode = (transcript: unknown) => ({ id: 'e', channelId: 'c', title: 't', publishedAt: '2024-01-01T00:00:00Z', status: 'published', transcript });
     expect(validate(withWord(0, 5))).to.equal(true);
     expect(checkEpisode(episode(withWord(0, 5))).ok).to.equal(true);
-    for (const [s, e] of [[-1, 5], [0, -1], [0.5, 5]] as const) {
+    for (const [s, e] of [
+      [-1, 5],
+      [0, -1],
+      [0.5, 5],
+    ] as const) {
       expect(validate(withWord(s, e)), `s ${s} e ${e}`).to.equal(false);
       expect(checkEpisode(episode(withWord(s, e))).ok, `s ${s} e ${e}`).to.equal(false);
     }

@@ -55,7 +55,11 @@ describe('loadConfig', function () {
     ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY: .*"10\.0\.0\.0\/33" is none/],
     ['TRUST_PROXY', 'loopback,', /TRUST_PROXY: .*"" is none/],
     ['OPENSEARCH_URL', 'http://127.0.0.1:9201,,http://127.0.0.1:9202', /OPENSEARCH_URL: expected comma-separated URLs without empty entries/],
-    ['OPENSEARCH_URL', 'http://127.0.0.1:9201,127.0.0.1:9202', /OPENSEARCH_URL: expected a URL, got "127\.0\.0\.1:9202"|OPENSEARCH_URL: expected a http: or https: URL, got "127\.0\.0\.1:9202"/],
+    [
+      'OPENSEARCH_URL',
+      'http://127.0.0.1:9201,127.0.0.1:9202',
+      /OPENSEARCH_URL: expected a URL, got "127\.0\.0\.1:9202"|OPENSEARCH_URL: expected a http: or https: URL, got "127\.0\.0\.1:9202"/,
+    ],
     ['OPENSEARCH_URL', 'http://127.0.0.1:9201,http://127.0.0.1:9201/', /OPENSEARCH_URL: lists http:\/\/127\.0\.0\.1:9201 twice/],
     ['INDEX_SHARDS', '0', /INDEX_SHARDS: expected 1\.\.1024/],
     ['INDEX_REPLICAS', '-1', /INDEX_REPLICAS: expected a replica count 0\.\.32 or an auto-expand range/],

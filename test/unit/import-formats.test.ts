@@ -133,7 +133,10 @@ describe('import: chapters and moments', function () {
       ['Depth', 30_000, 70_000],
       ['Spacing', 70_000, 120_000],
     ]);
-    expect(descriptionChapters('0:05 A\n0:20 B\n0:40 C', 60_000)).to.deep.equal({ chapters: [], warning: 'description timestamps are not chapters: the first timestamp is not 0:00' });
+    expect(descriptionChapters('0:05 A\n0:20 B\n0:40 C', 60_000)).to.deep.equal({
+      chapters: [],
+      warning: 'description timestamps are not chapters: the first timestamp is not 0:00',
+    });
     expect(descriptionChapters('0:00 A\n0:30 B', 60_000).warning).to.match(/only 2 timestamps/);
     expect(descriptionChapters('0:00 A\n0:05 B\n0:40 C', 60_000).warning).to.match(/shorter than 10 s/);
     expect(descriptionChapters('0:00 A\n0:40 B\n0:20 C', 60_000).warning).to.match(/not ascending/);
@@ -143,7 +146,15 @@ describe('import: chapters and moments', function () {
   it('a soundbite becomes a quote moment of its chapter, titled by its text or by what is said then; without a chapter it is left out', function () {
     const chapters = [{ title: 'All', startMs: 0, endMs: 60_000, moments: [] }];
     const segments = [{ speaker: null, startMs: 40_000, endMs: 45_000, text: 'Roots follow water.' }];
-    const { dropped } = addSoundbites(chapters, [{ startTime: 41, duration: 3 }, { startTime: 10, duration: 2, display: 'Quoted' }, { startTime: 90, duration: 1, display: 'After the end' }], segments);
+    const { dropped } = addSoundbites(
+      chapters,
+      [
+        { startTime: 41, duration: 3 },
+        { startTime: 10, duration: 2, display: 'Quoted' },
+        { startTime: 90, duration: 1, display: 'After the end' },
+      ],
+      segments,
+    );
     expect(dropped).to.equal(1);
     expect(chapters[0]!.moments).to.deep.equal([
       { type: 'quote', title: 'Quoted', startMs: 10_000, endMs: 12_000 },

@@ -20,7 +20,9 @@ async function digest(dir: string): Promise<Record<string, string>> {
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
-    out[path.slice(dir.length)] = createHash('sha256').update(await readFile(path)).digest('hex');
+    out[path.slice(dir.length)] = createHash('sha256')
+      .update(await readFile(path))
+      .digest('hex');
   }
   return out;
 }
@@ -47,13 +49,21 @@ describe('import: into a library', function () {
     const out = join(work, 'lib');
     const summary = await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, owner: 'u_ana', log });
     expect([summary.imported, summary.created, summary.skipped.map((s) => s.notes)]).to.deep.equal([3, 3, [['no valid pubDate (missing)']]]);
-    expect(summary.partial.map((p) => p.notes.join(' '))).to.satisfy((notes: string[]) => notes.some((n) => /remote file not fetched/.test(n)) && notes.some((n) => /damaged\.json: line 2: not valid JSON/.test(n)));
+    expect(summary.partial.map((p) => p.notes.join(' '))).to.satisfy(
+      (notes: string[]) => notes.some((n) => /remote file not fetched/.test(n)) && notes.some((n) => /damaged\.json: line 2: not valid JSON/.test(n)),
+    );
     const { meta, episodes, issues } = await readBack(out);
     expect(issues).to.deep.equal([]);
     expect(meta.channels.map((c) => [c.id, c.slug, c.providerType, c.ownerId])).to.deep.equal([['ch_garden-hour', 'garden-hour', 'rss', 'u_ana']]);
     expect(JSON.parse(await readFile(join(out, 'users.json'), 'utf8'))).to.deep.equal([{ id: 'u_ana', name: 'u_ana', plan: 'paid' }]);
     const soil = episodes.find((e) => e.title === 'Soil is alive')!;
-    expect(soil).to.deep.include({ status: 'published', durationMs: 70_000, mediaUrl: 'https://media.example.org/garden/001.mp3', publishedAt: '2024-01-02T10:00:00.000Z', summary: 'Why soil needs roots & fungi. Notes été.' });
+    expect(soil).to.deep.include({
+      status: 'published',
+      durationMs: 70_000,
+      mediaUrl: 'https://media.example.org/garden/001.mp3',
+      publishedAt: '2024-01-02T10:00:00.000Z',
+      summary: 'Why soil needs roots & fungi. Notes été.',
+    });
     expect(soil.transcript!.wordTimings, 'the Podcast Index JSON (word times) wins over the SRT').to.equal('source');
     expect(soil.personIds).to.deep.equal(['p_bo-guest', 'p_ana-host']);
     expect(soil.chapters![1]!.moments).to.deep.equal([{ type: 'quote', title: 'Fungi trade sugar for minerals', startMs: 31_000, endMs: 37_000 }]);
@@ -103,7 +113,11 @@ describe('import: into a library', function () {
     await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, log });
     const before = await digest(out);
     const bad = { id: 'ep_x/../../escape', channelId: 'ch_garden-hour', title: 'x', publishedAt: '2024-01-01T00:00:00Z', status: 'published' } as EpisodeRecord;
-    const failed = await writeLibrary(out, { channel: { id: 'ch_other', slug: 'other', title: 'Other', providerType: 'rss' }, episodes: [bad], people: [], topics: [], items: [], warnings: [] }, 'u_x').catch((e: unknown) => e);
+    const failed = await writeLibrary(
+      out,
+      { channel: { id: 'ch_other', slug: 'other', title: 'Other', providerType: 'rss' }, episodes: [bad], people: [], topics: [], items: [], warnings: [] },
+      'u_x',
+    ).catch((e: unknown) => e);
     expect(failed).to.be.instanceOf(Error);
     expect(await digest(out)).to.deep.equal(before);
     expect((await readdir(work)).sort()).to.deep.equal(['lib']);

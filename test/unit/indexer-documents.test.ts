@@ -13,11 +13,20 @@ function record(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
     topicIds: ['tp_farming'],
     transcript: {
       formatVersion: 1,
-      segments: [{ speakerLabel: 'Host', startMs: 0, endMs: 30_000, text: 'Welcome back.', words: [{ t: 'Welcome', s: 0, e: 500 }, { t: 'back.', s: 500, e: 900 }] }],
+      segments: [
+        {
+          speakerLabel: 'Host',
+          startMs: 0,
+          endMs: 30_000,
+          text: 'Welcome back.',
+          words: [
+            { t: 'Welcome', s: 0, e: 500 },
+            { t: 'back.', s: 500, e: 900 },
+          ],
+        },
+      ],
     },
-    chapters: [
-      { title: 'Opening', startMs: 0, endMs: 30_000, moments: [{ type: 'qa', title: 'Who owns the land?', startMs: 1000, endMs: null }] },
-    ],
+    chapters: [{ title: 'Opening', startMs: 0, endMs: 30_000, moments: [{ type: 'qa', title: 'Who owns the land?', startMs: 1000, endMs: null }] }],
     ...overrides,
   };
 }
@@ -85,7 +94,15 @@ describe('episodeDocuments', function () {
 
   it('copies the episode fields onto each passage and hashes text with the model id', function () {
     const [p] = episodeDocuments(record(), { modelId: 'model-1', indexedAt: at }).passages;
-    expect(p).to.include({ episodeId: 'ep_a', channelId: 'ch_a', status: 'published', year: 2023, text: 'Welcome back.', speaker: 'Host', textHash: textHash('model-1', 'Welcome back.') });
+    expect(p).to.include({
+      episodeId: 'ep_a',
+      channelId: 'ch_a',
+      status: 'published',
+      year: 2023,
+      text: 'Welcome back.',
+      speaker: 'Host',
+      textHash: textHash('model-1', 'Welcome back.'),
+    });
     expect(p!.topicIds).to.deep.equal(['tp_farming']);
     expect(textHash('model-2', 'Welcome back.')).to.not.equal(p!.textHash);
   });
@@ -104,7 +121,12 @@ describe('channel and facet documents', function () {
   });
 
   it('keeps the channel of a collection and null for other facets', function () {
-    expect(facetDocument({ kind: 'collection', record: { id: 'cl', name: 'Best of', channelId: 'ch' } })).to.deep.equal({ id: 'cl', kind: 'collection', name: 'Best of', channelId: 'ch' });
+    expect(facetDocument({ kind: 'collection', record: { id: 'cl', name: 'Best of', channelId: 'ch' } })).to.deep.equal({
+      id: 'cl',
+      kind: 'collection',
+      name: 'Best of',
+      channelId: 'ch',
+    });
     expect(facetDocument({ kind: 'topic', record: { id: 'tp', name: 'Farming' } }).channelId).to.equal(null);
   });
 });

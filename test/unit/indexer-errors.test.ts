@@ -15,7 +15,10 @@ describe('checkBulkItems', function () {
   });
 
   it('fails unrecoverably on a document the mapping refuses, naming index, id and reason', function () {
-    const items: Record<string, BulkItem>[] = [{ index: { status: 400, error: { type: 'mapper_parsing_exception', reason: 'failed to parse field [startMs]' } } }, { delete: { status: 200 } }];
+    const items: Record<string, BulkItem>[] = [
+      { index: { status: 400, error: { type: 'mapper_parsing_exception', reason: 'failed to parse field [startMs]' } } },
+      { delete: { status: 200 } },
+    ];
     expect(() => checkBulkItems(items, ops))
       .to.throw(UnrecoverableIndexError, 'index p/a: 400 mapper_parsing_exception: failed to parse field [startMs]')
       .that.is.instanceOf(UnrecoverableError);
@@ -27,7 +30,10 @@ describe('checkBulkItems', function () {
   });
 
   it('prefers the unrecoverable failure when both kinds occur', function () {
-    const items: Record<string, BulkItem>[] = [{ index: { status: 503, error: { type: 'unavailable_shards_exception' } } }, { delete: { status: 400, error: { type: 'illegal_argument_exception' } } }];
+    const items: Record<string, BulkItem>[] = [
+      { index: { status: 503, error: { type: 'unavailable_shards_exception' } } },
+      { delete: { status: 400, error: { type: 'illegal_argument_exception' } } },
+    ];
     expect(() => checkBulkItems(items, ops)).to.throw(UnrecoverableIndexError);
   });
 });
@@ -52,7 +58,9 @@ describe('classifyStoreError', function () {
 
   it('retries connection loss and timeouts', function () {
     expect(classifyStoreError(named('ConnectionError'), 'bulk')).to.be.instanceOf(RetryableIndexError);
-    expect(classifyStoreError(named('TimeoutError'), 'bulk')).to.be.instanceOf(RetryableIndexError).with.property('message', 'bulk: TimeoutError: boom');
+    expect(classifyStoreError(named('TimeoutError'), 'bulk'))
+      .to.be.instanceOf(RetryableIndexError)
+      .with.property('message', 'bulk: TimeoutError: boom');
   });
 
   it('retries 429, 502 and the write block of a reindex, and gives up at once on other 4xx and on 500', function () {
@@ -66,7 +74,10 @@ describe('classifyStoreError', function () {
   });
 
   it('fails at once on a missing index: the job cannot succeed before the indices exist', function () {
-    const missing = classifyStoreError(named('ResponseError', { statusCode: 404, body: { error: { type: 'index_not_found_exception', reason: 'no such index [p]' } } }), 'get episode');
+    const missing = classifyStoreError(
+      named('ResponseError', { statusCode: 404, body: { error: { type: 'index_not_found_exception', reason: 'no such index [p]' } } }),
+      'get episode',
+    );
     expect(missing).to.be.instanceOf(UnrecoverableIndexError);
     expect(missing.message).to.equal('get episode: 404 index_not_found_exception: no such index [p]');
   });
@@ -95,7 +106,9 @@ describe('retryIndexErrors', function () {
     // Waits of 10 and 20 ms.
     expect(performance.now() - started).to.be.within(29, 500);
     let tries = 0;
-    expect(await retryIndexErrors(async () => (++tries < 2 ? Promise.reject(new RetryableIndexError('store_unavailable', 'busy')) : 'done'), { attempts: 3, baseDelayMs: 1 })).to.equal('done');
+    expect(
+      await retryIndexErrors(async () => (++tries < 2 ? Promise.reject(new RetryableIndexError('store_unavailable', 'busy')) : 'done'), { attempts: 3, baseDelayMs: 1 }),
+    ).to.equal('done');
   });
 
   it('gives up at once on an unrecoverable error', async function () {

@@ -4,14 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import {
-  countEpisodes,
-  formatIssue,
-  readEpisodes,
-  readLibraryMeta,
-  readLines,
-  type LibraryIssue,
-} from '../../indexer/library-reader.js';
+import { countEpisodes, formatIssue, readEpisodes, readLibraryMeta, readLines, type LibraryIssue } from '../../indexer/library-reader.js';
 import { checkEpisode } from '../../indexer/schemas.js';
 
 const ep = (id: string, channelId = 'ch_a', extra: object = {}) => ({
@@ -73,10 +66,7 @@ describe('library reader', function () {
     await writeFile(join(e, '2-good.json.gz'), gzipSync(JSON.stringify(ep('ep_2'))));
     await writeFile(join(e, '3-broken.json'), '{"id": "ep_3", ');
     await writeFile(join(e, '4-many.jsonl'), [ep('ep_4'), ep('ep_5', 'ch_b'), ep('ep_1')].map((x) => JSON.stringify(x)).join('\n') + '\n\n');
-    await writeFile(
-      join(e, '5-many.jsonl.gz'),
-      gzipSync([JSON.stringify(ep('ep_6')), '{not json', JSON.stringify(ep('ep_7', 'ch_a', { status: 'live' }))].join('\n')),
-    );
+    await writeFile(join(e, '5-many.jsonl.gz'), gzipSync([JSON.stringify(ep('ep_6')), '{not json', JSON.stringify(ep('ep_7', 'ch_a', { status: 'live' }))].join('\n')));
     await writeFile(join(e, 'notes.txt'), 'ignored');
 
     const issues: LibraryIssue[] = [];

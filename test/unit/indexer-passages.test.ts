@@ -74,8 +74,22 @@ describe('buildPassages', function () {
   });
 
   it('weighs speakers by time, not by turns', function () {
-    expect(mainSpeakers([{ speaker: 'Ann', s: 0, e: 1000 }, { speaker: 'Bob', s: 1000, e: 40_000 }, { speaker: 'Ann', s: 40_000, e: 41_000 }])).to.deep.equal(['Bob']);
-    expect(mainSpeakers([{ speaker: 'Ann', s: 0, e: 1000 }, { speaker: 'Bob', s: 1000, e: 4000 }], 0.2)).to.deep.equal(['Ann', 'Bob']);
+    expect(
+      mainSpeakers([
+        { speaker: 'Ann', s: 0, e: 1000 },
+        { speaker: 'Bob', s: 1000, e: 40_000 },
+        { speaker: 'Ann', s: 40_000, e: 41_000 },
+      ]),
+    ).to.deep.equal(['Bob']);
+    expect(
+      mainSpeakers(
+        [
+          { speaker: 'Ann', s: 0, e: 1000 },
+          { speaker: 'Bob', s: 1000, e: 4000 },
+        ],
+        0.2,
+      ),
+    ).to.deep.equal(['Ann', 'Bob']);
     expect(mainSpeakers([{ speaker: ' ', s: 0, e: 1000 }])).to.deep.equal([]);
   });
 

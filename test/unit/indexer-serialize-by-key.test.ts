@@ -44,7 +44,12 @@ describe('indexer: serializeByKey', function () {
       throw new Error('boom');
     });
     const next = s.run('x', async () => 'ran');
-    expect(await failed.then(() => 'no', (err: Error) => err.message)).to.equal('boom');
+    expect(
+      await failed.then(
+        () => 'no',
+        (err: Error) => err.message,
+      ),
+    ).to.equal('boom');
     expect(await next).to.equal('ran');
     await settle();
     expect(s.pending(), 'keys left behind').to.equal(0);

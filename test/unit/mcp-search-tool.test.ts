@@ -53,7 +53,14 @@ describe('MCP search tool', function () {
   });
 
   it('refuses blank queries, out-of-range limits, comma lists in place of arrays and ids with spaces', function () {
-    for (const bad of [{ query: ' ' }, { query: 'a', limit: 0 }, { query: 'a', limit: 51 }, { query: 'a', episodeIds: 'a,b' }, { query: 'a', episodeIds: ['a b'] }, { query: 'a', year: 99 }]) {
+    for (const bad of [
+      { query: ' ' },
+      { query: 'a', limit: 0 },
+      { query: 'a', limit: 51 },
+      { query: 'a', episodeIds: 'a,b' },
+      { query: 'a', episodeIds: ['a b'] },
+      { query: 'a', year: 99 },
+    ]) {
       expect(input.safeParse(bad).success, JSON.stringify(bad)).to.equal(false);
     }
   });

@@ -45,10 +45,13 @@ function episode(overrides: Partial<EpisodeDoc> = {}): EpisodeDoc {
   };
 }
 
-function page(overrides: Partial<EpisodeDoc> = {}, segments = [
-  { speaker: 'Ana', startMs: 0, endMs: 5000, text: 'Hello and welcome.' },
-  { speaker: null, startMs: 5000, endMs: 65_000, text: 'Soil holds water.' },
-]): EpisodePage {
+function page(
+  overrides: Partial<EpisodeDoc> = {},
+  segments = [
+    { speaker: 'Ana', startMs: 0, endMs: 5000, text: 'Hello and welcome.' },
+    { speaker: null, startMs: 5000, endMs: 65_000, text: 'Soil holds water.' },
+  ],
+): EpisodePage {
   return {
     channel,
     episode: episode(overrides),
@@ -117,7 +120,10 @@ describe('pages: negotiation', function () {
 
 describe('pages: the episode HTML', function () {
   it('escapes hostile titles, text and speakers, and turns no non-http URL into a link or a source', function () {
-    const html = renderEpisodePage(page({ title: HOSTILE, summary: HOSTILE, mediaUrl: 'javascript:alert(3)', link: 'data:text/html,x' }, [{ speaker: '<b>x</b>', startMs: 0, endMs: 1000, text: HOSTILE }]), 500);
+    const html = renderEpisodePage(
+      page({ title: HOSTILE, summary: HOSTILE, mediaUrl: 'javascript:alert(3)', link: 'data:text/html,x' }, [{ speaker: '<b>x</b>', startMs: 0, endMs: 1000, text: HOSTILE }]),
+      500,
+    );
     expect(html).to.not.include('<script>alert');
     expect(html).to.not.include('<b>x</b>');
     expect(html).to.not.match(/(href|src)="(javascript|data):/);

@@ -25,7 +25,12 @@ describe('withFileLock', function () {
     const second = withFileLock(lock, async () => void events.push('second'), { onWait: () => events.push('second waits') });
     await Promise.all([first, second]);
     expect(events).to.deep.equal(['first start', 'second waits', 'first end', 'second']);
-    expect(await stat(lock).then(() => 'still there', () => 'released')).to.equal('released');
+    expect(
+      await stat(lock).then(
+        () => 'still there',
+        () => 'released',
+      ),
+    ).to.equal('released');
   });
 
   it('gives up with ELOCKED once the wait outlasts timeoutMs', async function () {

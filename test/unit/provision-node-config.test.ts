@@ -1,12 +1,5 @@
 import { expect } from 'chai';
-import {
-  clusterNodeSettings,
-  clusterNodeSpecs,
-  LOCAL_CLUSTER,
-  settingsYaml,
-  singleNodeSettings,
-  SINGLE_NODE_CLUSTER,
-} from '../../scripts/ops/provision/opensearch-config.js';
+import { clusterNodeSettings, clusterNodeSpecs, LOCAL_CLUSTER, settingsYaml, singleNodeSettings, SINGLE_NODE_CLUSTER } from '../../scripts/ops/provision/opensearch-config.js';
 
 describe('OpenSearch node config', function () {
   const specs = clusterNodeSpecs('/run/cluster', [

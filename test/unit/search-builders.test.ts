@@ -22,10 +22,7 @@ describe('search builders', function () {
     });
 
     it('ORs within a facet list and ANDs across parameters', function () {
-      const f = buildFilters(
-        params({ topicIds: ['tp_a', 'tp_b', 'tp_a'], personIds: ['pe_x'], entityIds: ['en_1'], collectionId: 'cl_1', year: 2021 }),
-        CHANNEL,
-      ) as Bool;
+      const f = buildFilters(params({ topicIds: ['tp_a', 'tp_b', 'tp_a'], personIds: ['pe_x'], entityIds: ['en_1'], collectionId: 'cl_1', year: 2021 }), CHANNEL) as Bool;
       expect(f.bool.filter).to.deep.include({ terms: { topicIds: ['tp_a', 'tp_b'] } });
       expect(f.bool.filter).to.deep.include({ terms: { personIds: ['pe_x'] } });
       expect(f.bool.filter).to.deep.include({ terms: { entityIds: ['en_1'] } });
@@ -85,12 +82,12 @@ describe('search builders', function () {
 
   describe('buildMsearchBody', function () {
     it('interleaves a header naming the index with each body', function () {
-      expect(buildMsearchBody([{ index: 'a', body: { size: 1 } }, { index: 'b', body: { size: 2 } }])).to.deep.equal([
-        { index: 'a' },
-        { size: 1 },
-        { index: 'b' },
-        { size: 2 },
-      ]);
+      expect(
+        buildMsearchBody([
+          { index: 'a', body: { size: 1 } },
+          { index: 'b', body: { size: 2 } },
+        ]),
+      ).to.deep.equal([{ index: 'a' }, { size: 1 }, { index: 'b' }, { size: 2 }]);
     });
   });
 });

@@ -101,7 +101,20 @@ describe('convex fusion of normalized scores', function () {
   it('min-max maps each leg onto [0, 1] and adds the weighted values', function () {
     expect(normalizeScores([12, 7, 2], 'minmax')).to.deep.equal([1, 0.5, 0]);
     expect(normalizeScores([3], 'minmax')).to.deep.equal([1]);
-    const fused = convexFusion(legs([['a', 12], ['b', 7], ['c', 2]], [['b', 0.9], ['a', 0.5]]), { normalization: 'minmax', weights: { keyword: 0.4, semantic: 0.6 } });
+    const fused = convexFusion(
+      legs(
+        [
+          ['a', 12],
+          ['b', 7],
+          ['c', 2],
+        ],
+        [
+          ['b', 0.9],
+          ['a', 0.5],
+        ],
+      ),
+      { normalization: 'minmax', weights: { keyword: 0.4, semantic: 0.6 } },
+    );
     const by = Object.fromEntries(fused.map((h) => [h.id, h.fusedScore]));
     expect(by.a).to.be.closeTo(0.4, 1e-12);
     expect(by.b).to.be.closeTo(0.2 + 0.6, 1e-12);
@@ -110,8 +123,23 @@ describe('convex fusion of normalized scores', function () {
 
   it('keeps a leg’s margin that rank fusion throws away', function () {
     // Keyword is sure of x (far ahead); semantic barely prefers y. RRF ties them; min-max follows the margin.
-    const l = legs([['x', 30], ['y', 5], ['z', 4]], [['y', 0.81], ['x', 0.8], ['z', 0.5]]);
-    expect(reciprocalRankFusion(l, { k: 60 }).map((h) => h.fusedScore).slice(0, 2)).to.satisfy(([a, b]: number[]) => Math.abs(a! - b!) < 1e-12);
+    const l = legs(
+      [
+        ['x', 30],
+        ['y', 5],
+        ['z', 4],
+      ],
+      [
+        ['y', 0.81],
+        ['x', 0.8],
+        ['z', 0.5],
+      ],
+    );
+    expect(
+      reciprocalRankFusion(l, { k: 60 })
+        .map((h) => h.fusedScore)
+        .slice(0, 2),
+    ).to.satisfy(([a, b]: number[]) => Math.abs(a! - b!) < 1e-12);
     expect(convexFusion(l, { normalization: 'minmax' })[0]!.id).to.equal('x');
   });
 

@@ -65,7 +65,13 @@ describe('planHydration', function () {
 
   it('fetches only the shown passages, highlighted for the query, when the title leg returned every row and every episode has passages', function () {
     const only = groupByEpisode(
-      reciprocalRankFusion([{ name: 'keyword', hits: passageHits('p2@ep_2') }, { name: 'title', hits: episodeHits('ep_2') }], { k: 60 }),
+      reciprocalRankFusion(
+        [
+          { name: 'keyword', hits: passageHits('p2@ep_2') },
+          { name: 'title', hits: episodeHits('ep_2') },
+        ],
+        { k: 60 },
+      ),
       10,
     );
     const plan = planHydration(aliases, params({ query: 'battery life' }), CHANNEL, only);
@@ -81,7 +87,8 @@ describe('planHydration', function () {
     const hashed = (hash: string) =>
       groupByEpisode(reciprocalRankFusion([{ name: 'keyword', hits: passageHits('p1@ep_1', 'p2@ep_2').map((h) => ({ ...h, sourceHash: hash })) }], { k: 60 }), 10);
     const rows = (ids: string[]) => ids.map((id) => ({ _id: id, _score: 0, _source: { ...meta(id), sourceHash: 'h1' } }));
-    const texts = (ids: string[]) => ids.map((id) => ({ _id: id, _score: 0, _source: { ...passage(id, `ep_${id.slice(1)}`, { text: `the remote control of ${id}` }), sourceHash: 'h1' } }));
+    const texts = (ids: string[]) =>
+      ids.map((id) => ({ _id: id, _score: 0, _source: { ...passage(id, `ep_${id.slice(1)}`, { text: `the remote control of ${id}` }), sourceHash: 'h1' } }));
 
     it('reads what it lacks with the record version, keeps it, and needs no round trip for it next time', function () {
       const cache = createHydrationCache(1024 * 1024);

@@ -26,12 +26,14 @@ describe('createHydrationCache', function () {
     const cache = createHydrationCache(64 * 1024);
     const text = 'x'.repeat(1000);
     for (let i = 0; i < 100; i++) cache.putPassage('s', 'h', passage(`p${i}`, 'ep_1', { text }));
-    expect(cache.bytes).to.be.at.most(64 * 1024).and.at.least(48 * 1024);
+    expect(cache.bytes)
+      .to.be.at.most(64 * 1024)
+      .and.at.least(48 * 1024);
     expect(cache.passage('s', 'p0', 'h')).to.equal(undefined);
     expect(cache.passage('s', 'p99', 'h')?.passage.text).to.equal(text);
   });
 
-  it('cuts a passage into the engine analyzer\'s terms once, when it is put, and leaves text the engine must analyze alone', function () {
+  it("cuts a passage into the engine analyzer's terms once, when it is put, and leaves text the engine must analyze alone", function () {
     const cache = createHydrationCache(64 * 1024);
     cache.putPassage('s', 'h', passage('p1', 'ep_1', { text: "The remote's buttons were the remotes' problem" }));
     const tokens = cache.passage('s', 'p1', 'h')?.tokens;

@@ -10,7 +10,12 @@ import { CHANNEL, params } from '../support/search-fixtures.js';
 describe('the _msearch step', function () {
   it('returns the hits of every item in order', function () {
     const hits = readMsearchResponse(
-      { responses: [{ status: 200, hits: { hits: [{ _id: 'a', _score: 1 }] } }, { status: 200, hits: { hits: [] } }] },
+      {
+        responses: [
+          { status: 200, hits: { hits: [{ _id: 'a', _score: 1 }] } },
+          { status: 200, hits: { hits: [] } },
+        ],
+      },
       2,
     );
     expect(hits.map((h) => h.map((x) => x._id))).to.deep.equal([['a'], []]);

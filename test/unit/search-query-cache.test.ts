@@ -68,7 +68,7 @@ describe('QueryVectorCache', function () {
     expect(e1.embeddedCount).to.equal(3);
   });
 
-  it('never lets one channel find a vector another channel\'s search left (no cross-channel timing)', async function () {
+  it("never lets one channel find a vector another channel's search left (no cross-channel timing)", async function () {
     const embedder = createHashEmbedder();
     const cache = createQueryVectorCache(10);
     await cache.embed(embedder, 'secret merger plans', 'ch_a');
@@ -81,7 +81,7 @@ describe('QueryVectorCache', function () {
     expect(embedder.embeddedCount).to.equal(4);
   });
 
-  it('keeps one channel\'s entries whatever another channel searches, and drops whole channels past maxScopes', async function () {
+  it("keeps one channel's entries whatever another channel searches, and drops whole channels past maxScopes", async function () {
     const embedder = createHashEmbedder();
     const cache = createQueryVectorCache(2, { maxScopes: 2 });
     await cache.embed(embedder, 'kept', 'ch_a');

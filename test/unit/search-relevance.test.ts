@@ -37,7 +37,12 @@ describe('relevance measures', function () {
   });
 
   it('averages scores, parses query lines and picks an even subset', function () {
-    expect(meanScores([{ ndcg: 1, recall: 0, rr: 1 }, { ndcg: 0, recall: 1, rr: 0 }])).to.deep.equal({ ndcg: 0.5, recall: 0.5, rr: 0.5 });
+    expect(
+      meanScores([
+        { ndcg: 1, recall: 0, rr: 1 },
+        { ndcg: 0, recall: 1, rr: 0 },
+      ]),
+    ).to.deep.equal({ ndcg: 0.5, recall: 0.5, rr: 0.5 });
     const qs = parseQueries('{"id":"q1","channel":"c","query":"x","relevant":[]}\n\n');
     expect(qs).to.have.length(1);
     expect(() => parseQueries('{"id":1}')).to.throw(/line 1/);

@@ -2,10 +2,18 @@ import { expect } from 'chai';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { SearchGrants } from '../../src/store/search-grants.js';
 
-const channel = (slug: string, title = slug): ChannelDoc => ({ id: `ch_${slug}`, slug, title, providerType: 'rss', ownerId: 'u_owner', memberIds: ['u_member'], customDomain: null });
+const channel = (slug: string, title = slug): ChannelDoc => ({
+  id: `ch_${slug}`,
+  slug,
+  title,
+  providerType: 'rss',
+  ownerId: 'u_owner',
+  memberIds: ['u_member'],
+  customDomain: null,
+});
 
 describe('search grants', function () {
-  it('keeps each slug\'s channel as last read, for the credentials let into it', function () {
+  it("keeps each slug's channel as last read, for the credentials let into it", function () {
     const grants = new SearchGrants();
     grants.grant('key:a', 'alpha', channel('alpha'));
     grants.grant('key:a', 'alpha', channel('alpha', 'Renamed'));

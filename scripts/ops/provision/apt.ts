@@ -12,7 +12,10 @@ export async function aptInstall(packages: string[], log: Logger): Promise<void>
   log.info({ packages }, 'installing with apt-get');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const lock = ['-o', 'DPkg::Lock::Timeout=600'];
-  for (const args of [[...lock, 'update'], [...lock, 'install', '-y', '--no-install-recommends', ...packages]]) {
+  for (const args of [
+    [...lock, 'update'],
+    [...lock, 'install', '-y', '--no-install-recommends', ...packages],
+  ]) {
     const result = await exec('apt-get', args, { env });
     if (result.code !== 0) throw createProvisionError('install_failed', `apt-get ${args[2]}`, lastLine(result.stderr || result.stdout));
   }

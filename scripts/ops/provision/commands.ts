@@ -78,6 +78,9 @@ export function tailFile(file: string, lines = 40): string {
 
 /** Last line of a command's output, for one-line error messages. */
 export function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.at(-1) ?? 'no output';
 }

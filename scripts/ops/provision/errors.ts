@@ -4,8 +4,7 @@
 export const PROVISION_ERRORS = {
   bad_port: { message: (name: string, value: string) => `${name}=${value} is not a port number: set it to 1-65535 or unset it` },
   port_in_use: {
-    message: (name: string, port: number) =>
-      `${name}=${port} is already in use on 127.0.0.1: stop what listens there or unset ${name} to let up pick a free port`,
+    message: (name: string, port: number) => `${name}=${port} is already in use on 127.0.0.1: stop what listens there or unset ${name} to let up pick a free port`,
   },
   port_mismatch: {
     message: (service: string, running: number, name: string, wanted: string) =>
@@ -14,46 +13,36 @@ export const PROVISION_ERRORS = {
   no_free_port: { message: (what: string) => `no free loopback port for ${what}: free some ports and run up again` },
   tool_missing: { message: (tool: string, fix: string) => `${tool} is not installed: ${fix}` },
   java_not_found: {
-    message: (seen: string) =>
-      `no Java 17-23 found${seen}: install one (e.g. apt-get install openjdk-17-jdk-headless) or set OPENSEARCH_JAVA_HOME to a JDK 17 or 21`,
+    message: (seen: string) => `no Java 17-23 found${seen}: install one (e.g. apt-get install openjdk-17-jdk-headless) or set OPENSEARCH_JAVA_HOME to a JDK 17 or 21`,
   },
   download_failed: {
-    message: (artifact: string, detail: string) =>
-      `mvn could not fetch ${artifact} (${detail}): check that mvn reaches Maven Central, then run up again`,
+    message: (artifact: string, detail: string) => `mvn could not fetch ${artifact} (${detail}): check that mvn reaches Maven Central, then run up again`,
   },
   install_failed: { message: (what: string, detail: string) => `${what} failed (${detail}): fix that, then run up again` },
   not_readable: {
-    message: (user: string, dir: string) =>
-      `user ${user} cannot reach ${dir}: make every parent folder traversable (chmod o+x) or move the project, then run up again`,
+    message: (user: string, dir: string) => `user ${user} cannot reach ${dir}: make every parent folder traversable (chmod o+x) or move the project, then run up again`,
   },
   opensearch_exited: {
-    message: (log: string) =>
-      `OpenSearch exited while starting (log above, full log in ${log}): fix the cause and run up again`,
+    message: (log: string) => `OpenSearch exited while starting (log above, full log in ${log}): fix the cause and run up again`,
   },
   opensearch_unhealthy: {
-    message: (seconds: number, log: string) =>
-      `OpenSearch did not turn yellow within ${seconds}s (log above, full log in ${log}): run down, then up again`,
+    message: (seconds: number, log: string) => `OpenSearch did not turn yellow within ${seconds}s (log above, full log in ${log}): run down, then up again`,
   },
   topology_mismatch: {
-    message: (running: string, wanted: string) =>
-      `OpenSearch from an earlier up runs as ${running}, not ${wanted}: run down first, or ask for the same number of nodes`,
+    message: (running: string, wanted: string) => `OpenSearch from an earlier up runs as ${running}, not ${wanted}: run down first, or ask for the same number of nodes`,
   },
   plugins_missing: {
-    message: (missing: string) =>
-      `OpenSearch started without ${missing}: delete .cache/opensearch-* so up rebuilds the install`,
+    message: (missing: string) => `OpenSearch started without ${missing}: delete .cache/opensearch-* so up rebuilds the install`,
   },
   redis_missing: {
-    message: () =>
-      'redis-server is not installed: install redis-server (e.g. apt-get install redis-server) or set REDIS_URL',
+    message: () => 'redis-server is not installed: install redis-server (e.g. apt-get install redis-server) or set REDIS_URL',
   },
   chromium_missing: {
-    message: () =>
-      'chromium is not installed: install Debian\'s chromium package (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary',
+    message: () => "chromium is not installed: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary",
   },
   redis_unhealthy: { message: (log: string) => `redis-server did not answer PING (see ${log}): fix the cause and run up again` },
   busy: {
-    message: (lockDir: string) =>
-      `another services command is still running (it holds ${lockDir}): wait for it or end it, then retry`,
+    message: (lockDir: string) => `another services command is still running (it holds ${lockDir}): wait for it or end it, then retry`,
   },
 } as const satisfies Record<string, { message: (...args: never[]) => string }>;
 
@@ -72,10 +61,7 @@ export class ProvisionError extends Error {
 }
 
 /** Shorthand: `throw createProvisionError('port_in_use', 'REDIS_PORT', 6379)`, the message built from the arguments. */
-export function createProvisionError<C extends ProvisionErrorCode>(
-  code: C,
-  ...args: Parameters<(typeof PROVISION_ERRORS)[C]['message']>
-): ProvisionError {
+export function createProvisionError<C extends ProvisionErrorCode>(code: C, ...args: Parameters<(typeof PROVISION_ERRORS)[C]['message']>): ProvisionError {
   const message = (PROVISION_ERRORS[code].message as (...a: unknown[]) => string)(...args);
   return new ProvisionError(code, message);
 }

@@ -111,10 +111,7 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
       const matches = entries.filter(([name]) => pattern.test(name));
       const data = matches[0]?.[1];
       if (matches.length !== 1 || !data) {
-        throw new Error(
-          `${coordinates} has ${matches.length} root entries matching ${pattern}, expected one; ` +
-            'its layout changed: pin another version in MODEL_ARTIFACT',
-        );
+        throw new Error(`${coordinates} has ${matches.length} root entries matching ${pattern}, expected one; ` + 'its layout changed: pin another version in MODEL_ARTIFACT');
       }
       await writeFile(path.join(staging, dest), data);
       sizes[dest] = data.length;

@@ -107,7 +107,11 @@ export async function ensureOpenSearchCluster({
     const dead = recorded.nodes.filter((n) => !alive(n));
     if (dead.length) {
       log.info({ nodes: dead.map((n) => n.name) }, 'starting the cluster nodes that are not running');
-      await restartNodes(recorded, dead.map((n) => n.name), { env, log });
+      await restartNodes(
+        recorded,
+        dead.map((n) => n.name),
+        { env, log },
+      );
     }
     await healthyOrStopped(recorded, { timeoutMs: healthTimeoutMs, log });
     log.info({ urls: clusterUrls(recorded) }, 'OpenSearch cluster already running, reusing it');
@@ -134,10 +138,7 @@ export async function ensureOpenSearchCluster({
 }
 
 /** Waits for green with every node, then checks the plugins of every node; stops the cluster on failure. */
-async function healthyOrStopped(
-  state: ClusterState,
-  { timeoutMs, log, watched }: { timeoutMs: number; log: Logger; watched?: Watched[] },
-): Promise<void> {
+async function healthyOrStopped(state: ClusterState, { timeoutMs, log, watched }: { timeoutMs: number; log: Logger; watched?: Watched[] }): Promise<void> {
   try {
     await waitForHealth(watched ?? state.nodes.map((n) => ({ node: n, pid: n.pid, url: n.url })), {
       status: 'green',
@@ -181,9 +182,7 @@ export function killNode(state: ClusterState, name: string): void {
 export async function stopOpenSearchCluster({ log }: { log: Logger }): Promise<ClusterState | undefined> {
   const state = readClusterState();
   if (!state) return undefined;
-  await Promise.all(
-    state.nodes.filter(alive).map((n) => stopProcess(n.pid, { group: true, timeoutMs: 30_000, name: `OpenSearch ${n.name}`, log })),
-  );
+  await Promise.all(state.nodes.filter(alive).map((n) => stopProcess(n.pid, { group: true, timeoutMs: 30_000, name: `OpenSearch ${n.name}`, log })));
   clearState(STATE);
   return state;
 }

@@ -39,12 +39,7 @@ const MODULES = [
     classname: 'org.opensearch.painless.PainlessPlugin',
     extendedPlugins: '',
     // Painless compiles scripts into classes at runtime.
-    policy: [
-      'grant {',
-      '  permission java.lang.RuntimePermission "createClassLoader";',
-      '  permission java.lang.RuntimePermission "getClassLoader";',
-      '};',
-    ].join('\n'),
+    policy: ['grant {', '  permission java.lang.RuntimePermission "createClassLoader";', '  permission java.lang.RuntimePermission "getClassLoader";', '};'].join('\n'),
   },
   {
     name: 'analysis-common',
@@ -270,10 +265,7 @@ export async function buildInstall(java: JavaHome, log: Logger): Promise<void> {
   );
   const analysisDir = path.join(home, 'modules', 'analysis-common');
   fs.mkdirSync(analysisDir, { recursive: true });
-  fs.copyFileSync(
-    path.join(artifactsDir, `analysis-common-${OPENSEARCH_VERSION}.jar`),
-    path.join(analysisDir, `analysis-common-${OPENSEARCH_VERSION}.jar`),
-  );
+  fs.copyFileSync(path.join(artifactsDir, `analysis-common-${OPENSEARCH_VERSION}.jar`), path.join(analysisDir, `analysis-common-${OPENSEARCH_VERSION}.jar`));
   for (const module of MODULES) {
     const dir = path.join(home, 'modules', module.name);
     fs.writeFileSync(path.join(dir, 'plugin-descriptor.properties'), descriptor(module));

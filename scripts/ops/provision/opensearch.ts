@@ -44,15 +44,7 @@ export async function runningOpenSearch(): Promise<OpenSearchState | undefined> 
  * Starts the local node, or reuses the one a previous `up` started. Provisions the install on
  * first use. Returns what it started, also recorded in `.cache/run/opensearch.json`.
  */
-export async function ensureOpenSearch({
-  env,
-  log,
-  healthTimeoutMs = 120_000,
-}: {
-  env: Env;
-  log: Logger;
-  healthTimeoutMs?: number;
-}): Promise<OpenSearchState> {
+export async function ensureOpenSearch({ env, log, healthTimeoutMs = 120_000 }: { env: Env; log: Logger; healthTimeoutMs?: number }): Promise<OpenSearchState> {
   const recorded = readState<OpenSearchState>(STATE);
   if (recorded && isOurProcess(recorded.pid, INSTALL_DIR)) {
     checkPinnedPort(env, 'OPENSEARCH_PORT', 'OpenSearch', recorded.port);

@@ -134,7 +134,10 @@ async function localClusterStatus(): Promise<ServiceStatus | undefined> {
 
 /** An OPENSEARCH_URL from the environment: answering when any of its nodes does, each node listed when there are several. */
 async function externalOpenSearchStatus(urls: string): Promise<ServiceStatus> {
-  const list = urls.split(',').map((u) => u.trim()).filter(Boolean);
+  const list = urls
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   const answers = await Promise.all(list.map(opensearchAnswers));
   const running = answers.some(Boolean);
   return {
@@ -159,9 +162,7 @@ export async function servicesStatus({ env = process.env }: { env?: Env } = {}):
     pid: undefined,
     detail: `${name} from the environment${running ? '' : ', not answering'}`,
   });
-  const localStatus = (
-    { state, running }: { state: { pid: number; url: string } | undefined; running: boolean },
-  ): ServiceStatus => ({
+  const localStatus = ({ state, running }: { state: { pid: number; url: string } | undefined; running: boolean }): ServiceStatus => ({
     running,
     source: 'local',
     url: running ? state?.url : undefined,
@@ -169,9 +170,7 @@ export async function servicesStatus({ env = process.env }: { env?: Env } = {}):
     detail: running ? 'started by up' : state ? `not running (stale state of pid ${state.pid}; up or down clears it)` : 'not running',
   });
   return {
-    opensearch: opensearchUrl
-      ? await externalOpenSearchStatus(opensearchUrl)
-      : (cluster && !os.state ? cluster : localStatus(os)),
+    opensearch: opensearchUrl ? await externalOpenSearchStatus(opensearchUrl) : cluster && !os.state ? cluster : localStatus(os),
     redis: redisUrl ? externalStatus(redisUrl, await redisAnswers(redisUrl), 'REDIS_URL') : localStatus(redis),
   };
 }

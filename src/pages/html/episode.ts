@@ -47,7 +47,12 @@ function player(page: EpisodePage, t: number) {
       h(p.kind, { controls: true, preload: 'metadata', src: mediaFragmentUrl(p.src, t), 'data-src': p.src }, h('a', { href: p.src }, 'Download the recording')),
     );
   }
-  return h('section', { class: 'player none', 'aria-label': 'Player', 'data-player': 'none' }, h('p', null, 'No recording is linked to this episode: the transcript alone.'), sourceLink('Source page', p.source));
+  return h(
+    'section',
+    { class: 'player none', 'aria-label': 'Player', 'data-player': 'none' },
+    h('p', null, 'No recording is linked to this episode: the transcript alone.'),
+    sourceLink('Source page', p.source),
+  );
 }
 
 function chapters(page: EpisodePage) {
@@ -136,7 +141,13 @@ export function renderEpisodePage(page: EpisodePage, t: number | undefined): str
       h('h1', null, episode.title),
       h('p', { class: 'meta' }, h('time', { dateTime: episode.publishedAt }, meta)),
       page.people.length > 0 ? h('p', { class: 'people' }, 'With ', page.people.join(', ')) : null,
-      page.topics.length > 0 ? h('ul', { class: 'topics', 'aria-label': 'Topics' }, page.topics.map((name) => h('li', { key: name }, name))) : null,
+      page.topics.length > 0
+        ? h(
+            'ul',
+            { class: 'topics', 'aria-label': 'Topics' },
+            page.topics.map((name) => h('li', { key: name }, name)),
+          )
+        : null,
     ),
     h(
       'div',
@@ -149,7 +160,11 @@ export function renderEpisodePage(page: EpisodePage, t: number | undefined): str
         h(
           'div',
           { class: 'moment-bar' },
-          h('a', { class: 'moment-link', href: t === undefined ? page.url : `${page.url}?t=${t}`, 'data-moment-link': true }, t === undefined ? 'Link to this episode' : `Link to ${clock(t)}`),
+          h(
+            'a',
+            { class: 'moment-link', href: t === undefined ? page.url : `${page.url}?t=${t}`, 'data-moment-link': true },
+            t === undefined ? 'Link to this episode' : `Link to ${clock(t)}`,
+          ),
           h('button', { type: 'button', class: 'copy', 'data-copy-moment': true, hidden: true }, 'Copy link to this moment'),
           h('label', { class: 'follow', hidden: true }, h('input', { type: 'checkbox', 'data-follow': true, checked: true }), ' Follow the playback'),
           h('span', { class: 'copied', role: 'status' }),
@@ -166,7 +181,11 @@ export function renderEpisodePage(page: EpisodePage, t: number | undefined): str
               'section',
               { class: 'related', 'aria-labelledby': 'related-h' },
               h('h2', { id: 'related-h' }, 'Related episodes'),
-              h('ul', null, page.related.map((r) => h('li', { key: r.id }, h('a', { href: episodePath(r.id) }, r.title), ' ', h('span', { class: 'meta' }, r.publishedAt.slice(0, 10))))),
+              h(
+                'ul',
+                null,
+                page.related.map((r) => h('li', { key: r.id }, h('a', { href: episodePath(r.id) }, r.title), ' ', h('span', { class: 'meta' }, r.publishedAt.slice(0, 10)))),
+              ),
             )
           : null,
       ),

@@ -44,10 +44,24 @@ export function renderLibraryPage(page: LibraryPage, cursor: string | undefined)
             ),
           ),
         ),
-    h('nav', { class: 'pager', 'aria-label': 'Pages' }, cursor ? h('a', { href: '/' }, 'Newest') : null, page.next ? h('a', { href: `/?cursor=${encodeURIComponent(page.next)}`, rel: 'next' }, 'Older episodes') : null),
+    h(
+      'nav',
+      { class: 'pager', 'aria-label': 'Pages' },
+      cursor ? h('a', { href: '/' }, 'Newest') : null,
+      page.next ? h('a', { href: `/?cursor=${encodeURIComponent(page.next)}`, rel: 'next' }, 'Older episodes') : null,
+    ),
   );
   const url = `${channel.origin}/${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`;
-  return renderPage(channel, { title: cursor ? 'Older episodes' : 'Episodes', description: `Published episodes of ${channel.doc.title}.`, url, markdownUrl: `${channel.origin}/index.md${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}` }, main);
+  return renderPage(
+    channel,
+    {
+      title: cursor ? 'Older episodes' : 'Episodes',
+      description: `Published episodes of ${channel.doc.title}.`,
+      url,
+      markdownUrl: `${channel.origin}/index.md${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
+    },
+    main,
+  );
 }
 
 export function renderSearchPage(channel: PageChannel, query: string, answer: SearchAnswer | undefined): string {
@@ -88,7 +102,9 @@ export function renderSearchPage(channel: PageChannel, query: string, answer: Se
           ),
   );
   const qs = query ? `?q=${encodeURIComponent(query)}` : '';
-  return renderPage(channel, { title: query ? `Search: ${query}` : 'Search', url: `${channel.origin}/search${qs}`, markdownUrl: `${channel.origin}/search.md${qs}` }, main, { query });
+  return renderPage(channel, { title: query ? `Search: ${query}` : 'Search', url: `${channel.origin}/search${qs}`, markdownUrl: `${channel.origin}/search.md${qs}` }, main, {
+    query,
+  });
 }
 
 const ERROR_TEXT: Record<number, [string, string]> = {
@@ -104,7 +120,11 @@ const ERROR_TEXT: Record<number, [string, string]> = {
  */
 export function renderErrorPage(channel: PageChannel, status: number): string {
   const [title, text] = errorText(status);
-  return renderPage(channel, { title, url: `${channel.origin}/` }, h('section', { class: 'error' }, h('h1', null, title), h('p', null, text), h('p', null, h('a', { href: '/' }, 'All episodes'))));
+  return renderPage(
+    channel,
+    { title, url: `${channel.origin}/` },
+    h('section', { class: 'error' }, h('h1', null, title), h('p', null, text), h('p', null, h('a', { href: '/' }, 'All episodes'))),
+  );
 }
 
 /** An error page when not even the channel could be read (the store is down): the same words, no channel frame. */
@@ -113,7 +133,14 @@ export function renderBareErrorPage(status: number): string {
   const doc = h(
     'html',
     { lang: 'en' },
-    h('head', null, h('meta', { charset: 'utf-8' }), h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }), h('title', null, title), h('link', { rel: 'stylesheet', href: '/assets/page.css' })),
+    h(
+      'head',
+      null,
+      h('meta', { charset: 'utf-8' }),
+      h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
+      h('title', null, title),
+      h('link', { rel: 'stylesheet', href: '/assets/page.css' }),
+    ),
     h('body', null, h('main', { id: 'main' }, h('h1', null, title), h('p', null, text))),
   );
   return `<!doctype html>${renderToString(doc)}`;
