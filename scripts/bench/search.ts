@@ -32,7 +32,7 @@ import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
 import { positive } from '../lib/cli-args.js';
-import { loadedChannel } from '../eval/eval.js';
+import { loadedChannel } from '../eval/harness.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 import { serveInChildProcess, type Served } from '../lib/child.js';
 

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { channelHost } from '../../src/channel-urls.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { createOpenSearchClient } from '../../src/store/opensearch.js';
-import { loadedChannel } from '../eval/eval.js';
+import { loadedChannel } from '../eval/harness.js';
 import { launchBrowser, screenshot } from '../lib/browser.js';
 import { serveInChildProcess } from '../lib/child.js';
 

@@ -13,7 +13,7 @@ import type { SearchParams } from '../../src/search/types.js';
 import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS } from '../../src/search/fields.js';
 import { TITLE_WEIGHT_RATIO, runSearch } from '../../src/search/search.js';
 import type { FusedHit, LegHit, SearchResult } from '../../src/search/types.js';
-import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './eval.js';
+import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './harness.js';
 import { positive } from '../lib/cli-args.js';
 
 const HELP = `Type a query to search. Commands:
