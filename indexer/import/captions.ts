@@ -1,6 +1,7 @@
 // WebVTT and SRT captions → draft transcripts, parsed by media-captions: voices as speakers, inline timestamps as
 // word times, YouTube's rolling auto-captions reduced to each phrase once, and cue-only timing spread by length.
 import { parseText, tokenizeVTTCue, VTTCue, type VTTNode } from './media-captions-api.js';
+import { decodeHTML } from 'entities';
 import type { WordRecord } from '../../src/library-format.js';
 import { cleanText, ImportProblem, spreadWords, type DraftSegment, type DraftTranscript } from './text.js';
 
@@ -13,7 +14,8 @@ interface Run {
 /** The cue's text as runs with their inline times, and the voice (`<v Name>`) that speaks it. */
 function flatten(nodes: VTTNode[], time: number | undefined, out: { runs: Run[]; voice?: string }): void {
   for (const node of nodes) {
-    if (node.type === 'text') out.runs.push({ text: node.data, time });
+    // media-captions decodes the entities WebVTT defines (&amp; &lt; &gt; &nbsp; …); captions in the wild use any HTML entity.
+    if (node.type === 'text') out.runs.push({ text: decodeHTML(node.data), time });
     else if (node.type === 'timestamp') flatten(node.children, node.time, out);
     else {
       if (node.type === 'v' && !out.voice) out.voice = cleanText(node.voice);

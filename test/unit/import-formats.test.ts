@@ -14,13 +14,13 @@ const read = (...parts: string[]) => readFileSync(join(DATA, ...parts), 'utf8');
 const json = (...parts: string[]) => JSON.parse(read(...parts)) as unknown;
 
 describe('import: captions', function () {
-  it('reads WebVTT past its NOTE and STYLE blocks: voices as speakers, cue settings ignored, hours omitted, entities decoded, words spread and marked interpolated', async function () {
+  it('reads WebVTT past its NOTE and STYLE blocks: voices as speakers, cue settings ignored, hours omitted, entities decoded (WebVTT and HTML ones), words spread and marked interpolated', async function () {
     const t = await parseCaptions(read('feed', 'ep2.vtt'), 'vtt', 'ep2.vtt');
     expect(t.timing).to.equal('interpolated');
     expect(t.segments.map((s) => [s.speaker, s.startMs, s.endMs, s.text])).to.deep.equal([
       ['Ana Host', 1000, 4000, 'Water early & deep, not little and often.'],
       ['Bo Guest', 5000, 9500, 'Mulch keeps <most> of it in the soil. Straw works best in hot weather.'],
-      [null, 60_000, 65_000, 'Then the roots go down.'],
+      [null, 60_000, 65_000, 'Then the roots go down, café — fine.'],
     ]);
     const words = t.segments[0]!.words!;
     expect(words.map((w) => w.t).join(' ')).to.equal('Water early & deep, not little and often.');
