@@ -26,6 +26,11 @@ export default defineConfig(
     },
   },
   {
+    // The workbench page: fetch and forms, and Observable Plot loaded as a script before it.
+    files: ['web/workbench/*.js'],
+    languageOptions: { globals: { fetch: 'readonly', FormData: 'readonly', Node: 'readonly', alert: 'readonly', Plot: 'readonly' } },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

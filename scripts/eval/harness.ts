@@ -247,7 +247,7 @@ export function parseSettings(spec: string): SearchOptions {
 
 /** A Markdown table of rows; `overlap@1` and `landing@1` are shares of all queries, the offset a median over top citations in a relevant episode. */
 export function formatTable(rows: readonly Row[]): string {
-  const head = ['library', 'mode', 'queries', 'nDCG@10', 'Recall@10', 'MRR', 'overlap@1', 'landing@1', 'median offset s', 'seconds'];
+  const head = ['library', 'mode', 'queries', 'nDCG@10', 'Recall@10', 'MRR', 'P@10', 'episode MRR', 'overlap@1', 'landing@1', 'median offset s', 'seconds'];
   const body = rows.map((r) => [
     r.library,
     r.mode,
@@ -255,6 +255,8 @@ export function formatTable(rows: readonly Row[]): string {
     r.ndcg.toFixed(4),
     r.recall.toFixed(4),
     r.rr.toFixed(4),
+    r.precision.toFixed(4),
+    r.episodeRr.toFixed(4),
     r.overlap1.toFixed(4),
     r.landing1.toFixed(4),
     r.medianOffsetMs === null ? '-' : (r.medianOffsetMs / 1000).toFixed(1),

@@ -1,4 +1,4 @@
-// Relevance measures of the search harness: time-range judgments, nDCG@k, Recall@k and MRR (pure).
+// Relevance measures of the search harness: time-range judgments, nDCG@k, Recall@k, P@k, segment and episode MRR, landing (pure).
 import type { SearchResult } from '../../src/search/types.js';
 
 /** A relevant moment: a time range of one episode. */
@@ -21,7 +21,12 @@ export interface JudgedQuery {
 export interface QueryScores {
   ndcg: number;
   recall: number;
+  /** Reciprocal rank of the first relevant segment (segment MRR when averaged). */
   rr: number;
+  /** Share of the top `k` segments that are relevant (P@k). */
+  precision: number;
+  /** Reciprocal rank of the first episode holding a relevant range, over the episodes in the order the list shows them. */
+  episodeRr: number;
 }
 
 /** Parses a JSON-lines queries file; a bad line throws with its number. */
@@ -74,14 +79,24 @@ export function judge(ranked: readonly RelevantRange[], relevant: readonly Relev
   });
   let idcg = 0;
   for (let i = 0; i < Math.min(relevant.length, k); i++) idcg += 1 / Math.log2(i + 2);
-  return { ndcg: idcg === 0 ? 0 : Math.min(1, dcg / idcg), recall: relevant.length === 0 ? 0 : credited.size / relevant.length, rr };
+  const top = ranked.slice(0, k);
+  const precision = top.filter((segment) => relevant.some((r) => overlaps(segment, r))).length / k;
+  const episodes = [...new Set(ranked.map((s) => s.episodeId))];
+  const firstEpisode = episodes.findIndex((e) => relevant.some((r) => r.episodeId === e));
+  return {
+    ndcg: idcg === 0 ? 0 : Math.min(1, dcg / idcg),
+    recall: relevant.length === 0 ? 0 : credited.size / relevant.length,
+    rr,
+    precision,
+    episodeRr: firstEpisode < 0 || firstEpisode >= k ? 0 : 1 / (firstEpisode + 1),
+  };
 }
 
 /** Mean of each score over queries. */
 export function meanScores(scores: readonly QueryScores[]): QueryScores {
   const n = Math.max(1, scores.length);
   const sum = (f: (s: QueryScores) => number) => scores.reduce((a, s) => a + f(s), 0) / n;
-  return { ndcg: sum((s) => s.ndcg), recall: sum((s) => s.recall), rr: sum((s) => s.rr) };
+  return { ndcg: sum((s) => s.ndcg), recall: sum((s) => s.recall), rr: sum((s) => s.rr), precision: sum((s) => s.precision), episodeRr: sum((s) => s.episodeRr) };
 }
 
 /** `n` queries spread evenly over the list (every episode's queries stay represented); all when n ≥ length. */

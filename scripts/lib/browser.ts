@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
 
 const require = createRequire(import.meta.url);
 
@@ -129,9 +129,11 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
  * Saves a screenshot in SCREENSHOT_DIR (default `.cache/screenshots`, out of git); `npm run screenshots` points it
  * at `docs/images/` to refresh the pictures the README and docs show.
  */
-export async function screenshot(page: Page, name: string, { fullPage = false } = {}): Promise<string> {
+export async function screenshot(target: Page | Locator, name: string, { fullPage = false } = {}): Promise<string> {
   const file = path.join(process.env.SCREENSHOT_DIR || path.join(process.cwd(), '.cache', 'screenshots'), `${name}.png`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  await page.screenshot({ path: file, fullPage });
+  // A locator (one section of a page) is taken alone; a page is its viewport, or all of it.
+  if ('goto' in target) await target.screenshot({ path: file, fullPage });
+  else await target.screenshot({ path: file });
   return file;
 }

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
 import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { SLOW_HASH_EMBEDDER_MODULE } from '../support/slow-hash-embedder.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, type IngestQueue } from '../../indexer/queue.js';
@@ -66,7 +67,8 @@ describe('indexer: queue and worker', function () {
     expect(ids).to.have.length(14); // meta + 12 episodes + sync
 
     const workerArgs = ['--embedder-module', HASH_EMBEDDER_MODULE, '--lock-duration', '2000', '--stalled-interval', '1000'];
-    const first = script('scripts/ops/worker.ts', workerArgs, env);
+    // The first worker embeds slowly, so the job it is killed in is still in flight when the SIGKILL lands.
+    const first = script('scripts/ops/worker.ts', ['--embedder-module', SLOW_HASH_EMBEDDER_MODULE, ...workerArgs.slice(2)], env);
     children.push(first);
     // Kill it just after it has started an episode, with some episodes already done.
     const seen = new Set<string>();

@@ -18,7 +18,7 @@ describe('relevance measures', function () {
   });
 
   it('gives 1 to a list with the only relevant moment on top, and discounts it lower down', function () {
-    expect(judge([seg(0, 10), seg(100, 110)], [seg(5, 8)])).to.deep.equal({ ndcg: 1, recall: 1, rr: 1 });
+    expect(judge([seg(0, 10), seg(100, 110)], [seg(5, 8)])).to.deep.equal({ ndcg: 1, recall: 1, rr: 1, precision: 0.1, episodeRr: 1 });
     const second = judge([seg(100, 110), seg(0, 10)], [seg(5, 8)]);
     expect(second.ndcg).to.be.closeTo(1 / Math.log2(3), 1e-12);
     expect(second.rr).to.equal(0.5);
@@ -33,16 +33,23 @@ describe('relevance measures', function () {
 
   it('looks at the top k only', function () {
     const list = [...Array.from({ length: 10 }, (_, i) => seg(1000 + i, 1001 + i)), seg(0, 10)];
-    expect(judge(list, [seg(0, 10)], 10)).to.deep.equal({ ndcg: 0, recall: 0, rr: 0 });
+    // The episode is found at once (every segment is of it); the moment is not in the top 10.
+    expect(judge(list, [seg(0, 10)], 10)).to.deep.equal({ ndcg: 0, recall: 0, rr: 0, precision: 0, episodeRr: 1 });
+  });
+
+  it('counts P@k over the top k segments and episode MRR over the episodes in the order shown', function () {
+    const list = [seg(0, 10, 'x'), seg(20, 30, 'x'), seg(0, 10), seg(50, 60), seg(500, 510)];
+    const s = judge(list, [seg(0, 100)], 5);
+    expect([s.precision, s.episodeRr, s.rr]).to.deep.equal([2 / 5, 1 / 2, 1 / 3]);
   });
 
   it('averages scores, parses query lines and picks an even subset', function () {
     expect(
       meanScores([
-        { ndcg: 1, recall: 0, rr: 1 },
-        { ndcg: 0, recall: 1, rr: 0 },
+        { ndcg: 1, recall: 0, rr: 1, precision: 0.2, episodeRr: 1 },
+        { ndcg: 0, recall: 1, rr: 0, precision: 0, episodeRr: 0.5 },
       ]),
-    ).to.deep.equal({ ndcg: 0.5, recall: 0.5, rr: 0.5 });
+    ).to.deep.equal({ ndcg: 0.5, recall: 0.5, rr: 0.5, precision: 0.1, episodeRr: 0.75 });
     const qs = parseQueries('{"id":"q1","channel":"c","query":"x","relevant":[]}\n\n');
     expect(qs).to.have.length(1);
     expect(() => parseQueries('{"id":1}')).to.throw(/line 1/);
