@@ -18,6 +18,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY mappings ./mappings
+# The channel pages' stylesheet and script, read by the compiled server at start.
+COPY web ./web
 # The model cache of @xenova/transformers lives in node_modules: the app user must be able to write it.
 RUN mkdir -p node_modules/@xenova/transformers/.cache && chown -R node:node node_modules/@xenova/transformers/.cache
 USER node
