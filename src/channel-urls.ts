@@ -41,3 +41,14 @@ export function locateByHost(hostname: string, channelBaseDomain: string): Chann
   }
   return { domain: host };
 }
+
+/** `value` as an absolute http(s) URL, or undefined (`javascript:`, `data:`, relative, garbage): the only URLs library text may become. */
+export function safeHttpUrl(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -96,24 +96,12 @@
     });
   }
 
-  // A browser that ignored the media fragment (or a server without ranges): cue once the metadata is in.
-  if (media)
-    media.addEventListener(
-      'loadedmetadata',
-      () => {
-        if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 500) media.currentTime = cueMs / 1000;
-      },
-      { once: true },
-    );
-  // iOS Safari ignores a seek before the first play: cue again then.
-  if (media)
-    media.addEventListener(
-      'play',
-      () => {
-        if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 1000) media.currentTime = cueMs / 1000;
-      },
-      { once: true },
-    );
+  // Cue the player again where a browser dropped the cue: one that ignored the media fragment (or a server without
+  // ranges) once the metadata is in, and iOS Safari, which ignores a seek before the first play.
+  const recue = () => {
+    if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 500) media.currentTime = cueMs / 1000;
+  };
+  if (media) for (const event of ['loadedmetadata', 'play']) media.addEventListener(event, recue, { once: true });
   // While it plays, the segment being spoken is current; "Follow the playback" keeps it in view (off: the reader scrolls alone).
   if (follow && media) follow.closest('label').hidden = false;
   if (media) {

@@ -1,5 +1,6 @@
 // What an importer hands the library writer: one channel, its episodes as library records, the facet names they
 // use, and a report per item. Records are built with a fixed key order, so the same input writes the same bytes.
+import { safeHttpUrl } from '../../src/channel-urls.js';
 import type { ChapterRecord, EpisodeRecord, FacetRecord, TranscriptRecord } from '../../src/library-format.js';
 import { cleanText, slugify, toSegmentRecords, type DraftTranscript } from './text.js';
 
@@ -98,16 +99,8 @@ export function summaryOf(text: string, max = 500): string | null {
   return sentence > max / 2 ? cut.slice(0, sentence + 1) : `${cut.slice(0, cut.lastIndexOf(' ')).trimEnd()}…`;
 }
 
-/** An http(s) URL as given, or null. */
-export function httpUrl(value: string | undefined | null): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
+/** An http(s) URL, or null. */
+export const httpUrl = (value: string | undefined | null): string | null => safeHttpUrl(value) ?? null;
 
 /** Where an episode ends: its duration, else its last spoken or charted moment. */
 export function episodeEnd(durationMs: number | null, draft: DraftTranscript | undefined): number {

@@ -1,15 +1,7 @@
 // Which player an episode gets, and the only URLs library text may turn into: http(s), nothing else.
+import { safeHttpUrl } from '../channel-urls.js';
 
-/** `value` as an absolute http(s) URL, or undefined (`javascript:`, `data:`, relative, garbage). */
-export function safeHttpUrl(value: string | null | undefined): string | undefined {
-  if (!value) return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { safeHttpUrl };
 
 const YOUTUBE_HOSTS = new Set(['www.youtube.com', 'youtube.com', 'm.youtube.com', 'youtu.be', 'www.youtube-nocookie.com']);
 const VIDEO_EXTENSIONS = /\.(mp4|m4v|webm|mov|ogv)$/i;

@@ -41,9 +41,8 @@ function header(channel: PageChannel, query = '') {
   );
 }
 
-/** The whole document, as a string starting with the doctype. */
-export function renderPage(channel: PageChannel, head: Head, main: ComponentChildren, { query = '' }: { query?: string } = {}): string {
-  const description = head.description ? shorten(head.description) : undefined;
+/** An HTML document (doctype, `lang`, charset, viewport, title, the stylesheet) around `head` and `body` children. */
+export function htmlDocument(title: string, head: ComponentChildren, body: ComponentChildren): string {
   const doc = h(
     'html',
     { lang: 'en' },
@@ -52,7 +51,21 @@ export function renderPage(channel: PageChannel, head: Head, main: ComponentChil
       null,
       h('meta', { charset: 'utf-8' }),
       h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
-      h('title', null, `${shorten(head.title, 120)} · ${shorten(channel.doc.title, 80)}`),
+      h('title', null, title),
+      h('link', { rel: 'stylesheet', href: `/assets/page.css?v=${ASSET_VERSION}` }),
+      head,
+    ),
+    h('body', null, body),
+  );
+  return `<!doctype html>${renderToString(doc)}`;
+}
+
+/** The whole page of a channel, as a string starting with the doctype. */
+export function renderPage(channel: PageChannel, head: Head, main: ComponentChildren, { query = '' }: { query?: string } = {}): string {
+  const description = head.description ? shorten(head.description) : undefined;
+  return htmlDocument(
+    `${shorten(head.title, 120)} · ${shorten(channel.doc.title, 80)}`,
+    [
       description ? h('meta', { name: 'description', content: description }) : null,
       h('link', { rel: 'canonical', href: head.url }),
       head.markdownUrl ? h('link', { rel: 'alternate', type: 'text/markdown', href: head.markdownUrl }) : null,
@@ -61,13 +74,10 @@ export function renderPage(channel: PageChannel, head: Head, main: ComponentChil
       h('meta', { property: 'og:type', content: head.ogType ?? 'website' }),
       h('meta', { property: 'og:url', content: head.url }),
       h('meta', { property: 'og:site_name', content: shorten(channel.doc.title, 120) }),
-      h('link', { rel: 'stylesheet', href: `/assets/page.css?v=${ASSET_VERSION}` }),
       head.jsonLd ? h('script', { type: 'application/ld+json', dangerouslySetInnerHTML: { __html: head.jsonLd } }) : null,
       h('script', { src: `/assets/page.js?v=${ASSET_VERSION}`, defer: true }),
-    ),
-    h(
-      'body',
-      null,
+    ],
+    [
       h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
       header(channel, query),
       h('main', { id: 'main', tabIndex: -1 }, main),
@@ -78,7 +88,6 @@ export function renderPage(channel: PageChannel, head: Head, main: ComponentChil
         ' · ',
         h('a', { href: '/llms.txt' }, 'llms.txt'),
       ),
-    ),
+    ],
   );
-  return `<!doctype html>${renderToString(doc)}`;
 }

@@ -1,10 +1,9 @@
 // The library root (published episodes, newest first, keyset-paged), the search page (hits with their cited moments, the query's words marked) and the error pages.
 import { h, type VNode } from 'preact';
-import { renderToString } from 'preact-render-to-string';
 import type { SearchAnswer } from '../../search/search.js';
 import type { LibraryPage, PageChannel } from '../load.js';
 import { clock } from '../media.js';
-import { renderPage } from './layout.js';
+import { htmlDocument, renderPage } from './layout.js';
 
 /** The path of an episode page on its channel host (links stay on the host the reader is on). */
 export const episodePath = (id: string) => `/episodes/${encodeURIComponent(id)}`;
@@ -130,20 +129,7 @@ export function renderErrorPage(channel: PageChannel, status: number): string {
 /** An error page when not even the channel could be read (the store is down): the same words, no channel frame. */
 export function renderBareErrorPage(status: number): string {
   const [title, text] = errorText(status);
-  const doc = h(
-    'html',
-    { lang: 'en' },
-    h(
-      'head',
-      null,
-      h('meta', { charset: 'utf-8' }),
-      h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
-      h('title', null, title),
-      h('link', { rel: 'stylesheet', href: '/assets/page.css' }),
-    ),
-    h('body', null, h('main', { id: 'main' }, h('h1', null, title), h('p', null, text))),
-  );
-  return `<!doctype html>${renderToString(doc)}`;
+  return htmlDocument(title, null, h('main', { id: 'main' }, h('h1', null, title), h('p', null, text)));
 }
 
 export function errorText(status: number): [string, string] {
