@@ -95,6 +95,10 @@ describe('workbench: the same numbers as npm run eval', function () {
     expect(judged.status).to.equal(200);
     expect(judged.body.relevant).to.deep.equal([{ episodeId: 'ep_x', startMs: 1000, endMs: 5000 }]);
     const state = await call('GET', '/api/state');
-    expect((state.body.sets as { name: string; source: string }[]).find((s) => s.name === 'corpus-dev')!.source).to.equal('workbench');
+    const sets = state.body.sets as { name: string; source: string; missingChannels: string[] }[];
+    expect(sets.find((s) => s.name === 'corpus-dev')).to.deep.include({ source: 'workbench', missingChannels: [] });
+    // A set of another library: offered, and said not to be in this one.
+    expect((await call('PUT', '/api/sets/elsewhere', { lines: 'any question', channel: 'no-such-channel' })).status).to.equal(200);
+    expect(((await call('GET', '/api/state')).body.sets as typeof sets).find((s) => s.name === 'elsewhere')!.missingChannels).to.deep.equal(['no-such-channel']);
   });
 });

@@ -38,8 +38,17 @@
   async function refresh() {
     state = await api('GET', '/api/state');
     $('library').textContent = `index prefix ${state.prefix}`;
-    fillSelect($('set'), state.sets.map((s) => ({ value: s.name, label: `${s.name} (${s.queries})${s.source === 'workbench' ? '' : ' · dev set'}` })));
-    const configs = [{ value: '__default', label: 'defaults (hybrid)' }, ...state.configs.map((c) => ({ value: c.name, label: `${c.name} (${c.config.mode}${c.config.settings ? `: ${c.config.settings}` : ''})` }))];
+    fillSelect(
+      $('set'),
+      state.sets.map((s) => ({
+        value: s.name,
+        label: `${s.name} (${s.queries})${s.source === 'workbench' ? '' : ' · dev set'}${s.missingChannels.length ? ' · not in this library' : ''}`,
+      })),
+    );
+    const configs = [
+      { value: '__default', label: 'defaults (hybrid)' },
+      ...state.configs.map((c) => ({ value: c.name, label: `${c.name} (${c.config.mode}${c.config.settings ? `: ${c.config.settings}` : ''})` })),
+    ];
     fillSelect($('config-a'), configs);
     fillSelect($('config-b'), configs);
     renderSnapshots();
@@ -52,7 +61,13 @@
     const set = await api('GET', `/api/sets/${encodeURIComponent(name)}`);
     setQueries = set.queries;
     const info = state.sets.find((s) => s.name === name);
-    $('set-info').textContent = info && info.source !== 'workbench' ? `read-only dev set (${info.source.split('/').slice(-2).join('/')}); judgments go to a workbench copy` : 'saved in the workbench';
+    const where =
+      info && info.source !== 'workbench' ? `read-only dev set (${info.source.split('/').slice(-2).join('/')}); judgments go to a workbench copy` : 'saved in the workbench';
+    const missing =
+      info && info.missingChannels.length
+        ? ` · channels not loaded under ${state.prefix}: ${info.missingChannels.slice(0, 3).join(', ')}${info.missingChannels.length > 3 ? ', …' : ''}`
+        : '';
+    $('set-info').textContent = where + missing;
     const keep = $('query-pick').value;
     fillSelect($('query-pick'), [{ value: '', label: '—' }, ...setQueries.map((q) => ({ value: q.id, label: `${q.id}: ${q.query.slice(0, 80)}` }))], keep);
   }
@@ -113,7 +128,13 @@
   function rankingColumn(side, ranking, moves) {
     const rows = ranking.hits.map((h, i) => {
       const move = moves ? moves[i] : null;
-      const badge = move ? (move.kind === 'new' ? el('span', { class: 'badge new', text: 'new' }) : move.kind === 'moved' ? el('span', { class: `badge ${move.by > 0 ? 'up' : 'down'}`, text: move.by > 0 ? `▲${move.by}` : `▼${-move.by}` }) : null) : null;
+      const badge = move
+        ? move.kind === 'new'
+          ? el('span', { class: 'badge new', text: 'new' })
+          : move.kind === 'moved'
+            ? el('span', { class: `badge ${move.by > 0 ? 'up' : 'down'}`, text: move.by > 0 ? `▲${move.by}` : `▼${-move.by}` })
+            : null
+        : null;
       const judge = (relevant) => async () => {
         await api('POST', '/api/judgments', { set: $('set').value, query: currentQuery(), segment: { episodeId: h.episodeId, startMs: h.startMs, endMs: h.endMs }, relevant });
         await loadSet();
@@ -122,19 +143,48 @@
       return el(
         'li',
         { class: `hit ${h.judged.replace(' ', '-')}`, 'data-segment': h.segmentId, 'data-judged': h.judged },
-        el('div', { class: 'hit-head' }, el('strong', { text: `${h.rank}.` }), ' ', badge, ' ', el('span', { class: 'title', text: h.title }), ' ', el('a', { href: h.url, target: '_blank', rel: 'noopener', text: clock(h.startMs) })),
+        el(
+          'div',
+          { class: 'hit-head' },
+          el('strong', { text: `${h.rank}.` }),
+          ' ',
+          badge,
+          ' ',
+          el('span', { class: 'title', text: h.title }),
+          ' ',
+          el('a', { href: h.url, target: '_blank', rel: 'noopener', text: clock(h.startMs) }),
+        ),
         el('p', { class: 'text', text: h.text.length > 240 ? `${h.text.slice(0, 240)}…` : h.text }),
         el(
           'div',
           { class: 'legs muted' },
           `keyword #${h.keywordRank ?? '–'} · k-NN #${h.knnRank ?? '–'} · fused ${h.fusedScore === null ? '–' : h.fusedScore.toFixed(4)} · `,
-          el('span', { class: 'judged', text: h.judged === 'unjudged' ? 'unjudged' : h.judged === 'relevant' ? `relevant${h.offsetMs === null ? '' : `, lands ${(h.offsetMs / 1000).toFixed(1)} s ${h.offsetMs < 0 ? 'before' : 'after'} the answer starts`}` : 'not relevant' }),
+          el('span', {
+            class: 'judged',
+            text:
+              h.judged === 'unjudged'
+                ? 'unjudged'
+                : h.judged === 'relevant'
+                  ? `relevant${h.offsetMs === null ? '' : `, lands ${(h.offsetMs / 1000).toFixed(1)} s ${h.offsetMs < 0 ? 'before' : 'after'} the answer starts`}`
+                  : 'not relevant',
+          }),
         ),
-        el('div', { class: 'judge' }, el('button', { type: 'button', class: 'small', 'data-judge': 'relevant', onclick: judge(true), text: 'Relevant' }), el('button', { type: 'button', class: 'small secondary', 'data-judge': 'not', onclick: judge(false), text: 'Not relevant' })),
+        el(
+          'div',
+          { class: 'judge' },
+          el('button', { type: 'button', class: 'small', 'data-judge': 'relevant', onclick: judge(true), text: 'Relevant' }),
+          el('button', { type: 'button', class: 'small secondary', 'data-judge': 'not', onclick: judge(false), text: 'Not relevant' }),
+        ),
       );
     });
-    const scores = ranking.scores ? `seg MRR ${fmt(ranking.scores.rr)} · nDCG@10 ${fmt(ranking.scores.ndcg)} · P@10 ${fmt(ranking.scores.precision)}` : 'no judgments for this query yet';
-    return [el('h3', { text: `${side.toUpperCase()}: ${ranking.name}` }), el('p', { class: 'muted', text: `${scores} · ${ranking.tookMs.toFixed(0)} ms${ranking.degraded ? ` · degraded: ${ranking.degraded}` : ''}` }), el('ol', { class: 'hits' }, rows)];
+    const scores = ranking.scores
+      ? `seg MRR ${fmt(ranking.scores.rr)} · nDCG@10 ${fmt(ranking.scores.ndcg)} · P@10 ${fmt(ranking.scores.precision)}`
+      : 'no judgments for this query yet';
+    return [
+      el('h3', { text: `${side.toUpperCase()}: ${ranking.name}` }),
+      el('p', { class: 'muted', text: `${scores} · ${ranking.tookMs.toFixed(0)} ms${ranking.degraded ? ` · degraded: ${ranking.degraded}` : ''}` }),
+      el('ol', { class: 'hits' }, rows),
+    ];
   }
 
   async function compare() {
@@ -163,12 +213,27 @@
     return el(
       'table',
       { class: 'metrics' },
-      el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col', text: h })))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          head.map((h) => el('th', { scope: 'col', text: h })),
+        ),
+      ),
       el(
         'tbody',
         {},
         rows.map(([label, s]) =>
-          el('tr', { 'data-config': label }, el('th', { scope: 'row', text: label }), [s.queries, s.rr, s.ndcg, s.precision, s.recall, s.episodeRr, s.overlap1, s.landing1, s.medianOffsetMs === null ? null : (s.medianOffsetMs / 1000).toFixed(1)].map((v) => el('td', { text: typeof v === 'number' && !Number.isInteger(v) ? fmt(v) : v ?? '–' }))),
+          el(
+            'tr',
+            { 'data-config': label },
+            el('th', { scope: 'row', text: label }),
+            [s.queries, s.rr, s.ndcg, s.precision, s.recall, s.episodeRr, s.overlap1, s.landing1, s.medianOffsetMs === null ? null : (s.medianOffsetMs / 1000).toFixed(1)].map(
+              (v) => el('td', { text: typeof v === 'number' && !Number.isInteger(v) ? fmt(v) : (v ?? '–') }),
+            ),
+          ),
         ),
       ),
     );
@@ -176,7 +241,10 @@
 
   function plots(a, b, measure, diff) {
     const name = MEASURES[measure];
-    const points = [...a.perQuery.map((q, i) => ({ i, value: q[measure], config: `A: ${a.configName}` })), ...b.perQuery.map((q, i) => ({ i, value: q[measure], config: `B: ${b.configName}` }))];
+    const points = [
+      ...a.perQuery.map((q, i) => ({ i, value: q[measure], config: `A: ${a.configName}` })),
+      ...b.perQuery.map((q, i) => ({ i, value: q[measure], config: `B: ${b.configName}` })),
+    ];
     const perQuery = Plot.plot({
       title: `${name} per query`,
       width: 900,
@@ -192,7 +260,11 @@
       height: 220,
       x: { label: `B − A (${name})` },
       y: { label: 'queries', grid: true },
-      marks: [Plot.rectY(diff.deltas, Plot.binX({ y: 'count' }, { x: 'delta', thresholds: 21, fill: (d) => (d.delta > 0 ? 'win' : d.delta < 0 ? 'loss' : 'tie') })), Plot.ruleY([0]), Plot.ruleX([0])],
+      marks: [
+        Plot.rectY(diff.deltas, Plot.binX({ y: 'count' }, { x: 'delta', thresholds: 21, fill: (d) => (d.delta > 0 ? 'win' : d.delta < 0 ? 'loss' : 'tie') })),
+        Plot.ruleY([0]),
+        Plot.ruleX([0]),
+      ],
     });
     return el('div', { class: 'plots', 'data-plots': 'true' }, perQuery, histogram);
   }
@@ -202,27 +274,73 @@
     const rows = a.perQuery.map((qa) => {
       const qb = byId.get(qa.id);
       const d = qb ? qb[measure] - qa[measure] : 0;
-      return el('tr', { class: d > 1e-9 ? 'win' : d < -1e-9 ? 'loss' : 'tie' }, el('td', { text: qa.id }), el('td', { text: qa.query.slice(0, 90) }), el('td', { text: fmt(qa[measure]) }), el('td', { text: fmt(qb?.[measure]) }), el('td', { text: d.toFixed(4) }), el('td', { text: qa.landed ? 'lands' : qa.overlap ? 'overlaps' : '–' }), el('td', { text: qb?.landed ? 'lands' : qb?.overlap ? 'overlaps' : '–' }));
+      return el(
+        'tr',
+        { class: d > 1e-9 ? 'win' : d < -1e-9 ? 'loss' : 'tie' },
+        el('td', { text: qa.id }),
+        el('td', { text: qa.query.slice(0, 90) }),
+        el('td', { text: fmt(qa[measure]) }),
+        el('td', { text: fmt(qb?.[measure]) }),
+        el('td', { text: d.toFixed(4) }),
+        el('td', { text: qa.landed ? 'lands' : qa.overlap ? 'overlaps' : '–' }),
+        el('td', { text: qb?.landed ? 'lands' : qb?.overlap ? 'overlaps' : '–' }),
+      );
     });
     return el(
       'details',
       {},
       el('summary', { text: `Per query (${diff.wins} wins, ${diff.ties} ties, ${diff.losses} losses for B on ${MEASURES[measure]})` }),
-      el('table', { class: 'per-query' }, el('thead', {}, el('tr', {}, ['id', 'query', 'A', 'B', 'B − A', 'A top cite', 'B top cite'].map((h) => el('th', { scope: 'col', text: h })))), el('tbody', {}, rows)),
+      el(
+        'table',
+        { class: 'per-query' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ['id', 'query', 'A', 'B', 'B − A', 'A top cite', 'B top cite'].map((h) => el('th', { scope: 'col', text: h })),
+          ),
+        ),
+        el('tbody', {}, rows),
+      ),
     );
   }
 
   function winTieLoss(a, b, measure) {
     const byId = new Map(a.perQuery.map((q) => [q.id, q]));
     const deltas = b.perQuery.filter((q) => byId.has(q.id)).map((q) => ({ id: q.id, delta: q[measure] - byId.get(q.id)[measure] }));
-    return { deltas, wins: deltas.filter((d) => d.delta > 1e-9).length, losses: deltas.filter((d) => d.delta < -1e-9).length, ties: deltas.filter((d) => Math.abs(d.delta) <= 1e-9).length };
+    return {
+      deltas,
+      wins: deltas.filter((d) => d.delta > 1e-9).length,
+      losses: deltas.filter((d) => d.delta < -1e-9).length,
+      ties: deltas.filter((d) => Math.abs(d.delta) <= 1e-9).length,
+    };
   }
 
   function showExperiments(target, a, b) {
     const measure = $('measure').value;
     const diff = winTieLoss(a, b, measure);
-    const library = a.library ? el('p', { class: 'muted', text: `library: ${a.library.passagesIndex}, ${a.library.episodes} episodes, ${a.library.passages} passages, last indexed ${a.library.lastIndexedAt ?? '–'}` }) : null;
-    target.replaceChildren(metricsTable([[`A: ${a.configName}`, a.summary], [`B: ${b.configName}`, b.summary]]), el('p', { class: 'wtl', 'data-wtl': `${diff.wins}/${diff.ties}/${diff.losses}`, text: `B against A on ${MEASURES[measure]}: ${diff.wins} wins, ${diff.ties} ties, ${diff.losses} losses` }), library, plots(a, b, measure, diff), perQueryTable(a, b, measure, diff));
+    const library = a.library
+      ? el('p', {
+          class: 'muted',
+          text: `library: ${a.library.passagesIndex}, ${a.library.episodes} episodes, ${a.library.passages} passages, last indexed ${a.library.lastIndexedAt ?? '–'}`,
+        })
+      : null;
+    target.replaceChildren(
+      metricsTable([
+        [`A: ${a.configName}`, a.summary],
+        [`B: ${b.configName}`, b.summary],
+      ]),
+      el('p', {
+        class: 'wtl',
+        'data-wtl': `${diff.wins}/${diff.ties}/${diff.losses}`,
+        text: `B against A on ${MEASURES[measure]}: ${diff.wins} wins, ${diff.ties} ties, ${diff.losses} losses`,
+      }),
+      library,
+      plots(a, b, measure, diff),
+      perQueryTable(a, b, measure, diff),
+    );
   }
 
   let experiments = null;
@@ -252,9 +370,22 @@
   }
   function renderSnapshots() {
     $('snapshots').replaceChildren(
-      ...state.snapshots.slice(0, 20).map((s) =>
-        el('li', {}, el('button', { type: 'button', class: 'link', 'data-snapshot': s.id, onclick: () => void openSnapshot(s.id), text: `${s.createdAt.slice(0, 19).replace('T', ' ')} · ${s.set} · ${s.configName}` }), ` seg MRR ${fmt(s.summary.rr)}`),
-      ),
+      ...state.snapshots
+        .slice(0, 20)
+        .map((s) =>
+          el(
+            'li',
+            {},
+            el('button', {
+              type: 'button',
+              class: 'link',
+              'data-snapshot': s.id,
+              onclick: () => void openSnapshot(s.id),
+              text: `${s.createdAt.slice(0, 19).replace('T', ' ')} · ${s.set} · ${s.configName}`,
+            }),
+            ` seg MRR ${fmt(s.summary.rr)}`,
+          ),
+        ),
     );
   }
   async function openSnapshot(id) {

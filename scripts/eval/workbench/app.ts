@@ -64,7 +64,16 @@ export function createWorkbenchApp({ local, files }: { local: LocalSearch; files
 
   app.get('/api/state', async (_req, res) => {
     const [sets, configs, snapshots] = await Promise.all([files.listSets(), files.listConfigs(), files.listSnapshots()]);
-    res.json({ prefix: local.config.indexPrefix, sets, configs, snapshots });
+    // A set whose channels are not in this library (another data set's dev queries) is offered, but says so.
+    const loaded = async (slug: string) =>
+      local.channel(slug).then(
+        () => true,
+        () => false,
+      );
+    const withStatus = await Promise.all(
+      sets.map(async (s) => ({ ...s, missingChannels: (await Promise.all(s.channels.map(async (c) => ((await loaded(c)) ? null : c)))).filter((c) => c !== null) })),
+    );
+    res.json({ prefix: local.config.indexPrefix, sets: withStatus, configs, snapshots });
   });
 
   app.get('/api/sets/:name', async (req, res) => {
@@ -147,8 +156,17 @@ export function createWorkbenchApp({ local, files }: { local: LocalSearch; files
   /** A cited segment marked relevant or not for a query of a set; saved in the set (a dev set gets a workbench copy). */
   app.post('/api/judgments', async (req, res) => {
     const setName = checkName(body<string>(req, 'set'));
-    const judgment = { query: body<{ id?: string; channel: string; query: string }>(req, 'query'), segment: body<{ episodeId: string; startMs: number; endMs: number }>(req, 'segment'), relevant: body<boolean>(req, 'relevant') };
-    if (typeof judgment.relevant !== 'boolean' || typeof judgment.segment.episodeId !== 'string' || !Number.isFinite(judgment.segment.startMs) || !Number.isFinite(judgment.segment.endMs))
+    const judgment = {
+      query: body<{ id?: string; channel: string; query: string }>(req, 'query'),
+      segment: body<{ episodeId: string; startMs: number; endMs: number }>(req, 'segment'),
+      relevant: body<boolean>(req, 'relevant'),
+    };
+    if (
+      typeof judgment.relevant !== 'boolean' ||
+      typeof judgment.segment.episodeId !== 'string' ||
+      !Number.isFinite(judgment.segment.startMs) ||
+      !Number.isFinite(judgment.segment.endMs)
+    )
       throw new BadRequest('{set, query, segment: {episodeId, startMs, endMs}, relevant: true|false}');
     const set = await files.readSet(setName).catch((err: { status?: number }) => {
       if (err.status === 404) return [] as JudgedQuery[];

@@ -18,11 +18,16 @@ export interface SetInfo {
   /** `workbench` (saved here, editable) or the file a read-only dev set comes from. */
   source: string;
   queries: number;
+  /** The channel slugs its queries search. */
+  channels: string[];
 }
 
 async function names(dir: string, ext: string): Promise<string[]> {
   const files = await readdir(dir).catch(() => [] as string[]);
-  return files.filter((f) => f.endsWith(ext)).map((f) => f.slice(0, -ext.length)).sort();
+  return files
+    .filter((f) => f.endsWith(ext))
+    .map((f) => f.slice(0, -ext.length))
+    .sort();
 }
 
 /** Written whole or not at all: a temporary file renamed over the old one. */
@@ -49,9 +54,15 @@ export class WorkbenchFiles {
 
   async listSets(): Promise<SetInfo[]> {
     const own = await names(join(this.dir, 'sets'), '.jsonl');
+    const info = (name: string, source: string, queries: JudgedQuery[]): SetInfo => ({
+      name,
+      source,
+      queries: queries.length,
+      channels: [...new Set(queries.map((q) => q.channel))].sort(),
+    });
     const out: SetInfo[] = [];
-    for (const name of own) out.push({ name, source: 'workbench', queries: (await this.readSet(name)).length });
-    for (const [name, file] of this.sources) if (!own.includes(name)) out.push({ name, source: file, queries: parseQueries(await readFile(file, 'utf8')).length });
+    for (const name of own) out.push(info(name, 'workbench', await this.readSet(name)));
+    for (const [name, file] of this.sources) if (!own.includes(name)) out.push(info(name, file, parseQueries(await readFile(file, 'utf8'))));
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -68,7 +79,10 @@ export class WorkbenchFiles {
 
   /** Saves a set in the eval's format (one JSON object a line); a dev set saved under its own name is shadowed, not changed. */
   async saveSet(name: string, queries: readonly JudgedQuery[]): Promise<void> {
-    await writeAtomic(this.path('sets', name, '.jsonl'), queries.map((q) => JSON.stringify({ id: q.id, channel: q.channel, query: q.query, relevant: q.relevant })).join('\n') + '\n');
+    await writeAtomic(
+      this.path('sets', name, '.jsonl'),
+      queries.map((q) => JSON.stringify({ id: q.id, channel: q.channel, query: q.query, relevant: q.relevant })).join('\n') + '\n',
+    );
   }
 
   async listConfigs(): Promise<{ name: string; config: WorkbenchConfig }[]> {

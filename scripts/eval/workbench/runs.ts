@@ -171,7 +171,11 @@ export async function libraryVersion(local: LocalSearch): Promise<LibraryVersion
 }
 
 /** Per query, B against A on one measure: win, tie or loss, and the difference. */
-export function winTieLoss(a: readonly PerQuery[], b: readonly PerQuery[], measure: keyof QueryScores): { wins: number; ties: number; losses: number; deltas: { id: string; a: number; b: number; delta: number }[] } {
+export function winTieLoss(
+  a: readonly PerQuery[],
+  b: readonly PerQuery[],
+  measure: keyof QueryScores,
+): { wins: number; ties: number; losses: number; deltas: { id: string; a: number; b: number; delta: number }[] } {
   const byId = new Map(a.map((q) => [q.id, q]));
   const deltas = b.flatMap((qb) => {
     const qa = byId.get(qb.id);
@@ -185,4 +189,3 @@ export function winTieLoss(a: readonly PerQuery[], b: readonly PerQuery[], measu
     deltas,
   };
 }
-
