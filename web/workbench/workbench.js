@@ -370,22 +370,20 @@
   }
   function renderSnapshots() {
     $('snapshots').replaceChildren(
-      ...state.snapshots
-        .slice(0, 20)
-        .map((s) =>
-          el(
-            'li',
-            {},
-            el('button', {
-              type: 'button',
-              class: 'link',
-              'data-snapshot': s.id,
-              onclick: () => void openSnapshot(s.id),
-              text: `${s.createdAt.slice(0, 19).replace('T', ' ')} · ${s.set} · ${s.configName}`,
-            }),
-            ` seg MRR ${fmt(s.summary.rr)}`,
-          ),
+      ...state.snapshots.slice(0, 20).map((s) =>
+        el(
+          'li',
+          {},
+          el('button', {
+            type: 'button',
+            class: 'link',
+            'data-snapshot': s.id,
+            onclick: () => void openSnapshot(s.id),
+            text: `${s.createdAt.slice(0, 19).replace('T', ' ')} · ${s.set} · ${s.configName}`,
+          }),
+          ` seg MRR ${fmt(s.summary.rr)}`,
         ),
+      ),
     );
   }
   async function openSnapshot(id) {
