@@ -102,6 +102,36 @@
     if (cueMs && Math.abs(media.currentTime * 1000 - cueMs) > 500) media.currentTime = cueMs / 1000;
   };
   if (media) for (const event of ['loadedmetadata', 'play']) media.addEventListener(event, recue, { once: true });
+  // Find in the transcript: segments holding the words are marked, Enter goes to the next one. While a search is
+  // typed, following the playback does not scroll the page away from it.
+  const find = document.querySelector('[data-find]');
+  const findCount = document.querySelector('[data-find-count]');
+  let matches = [];
+  let matchAt = -1;
+  if (find) {
+    find.closest('.find').hidden = false;
+    const update = () => {
+      const words = find.value.trim().toLowerCase();
+      matches = [];
+      matchAt = -1;
+      for (const li of segments) {
+        const hit = words !== '' && li.textContent.toLowerCase().includes(words);
+        li.classList.toggle('match', hit);
+        if (hit) matches.push(li);
+      }
+      findCount.textContent = words === '' ? '' : matches.length === 1 ? '1 segment' : `${matches.length} segments`;
+    };
+    find.addEventListener('input', update);
+    find.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter' || matches.length === 0) return;
+      event.preventDefault();
+      matchAt = (matchAt + (event.shiftKey ? matches.length - 1 : 1)) % matches.length;
+      matches[matchAt].scrollIntoView({ block: 'center', behavior: reduceMotion ? 'auto' : 'smooth' });
+      findCount.textContent = `${matchAt + 1} of ${matches.length} segments`;
+    });
+  }
+  const searching = () => find !== null && find.value.trim() !== '';
+
   // While it plays, the segment being spoken is current; "Follow the playback" keeps it in view (off: the reader scrolls alone).
   if (follow && media) follow.closest('label').hidden = false;
   if (media) {
@@ -111,7 +141,7 @@
       if (li === lastFollowed) return;
       lastFollowed = li;
       markCurrent(li);
-      if (li && follow && follow.checked) li.scrollIntoView({ block: 'center', behavior: reduceMotion ? 'auto' : 'smooth' });
+      if (li && follow && follow.checked && !searching()) li.scrollIntoView({ block: 'center', behavior: reduceMotion ? 'auto' : 'smooth' });
     });
   }
 

@@ -84,6 +84,23 @@ describe('channel pages in a browser', function () {
     expect(await page.locator('.player').getAttribute('data-cue-ms')).to.equal('450000');
     expect(Math.round(await page.evaluate(() => document.querySelector('audio')!.currentTime))).to.equal(450);
 
+    // Find in the transcript: the segments holding the words are marked and counted; Enter brings the next into view.
+    await page.fill('[data-find]', 'segment 11');
+    expect(await page.locator('[data-find-count]').textContent()).to.equal('11 segments'); // 11, 110-119
+    await page.locator('[data-find]').press('Enter');
+    await page.locator('[data-find]').press('Enter');
+    expect(await page.locator('[data-find-count]').textContent()).to.equal('2 of 11 segments');
+    // (Smooth scrolling: wait for it to arrive.)
+    await page.waitForFunction(
+      () => {
+        const box = document.querySelector('li.segment[data-start-ms="550000"]')!.getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= window.innerHeight;
+      },
+      undefined,
+      { timeout: 5000 },
+    );
+    expect(await page.locator('li.segment.match').count()).to.equal(11);
+
     // The copy button copies the citation URL of the moment now cued (its canonical https form).
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin(RADIO) });
     await page.locator('[data-copy-moment]').click();

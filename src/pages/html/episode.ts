@@ -101,6 +101,15 @@ function transcript(page: EpisodePage, current: number) {
     'section',
     { class: 'transcript', 'aria-labelledby': 'transcript-h' },
     h('h2', { id: 'transcript-h' }, 'Transcript'),
+    // Find in the transcript: shown by the page script (it needs it); without script the browser's own find works.
+    page.segments.length === 0
+      ? null
+      : h(
+          'div',
+          { class: 'find', hidden: true },
+          h('label', null, 'Find in the transcript ', h('input', { type: 'search', 'data-find': true, autocomplete: 'off' })),
+          h('output', { 'data-find-count': true, 'aria-live': 'polite' }),
+        ),
     page.segments.length === 0
       ? h('p', null, 'No transcript yet.')
       : h(
