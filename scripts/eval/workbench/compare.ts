@@ -43,7 +43,7 @@ export function rbo(a: readonly string[], b: readonly string[], p = 0.9): number
       seenB.add(y);
     }
     agreement = overlap / d;
-    sum += (agreement * Math.pow(p, d)) / d;
+    sum += agreement * Math.pow(p, d);
   }
   // RBO_ext: the sum over the seen depths plus the last agreement carried to infinite depth.
   return ((1 - p) / p) * sum + agreement * Math.pow(p, k);
