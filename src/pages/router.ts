@@ -9,7 +9,7 @@ import { abandoned } from '../http/admission.js';
 import { packageFile } from '../package-root.js';
 import { runSearch, type SearchAnswer, type SearchDeps } from '../search/search.js';
 import { renderEpisodePage } from './html/episode.js';
-import { renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
+import { errorText, renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
 import {
   channelOfHost,
   createAroundCache,
@@ -234,7 +234,10 @@ const pageErrors =
     const ch = req.pageChannel ?? (doc ? pageChannel(doc, channelBaseDomain) : undefined);
     const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
     const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
-    if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false, vary: false });
-    if (markdown) return send(res, status, MARKDOWN, status === 404 ? notFoundMarkdown(ch) : `# ${status}\n\n${error.message}\n`, { cache: false });
+    if (markdown) {
+      const [title, text] = errorText(status);
+      return send(res, status, MARKDOWN, status === 404 && ch ? notFoundMarkdown(ch) : `# ${title}\n\n${text}\n`, { cache: false });
+    }
+    if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false });
     send(res, status, HTML, renderErrorPage(ch, status), { cache: false });
   };

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { useApiWorld } from '../support/api-world.js';
 import { seedPagesWorld, HOSTILE_TITLE } from '../support/pages-world.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
+import { closedPort } from '../support/api-net.js';
 
 const ALPHA = 'alpha.creators.example.com';
 const RADIO = 'radio.example.org';
@@ -223,6 +224,27 @@ describe('channel pages over HTTP', function () {
     });
     after(async function () {
       await limited?.close();
+    });
+
+    it('answers pages with the store down as HTML 503 pages with Retry-After, and twins as Markdown 503s', async function () {
+      const down = await startApi({
+        env: { OPENSEARCH_URL: `http://127.0.0.1:${await closedPort()}`, CHANNEL_BASE_DOMAIN: 'creators.example.com', OPENSEARCH_TIMEOUT_MS: '1000' },
+      });
+      try {
+        const page = await get(down, ALPHA, '/episodes/ep_a00?t=4000');
+        expect([page.status, page.headers['content-type'], page.headers['cache-control']]).to.deep.equal([503, 'text/html; charset=utf-8', 'no-store']);
+        expect(page.headers['retry-after']).to.match(/^\d+$/);
+        expect(page.text)
+          .to.match(/^<!doctype html><html lang="en">/)
+          .and.include('<h1>');
+        const twin = await get(down, ALPHA, '/episodes/ep_a00.md');
+        expect([twin.status, twin.headers['content-type']]).to.deep.equal([503, 'text/markdown; charset=utf-8']);
+        expect(twin.text).to.match(/^# \S/);
+        const api = await get(down, ALPHA, '/api/v1/channels', { 'x-api-key': world.memberKey });
+        expect(api.headers['content-type'], 'the API stays JSON').to.equal('application/json; charset=utf-8');
+      } finally {
+        await down.close();
+      }
     });
 
     it('limits pages per client IP with their own budget: past PAGES_RATE_LIMIT_MAX an HTML 429 with Retry-After', async function () {
