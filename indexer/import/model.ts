@@ -1,7 +1,7 @@
 // What an importer hands the library writer: one channel, its episodes as library records, the facet names they
 // use, and a report per item. Records are built with a fixed key order, so the same input writes the same bytes.
 import { safeHttpUrl } from '../../src/channel-urls.js';
-import type { ChapterRecord, EpisodeRecord, FacetRecord, TranscriptRecord } from '../../src/library-format.js';
+import type { EpisodeRecord, FacetRecord, TranscriptRecord } from '../../src/library-format.js';
 import { cleanText, slugify, toSegmentRecords, type DraftTranscript } from './text.js';
 
 export interface ItemReport {
@@ -50,23 +50,8 @@ export function transcriptRecord(draft: DraftTranscript): TranscriptRecord {
   return { formatVersion: 1, segments: toSegmentRecords(draft), wordTimings: draft.timing };
 }
 
-export interface EpisodeFields {
-  id: string;
-  channelId: string;
-  title: string;
-  description: string | null;
-  summary: string | null;
-  link: string | null;
-  thumbnail: string | null;
-  mediaUrl: string | null;
-  durationMs: number | null;
-  publishedAt: string;
-  viewCount: number | null;
-  personIds: string[];
-  topicIds: string[];
-  transcript: TranscriptRecord | null;
-  chapters: ChapterRecord[];
-}
+/** What an importer knows of an episode: every catalog field it may fill, each given (null when the source has none). */
+export type EpisodeFields = Required<Omit<EpisodeRecord, 'status' | 'error' | 'entityIds' | 'collectionIds'>>;
 
 /** A published episode record, keys always in this order. */
 export function episodeRecord(f: EpisodeFields): EpisodeRecord {

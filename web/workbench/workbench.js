@@ -388,7 +388,7 @@
   }
   async function openSnapshot(id) {
     $('snapshot-view').replaceChildren(el('p', { class: 'muted', text: 'rerunning…' }));
-    const r = await api('POST', `/api/snapshots/${encodeURIComponent(id)}/rerun`, { measure: $('measure').value });
+    const r = await api('POST', `/api/snapshots/${encodeURIComponent(id)}/rerun`);
     r.snapshot.configName = `${r.snapshot.configName} (snapshot ${r.snapshot.createdAt.slice(0, 16)})`;
     r.rerun.configName = `${r.rerun.configName} (rerun now)`;
     showExperiments($('snapshot-view'), r.snapshot, r.rerun);

@@ -9,7 +9,7 @@ import type { LocalSearch } from '../harness.js';
 import { parseQueries, type JudgedQuery } from '../relevance.js';
 import { checkName, type WorkbenchFiles } from './files.js';
 import { applyJudgment } from './judgments.js';
-import { checkConfig, compareRankings, rankQuery, runExperiment, winTieLoss, type WorkbenchConfig } from './runs.js';
+import { checkConfig, compareRankings, rankQuery, runExperiment, type WorkbenchConfig } from './runs.js';
 
 const require = createRequire(import.meta.url);
 
@@ -137,20 +137,11 @@ export function createWorkbenchApp({ local, files }: { local: LocalSearch; files
     res.json(await files.readSnapshot(checkName(req.params.id)));
   });
 
-  /** An old snapshot against a rerun of its set and configuration on today's library. */
+  /** An old snapshot against a rerun of its set and configuration on today's library (the page compares them per query, on the measure it shows). */
   app.post('/api/snapshots/:id/rerun', async (req, res) => {
     const old = await files.readSnapshot(checkName(req.params.id));
     const now = await runExperiment(local, { name: old.set, queries: await files.readSet(old.set) }, old.configName, old.config);
-    const measure = ((req.body as { measure?: string }).measure ?? 'rr') as 'rr';
-    res.json({ snapshot: old, rerun: now, perQuery: winTieLoss(old.perQuery, now.perQuery, measure) });
-  });
-
-  /** Per query, B against A on one measure. */
-  app.post('/api/diff', async (req, res) => {
-    const [a, b] = [await files.readSnapshot(checkName(body(req, 'a'))), await files.readSnapshot(checkName(body(req, 'b')))];
-    const measure = ((req.body as { measure?: string }).measure ?? 'rr') as 'rr';
-    if (!['ndcg', 'recall', 'rr', 'precision', 'episodeRr'].includes(measure)) throw new BadRequest('measure: ndcg, recall, rr, precision or episodeRr');
-    res.json({ a: a.id, b: b.id, measure, ...winTieLoss(a.perQuery, b.perQuery, measure) });
+    res.json({ snapshot: old, rerun: now });
   });
 
   /** A cited segment marked relevant or not for a query of a set; saved in the set (a dev set gets a workbench copy). */

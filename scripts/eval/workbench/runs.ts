@@ -169,23 +169,3 @@ export async function libraryVersion(local: LocalSearch): Promise<LibraryVersion
     lastIndexedAt: last,
   };
 }
-
-/** Per query, B against A on one measure: win, tie or loss, and the difference. */
-export function winTieLoss(
-  a: readonly PerQuery[],
-  b: readonly PerQuery[],
-  measure: keyof QueryScores,
-): { wins: number; ties: number; losses: number; deltas: { id: string; a: number; b: number; delta: number }[] } {
-  const byId = new Map(a.map((q) => [q.id, q]));
-  const deltas = b.flatMap((qb) => {
-    const qa = byId.get(qb.id);
-    return qa ? [{ id: qb.id, a: qa[measure], b: qb[measure], delta: qb[measure] - qa[measure] }] : [];
-  });
-  const eps = 1e-9;
-  return {
-    wins: deltas.filter((d) => d.delta > eps).length,
-    ties: deltas.filter((d) => Math.abs(d.delta) <= eps).length,
-    losses: deltas.filter((d) => d.delta < -eps).length,
-    deltas,
-  };
-}
