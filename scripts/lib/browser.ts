@@ -112,9 +112,13 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
+/** axe-core's script, read once. */
+let axeSource: string | undefined;
+
 /** Runs axe-core in the page and returns the serious and critical violations (none is the pass). */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
-  const source = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  axeSource ??= fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  const source = axeSource;
   // Evaluated, not injected as a <script>: the pages' CSP allows no inline script, and that is how it should stay.
   await page.evaluate(source);
   const violations = await page.evaluate(async () => {
