@@ -78,7 +78,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     embedder,
     aliases,
     settings: config.search,
-    channelBaseDomain: config.channelBaseDomain,
+    channelSites: config.channelSites,
     queryCache: caches.query ?? fresh!.query,
     hydrationCache: caches.hydration ?? fresh!.hydration,
   };
@@ -97,11 +97,11 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
 
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),
-    listEpisodes: listEpisodes({ channelBaseDomain: config.channelBaseDomain }),
+    listEpisodes: listEpisodes({ channelSites: config.channelSites }),
     searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch, grants, onEarlySearch: metrics?.earlySearch }),
     getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
     getChapters: getChapters(),
-    getRelated: getRelated({ channelBaseDomain: config.channelBaseDomain }),
+    getRelated: getRelated({ channelSites: config.channelSites }),
     getOpenApiDocument: serveDocument(buildOpenApiDocument(config)),
     getProtectedResourceMetadata: serveDocument(protectedResourceMetadata(config)),
     getHealth: health(),
@@ -152,7 +152,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   app.use(
     pagesRouter({
       search: searchDeps,
-      channelBaseDomain: config.channelBaseDomain,
+      channelSites: config.channelSites,
       publicBaseUrl: config.publicBaseUrl,
       admission: anonymousAdmission,
       limiter: rateLimiter({ redis, max: config.pages.rateLimitMax, windowSeconds: config.pages.rateLimitWindowSeconds, prefix: `rl:${config.indexPrefix}pages:`, log }),
@@ -177,7 +177,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
         search: searchDeps,
         metrics,
         admission: anonymousAdmission,
-        channelBaseDomain: config.channelBaseDomain,
+        channelSites: config.channelSites,
         publicBaseUrl: config.publicBaseUrl,
         allowedOrigins: config.mcp.allowedOrigins,
         limiter: mcpLimiter,

@@ -6,21 +6,40 @@ export interface ChannelAddress {
   customDomain?: string | null | undefined;
 }
 
-/** The channel's host: its custom domain, else `<slug>.<channelBaseDomain>`. */
-export function channelHost(channel: ChannelAddress, channelBaseDomain: string): string {
-  return channel.customDomain ?? `${channel.slug}.${channelBaseDomain}`;
+/**
+ * Where channel sites live: hosts `<slug>.<baseDomain>` or a channel's custom domain, reached at
+ * `https://<host>`. A local run or a staging copy, whose custom domains lead elsewhere, turns
+ * custom domains off and may set a scheme and port (the demo: `http://<slug>.localhost:8080`).
+ */
+export interface ChannelSites {
+  baseDomain: string;
+  scheme: 'https' | 'http';
+  /** Port in the sites' URLs; undefined: the scheme's own. */
+  port?: number | undefined;
+  /** Whether channels' custom domains are their hosts; off, every channel is `<slug>.<baseDomain>` only. */
+  customDomains: boolean;
 }
 
-/** Absolute URL of an episode page. */
-export function episodeUrl(host: string, episodeId: string): string {
-  return `https://${host}/episodes/${encodeURIComponent(episodeId)}`;
+/** The channel's host: its custom domain (when those are on), else `<slug>.<baseDomain>`. */
+export function channelHost(channel: ChannelAddress, sites: ChannelSites): string {
+  return (sites.customDomains ? channel.customDomain : undefined) ?? `${channel.slug}.${sites.baseDomain}`;
+}
+
+/** The origin of the channel's site (`https://<host>` in production): every page, episode `url` and citation is under it. */
+export function channelOrigin(channel: ChannelAddress, sites: ChannelSites): string {
+  return `${sites.scheme}://${channelHost(channel, sites)}${sites.port === undefined ? '' : `:${sites.port}`}`;
+}
+
+/** Absolute URL of an episode page under the channel's origin. */
+export function episodeUrl(origin: string, episodeId: string): string {
+  return `${origin}/episodes/${encodeURIComponent(episodeId)}`;
 }
 
 /** Citation `url` and `deepLink` of a moment; `t` is in milliseconds. */
-export function citation(host: string, episodeId: string, startMs: number): { url: string; deepLink: string } {
+export function citation(origin: string, episodeId: string, startMs: number): { url: string; deepLink: string } {
   const t = Math.max(0, Math.floor(startMs));
   return {
-    url: `${episodeUrl(host, episodeId)}?t=${t}`,
+    url: `${episodeUrl(origin, episodeId)}?t=${t}`,
     deepLink: `episodes/${encodeURIComponent(episodeId)}?t=${t}`,
   };
 }
@@ -29,17 +48,17 @@ export function citation(host: string, episodeId: string, startMs: number): { ur
 export type ChannelLocator = { slug: string } | { domain: string };
 
 /**
- * The channel a host names: `<slug>.<channelBaseDomain>` names a slug, any other host a
- * custom domain. The base domain itself and deeper subdomains name nothing.
+ * The channel a host names: `<slug>.<baseDomain>` names a slug, any other host a custom
+ * domain (when those are on). The base domain itself and deeper subdomains name nothing.
  */
-export function locateByHost(hostname: string, channelBaseDomain: string): ChannelLocator | undefined {
+export function locateByHost(hostname: string, { baseDomain, customDomains }: ChannelSites): ChannelLocator | undefined {
   const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === '' || host === channelBaseDomain) return undefined;
-  if (host.endsWith(`.${channelBaseDomain}`)) {
-    const slug = host.slice(0, -channelBaseDomain.length - 1);
+  if (host === '' || host === baseDomain) return undefined;
+  if (host.endsWith(`.${baseDomain}`)) {
+    const slug = host.slice(0, -baseDomain.length - 1);
     return slug.includes('.') ? undefined : { slug };
   }
-  return { domain: host };
+  return customDomains ? { domain: host } : undefined;
 }
 
 /** `value` as an absolute http(s) URL, or undefined (`javascript:`, `data:`, relative, garbage): the only URLs library text may become. */

@@ -1,6 +1,7 @@
 // The one reader of the environment: typed, validated, frozen. Each variable is declared once, in config/schema.ts.
 import { readEnv, type TrustProxy } from './config/schema.js';
 import type { Env } from './config/values.js';
+import type { ChannelSites } from './channel-urls.js';
 
 export { ConfigError } from './config/values.js';
 export { DEFAULT_HYDRATION_CACHE_MB, MIN_HS_SECRET_BYTES, type TrustProxy } from './config/schema.js';
@@ -62,8 +63,8 @@ export interface Config {
   /** Folder of the persistent passage-vector cache (see src/embedding-cache.ts); unset: no cache. */
   embedCacheDir: string | undefined;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
-  /** Channels without a custom domain live at `<slug>.<channelBaseDomain>`. */
-  channelBaseDomain: string;
+  /** Channels without a custom domain live at `<slug>.<baseDomain>`; their URLs use `scheme` and `port`. */
+  channelSites: ChannelSites;
   /** `none`: every REST call needs a credential. `published`: anonymous calls read published episodes. */
   anonymousRead: 'none' | 'published';
   rateLimit: { max: number; windowSeconds: number };
@@ -193,7 +194,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     embedCacheDir: v.EMBED_CACHE_DIR,
     logLevel: v.LOG_LEVEL,
-    channelBaseDomain: v.CHANNEL_BASE_DOMAIN.toLowerCase(),
+    channelSites: { baseDomain: v.CHANNEL_BASE_DOMAIN.toLowerCase(), scheme: v.CHANNEL_URL_SCHEME, port: v.CHANNEL_URL_PORT, customDomains: v.CHANNEL_CUSTOM_DOMAINS === 'on' },
     anonymousRead: v.ANONYMOUS_READ,
     rateLimit: { max: v.RATE_LIMIT_MAX, windowSeconds: v.RATE_LIMIT_WINDOW_SECONDS },
     failedKeyLookupsPerIp: v.FAILED_KEY_LOOKUPS_PER_IP,

@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       servers,
     );
     const base = new URL(api.base);
-    const hostOf = (e: { channelId: string }) => channelHost(channels.get(e.channelId)!, config.channelBaseDomain);
+    const hostOf = (e: { channelId: string }) => channelHost(channels.get(e.channelId)!, config.channelSites);
     const pagePath = (e: (typeof episodes)[number]) => `/episodes/${encodeURIComponent(e.id)}?t=${Math.floor((e.durationMs ?? 0) / 2)}`;
     const expectOk = (a: Answer, what: string) => {
       if (a.status !== 200) throw new Error(`${what}: HTTP ${a.status}`);

@@ -119,7 +119,7 @@ async function main(): Promise<void> {
 
     const index = await createStore(client, prefix, opts, config.modelId);
     const aliases = indexAliases(prefix);
-    const deps: SearchDeps = { client: searchClient, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain, queryCache };
+    const deps: SearchDeps = { client: searchClient, embedder, aliases, settings: config.search, channelSites: config.channelSites, queryCache };
     const random = seededRandom(opts.seed);
     const sampleRandom = seededRandom(opts.seed + 1);
     const channels: ChannelPlan[] = [];

@@ -209,7 +209,7 @@ async function main(): Promise<void> {
       readMsearchResponse(await res.json(), b.n);
     };
     // The search pipeline alone, in-process: the API minus HTTP, auth, rate limit and JSON.
-    const deps: SearchDeps = { client, embedder, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain, queryCache };
+    const deps: SearchDeps = { client, embedder, aliases, settings: config.search, channelSites: config.channelSites, queryCache };
     const pipelineCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
       const q = queries[i % queries.length]!;
       await searchChannel(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });

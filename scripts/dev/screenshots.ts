@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, ...(opts.prefix ? { INDEX_PREFIX: opts.prefix } : {}) });
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 10_000 });
   const channel: ChannelDoc = await loadedChannel(client, config.indexPrefix, opts.channel);
-  const host = channelHost(channel, config.channelBaseDomain);
+  const host = channelHost(channel, config.channelSites);
   const served = await serveInChildProcess({ INDEX_PREFIX: config.indexPrefix, LOG_LEVEL: 'warn', PAGES_RATE_LIMIT_MAX: '100000' });
   process.env.SCREENSHOT_DIR = path.resolve(opts.out);
   const browser = await launchBrowser([host], { wavSeconds: 2 * 60 * 60 });

@@ -77,7 +77,7 @@ export async function openLocalSearch({
     embedder,
     aliases,
     settings: config.search,
-    channelBaseDomain: config.channelBaseDomain,
+    channelSites: config.channelSites,
     queryCache: createQueryVectorCache(Math.max(cacheSize ?? 0, config.search.queryCacheSize)),
   };
   const channels = new Map<string, Promise<ChannelDoc>>();

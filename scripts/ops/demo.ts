@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Command } from 'commander';
+import { channelOrigin } from '../../src/channel-urls.js';
 import { loadConfig } from '../../src/config.js';
 import { createEmbedder } from '../../src/embedder.js';
 import { createLogger } from '../../src/logger.js';
@@ -54,8 +55,11 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void end(0));
   const urls = await servicesUp({ log });
   const modelDir = process.env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
-  // Channel pages at http://<slug>.localhost:<port>/: browsers and curl send *.localhost to loopback by themselves.
-  const env = { CHANNEL_BASE_DOMAIN: 'localhost', ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir };
+  // Channel pages at http://<slug>.localhost:<port>/ (browsers and curl send *.localhost to loopback by themselves),
+  // and the API's episode URLs and citations say so: a citation from the demo opens its moment.
+  // The sample channel's custom domain is not this machine: custom domains are off.
+  const sites = { CHANNEL_BASE_DOMAIN: 'localhost', CHANNEL_CUSTOM_DOMAINS: 'off', CHANNEL_URL_SCHEME: 'http', CHANNEL_URL_PORT: String(loadConfig(process.env).port) };
+  const env = { ...sites, ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir };
   const config = loadConfig(env);
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
   const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
   await client.close();
 
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
-  const site = `http://long-field.${config.channelBaseDomain}:${config.port}`;
+  const site = channelOrigin({ slug: 'long-field' }, config.channelSites);
   process.stdout.write(
     [
       '',
@@ -78,8 +82,8 @@ async function main(): Promise<void> {
       `  curl -s -H "x-api-key: ${key}" "${base}/api/v1/channels/long-field/search?query=how+do+farmers+keep+soil+healthy"`,
       'The channel pages (public, published episodes; open them in a browser):',
       `  ${site}/search?q=how+do+farmers+keep+soil+healthy`,
-      `  curl -s -H "Host: long-field.${config.channelBaseDomain}" "${base}/episodes/ep_lf_003.md"   # the Markdown twin`,
-      `  curl -s -H "Host: long-field.${config.channelBaseDomain}" ${base}/llms.txt`,
+      `  curl -s -H "Host: long-field.${config.channelSites.baseDomain}" "${base}/episodes/ep_lf_003.md"   # the Markdown twin`,
+      `  curl -s -H "Host: long-field.${config.channelSites.baseDomain}" ${base}/llms.txt`,
       '',
     ].join('\n'),
   );

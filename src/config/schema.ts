@@ -98,6 +98,13 @@ export const ENV = {
   ),
   LOG_LEVEL: choice('info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], 'pino log level'),
   CHANNEL_BASE_DOMAIN: text('creators.example.com', 'channel hosts are `<slug>.<domain>` unless the channel has a custom domain'),
+  CHANNEL_URL_SCHEME: choice('https', ['https', 'http'], "scheme of the channel sites' URLs: episode `url`s, citations, the pages' own links (`http` for a local run)"),
+  CHANNEL_CUSTOM_DOMAINS: choice(
+    'on',
+    ['on', 'off'],
+    "`off`: every channel's host is `<slug>.$CHANNEL_BASE_DOMAIN` only, in its URLs and in the hosts served (a local run, a staging copy whose custom domains lead to production)",
+  ),
+  CHANNEL_URL_PORT: optionalInteger(1, 65535, "port in the channel sites' URLs (a local run: the API's `PORT`)", "unset (the scheme's own)"),
   HTTP_HEADERS_TIMEOUT_MS: integer(10_000, 100, 600_000, "a client's headers must arrive within this, else a JSON 408"),
   HTTP_REQUEST_TIMEOUT_MS: integer(30_000, 100, 3_600_000, 'a whole request must arrive within this, else a JSON 408'),
   // Stores

@@ -1,5 +1,5 @@
 // Which browser origins may call a channel's tool server: the channel's own host, the API's host and a configured list.
-import { channelHost } from '../channel-urls.js';
+import { channelHost, type ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 
 /**
@@ -13,7 +13,7 @@ import type { ChannelDoc } from '../store/documents.js';
 export function originAllowed(
   origin: string | undefined,
   channel: Pick<ChannelDoc, 'slug' | 'customDomain'>,
-  { channelBaseDomain, publicBaseUrl, allowedOrigins }: { channelBaseDomain: string; publicBaseUrl: string; allowedOrigins: readonly string[] },
+  { channelSites, publicBaseUrl, allowedOrigins }: { channelSites: ChannelSites; publicBaseUrl: string; allowedOrigins: readonly string[] },
 ): boolean {
   if (origin === undefined) return true;
   let parsed: URL;
@@ -25,5 +25,5 @@ export function originAllowed(
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return false;
   if (allowedOrigins.includes(parsed.origin)) return true;
   const host = parsed.hostname.toLowerCase();
-  return host === channelHost(channel, channelBaseDomain).toLowerCase() || host === new URL(publicBaseUrl).hostname.toLowerCase();
+  return host === channelHost(channel, channelSites).toLowerCase() || host === new URL(publicBaseUrl).hostname.toLowerCase();
 }

@@ -8,6 +8,7 @@ import { abandoned, type Admission } from '../http/admission.js';
 import type { Logger } from '../logger.js';
 import type { ApiMetrics } from '../metrics/api-metrics.js';
 import { runSearch, type SearchDeps } from '../search/search.js';
+import type { ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
 import { originAllowed } from './origin.js';
@@ -28,7 +29,7 @@ export interface McpDeps {
 
 /** What the routes need beyond the tool server's dependencies. */
 export interface McpRouterDeps extends McpDeps {
-  channelBaseDomain: string;
+  channelSites: ChannelSites;
   /** The API's own public URL: its host may call `/channels/{slug}/mcp` from a browser. */
   publicBaseUrl: string;
   /** Further origins (`scheme://host[:port]`) whose browsers may call the tool servers. */
@@ -147,7 +148,7 @@ const bodyErrors: ErrorRequestHandler = (err: { type?: string }, _req, res, next
 };
 
 /**
- * The MCP routes: `/mcp` on a channel host (`<slug>.<channelBaseDomain>` or the channel's
+ * The MCP routes: `/mcp` on a channel host (`<slug>.<base domain>` or the channel's
  * custom domain) and `/channels/{slug}/mcp` on any host, for deployments without
  * wildcard DNS. Exact case, as every other route. Anonymous: credentials are not read; the
  * caller's IP is its rate-limit bucket, with the tool servers' own budget.
@@ -163,7 +164,7 @@ export function mcpRouter(deps: McpRouterDeps): Router {
       next();
     },
     ...front,
-    serve(deps, (req) => locateByHost(req.hostname!, deps.channelBaseDomain)),
+    serve(deps, (req) => locateByHost(req.hostname!, deps.channelSites)),
   );
   router.all(
     '/channels/:slug/mcp',

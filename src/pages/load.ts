@@ -1,16 +1,16 @@
 // What a channel page shows, read from the store in at most two round trips: published episodes only, for any channel whatever its owner's plan.
 import { LRUCache } from 'lru-cache';
 import { isArchived } from '../auth/access.js';
-import { channelHost, episodeUrl, locateByHost } from '../channel-urls.js';
+import { channelOrigin, episodeUrl, locateByHost, type ChannelSites } from '../channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import type { SegmentRecord } from '../library-format.js';
 import type { Chapter, ChannelDoc, EpisodeDoc, FacetDoc } from '../store/documents.js';
 import type { Queries } from '../store/queries.js';
 
 /** The channel a page request's host names: `<slug>.<base domain>` or its custom domain; undefined for any other host. */
-export async function channelOfHost(queries: Queries, hostname: string | undefined, channelBaseDomain: string): Promise<ChannelDoc | undefined> {
+export async function channelOfHost(queries: Queries, hostname: string | undefined, channelSites: ChannelSites): Promise<ChannelDoc | undefined> {
   if (!hostname) return undefined;
-  const locator = locateByHost(hostname, channelBaseDomain);
+  const locator = locateByHost(hostname, channelSites);
   if (!locator) return undefined;
   return 'slug' in locator ? queries.channelBySlug(locator.slug) : queries.channelByDomain(locator.domain);
 }
@@ -18,14 +18,12 @@ export async function channelOfHost(queries: Queries, hostname: string | undefin
 /** A channel as its pages show it. */
 export interface PageChannel {
   doc: ChannelDoc;
-  host: string;
-  /** `https://<host>`: the library root every page link and citation is under. */
+  /** `https://<host>` (or the configured scheme and port): the library root every page link and citation is under. */
   origin: string;
 }
 
-export function pageChannel(doc: ChannelDoc, channelBaseDomain: string): PageChannel {
-  const host = channelHost(doc, channelBaseDomain);
-  return { doc, host, origin: `https://${host}` };
+export function pageChannel(doc: ChannelDoc, channelSites: ChannelSites): PageChannel {
+  return { doc, origin: channelOrigin(doc, channelSites) };
 }
 
 export interface TranscriptSegment {
@@ -95,7 +93,7 @@ export async function loadEpisodePage(
   return {
     channel,
     episode,
-    url: episodeUrl(channel.host, episode.id),
+    url: episodeUrl(channel.origin, episode.id),
     ...extras,
     chapters: chapters && !isArchived(chapters) ? chapters.chapters : [],
     segments: transcript && !isArchived(transcript) ? readSegments(transcript.document) : [],
@@ -129,7 +127,7 @@ async function loadAround(queries: Queries, channel: PageChannel, episode: Episo
     topics: episode.topicIds.map((id) => name.get(id)).filter((n): n is string => n !== undefined),
     related: related
       .filter((r) => isShown(r, channel.doc))
-      .map((r) => ({ id: r.id, title: r.title, url: episodeUrl(channel.host, r.id), publishedAt: r.publishedAt, durationMs: r.durationMs ?? null })),
+      .map((r) => ({ id: r.id, title: r.title, url: episodeUrl(channel.origin, r.id), publishedAt: r.publishedAt, durationMs: r.durationMs ?? null })),
   };
 }
 
@@ -152,7 +150,7 @@ export async function loadLibraryPage(queries: Queries, channel: PageChannel, cu
   const last = page.at(-1);
   return {
     channel,
-    episodes: page.map((r) => ({ episode: r.episode, url: episodeUrl(channel.host, r.episode.id) })),
+    episodes: page.map((r) => ({ episode: r.episode, url: episodeUrl(channel.origin, r.episode.id) })),
     next: rows.length > size && last ? encodeCursor(last.sort as SortKey, digest) : null,
   };
 }

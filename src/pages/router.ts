@@ -21,14 +21,14 @@ import {
   type EpisodeDocs,
   type PageChannel,
 } from './load.js';
-import { locateByHost } from '../channel-urls.js';
+import { locateByHost, type ChannelSites } from '../channel-urls.js';
 import { episodeMarkdown, libraryMarkdown, llmsTxt, LLMS_EPISODES, notFoundMarkdown, searchMarkdown } from './markdown.js';
 import { EMBED_ORIGIN } from './media.js';
 import { wantsMarkdown } from './negotiate.js';
 
 export interface PagesDeps {
   search: SearchDeps;
-  channelBaseDomain: string;
+  channelSites: ChannelSites;
   publicBaseUrl: string;
   /** The anonymous share of the search gate: a page search never takes a member's place. */
   admission: Admission;
@@ -111,8 +111,8 @@ export function pagesRouter(deps: PagesDeps): Router {
   // An episode page's documents are asked for in the same tick as the channel (one round trip for both), and the
   // page limiter's Redis call runs while they travel.
   router.use((req, _res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE_PATH.test(req.path) || !locateByHost(req.hostname ?? '', deps.channelBaseDomain)) return next('router');
-    const lookup = channelOfHost(req.queries, req.hostname, deps.channelBaseDomain);
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE_PATH.test(req.path) || !locateByHost(req.hostname ?? '', deps.channelSites)) return next('router');
+    const lookup = channelOfHost(req.queries, req.hostname, deps.channelSites);
     lookup.catch(() => undefined);
     req.pageChannelLookup = lookup;
     const id = episodeIdOf(req.path);
@@ -126,7 +126,7 @@ export function pagesRouter(deps: PagesDeps): Router {
   router.use(async (req, _res, next) => {
     const doc = await req.pageChannelLookup;
     if (!doc) return next('router');
-    req.pageChannel = pageChannel(doc, deps.channelBaseDomain);
+    req.pageChannel = pageChannel(doc, deps.channelSites);
     next();
   });
   router.use((_req, res, next) => {
@@ -206,7 +206,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     send(res, 200, md ? MARKDOWN : HTML, md ? episodeMarkdown(page) : renderEpisodePage(page, momentOf(req)), { vary: !twin, twin: `${page.url}.md` });
   });
 
-  router.use(pageErrors(deps.channelBaseDomain));
+  router.use(pageErrors(deps.channelSites));
   return router;
 }
 
@@ -222,7 +222,7 @@ function notAcceptable(req: Request, res: Response): void {
 
 /** Errors on page paths are pages too (429, 503, …), in the representation asked for; the log keeps the cause. */
 const pageErrors =
-  (channelBaseDomain: string): ErrorRequestHandler =>
+  (channelSites: ChannelSites): ErrorRequestHandler =>
   async (err, req, res, _next) => {
     const error = toApiError(err);
     if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
@@ -231,7 +231,7 @@ const pageErrors =
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     // The page limiter answers before the channel is taken from its lookup: a 429 is still the channel's page.
     const doc = req.pageChannel ? undefined : await req.pageChannelLookup?.catch(() => undefined);
-    const ch = req.pageChannel ?? (doc ? pageChannel(doc, channelBaseDomain) : undefined);
+    const ch = req.pageChannel ?? (doc ? pageChannel(doc, channelSites) : undefined);
     const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
     const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
     if (markdown) {

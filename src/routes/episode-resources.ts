@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express';
 import type { ValidateFunction } from 'ajv';
 import { accessEpisode } from '../auth/access.js';
-import { channelHost, episodeUrl } from '../channel-urls.js';
+import { channelOrigin, episodeUrl, type ChannelSites } from '../channel-urls.js';
 import { createError } from '../errors.js';
 
 /**
@@ -41,19 +41,19 @@ export function getChapters(): RequestHandler {
 }
 
 /** Decision 16: up to 10 other published episodes of the channel sharing the most topic ids. */
-export function getRelated({ channelBaseDomain }: { channelBaseDomain: string }): RequestHandler {
+export function getRelated({ channelSites }: { channelSites: ChannelSites }): RequestHandler {
   return async (req, res) => {
     const { channel, episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
     const topics = new Set(episode.topicIds ?? []);
     const related = await req.queries.relatedEpisodes({ channel, episodeId: episode.id, topicIds: [...topics] });
-    const host = channelHost(channel, channelBaseDomain);
+    const origin = channelOrigin(channel, channelSites);
     res.json(
       related.map((r) => {
         const sharedTopicIds = [...new Set(r.topicIds)].filter((t) => topics.has(t));
         return {
           id: r.id,
           title: r.title,
-          url: episodeUrl(host, r.id),
+          url: episodeUrl(origin, r.id),
           publishedAt: r.publishedAt,
           durationMs: r.durationMs ?? null,
           thumbnail: r.thumbnail ?? null,

@@ -3,12 +3,12 @@ import type { RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
 import type { EpisodeDoc } from '../store/documents.js';
 import type { SortName, StatusView } from '../store/episode-queries.js';
-import { channelHost, episodeUrl } from '../channel-urls.js';
+import { channelOrigin, episodeUrl, type ChannelSites } from '../channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import { filtersFromQuery } from './filters.js';
 
 /** The spec's catalog row (plus the page URL and facet ids, additive) from a stored episode. */
-export function toEpisode(e: EpisodeDoc, host: string) {
+export function toEpisode(e: EpisodeDoc, origin: string) {
   return {
     id: e.id,
     title: e.title,
@@ -22,7 +22,7 @@ export function toEpisode(e: EpisodeDoc, host: string) {
     status: e.status,
     summary: e.summary ?? null,
     error: e.error ?? null,
-    url: episodeUrl(host, e.id),
+    url: episodeUrl(origin, e.id),
     topicIds: e.topicIds ?? [],
     personIds: e.personIds ?? [],
     entityIds: e.entityIds ?? [],
@@ -30,7 +30,7 @@ export function toEpisode(e: EpisodeDoc, host: string) {
   };
 }
 
-export function listEpisodes({ channelBaseDomain }: { channelBaseDomain: string }): RequestHandler {
+export function listEpisodes({ channelSites }: { channelSites: ChannelSites }): RequestHandler {
   return async (req, res) => {
     const q = req.validQuery;
     const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, String(req.params.slug));
@@ -44,9 +44,9 @@ export function listEpisodes({ channelBaseDomain }: { channelBaseDomain: string 
     const rows = await req.queries.listEpisodes({ channel, status, sort, publishedOnly, filters, searchAfter, size: limit + 1 });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    const host = channelHost(channel, channelBaseDomain);
+    const origin = channelOrigin(channel, channelSites);
     res.json({
-      episodes: page.map((r) => toEpisode(r.episode, host)),
+      episodes: page.map((r) => toEpisode(r.episode, origin)),
       nextCursor: rows.length > limit && last ? encodeCursor(last.sort as SortKey, digest) : null,
     });
   };

@@ -1,5 +1,5 @@
 // Maps ranked episode groups to the spec's SearchResult, with citation URLs per decision 15.
-import { channelHost, citation, episodeUrl } from '../channel-urls.js';
+import { channelOrigin, citation, episodeUrl, type ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { chooseLanding, type LandingOptions } from './landing.js';
 import {
@@ -41,7 +41,7 @@ export function citedSpan(passage: PassageHit, landing: LandingOptions = {}): { 
   };
 }
 
-function toSegment(host: string, passage: PassageHit, via: MatchedVia[], landing?: LandingOptions): MatchedSegment {
+function toSegment(origin: string, passage: PassageHit, via: MatchedVia[], landing?: LandingOptions): MatchedSegment {
   const span = citedSpan(passage, landing);
   return {
     segmentId: passage.id,
@@ -49,7 +49,7 @@ function toSegment(host: string, passage: PassageHit, via: MatchedVia[], landing
     startMs: span.startMs,
     endMs: passage.endMs,
     speaker: passage.speaker ?? null,
-    ...citation(host, passage.episodeId, span.startMs),
+    ...citation(origin, passage.episodeId, span.startMs),
     matchedVia: ordered([...via, ...kindVia(passage)]),
     highlights: span.highlights,
   };
@@ -65,7 +65,7 @@ export interface ResultInputs {
   /** For episodes matched by title alone: the passage cited in their place. */
   titleSegments?: ReadonlyMap<string, PassageHit>;
   channel: Pick<ChannelDoc, 'slug' | 'customDomain'>;
-  channelBaseDomain: string;
+  channelSites: ChannelSites;
   /** Tuning of where citations begin (the eval); defaults otherwise. */
   landing?: LandingOptions;
 }
@@ -75,8 +75,8 @@ function viaOf(legs: Iterable<string>): MatchedVia[] {
 }
 
 /** Builds the response: episodes in group order, segments with citation URLs and `matchedVia`. */
-export function toSearchResult({ query, groups, episodes, passages, titleSegments = new Map(), channel, channelBaseDomain, landing }: ResultInputs): SearchResult {
-  const host = channelHost(channel, channelBaseDomain);
+export function toSearchResult({ query, groups, episodes, passages, titleSegments = new Map(), channel, channelSites, landing }: ResultInputs): SearchResult {
+  const origin = channelOrigin(channel, channelSites);
   const out: SearchResult['episodes'] = [];
   for (const group of groups) {
     const meta = episodes.get(group.episodeId);
@@ -84,14 +84,14 @@ export function toSearchResult({ query, groups, episodes, passages, titleSegment
     const segments: MatchedSegment[] = [];
     for (const hit of group.passages) {
       const passage = passages.get(hit.id);
-      if (passage) segments.push(toSegment(host, passage, viaOf(Object.keys(hit.legs)), landing));
+      if (passage) segments.push(toSegment(origin, passage, viaOf(Object.keys(hit.legs)), landing));
     }
     const filler = titleSegments.get(group.episodeId);
-    if (segments.length === 0 && filler) segments.push(toSegment(host, filler, ['title'], landing));
+    if (segments.length === 0 && filler) segments.push(toSegment(origin, filler, ['title'], landing));
     out.push({
       episodeId: group.episodeId,
       title: meta.title,
-      url: episodeUrl(host, group.episodeId),
+      url: episodeUrl(origin, group.episodeId),
       score: group.score,
       matchedVia: ordered([...(group.title ? (['title'] as const) : []), ...segments.flatMap((s) => s.matchedVia)]),
       segments,

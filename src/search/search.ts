@@ -2,6 +2,7 @@
 import type { Config } from '../config.js';
 import type { Embedder } from '../embedder.js';
 import { EmbedderUnavailableError } from '../embedder-pool.js';
+import type { ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
 import { convexFusion, reciprocalRankFusion, type ScoreNormalization } from './fusion.js';
@@ -33,7 +34,7 @@ export interface SearchDeps {
   embedder: Embedder | undefined;
   aliases: IndexAliases;
   settings: Config['search'];
-  channelBaseDomain: string;
+  channelSites: ChannelSites;
   /** Defaults to one process-wide cache per embedder, sized by `settings.queryCacheSize`. */
   queryCache?: QueryVectorCache;
   /** Defaults to one process-wide cache per client, sized by `settings.hydrationCacheMb`. */
@@ -201,7 +202,7 @@ export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: S
     groups: trace.groups,
     ...hydrated,
     channel,
-    channelBaseDomain: deps.channelBaseDomain,
+    channelSites: deps.channelSites,
     landing: options.landing,
   });
   trace.timings.totalMs = performance.now() - started;

@@ -58,6 +58,18 @@ describe('demo', function () {
     expect(channels.status).to.equal(200);
     expect(channels.body.channels.map((c: { slug: string }) => c.slug)).to.include('long-field');
 
+    // A citation the demo's API gives is a URL of this very server: following it opens the cited moment.
+    const search = await rawRequest(base, '/api/v1/channels/long-field/search?query=how+do+farmers+keep+soil+healthy', { headers: { 'x-api-key': (await key())! } });
+    expect(search.status).to.equal(200);
+    const cited = new URL(search.body.episodes[0].segments[0].url);
+    expect(cited.origin).to.equal(`http://long-field.localhost:${port}`);
+    expect(output, 'the printed page link').to.include(`http://long-field.localhost:${port}/search?q=`);
+    const page = await rawRequest(base, cited.pathname + cited.search, { headers: { host: cited.host } });
+    expect(page.status).to.equal(200);
+    const current = /<[^>]+aria-current="time"[^>]*>/.exec(page.text)?.[0];
+    const [start, end] = ['start', 'end'].map((edge) => Number(new RegExp(`data-${edge}-ms="(\\d+)"`).exec(current ?? '')?.[1]));
+    expect(Number(cited.searchParams.get('t')), 'the current segment holds the cited moment').to.be.within(start!, end!);
+
     process.kill(-demo.pid!, 'SIGINT');
     const [code] = await exited;
     expect(code, output.slice(-2000)).to.equal(0);

@@ -52,7 +52,7 @@ describe('search: the hydration cache', function () {
     const res = await client.get({ index: aliases.channels, id: record.channelId });
     channel = res.body._source as unknown as ChannelDoc;
     const config = loadConfig({ ...process.env, INDEX_PREFIX: prefix });
-    deps = (hydrationCache) => ({ client, embedder: undefined, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain, hydrationCache });
+    deps = (hydrationCache) => ({ client, embedder: undefined, aliases, settings: config.search, channelSites: config.channelSites, hydrationCache });
   });
 
   after(async function () {

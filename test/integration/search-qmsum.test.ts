@@ -80,7 +80,7 @@ describe('search over qmsum meetings', function () {
 
   it('cites each segment from a sentence start of its passage to the passage end, in milliseconds, on the channel host', async function () {
     const result = await searchChannel(qm.deps(), channel, params('XML format to link up different components'));
-    const host = channelHost(channel, qm.config.channelBaseDomain);
+    const host = channelHost(channel, qm.config.channelSites);
     expect(result.episodes.length).to.be.greaterThan(0);
     for (const e of result.episodes) {
       expect(e.url).to.equal(`https://${host}/episodes/${e.episodeId}`);

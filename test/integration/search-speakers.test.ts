@@ -60,7 +60,7 @@ describe('speaker names in the keyword leg', function () {
     const old = `${prefix}passages-v1-0`;
     await client.indices.create({ index: old, body: { settings: def.settings, mappings: { ...def.mappings, _meta: { ...def.mappings._meta, model: 'test-model' } } } as never });
     await swapAliases(client, prefix, { ...created, passages: old });
-    deps = { client, embedder: undefined, aliases, settings: config.search, channelBaseDomain: config.channelBaseDomain };
+    deps = { client, embedder: undefined, aliases, settings: config.search, channelSites: config.channelSites };
   });
 
   after(async function () {

@@ -48,7 +48,7 @@ function searchOver({ prefix, client, embedder: model }: QmsumFixture): QmsumSea
       embedder: model,
       aliases,
       settings: config.search,
-      channelBaseDomain: config.channelBaseDomain,
+      channelSites: config.channelSites,
       queryCache: createQueryVectorCache(config.search.queryCacheSize),
       ...overrides,
     }),

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { SEARCH_INPUT, SEARCH_OUTPUT, formatMoment, renderSearchText, toSearchParams, QUOTE_CHARS } from '../../src/mcp/search-tool.js';
 import { locateByHost } from '../../src/mcp/channel.js';
+import { channelHost, type ChannelSites } from '../../src/channel-urls.js';
 import type { SearchResult } from '../../src/search/types.js';
 
 const input = z.object(SEARCH_INPUT);
@@ -91,14 +92,23 @@ describe('MCP search tool', function () {
 
 describe('MCP channel hosts', function () {
   const base = 'creators.example.com';
+  const sites: ChannelSites = { baseDomain: base, scheme: 'https', customDomains: true };
   it('reads <slug>.<base domain> as a slug and any other host as a custom domain', function () {
-    expect(locateByHost('Alpha.Creators.Example.com', base)).to.deep.equal({ slug: 'alpha' });
-    expect(locateByHost('show.example.org', base)).to.deep.equal({ domain: 'show.example.org' });
+    expect(locateByHost('Alpha.Creators.Example.com', sites)).to.deep.equal({ slug: 'alpha' });
+    expect(locateByHost('show.example.org', sites)).to.deep.equal({ domain: 'show.example.org' });
   });
 
   it('names no channel for the base domain itself or a deeper subdomain', function () {
-    expect(locateByHost(base, base)).to.equal(undefined);
-    expect(locateByHost(`a.b.${base}`, base)).to.equal(undefined);
-    expect(locateByHost('', base)).to.equal(undefined);
+    expect(locateByHost(base, sites)).to.equal(undefined);
+    expect(locateByHost(`a.b.${base}`, sites)).to.equal(undefined);
+    expect(locateByHost('', sites)).to.equal(undefined);
+  });
+
+  it('names no channel by a custom domain when custom domains are off (a local run, a staging copy)', function () {
+    const off = { ...sites, customDomains: false };
+    expect(locateByHost('show.example.org', off)).to.equal(undefined);
+    expect(locateByHost('alpha.creators.example.com', off)).to.deep.equal({ slug: 'alpha' });
+    expect(channelHost({ slug: 'alpha', customDomain: 'show.example.org' }, off)).to.equal('alpha.creators.example.com');
+    expect(channelHost({ slug: 'alpha', customDomain: 'show.example.org' }, sites)).to.equal('show.example.org');
   });
 });

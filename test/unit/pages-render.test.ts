@@ -11,7 +11,6 @@ import type { EpisodeDoc } from '../../src/store/documents.js';
 
 const channel: PageChannel = {
   doc: { id: 'ch', slug: 'show', title: 'The Show', providerType: 'rss', ownerId: 'u', memberIds: [], customDomain: null } as unknown as PageChannel['doc'],
-  host: 'show.example.com',
   origin: 'https://show.example.com',
 };
 

@@ -46,7 +46,7 @@ describe('the _msearch step', function () {
       embedder,
       aliases: indexAliases('none-'),
       settings: { fusion: 'minmax' as const, rrfK: 60, keywordWeight: 1, semanticWeight: 1, chapterHits: 'lend' as const, candidates: 100, queryCacheSize: 10 },
-      channelBaseDomain: 'b.test',
+      channelSites: { baseDomain: 'b.test', scheme: 'https' as const, customDomains: true },
     };
     expect(await searchChannel(deps, CHANNEL, params({ query: '   ' }))).to.deep.equal({ query: '', episodes: [] });
     expect(embedder.embeddedCount).to.equal(0);

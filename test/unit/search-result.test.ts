@@ -1,10 +1,13 @@
 import { expect } from 'chai';
 import { reciprocalRankFusion } from '../../src/search/fusion.js';
 import { groupByEpisode } from '../../src/search/group.js';
-import { citation } from '../../src/channel-urls.js';
+import { citation, type ChannelSites } from '../../src/channel-urls.js';
 import { toSearchResult } from '../../src/search/result.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
 import { CHANNEL, episodeHits, meta, passage, passageHits } from '../support/search-fixtures.js';
+
+/** Channel sites under `baseDomain` at `https://<host>`, as production has them. */
+const sites = (baseDomain: string): ChannelSites => ({ baseDomain, scheme: 'https', customDomains: true });
 
 describe('toSearchResult', function () {
   const legs = [
@@ -23,7 +26,7 @@ describe('toSearchResult', function () {
   ]);
 
   it('cites each segment at its start in milliseconds on the channel host', function () {
-    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: CHANNEL, channelBaseDomain: 'creators.example.com' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: CHANNEL, channelSites: sites('creators.example.com') });
     const ep2 = r.episodes.find((e) => e.episodeId === 'ep_2')!;
     expect(ep2.url).to.equal('https://demo.creators.example.com/episodes/ep_2');
     expect(ep2.segments[0]).to.include({
@@ -37,16 +40,26 @@ describe('toSearchResult', function () {
   });
 
   it('uses the custom domain when the channel has one', function () {
-    expect(citation('show.example.org', 'ep_9', 1234.9)).to.deep.equal({
+    expect(citation('https://show.example.org', 'ep_9', 1234.9)).to.deep.equal({
       url: 'https://show.example.org/episodes/ep_9?t=1234',
       deepLink: 'episodes/ep_9?t=1234',
     });
-    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: { ...CHANNEL, customDomain: 'show.example.org' }, channelBaseDomain: 'x.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: { ...CHANNEL, customDomain: 'show.example.org' }, channelSites: sites('x.test') });
     expect(r.episodes[0]!.url).to.equal('https://show.example.org/episodes/ep_1');
   });
 
+  it('puts the configured scheme and port in every episode url and citation (a local run), and keeps deepLink relative', function () {
+    const local: ChannelSites = { baseDomain: 'localhost', scheme: 'http', port: 8080, customDomains: true };
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: CHANNEL, channelSites: local });
+    const ep2 = r.episodes.find((e) => e.episodeId === 'ep_2')!;
+    expect(ep2.url).to.equal('http://demo.localhost:8080/episodes/ep_2');
+    expect(ep2.segments[0]).to.include({ url: 'http://demo.localhost:8080/episodes/ep_2?t=61500', deepLink: 'episodes/ep_2?t=61500' });
+    const custom = toSearchResult({ query: 'q', groups, passages, episodes, channel: { ...CHANNEL, customDomain: 'show.example.org' }, channelSites: local });
+    expect(custom.episodes[0]!.url).to.equal('http://show.example.org:8080/episodes/ep_1');
+  });
+
   it('says which legs and passage kinds matched, per segment and per episode', function () {
-    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: CHANNEL, channelBaseDomain: 'b.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, channel: CHANNEL, channelSites: sites('b.test') });
     const byId = new Map(r.episodes.map((e) => [e.episodeId, e]));
     expect(byId.get('ep_1')!.segments[0]!.matchedVia).to.deep.equal(['keyword', 'semantic']);
     expect(byId.get('ep_2')!.matchedVia).to.deep.equal(['keyword', 'chapter']);
@@ -59,7 +72,7 @@ describe('toSearchResult', function () {
 
   it('cites the stand-in passage of an episode matched by title alone', function () {
     const titleSegments = new Map([['ep_3', passage('p9', 'ep_3', { kind: 'chapter', startMs: 0 })]]);
-    const r = toSearchResult({ query: 'q', groups, passages, episodes, titleSegments, channel: CHANNEL, channelBaseDomain: 'b.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes, titleSegments, channel: CHANNEL, channelSites: sites('b.test') });
     const ep3 = r.episodes.find((e) => e.episodeId === 'ep_3')!;
     expect(ep3.segments).to.have.length(1);
     expect(ep3.segments[0]!.matchedVia).to.deep.equal(['title', 'chapter']);
@@ -67,12 +80,12 @@ describe('toSearchResult', function () {
   });
 
   it('drops a segment whose passage is gone since ranking', function () {
-    const r = toSearchResult({ query: 'q', groups, passages: new Map(), episodes, channel: CHANNEL, channelBaseDomain: 'b.test' });
+    const r = toSearchResult({ query: 'q', groups, passages: new Map(), episodes, channel: CHANNEL, channelSites: sites('b.test') });
     expect(r.episodes.find((e) => e.episodeId === 'ep_1')!.segments).to.deep.equal([]);
   });
 
   it('drops an episode whose catalog row is gone (archived since ranking)', function () {
-    const r = toSearchResult({ query: 'q', groups, passages, episodes: new Map([['ep_2', meta('ep_2')]]), channel: CHANNEL, channelBaseDomain: 'b.test' });
+    const r = toSearchResult({ query: 'q', groups, passages, episodes: new Map([['ep_2', meta('ep_2')]]), channel: CHANNEL, channelSites: sites('b.test') });
     expect(r.episodes.map((e) => e.episodeId)).to.deep.equal(['ep_2']);
   });
 });
