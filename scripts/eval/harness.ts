@@ -2,6 +2,7 @@
 // running API), judging, per-mode rows, search settings from a spec string, and the tables they print.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Embedder } from '../../src/embedder.js';
 import { createQueryVectorCache } from '../../src/search/query-cache.js';
@@ -48,6 +49,9 @@ export function evalConfig(prefix?: string): Readonly<Config> {
 }
 
 /** The channel of `slug` in the library loaded under `prefix`; throws, saying to load it, when there is none. */
+/** How long the harness trusts a channel it read. */
+const CHANNEL_TTL_MS = 30_000;
+
 export async function loadedChannel(client: Client, prefix: string, slug: string): Promise<ChannelDoc> {
   const res = await client.search({ index: indexAliases(prefix).channels, body: { size: 1, query: { term: { slug } } } as never });
   const hit = res.body.hits.hits[0]?._source as ChannelDoc | undefined;
@@ -80,15 +84,10 @@ export async function openLocalSearch({
     channelSites: config.channelSites,
     queryCache: createQueryVectorCache(Math.max(cacheSize ?? 0, config.search.queryCacheSize)),
   };
-  const channels = new Map<string, Promise<ChannelDoc>>();
-  const channel = (slug: string) => {
-    let c = channels.get(slug);
-    if (!c) {
-      c = loadedChannel(client, config.indexPrefix, slug);
-      channels.set(slug, c);
-    }
-    return c;
-  };
+  // A channel is read once per CHANNEL_TTL_MS, and a failed read not kept: a library loaded while
+  // a long-lived caller (the workbench) runs is searched without a restart.
+  const channels = new LRUCache<string, ChannelDoc>({ max: 1000, ttl: CHANNEL_TTL_MS, fetchMethod: (slug) => loadedChannel(client, config.indexPrefix, slug) });
+  const channel = async (slug: string): Promise<ChannelDoc> => (await channels.fetch(slug))!;
   return {
     config,
     client,

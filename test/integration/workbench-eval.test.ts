@@ -9,6 +9,8 @@ import { x } from 'tinyexec';
 import { openLocalSearch, type LocalSearch } from '../../scripts/eval/harness.js';
 import { createWorkbenchApp } from '../../scripts/eval/workbench/app.js';
 import { WorkbenchFiles } from '../../scripts/eval/workbench/files.js';
+import { deleteIndices, indexAliases } from '../../src/store/opensearch.js';
+import { privatePrefix } from '../support/indexer-env.js';
 import { CORPUS_DIR, CORPUS_PREFIX, QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 
 const SET = join(CORPUS_DIR, 'queries-dev.jsonl');
@@ -100,5 +102,21 @@ describe('workbench: the same numbers as npm run eval', function () {
     // A set of another library: offered, and said not to be in this one.
     expect((await call('PUT', '/api/sets/elsewhere', { lines: 'any question', channel: 'no-such-channel' })).status).to.equal(200);
     expect(((await call('GET', '/api/state')).body.sets as typeof sets).find((s) => s.name === 'elsewhere')!.missingChannels).to.deep.equal(['no-such-channel']);
+  });
+
+  it('searches a channel loaded after it started: a failed channel read is not kept', async function () {
+    const prefix = privatePrefix('wb');
+    const fresh = await openLocalSearch({ prefix, withEmbedder: false, log: () => undefined });
+    try {
+      let missing: unknown;
+      await fresh.channel('late').catch((err: unknown) => (missing = err));
+      expect(missing, 'no channel yet').to.be.instanceOf(Error);
+      const doc = { id: 'ch_late', slug: 'late', title: 'Late', providerType: 'rss', ownerId: 'u', memberIds: [] };
+      await fresh.client.index({ index: indexAliases(prefix).channels, id: doc.id, body: doc, refresh: true });
+      expect((await fresh.channel('late')).id).to.equal('ch_late');
+    } finally {
+      await deleteIndices(fresh.client, prefix);
+      await fresh.close();
+    }
   });
 });
