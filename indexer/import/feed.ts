@@ -18,18 +18,21 @@ export interface FeedOptions {
 type Feed = ReturnType<typeof parseRssFeed>;
 type Item = NonNullable<Feed['items']>[number];
 
-/** The item's transcripts, each read and parsed; the best is the one with the source's own word times. */
-async function bestTranscript(item: Item, baseDir: string, fetch: boolean, notes: string[]): Promise<DraftTranscript | undefined> {
+/**
+ * The item's transcripts, each read and parsed; the best is the one with the source's own word times, then one
+ * timed by cue (captions first) before an HTML transcript, whose times mark only where monologues start.
+ */
+async function bestTranscript(item: Item, durationMs: number | null, baseDir: string, fetch: boolean, notes: string[]): Promise<DraftTranscript | undefined> {
   const drafts: { draft: DraftTranscript; captions: boolean }[] = [];
   for (const t of item.podcast?.transcripts ?? []) {
     try {
       const { text, name } = await readSource(t.url, { baseDir, fetch });
-      drafts.push({ draft: await parseTranscriptText(text, name), captions: t.rel === 'captions' });
+      drafts.push({ draft: await parseTranscriptText(text, name, durationMs), captions: t.rel === 'captions' });
     } catch (err) {
       notes.push(err instanceof ImportProblem ? err.message : `${t.url}: ${(err as Error).message}`);
     }
   }
-  const rank = (d: { draft: DraftTranscript; captions: boolean }) => (d.draft.timing === 'source' ? 2 : 0) + (d.captions ? 1 : 0);
+  const rank = (d: { draft: DraftTranscript; captions: boolean }) => (d.draft.timing === 'source' ? 4 : 0) + (d.draft.format === 'html' ? 0 : 2) + (d.captions ? 1 : 0);
   return drafts.sort((a, b) => rank(b) - rank(a))[0]?.draft;
 }
 
@@ -76,7 +79,7 @@ export async function importFeed(file: string, opts: FeedOptions): Promise<Impor
     }
     const id = `ep_${slug}_${stableHash(feedKey, guid)}`;
     const durationMs = typeof item.itunes?.duration === 'number' ? Math.round(item.itunes.duration * 1000) : null;
-    const draft = await bestTranscript(item, baseDir, opts.fetch, notes);
+    const draft = await bestTranscript(item, durationMs, baseDir, opts.fetch, notes);
     const end = episodeEnd(durationMs, draft);
     let chapters: ReturnType<typeof jsonChapters> = [];
     if (item.podcast?.chapters?.url) {

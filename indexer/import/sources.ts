@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { parseCaptions } from './captions.js';
+import { parseHtmlTranscript } from './html-transcript.js';
 import { jsonKind, parseJsonTranscript, type ChaptersJsonRecord } from './stt-json.js';
 import { ImportProblem, type DraftTranscript } from './text.js';
 
@@ -57,8 +58,8 @@ export function parseJson(text: string, file: string): unknown {
   }
 }
 
-/** A transcript file as a draft transcript, whatever its declared type. */
-export async function parseTranscriptText(text: string, file: string): Promise<DraftTranscript> {
+/** A transcript file as a draft transcript, whatever its declared type; `endMs` (the episode's) ends an HTML transcript's last monologue. */
+export async function parseTranscriptText(text: string, file: string, endMs?: number | null): Promise<DraftTranscript> {
   const kind = detectKind(text);
   if (kind === 'vtt' || kind === 'srt') return parseCaptions(text, kind, file);
   if (kind === 'json') {
@@ -70,7 +71,8 @@ export async function parseTranscriptText(text: string, file: string): Promise<D
       jsonKind(value) === 'chapters' ? 'a chapters file where a transcript was expected' : 'JSON of no transcript shape we know (whisper, WhisperX, whisper.cpp, Podcast Index)',
     );
   }
-  throw new ImportProblem(file, kind === 'html' ? 'an HTML transcript has no timings: not imported' : 'a plain-text transcript has no timings: not imported');
+  if (kind === 'html') return parseHtmlTranscript(text, file, endMs);
+  throw new ImportProblem(file, 'a plain-text transcript has no timings: not imported');
 }
 
 /** A chapters file (JSON Chapters), whatever its declared type. */

@@ -71,6 +71,14 @@ describe('import end to end: a feed → import → ingest → a search that cite
     expect(hit.segments[0]!.startMs).to.equal(5000);
   });
 
+  it("cites an HTML transcript's answer at the <time> of its monologue", async function () {
+    const hit = (await search('turning the heap lets the microbes breathe')).episodes[0]!;
+    expect(hit.title).to.equal('Compost in winter');
+    expect(hit.segments[0]!.text).to.include('Turning the heap');
+    expect(hit.segments[0]!.startMs).to.equal(20_000);
+    expect(new URL(hit.segments[0]!.url).searchParams.get('t')).to.equal('20000');
+  });
+
   it('serves the chapters and the soundbite moment as imported, and says where the transcript timings came from', async function () {
     const list = await api.request('/api/v1/channels/garden-hour/episodes?sort=oldest', { headers: { 'x-api-key': key } });
     const soil = (list.body as { episodes: { episodeId?: string; id?: string; title: string }[] }).episodes.find((e) => e.title === 'Soil is alive')!;

@@ -110,8 +110,43 @@ describe('import: speech-to-text JSON, told by its shape', function () {
     expect((chapters as Error).message).to.equal('ep1.chapters.json: a chapters file where a transcript was expected');
     const damaged = await parseTranscriptText(read('feed', 'damaged.json'), 'damaged.json').catch((e: unknown) => e);
     expect((damaged as Error).message).to.match(/^damaged\.json: line 2: not valid JSON/);
-    const html = await parseTranscriptText('<html><body>hi</body></html>', 'x.html').catch((e: unknown) => e);
-    expect((html as Error).message).to.equal('x.html: an HTML transcript has no timings: not imported');
+    const html = await parseTranscriptText('<html><body><p>hi</p></body></html>', 'x.html').catch((e: unknown) => e);
+    expect((html as Error).message).to.equal('x.html: an HTML transcript without <time> has no timings: not imported');
+    const plain = await parseTranscriptText('Ana: hello there', 'x.txt').catch((e: unknown) => e);
+    expect((plain as Error).message).to.equal('x.txt: a plain-text transcript has no timings: not imported');
+  });
+});
+
+describe('import: Podcasting 2.0 HTML transcripts', function () {
+  it('reads cite, time and p: speakers without their colon, entities decoded, tags and line breaks gone, each monologue until the next time, the last until the episode end', async function () {
+    const t = await parseTranscriptText(read('files', 'transcript.html'), 'transcript.html', 3_610_000);
+    expect([t.format, t.timing]).to.deep.equal(['html', 'interpolated']);
+    expect(t.segments.map((s) => [s.speaker, s.startMs, s.endMs, s.text])).to.deep.equal([
+      ['Kevin', 0, 5_530, 'Welcome back. Today we talk about compost & worms.'],
+      ['Kevin', 5_530, 9_000, 'It takes a winter to get going.'],
+      ['Alban', 9_000, 3_605_000, 'Worms don’t mind the cold café grounds.'],
+      ['Kevin', 3_605_000, 3_610_000, "That's all for today."],
+    ]);
+    expect(t.segments.every((s) => s.interpolated && s.words!.length === s.text.split(' ').length)).to.equal(true);
+    expect(t.segments[1]!.words!.at(-1)!.e, 'the untimed paragraph shares the monologue up to the next time').to.equal(9_000);
+  });
+
+  it('starts paragraphs before the first time at 0, gives the last a spoken length when the episode has none, and accepts datetime attributes', async function () {
+    const html = '<p>Before any time.</p><time datetime="PT5S"></time><p>Five seconds in, four words.</p>';
+    const t = await parseTranscriptText(html, 'x.html');
+    expect(t.segments.map((s) => [s.speaker, s.startMs, s.endMs])).to.deep.equal([
+      [null, 0, 5_000],
+      [null, 5_000, 7_000],
+    ]);
+  });
+
+  it('names the file and the line of a time that is not one, or that goes back', async function () {
+    const bad = await parseTranscriptText('<cite>A:</cite>\n<time>soon</time>\n<p>x</p>', 'a.html').catch((e: unknown) => e);
+    expect((bad as Error).message).to.equal('a.html: line 2: <time>soon</time> is not a time (h:mm:ss or m:ss)');
+    const back = await parseTranscriptText('<time>0:10</time><p>x</p>\n<time>0:05</time><p>y</p>', 'b.html').catch((e: unknown) => e);
+    expect((back as Error).message).to.equal('b.html: line 2: <time>0:05</time> goes back before the time above it');
+    const empty = await parseTranscriptText('<div>no paragraphs</div>', 'c.html').catch((e: unknown) => e);
+    expect((empty as Error).message).to.equal('c.html: no <p> paragraphs: not an HTML transcript');
   });
 });
 

@@ -48,7 +48,7 @@ describe('import: into a library', function () {
   it('writes a feed as a library the indexer reads without an issue: the channel, a paid owner, published episodes, facets; the undated item skipped with its reason', async function () {
     const out = join(work, 'lib');
     const summary = await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, owner: 'u_ana', log });
-    expect([summary.imported, summary.created, summary.skipped.map((s) => s.notes)]).to.deep.equal([3, 3, [['no valid pubDate (missing)']]]);
+    expect([summary.imported, summary.created, summary.skipped.map((s) => s.notes)]).to.deep.equal([4, 4, [['no valid pubDate (missing)']]]);
     expect(summary.partial.map((p) => p.notes.join(' '))).to.satisfy(
       (notes: string[]) => notes.some((n) => /remote file not fetched/.test(n)) && notes.some((n) => /damaged\.json: line 2: not valid JSON/.test(n)),
     );
@@ -68,6 +68,16 @@ describe('import: into a library', function () {
     expect(soil.personIds).to.deep.equal(['p_bo-guest', 'p_ana-host']);
     expect(soil.chapters![1]!.moments).to.deep.equal([{ type: 'quote', title: 'Fungi trade sugar for minerals', startMs: 31_000, endMs: 37_000 }]);
     expect(episodes.find((e) => e.title === 'Water in dry summers')!.transcript!.wordTimings).to.equal('interpolated');
+    const compost = episodes.find((e) => e.title === 'Compost in winter')!;
+    expect(
+      compost.transcript!.segments.map((s) => [s.speakerLabel, s.startMs, s.endMs]),
+      'the HTML transcript, its last monologue ending with the episode',
+    ).to.deep.equal([
+      ['Ana', 0, 20_000],
+      ['Bo', 20_000, 45_000],
+    ]);
+    expect(compost.transcript!.wordTimings).to.equal('interpolated');
+    expect(summary.partial.find((p) => p.item === compost.id)!.notes).to.deep.equal([`${join(DATA, 'feed', 'ep5.txt')}: a plain-text transcript has no timings: not imported`]);
   });
 
   it('writes the same bytes when the same sources are imported again, and leaves the other channels of the library alone', async function () {
@@ -77,7 +87,7 @@ describe('import: into a library', function () {
     await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, log });
     const first = await digest(out);
     const again = await runImport({ source: join(DATA, 'feed', 'feed.xml'), out, log });
-    expect([again.created, again.updated, again.unchanged]).to.deep.equal([0, 0, 3]);
+    expect([again.created, again.updated, again.unchanged]).to.deep.equal([0, 0, 4]);
     expect(await digest(out)).to.deep.equal(first);
     for (const [file, hash] of Object.entries(sampleBefore)) {
       if (['/users.json', '/channels.json', '/people.json', '/topics.json'].includes(file)) continue;
