@@ -8,6 +8,12 @@ export interface Progress {
   stop(): void;
 }
 
+/** The other counters, as the bar shows them: ` | 1200 embedded`. */
+const extra = (fields: Record<string, number>): string =>
+  Object.entries(fields)
+    .map(([name, value]) => ` | ${value} ${name}`)
+    .join('');
+
 /**
  * A bar on stderr when it is a TTY; otherwise one `info` line with the counters
  * every `intervalMs` (and a last one on stop), so logs of unattended runs show
@@ -33,7 +39,7 @@ export function createProgress({
   if (tty) {
     const bar = new cliProgress.SingleBar(
       {
-        format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | {embedded} passages embedded | {duration_formatted} (eta {eta_formatted})`,
+        format: `${label} [{bar}] {percentage}% | {value}/{total} ${unit}{extra} | {duration_formatted} (eta {eta_formatted})`,
         stream: process.stderr,
         hideCursor: true,
       },
@@ -43,11 +49,11 @@ export function createProgress({
     return {
       update(done, total, fields = {}) {
         if (!started) {
-          bar.start(total, done, { embedded: 0, ...fields });
+          bar.start(total, done, { extra: extra(fields) });
           started = true;
         }
         bar.setTotal(total);
-        bar.update(done, { embedded: 0, ...fields });
+        bar.update(done, { extra: extra(fields) });
       },
       stop() {
         if (started && !stopped) bar.stop();

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseRssFeed } from 'feedsmith';
+import PQueue from 'p-queue';
 import { addSoundbites, jsonChapters } from './chapters.js';
 import { episodeEnd, episodeRecord, FacetNames, httpUrl, summaryOf, transcriptRecord, type ImportedChannel, type ItemReport } from './model.js';
 import { parseChaptersText, parseTranscriptText, readSource } from './sources.js';
@@ -13,7 +14,12 @@ export interface FeedOptions {
   slug?: string;
   /** Fetch absolute http(s) transcript and chapter URLs. */
   fetch: boolean;
+  /** Called as each item's files have been read (progress). */
+  onItem?: (done: number, total: number) => void;
 }
+
+/** Items whose files are fetched at once with --fetch. */
+const FETCH_CONCURRENCY = 4;
 
 type Feed = ReturnType<typeof parseRssFeed>;
 type Item = NonNullable<Feed['items']>[number];
@@ -41,6 +47,36 @@ function publishedAt(item: Item): string | undefined {
   return date && !Number.isNaN(date.getTime()) ? date.toISOString() : undefined;
 }
 
+/** An item with its files read, or the reason it is skipped. */
+type ItemDraft =
+  | { label: string; skip: string }
+  | { label: string; item: Item; id: string; date: string; durationMs: number | null; draft?: DraftTranscript; chapters: ReturnType<typeof jsonChapters>; notes: string[] };
+
+/** Reads what one item points at: its transcripts (the best kept), its chapters and soundbites. */
+async function readItem(item: Item, index: number, feed: { slug: string; feedKey: string; baseDir: string; fetch: boolean }): Promise<ItemDraft> {
+  const label = cleanText(item.title ?? '') || `item ${index + 1}`;
+  const guid = item.guid?.value ?? item.enclosures?.[0]?.url ?? item.link;
+  if (!guid) return { label, skip: 'no guid, enclosure or link to identify it' };
+  const date = publishedAt(item);
+  if (!date) return { label, skip: `no valid pubDate (${item.pubDate ?? 'missing'})` };
+  const notes: string[] = [];
+  const durationMs = typeof item.itunes?.duration === 'number' ? Math.round(item.itunes.duration * 1000) : null;
+  const draft = await bestTranscript(item, durationMs, feed.baseDir, feed.fetch, notes);
+  let chapters: ReturnType<typeof jsonChapters> = [];
+  if (item.podcast?.chapters?.url) {
+    try {
+      const { text, name } = await readSource(item.podcast.chapters.url, { baseDir: feed.baseDir, fetch: feed.fetch });
+      chapters = jsonChapters(parseChaptersText(text, name), episodeEnd(durationMs, draft));
+    } catch (err) {
+      notes.push(err instanceof ImportProblem ? err.message : (err as Error).message);
+    }
+  }
+  const { dropped } = addSoundbites(chapters, item.podcast?.soundbites ?? [], draft?.segments ?? []);
+  if (dropped > 0) notes.push(`${dropped} soundbite(s) left out: no chapter holds them`);
+  if (!draft) notes.push('imported without a transcript');
+  return { label, item, id: `ep_${feed.slug}_${stableHash(feed.feedKey, guid)}`, date, durationMs, ...(draft ? { draft } : {}), chapters, notes };
+}
+
 /** Reads and maps one feed file. A feed that cannot be parsed is an ImportProblem; a bad item is only skipped. */
 export async function importFeed(file: string, opts: FeedOptions): Promise<ImportedChannel> {
   const xml = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -63,60 +99,50 @@ export async function importFeed(file: string, opts: FeedOptions): Promise<Impor
   const topics = new FacetNames('t');
   const out: ImportedChannel = { channel: { id: channelId, slug, title, providerType: 'rss' }, episodes: [], people: [], topics: [], items: [], warnings: [] };
 
-  for (const [index, item] of (feed.items ?? []).entries()) {
-    const label = cleanText(item.title ?? '') || `item ${index + 1}`;
-    const notes: string[] = [];
-    const skip = (reason: string) => out.items.push({ item: label, outcome: 'skipped', notes: [reason] } satisfies ItemReport);
-    const guid = item.guid?.value ?? item.enclosures?.[0]?.url ?? item.link;
-    if (!guid) {
-      skip('no guid, enclosure or link to identify it');
+  // Reading an item's files may mean fetching them: a few items at a time. Records are built afterwards, in the
+  // feed's order, so the same feed always gives the same ids and bytes.
+  const items: Item[] = feed.items ?? [];
+  const queue = new PQueue({ concurrency: opts.fetch ? FETCH_CONCURRENCY : 1 });
+  let read = 0;
+  const drafts = await Promise.all(
+    items.map((item, index) =>
+      queue.add(async () => {
+        const draft = await readItem(item, index, { slug, feedKey, baseDir, fetch: opts.fetch });
+        opts.onItem?.(++read, items.length);
+        return draft;
+      }),
+    ),
+  );
+  for (const d of drafts) {
+    if ('skip' in d) {
+      out.items.push({ item: d.label, outcome: 'skipped', notes: [d.skip] } satisfies ItemReport);
       continue;
     }
-    const date = publishedAt(item);
-    if (!date) {
-      skip(`no valid pubDate (${item.pubDate ?? 'missing'})`);
-      continue;
-    }
-    const id = `ep_${slug}_${stableHash(feedKey, guid)}`;
-    const durationMs = typeof item.itunes?.duration === 'number' ? Math.round(item.itunes.duration * 1000) : null;
-    const draft = await bestTranscript(item, durationMs, baseDir, opts.fetch, notes);
-    const end = episodeEnd(durationMs, draft);
-    let chapters: ReturnType<typeof jsonChapters> = [];
-    if (item.podcast?.chapters?.url) {
-      try {
-        const { text, name } = await readSource(item.podcast.chapters.url, { baseDir, fetch: opts.fetch });
-        chapters = jsonChapters(parseChaptersText(text, name), end);
-      } catch (err) {
-        notes.push(err instanceof ImportProblem ? err.message : (err as Error).message);
-      }
-    }
-    const { dropped } = addSoundbites(chapters, item.podcast?.soundbites ?? [], draft?.segments ?? []);
-    if (dropped > 0) notes.push(`${dropped} soundbite(s) left out: no chapter holds them`);
-    if (!draft) notes.push('imported without a transcript');
+    const { item, notes, draft } = d;
     const description = htmlToText(item.description ?? item.content?.encoded ?? item.itunes?.summary ?? '');
     // An item's persons replace the channel's (Podcasting 2.0).
     const persons = item.podcast?.persons ?? feed.podcast?.persons ?? [];
     const keywords = [...(item.itunes?.keywords ?? []), ...(item.categories ?? []).map((c: { name?: string }) => c.name ?? '')];
     out.episodes.push(
       episodeRecord({
-        id,
+        id: d.id,
         channelId,
-        title: label,
+        title: d.label,
         description: description || null,
         summary: summaryOf(description),
         link: httpUrl(item.link),
         thumbnail: httpUrl(item.itunes?.image),
         mediaUrl: httpUrl(item.enclosures?.[0]?.url),
-        durationMs,
-        publishedAt: date,
+        durationMs: d.durationMs,
+        publishedAt: d.date,
         viewCount: null,
         personIds: people.ids(persons.map((p: { display?: string }) => p.display ?? '')),
         topicIds: topics.ids(keywords),
         transcript: draft ? transcriptRecord(draft) : null,
-        chapters,
+        chapters: d.chapters,
       }),
     );
-    out.items.push({ item: id, outcome: 'imported', notes });
+    out.items.push({ item: d.id, outcome: 'imported', notes });
   }
   out.people = people.records();
   out.topics = topics.records();

@@ -15,6 +15,8 @@ export interface ImportOptions {
   owner?: string;
   fetch?: boolean;
   log: Logger;
+  /** Called as each item or video has been read (progress). */
+  onItem?: (done: number, total: number) => void;
 }
 
 export interface ImportSummary extends WriteSummary {
@@ -30,8 +32,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     throw new ImportProblem(opts.source, 'no such file or folder');
   });
   const imported = info.isDirectory()
-    ? await importYtdlpFolder(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}) })
-    : await importFeed(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), fetch: opts.fetch ?? false });
+    ? await importYtdlpFolder(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), onItem: opts.onItem })
+    : await importFeed(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), fetch: opts.fetch ?? false, onItem: opts.onItem });
   const owner = opts.owner ?? `u_${imported.channel.slug}_owner`;
   for (const item of imported.items) {
     if (item.outcome === 'skipped') opts.log.warn({ item: item.item, reasons: item.notes }, 'skipped');

@@ -2,6 +2,7 @@
 // is told by its content (a `.json` may be chapters, a "text/vtt" may be SRT), never by its name or MIME type.
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
+import pRetry, { AbortError } from 'p-retry';
 import { parseCaptions } from './captions.js';
 import { parseHtmlTranscript } from './html-transcript.js';
 import { jsonKind, parseJsonTranscript, type ChaptersJsonRecord } from './stt-json.js';
@@ -28,15 +29,33 @@ export function detectKind(text: string): SourceKind {
   return 'text';
 }
 
+/** Attempts at a remote file: a refused connection, a timeout, a 429 or a 5xx is tried again; another status is final. */
+const FETCH_ATTEMPTS = 3;
+/** A transcript of a ten-hour episode with word times is a few MB; more than this is not one. */
+const MAX_FETCH_BYTES = 64 * 1024 * 1024;
+
+async function fetchText(url: string, timeoutMs: number): Promise<string> {
+  return pRetry(
+    async () => {
+      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      const length = Number(res.headers.get('content-length') ?? 0);
+      if (res.ok && length <= MAX_FETCH_BYTES) return res.text();
+      await res.body?.cancel().catch(() => undefined);
+      if (length > MAX_FETCH_BYTES) throw new AbortError(new ImportProblem(url, `${length} bytes: larger than ${MAX_FETCH_BYTES} (not a transcript or chapters file)`));
+      const problem = new ImportProblem(url, `fetch answered HTTP ${res.status}`);
+      throw res.status === 429 || res.status >= 500 ? problem : new AbortError(problem);
+    },
+    { retries: FETCH_ATTEMPTS - 1, minTimeout: 250, factor: 2 },
+  ).catch((err: unknown) => {
+    throw err instanceof ImportProblem ? err : new ImportProblem(url, `fetch failed: ${(err as Error).message}`);
+  });
+}
+
 /** The text of a file an item names: `url` relative to the feed's folder, or absolute (fetched only when allowed). */
 export async function readSource(url: string, opts: SourceOptions): Promise<{ text: string; name: string }> {
   if (/^https?:\/\//i.test(url)) {
     if (!opts.fetch) throw new ImportProblem(url, 'remote file not fetched (run with --fetch to fetch it)');
-    const res = await fetch(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000) }).catch((err: unknown) => {
-      throw new ImportProblem(url, `fetch failed: ${(err as Error).message}`);
-    });
-    if (!res.ok) throw new ImportProblem(url, `fetch answered HTTP ${res.status}`);
-    return { text: await res.text(), name: url };
+    return { text: await fetchText(url, opts.timeoutMs ?? 30_000), name: url };
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^file:/i.test(url)) throw new ImportProblem(url, 'not an http(s) URL or a local file');
   const path = resolvePath(opts.baseDir, decodeURIComponent(url.replace(/^file:\/\//i, '')));

@@ -44,7 +44,7 @@ function captionFile(files: readonly string[], base: string): string | undefined
   return mine.find((f) => lang(f) === 'en') ?? mine.find((f) => lang(f).startsWith('en')) ?? mine[0];
 }
 
-export async function importYtdlpFolder(dir: string, opts: { slug?: string }): Promise<ImportedChannel> {
+export async function importYtdlpFolder(dir: string, opts: { slug?: string; onItem?: ((done: number, total: number) => void) | undefined }): Promise<ImportedChannel> {
   const files = (
     await readdir(dir).catch((err: NodeJS.ErrnoException) => {
       throw new ImportProblem(dir, err.code === 'ENOENT' ? 'folder not found' : err.message);
@@ -73,7 +73,8 @@ export async function importYtdlpFolder(dir: string, opts: { slug?: string }): P
   const slug = opts.slug ?? slugify(title);
   out.channel = { id: `ch_${slug}`, slug, title, providerType: 'youtube' };
 
-  for (const { info, file } of episodes) {
+  for (const [index, { info, file }] of episodes.entries()) {
+    opts.onItem?.(index + 1, episodes.length);
     const date = publishedAt(info);
     if (!date) {
       out.items.push({ item: file, outcome: 'skipped', notes: [`${file}: no upload_date or timestamp`] });

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { runImport } from '../../indexer/import/import.js';
+import { createProgress } from '../../indexer/progress.js';
 import { ImportProblem } from '../../indexer/import/text.js';
 
 const program = new Command()
@@ -27,8 +28,18 @@ const opts = program.opts<{ out: string; channel?: string; owner?: string; fetch
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'import', level: config.logLevel, fd: 2 });
 
+const progress = createProgress({ label: 'import', unit: 'items', log });
 try {
-  const summary = await runImport({ source: resolve(program.args[0]!), out: resolve(opts.out), slug: opts.channel, owner: opts.owner, fetch: opts.fetch, log });
+  const summary = await runImport({
+    source: resolve(program.args[0]!),
+    out: resolve(opts.out),
+    slug: opts.channel,
+    owner: opts.owner,
+    fetch: opts.fetch,
+    log,
+    onItem: (done, total) => progress.update(done, total),
+  });
+  progress.stop();
   const lines = [
     `channel ${summary.channel.slug} (${summary.channel.title}): ${summary.imported} episodes imported (${summary.created} new, ${summary.updated} updated, ${summary.unchanged} unchanged), ${summary.skipped.length} skipped`,
     ...summary.skipped.map((s) => `  skipped ${s.item}: ${s.notes.join('; ')}`),
@@ -38,6 +49,7 @@ try {
   process.stdout.write(`${lines.join('\n')}\n`);
   process.exitCode = summary.skipped.length > 0 ? 1 : 0;
 } catch (err) {
+  progress.stop();
   log.error(err instanceof ImportProblem ? err.message : (err as Error).message);
   process.exitCode = 2;
 }

@@ -1,7 +1,9 @@
 // The importer end to end on disk: a feed and a yt-dlp folder become a library the indexer's reader accepts whole,
 // a second import writes the same bytes, other channels stay untouched, and a failed write leaves nothing behind.
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -131,5 +133,51 @@ describe('import: into a library', function () {
     expect(failed).to.be.instanceOf(Error);
     expect(await digest(out)).to.deep.equal(before);
     expect((await readdir(work)).sort()).to.deep.equal(['lib']);
+  });
+
+  describe('with --fetch, from a server on loopback', function () {
+    let server: Server;
+    let base: string;
+    const hits: Record<string, number> = {};
+    before(async function () {
+      // /flaky.vtt fails twice with 503, then answers; /gone.vtt is a 404; /huge.vtt says it is 100 MB.
+      server = createServer((req, res) => {
+        const path = req.url ?? '';
+        hits[path] = (hits[path] ?? 0) + 1;
+        if (path === '/flaky.vtt' && hits[path]! <= 2) res.writeHead(503).end();
+        else if (path === '/flaky.vtt') res.writeHead(200, { 'content-type': 'text/vtt' }).end('WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ana>Fetched after two failures.\n');
+        else if (path === '/huge.vtt') res.writeHead(200, { 'content-length': String(100 * 1024 * 1024) }).end();
+        else res.writeHead(404).end();
+      });
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(function () {
+      server.close();
+    });
+
+    it('tries a 5xx again, takes a 404 and an oversized file as final with their reasons, and reports each item as it is read', async function () {
+      const item = (n: number, path: string) =>
+        `<item><title>Item ${n}</title><guid>g${n}</guid><pubDate>Tue, 0${n} Jan 2024 10:00:00 GMT</pubDate><podcast:transcript url="${base}${path}" type="text/vtt"/></item>`;
+      const feed = join(work, 'feed.xml');
+      await writeFile(
+        feed,
+        `<?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Fetched</title>${item(1, '/flaky.vtt')}${item(2, '/gone.vtt')}${item(3, '/huge.vtt')}</channel></rss>`,
+      );
+      const seen: [number, number][] = [];
+      const summary = await runImport({ source: feed, out: join(work, 'lib'), fetch: true, log, onItem: (done, total) => seen.push([done, total]) });
+      expect(seen).to.deep.equal([
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ]);
+      expect([hits['/flaky.vtt'], hits['/gone.vtt'], hits['/huge.vtt']], 'attempts per file').to.deep.equal([3, 1, 1]);
+      const { episodes } = await readBack(join(work, 'lib'));
+      expect(episodes.find((e) => e.title === 'Item 1')!.transcript!.segments.map((s) => [s.speakerLabel, s.text])).to.deep.equal([['Ana', 'Fetched after two failures.']]);
+      expect(summary.partial.map((p) => p.notes[0])).to.deep.equal([
+        `${base}/gone.vtt: fetch answered HTTP 404`,
+        `${base}/huge.vtt: 104857600 bytes: larger than 67108864 (not a transcript or chapters file)`,
+      ]);
+    });
   });
 });
