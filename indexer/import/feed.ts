@@ -23,17 +23,29 @@ const FETCH_CONCURRENCY = 4;
 
 type Feed = ReturnType<typeof parseRssFeed>;
 type Item = NonNullable<Feed['items']>[number];
+type FeedTranscript = NonNullable<NonNullable<Item['podcast']>['transcripts']>[number];
+
+/** A language tag's primary subtag (`en` of `en-US`), lower case. */
+const primaryLanguage = (tag: string | undefined): string | undefined => tag?.trim().toLowerCase().split(/[-_]/)[0] || undefined;
 
 /**
- * The item's transcripts, each read and parsed; the best is the one with the source's own word times, then one
- * timed by cue (captions first) before an HTML transcript, whose times mark only where monologues start.
+ * The item's transcripts in the feed's language (or with none named; all of them when none is), each read and
+ * parsed; the best is the one with the source's own word times, then one timed by cue (captions first) before an
+ * HTML transcript, whose times mark only where monologues start.
  */
-async function bestTranscript(item: Item, durationMs: number | null, baseDir: string, fetch: boolean, notes: string[]): Promise<DraftTranscript | undefined> {
+async function bestTranscript(
+  item: Item,
+  feed: { language?: string | undefined; durationMs: number | null; baseDir: string; fetch: boolean },
+  notes: string[],
+): Promise<DraftTranscript | undefined> {
+  const all: FeedTranscript[] = item.podcast?.transcripts ?? [];
+  const want = primaryLanguage(feed.language);
+  const mine = all.filter((t: FeedTranscript) => !want || !t.language || primaryLanguage(t.language) === want);
   const drafts: { draft: DraftTranscript; captions: boolean }[] = [];
-  for (const t of item.podcast?.transcripts ?? []) {
+  for (const t of mine.length > 0 ? mine : all) {
     try {
-      const { text, name } = await readSource(t.url, { baseDir, fetch });
-      drafts.push({ draft: await parseTranscriptText(text, name, durationMs), captions: t.rel === 'captions' });
+      const { text, name } = await readSource(t.url, { baseDir: feed.baseDir, fetch: feed.fetch });
+      drafts.push({ draft: await parseTranscriptText(text, name, feed.durationMs), captions: t.rel === 'captions' });
     } catch (err) {
       notes.push(err instanceof ImportProblem ? err.message : `${t.url}: ${(err as Error).message}`);
     }
@@ -53,7 +65,7 @@ type ItemDraft =
   | { label: string; item: Item; id: string; date: string; durationMs: number | null; draft?: DraftTranscript; chapters: ReturnType<typeof jsonChapters>; notes: string[] };
 
 /** Reads what one item points at: its transcripts (the best kept), its chapters and soundbites. */
-async function readItem(item: Item, index: number, feed: { slug: string; feedKey: string; baseDir: string; fetch: boolean }): Promise<ItemDraft> {
+async function readItem(item: Item, index: number, feed: { slug: string; feedKey: string; language?: string | undefined; baseDir: string; fetch: boolean }): Promise<ItemDraft> {
   const label = cleanText(item.title ?? '') || `item ${index + 1}`;
   const guid = item.guid?.value ?? item.enclosures?.[0]?.url ?? item.link;
   if (!guid) return { label, skip: 'no guid, enclosure or link to identify it' };
@@ -61,7 +73,7 @@ async function readItem(item: Item, index: number, feed: { slug: string; feedKey
   if (!date) return { label, skip: `no valid pubDate (${item.pubDate ?? 'missing'})` };
   const notes: string[] = [];
   const durationMs = typeof item.itunes?.duration === 'number' ? Math.round(item.itunes.duration * 1000) : null;
-  const draft = await bestTranscript(item, durationMs, feed.baseDir, feed.fetch, notes);
+  const draft = await bestTranscript(item, { ...feed, durationMs }, notes);
   let chapters: ReturnType<typeof jsonChapters> = [];
   if (item.podcast?.chapters?.url) {
     try {
@@ -107,7 +119,7 @@ export async function importFeed(file: string, opts: FeedOptions): Promise<Impor
   const drafts = await Promise.all(
     items.map((item, index) =>
       queue.add(async () => {
-        const draft = await readItem(item, index, { slug, feedKey, baseDir, fetch: opts.fetch });
+        const draft = await readItem(item, index, { slug, feedKey, language: feed.language, baseDir, fetch: opts.fetch });
         opts.onItem?.(++read, items.length);
         return draft;
       }),

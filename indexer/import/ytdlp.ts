@@ -25,6 +25,8 @@ export const YtdlpInfo = Type.Object({
   categories: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
   channel: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   uploader: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** The video's spoken language, when YouTube knows it (`en`, `de`, `pt-BR`). */
+  language: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   chapters: Type.Optional(
     Type.Union([Type.Array(Type.Object({ start_time: Type.Number({ minimum: 0 }), end_time: Type.Optional(Type.Number()), title: Type.String() })), Type.Null()]),
   ),
@@ -37,11 +39,13 @@ function publishedAt(info: Info): string | undefined {
   return d ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T00:00:00.000Z` : undefined;
 }
 
-/** The caption file of a video: English first, then any English variant, then the first language. */
-function captionFile(files: readonly string[], base: string): string | undefined {
+/** The caption file of a video: in its spoken language when the info names one, else English, then any English variant, then the first. */
+function captionFile(files: readonly string[], base: string, spoken?: string | null): string | undefined {
   const mine = files.filter((f) => f.startsWith(`${base}.`) && /\.(vtt|srt)$/.test(f) && !f.endsWith('.info.json')).sort();
   const lang = (f: string) => f.slice(base.length + 1).replace(/\.(vtt|srt)$/, '');
-  return mine.find((f) => lang(f) === 'en') ?? mine.find((f) => lang(f).startsWith('en')) ?? mine[0];
+  const primary = (tag: string) => tag.toLowerCase().split(/[-_]/)[0];
+  const said = spoken ? (mine.find((f) => lang(f) === spoken) ?? mine.find((f) => primary(lang(f)) === primary(spoken))) : undefined;
+  return said ?? mine.find((f) => lang(f) === 'en') ?? mine.find((f) => lang(f).startsWith('en')) ?? mine[0];
 }
 
 export async function importYtdlpFolder(dir: string, opts: { slug?: string; onItem?: ((done: number, total: number) => void) | undefined }): Promise<ImportedChannel> {
@@ -82,7 +86,7 @@ export async function importYtdlpFolder(dir: string, opts: { slug?: string; onIt
     }
     const notes: string[] = [];
     const base = file.slice(0, -'.info.json'.length);
-    const captions = captionFile(files, base);
+    const captions = captionFile(files, base, info.language);
     let draft: DraftTranscript | undefined;
     if (captions) {
       const path = join(dir, captions);

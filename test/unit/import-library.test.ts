@@ -69,7 +69,9 @@ describe('import: into a library', function () {
     expect(soil.transcript!.wordTimings, 'the Podcast Index JSON (word times) wins over the SRT').to.equal('source');
     expect(soil.personIds).to.deep.equal(['p_bo-guest', 'p_ana-host']);
     expect(soil.chapters![1]!.moments).to.deep.equal([{ type: 'quote', title: 'Fungi trade sugar for minerals', startMs: 31_000, endMs: 37_000 }]);
-    expect(episodes.find((e) => e.title === 'Water in dry summers')!.transcript!.wordTimings).to.equal('interpolated');
+    const water = episodes.find((e) => e.title === 'Water in dry summers')!;
+    expect(water.transcript!.wordTimings, "the feed's language (en) wins over a word-timed Spanish transcript").to.equal('interpolated');
+    expect(water.transcript!.segments[0]!.text).to.not.include('paja');
     const compost = episodes.find((e) => e.title === 'Compost in winter')!;
     expect(
       compost.transcript!.segments.map((s) => [s.speakerLabel, s.startMs, s.endMs]),
@@ -118,6 +120,16 @@ describe('import: into a library', function () {
       ['Spacing', 70_000],
     ]);
     expect(summary.partial.find((p) => p.item === 'ep_yt_short000001')!.notes).to.include('description timestamps are not chapters: the first timestamp is not 0:00');
+  });
+
+  it("chooses a video's captions in its spoken language when info.json names one", async function () {
+    const folder = join(work, 'ytdlp');
+    await cp(join(DATA, 'ytdlp'), folder, { recursive: true });
+    const infoFile = join(folder, 'Pruning roses [abc123def45].info.json');
+    await writeFile(infoFile, JSON.stringify({ ...(JSON.parse(await readFile(infoFile, 'utf8')) as object), language: 'de-DE' }));
+    await runImport({ source: folder, out: join(work, 'lib'), slug: 'roses', log });
+    const { episodes } = await readBack(join(work, 'lib'));
+    expect(episodes.find((e) => e.id === 'ep_yt_abc123def45')!.transcript!.segments.map((s) => s.text)).to.deep.equal(['Erde lebt']);
   });
 
   it('leaves the library as it was when a write fails, with no staging folder behind', async function () {
