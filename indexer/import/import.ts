@@ -14,6 +14,8 @@ export interface ImportOptions {
   slug?: string;
   owner?: string;
   fetch?: boolean;
+  /** Archive the channel's episodes the source no longer holds. */
+  archiveMissing?: boolean;
   log: Logger;
   /** Called as each item or video has been read (progress). */
   onItem?: (done: number, total: number) => void;
@@ -40,7 +42,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     else if (item.notes.length > 0) opts.log.warn({ item: item.item, notes: item.notes }, 'imported with something left out');
     else opts.log.info({ item: item.item }, 'imported');
   }
-  const written = await writeLibrary(opts.out, imported, owner);
+  const written = await writeLibrary(opts.out, imported, owner, { archiveMissing: opts.archiveMissing ?? false });
   return {
     ...written,
     channel: imported.channel,

@@ -3,7 +3,7 @@
 // same bytes (fixed key order, sorted lists, no time of the run), so the indexer re-embeds nothing.
 import { cp, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { ChannelRecord, FacetRecord, UserRecord } from '../../src/library-format.js';
+import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../src/library-format.js';
 import type { ImportedChannel } from './model.js';
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -32,13 +32,38 @@ export interface WriteSummary {
   created: number;
   updated: number;
   unchanged: number;
+  /** Episodes of the channel the source no longer has, archived (only when asked for). */
+  archived: number;
+}
+
+export interface WriteOptions {
+  /** Archive the channel's episodes the import does not hold (a source that keeps its whole history). */
+  archiveMissing?: boolean;
+}
+
+/**
+ * Marks `archived` every episode of the imported channel that the import does not hold: the pages, the API and
+ * search stop showing it, and nothing is deleted (an import with the item back publishes it again).
+ */
+async function archiveMissing(episodesDir: string, imported: ImportedChannel): Promise<number> {
+  const kept = new Set(imported.episodes.map((e) => e.id));
+  let archived = 0;
+  for (const name of (await readdir(episodesDir)).filter((n) => n.endsWith('.json')).sort()) {
+    if (kept.has(name.slice(0, -'.json'.length))) continue;
+    const path = join(episodesDir, name);
+    const episode = JSON.parse(await readFile(path, 'utf8')) as EpisodeRecord;
+    if (episode.channelId !== imported.channel.id || episode.status === 'archived') continue;
+    await writeFile(path, json({ ...episode, status: 'archived' }));
+    archived++;
+  }
+  return archived;
 }
 
 /**
  * Adds or updates `imported` in the library at `outDir` (created if missing). The owner is created as a paid user
  * when the library lacks it; an existing channel keeps its owner, members and custom domain.
  */
-export async function writeLibrary(outDir: string, imported: ImportedChannel, ownerId: string): Promise<WriteSummary> {
+export async function writeLibrary(outDir: string, imported: ImportedChannel, ownerId: string, opts: WriteOptions = {}): Promise<WriteSummary> {
   const stage = join(dirname(outDir), `.${basename(outDir)}.import-${process.pid}`);
   await rm(stage, { recursive: true, force: true });
   await mkdir(dirname(outDir), { recursive: true });
@@ -76,7 +101,7 @@ export async function writeLibrary(outDir: string, imported: ImportedChannel, ow
       await writeFile(join(stage, file), json([...facets.values()].sort(byId)));
     }
 
-    const summary: WriteSummary = { created: 0, updated: 0, unchanged: 0 };
+    const summary: WriteSummary = { created: 0, updated: 0, unchanged: 0, archived: 0 };
     for (const episode of imported.episodes) {
       // The file is named by the id: an id that is no plain file name is refused, whatever made it.
       if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(episode.id)) throw new Error(`episode id ${JSON.stringify(episode.id)} is not a safe file name`);
@@ -89,6 +114,7 @@ export async function writeLibrary(outDir: string, imported: ImportedChannel, ow
         await writeFile(path, text);
       }
     }
+    if (opts.archiveMissing) summary.archived = await archiveMissing(join(stage, 'episodes'), imported);
     // The swap: the old library moves aside, the staged one takes its name, the old one goes.
     const aside = `${stage}.old`;
     if (exists) await rename(outDir, aside);

@@ -21,10 +21,11 @@ const program = new Command()
     return v;
   })
   .option('--owner <userId>', "the channel's owner, created as a paid user when the library lacks it (default: u_<slug>_owner)")
+  .option('--archive-missing', "archive the channel's episodes the source no longer holds (off: feeds often list only their latest items)")
   .option('--fetch', 'fetch transcripts and chapters at absolute http(s) URLs (off: they are left out, and the summary says so)')
   .parse();
 
-const opts = program.opts<{ out: string; channel?: string; owner?: string; fetch?: boolean }>();
+const opts = program.opts<{ out: string; channel?: string; owner?: string; fetch?: boolean; archiveMissing?: boolean }>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'import', level: config.logLevel, fd: 2 });
 
@@ -36,12 +37,13 @@ try {
     slug: opts.channel,
     owner: opts.owner,
     fetch: opts.fetch,
+    archiveMissing: opts.archiveMissing,
     log,
     onItem: (done, total) => progress.update(done, total),
   });
   progress.stop();
   const lines = [
-    `channel ${summary.channel.slug} (${summary.channel.title}): ${summary.imported} episodes imported (${summary.created} new, ${summary.updated} updated, ${summary.unchanged} unchanged), ${summary.skipped.length} skipped`,
+    `channel ${summary.channel.slug} (${summary.channel.title}): ${summary.imported} episodes imported (${summary.created} new, ${summary.updated} updated, ${summary.unchanged} unchanged), ${summary.skipped.length} skipped${opts.archiveMissing ? `, ${summary.archived} archived (no longer in the source)` : ''}`,
     ...summary.skipped.map((s) => `  skipped ${s.item}: ${s.notes.join('; ')}`),
     ...summary.partial.map((s) => `  ${s.item}: ${s.notes.join('; ')}`),
     `next: npm run ingest -- ${opts.out}`,

@@ -122,6 +122,29 @@ describe('import: into a library', function () {
     expect(summary.partial.find((p) => p.item === 'ep_yt_short000001')!.notes).to.include('description timestamps are not chapters: the first timestamp is not 0:00');
   });
 
+  it('archives, when asked, the episodes of the channel a source no longer holds, and publishes one again when it is back', async function () {
+    const out = join(work, 'lib');
+    const feedDir = join(work, 'feed');
+    await cp(join(process.cwd(), 'sample-library'), out, { recursive: true });
+    await cp(join(DATA, 'feed'), feedDir, { recursive: true });
+    const sampleBefore = await digest(out);
+    await runImport({ source: join(feedDir, 'feed.xml'), out, log });
+    const full = await readFile(join(feedDir, 'feed.xml'), 'utf8');
+    await writeFile(join(feedDir, 'feed.xml'), full.replace(/<item>\s*<title>Soil is alive<\/title>[\s\S]*?<\/item>/, ''));
+    const kept = await runImport({ source: join(feedDir, 'feed.xml'), out, log });
+    expect(kept.archived, 'not asked: nothing archived').to.equal(0);
+    const pruned = await runImport({ source: join(feedDir, 'feed.xml'), out, log, archiveMissing: true });
+    expect([pruned.archived, pruned.unchanged]).to.deep.equal([1, 3]);
+    const status = async () => Object.fromEntries((await readBack(out)).episodes.map((e) => [e.title, e.status]));
+    expect((await status())['Soil is alive']).to.equal('archived');
+    const sampleAfter = await digest(out);
+    for (const [file, hash] of Object.entries(sampleBefore)) if (file.startsWith('/episodes/')) expect(sampleAfter[file], `${file}, of another channel`).to.equal(hash);
+    await writeFile(join(feedDir, 'feed.xml'), full);
+    const back = await runImport({ source: join(feedDir, 'feed.xml'), out, log, archiveMissing: true });
+    expect([back.updated, back.archived]).to.deep.equal([1, 0]);
+    expect((await status())['Soil is alive']).to.equal('published');
+  });
+
   it("chooses a video's captions in its spoken language when info.json names one", async function () {
     const folder = join(work, 'ytdlp');
     await cp(join(DATA, 'ytdlp'), folder, { recursive: true });
