@@ -1,4 +1,4 @@
-// `npm run bench:flood`: /healthz, an episode list and a transcript timed on a quiet API, then while `--concurrency` clients send distinct long hybrid queries without pause.
+// `npm run bench:flood`: /healthz, an episode list, a transcript and a member's search timed on a quiet API, then while `--concurrency` clients send distinct long hybrid queries without pause (keyed REST, or anonymous MCP with `--mcp`).
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -11,7 +11,9 @@ import { useProvisionedModel } from '../ops/provision/model.js';
 
 /** What the clients process is given (as JSON in its environment). */
 export interface FloodClientsJob {
+  /** REST search URL (keyed), or the channel's MCP endpoint (anonymous `tools/call search`). */
   searchUrl: string;
+  mcp: boolean;
   key: string;
   words: string[];
   queryChars: number;
@@ -38,7 +40,7 @@ function percentiles(values: number[]): Percentiles {
   return { n: s.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: Math.round(s.at(-1) ?? 0) };
 }
 
-const PROBES = ['healthz', 'list', 'transcript'] as const;
+const PROBES = ['healthz', 'list', 'transcript', 'search'] as const;
 type Probe = (typeof PROBES)[number];
 
 interface Phase {
@@ -77,20 +79,21 @@ async function main() {
     .option('--probe-ms <n>', 'pause between /healthz probes', positive, 20)
     .option('--query-chars <n>', 'length of each query', positive, 1000)
     .option('--queries <file>', 'qmsum queries whose words make the flood', '../shared/data/qmsum/queries-dev.jsonl')
+    .option('--mcp', "the flood is anonymous MCP search calls on the channel's MCP endpoint (per-IP limit lifted, as from many addresses), not keyed REST")
     .parse()
-    .opts<{ prefix: string; channel: string; concurrency: number; seconds: number; quietSeconds: number; probeMs: number; queryChars: number; queries: string }>();
+    .opts<{ prefix: string; channel: string; concurrency: number; seconds: number; quietSeconds: number; probeMs: number; queryChars: number; queries: string; mcp?: boolean }>();
 
   const log = (line: string) => process.stderr.write(`bench:flood: ${line}\n`);
-  const words = [
-    ...new Set(
-      (await readFile(opts.queries, 'utf8'))
-        .split('\n')
-        .filter(Boolean)
-        .flatMap((l) => (JSON.parse(l) as { query: string }).query.toLowerCase().match(/[a-z]+/g) ?? []),
-    ),
-  ];
+  const queries = (await readFile(opts.queries, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { query: string }).query);
+  const words = [...new Set(queries.flatMap((q) => q.toLowerCase().match(/[a-z]+/g) ?? []))];
+  // The member's probe: a keyed hybrid search, cycling through 20 real questions (their vectors cached after the first round).
+  const memberQueries = queries.slice(0, 20);
+  let memberTurn = 0;
   await useProvisionedModel('bench:flood');
-  const api = await startLocalApi({ prefix: opts.prefix, env: { RATE_LIMIT_MAX: '10000000' }, separateProcess: true });
+  const api = await startLocalApi({ prefix: opts.prefix, env: { RATE_LIMIT_MAX: '10000000', MCP_RATE_LIMIT_MAX: '10000000' }, separateProcess: true });
   const key = api.keys[0]!;
   const base = `${api.baseUrl}/api/v1`;
   const timed = async (url: string) => {
@@ -103,10 +106,10 @@ async function main() {
   /** Runs the three probes, each in its own loop, for `seconds`. */
   const measure = async (seconds: number): Promise<Phase> => {
     const until = Date.now() + seconds * 1000;
-    const phase: Phase = { ms: { healthz: [], list: [], transcript: [] }, statuses: {}, load: { start: loadavg()[0]!, end: 0 } };
-    const loop = async (probe: Probe, url: string, pauseMs: number) => {
+    const phase: Phase = { ms: { healthz: [], list: [], transcript: [], search: [] }, statuses: {}, load: { start: loadavg()[0]!, end: 0 } };
+    const loop = async (probe: Probe, url: string | (() => string), pauseMs: number) => {
       while (Date.now() < until) {
-        const r = await timed(url);
+        const r = await timed(typeof url === 'string' ? url : url());
         phase.ms[probe].push(r.ms);
         phase.statuses[`${probe} ${r.status}`] = (phase.statuses[`${probe} ${r.status}`] ?? 0) + 1;
         await new Promise((resolve) => setTimeout(resolve, pauseMs));
@@ -116,6 +119,7 @@ async function main() {
       loop('healthz', `${api.baseUrl}/healthz`, opts.probeMs),
       loop('list', `${base}/channels/${opts.channel}/episodes?limit=20`, opts.probeMs * 5),
       loop('transcript', `${base}/episodes/${episodeId}/transcript`, opts.probeMs * 5),
+      loop('search', () => `${base}/channels/${opts.channel}/search?query=${encodeURIComponent(memberQueries[memberTurn++ % memberQueries.length]!)}`, opts.probeMs * 5),
     ]);
     phase.load.end = loadavg()[0]!;
     return phase;
@@ -126,11 +130,14 @@ async function main() {
     const page = (await (await fetch(`${base}/channels/${opts.channel}/episodes?limit=5`, { headers: { 'x-api-key': key } })).json()) as { episodes?: { id: string }[] };
     episodeId = page.episodes?.[0]?.id;
     if (!episodeId) throw new Error(`channel ${opts.channel} of prefix ${opts.prefix} lists no episodes`);
-    log(`API process on ${api.baseUrl} over ${opts.prefix}; quiet ${opts.quietSeconds} s, then ${opts.concurrency} clients for ${opts.seconds} s`);
+    log(
+      `API process on ${api.baseUrl} over ${opts.prefix}; quiet ${opts.quietSeconds} s, then ${opts.concurrency} ${opts.mcp ? 'anonymous MCP' : 'keyed REST'} clients for ${opts.seconds} s`,
+    );
 
     const quiet = await measure(opts.quietSeconds);
     const job: FloodClientsJob = {
-      searchUrl: `${base}/channels/${opts.channel}/search`,
+      searchUrl: opts.mcp ? `${api.baseUrl}/channels/${opts.channel}/mcp` : `${base}/channels/${opts.channel}/search`,
+      mcp: Boolean(opts.mcp),
       key,
       words,
       queryChars: opts.queryChars,
@@ -146,6 +153,7 @@ async function main() {
     const [result] = await searches;
     const probes = compare(quiet.ms, flood.ms);
     const report = {
+      flood: opts.mcp ? 'anonymous MCP' : 'keyed REST',
       concurrency: opts.concurrency,
       loadAverage: { quiet: quiet.load, flood: flood.load },
       probes,
