@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
 import { indexAliases, type Client } from './store/opensearch.js';
 import { createQueries } from './store/queries.js';
 import { createTokenVerifier } from './auth/jwt.js';
-import { credentialPresented, requireCredential, resolveCredential } from './auth/authenticate.js';
+import { requireCredential, resolveCredential } from './auth/authenticate.js';
 import { protectedResourceMetadata } from './auth/challenge.js';
 import { OPERATIONS, expressPath } from './openapi/operations.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -122,8 +122,13 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   app.use(responseHeaders({ deprecation: config.deprecation }));
   app.use(requestLog());
   const isSearch = (req: Request) => (req.method === 'GET' || req.method === 'HEAD') && SEARCH_PATH.test(req.path);
-  app.use(admissionGate(admission, (req) => isSearch(req) && credentialPresented(req.headers)));
-  app.use(admissionGate(anonymousAdmission, (req) => isSearch(req) && !credentialPresented(req.headers)));
+  // Before the gate: whether the client's IP is over its budget of failed key lookups (memory only, no store).
+  const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
+  app.use(keyGuard.check);
+  const memberSearch = new WeakMap<Request, boolean>();
+  const inMemberShare = (req: Request) => memberSearch.get(req) ?? memberSearch.set(req, keyGuard.memberShare(req)).get(req)!;
+  app.use(admissionGate(admission, (req) => isSearch(req) && inMemberShare(req)));
+  app.use(admissionGate(anonymousAdmission, (req) => isSearch(req) && !inMemberShare(req)));
   const ownerHints = new OwnerHints();
   app.use((req, _res, next) => {
     req.queries = createQueries({ client, aliases, ownerHints }, { budgetMs: config.opensearchTimeoutMs });
@@ -135,8 +140,6 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   const prefetchChannel = channelPrefetch(OPERATIONS, {
     early: { operationId: searchOperation.operationId, channelId: (credential, slug) => grants.get(credential, slug)?.id, start: earlySearch },
   });
-  const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
-  app.use(keyGuard.check);
   app.use(
     resolveCredential({
       verifier,

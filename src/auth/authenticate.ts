@@ -21,6 +21,16 @@ export function presentsApiKey(headers: { 'x-api-key'?: unknown; authorization?:
   return m !== null && looksLikeApiKey(m[1]!);
 }
 
+/**
+ * The credential (`key:<hash>`) of the well-formed API key the request presents, found without a store lookup;
+ * undefined for no key, a token, or a key whose checksum is wrong (refused without a lookup anyway).
+ */
+export function presentedKeyCredential(headers: { 'x-api-key'?: unknown; authorization?: unknown }): string | undefined {
+  const bearer = typeof headers.authorization === 'string' ? /^Bearer +([^\s]+) *$/i.exec(headers.authorization)?.[1] : undefined;
+  const value = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'].trim() : bearer !== undefined && looksLikeApiKey(bearer) ? bearer : undefined;
+  return value !== undefined && isWellFormedApiKey(value) ? `key:${hashApiKey(value)}` : undefined;
+}
+
 async function principalFor(
   { apiKey, authorization }: { apiKey: string | undefined; authorization: string | undefined },
   { queries, verifier, prefetch }: { queries: Queries; verifier: TokenVerifier; prefetch: (credential: string) => void },

@@ -2,7 +2,7 @@
 import type { Request, RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
 import { MemoryStore, ipKeyGenerator, type Options } from 'express-rate-limit';
-import { KEY_NOT_FOUND, presentsApiKey } from '../auth/authenticate.js';
+import { credentialPresented, KEY_NOT_FOUND, presentedKeyCredential, presentsApiKey } from '../auth/authenticate.js';
 import { createError } from '../errors.js';
 
 /** Keys that verified here (the most recent ones): only their requests start channel reads beside the key's own. */
@@ -21,6 +21,12 @@ export interface KeyLookupGuard {
    * they are asked about, so they always may.
    */
   vouched(req: Request, credential: string): boolean;
+  /**
+   * Whether a search presenting a credential waits in the members' share of the search gate (after `check`).
+   * Not a key with a wrong checksum, nor a key that has not verified here from an IP over its budget of
+   * failed lookups: a flood of made-up keys queues in the anonymous share, never in front of members.
+   */
+  memberShare(req: Request): boolean;
 }
 
 /**
@@ -60,6 +66,12 @@ export function keyLookupGuard({ max, windowSeconds }: { max: number; windowSeco
         if (wait !== undefined) req.credentialError = createError('rate_limited', { headers: { 'Retry-After': String(wait) }, cause: KEY_NOT_FOUND });
       }
       next();
+    },
+    memberShare(req) {
+      if (!credentialPresented(req.headers)) return false;
+      if (!presentsApiKey(req.headers)) return true; // a token: verified without the store
+      const credential = presentedKeyCredential(req.headers);
+      return credential !== undefined && (vouchedFor.has(credential) || !overBudget.has(req));
     },
     vouched(req, credential) {
       if (!credential.startsWith('key:')) return true;

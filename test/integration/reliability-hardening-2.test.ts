@@ -216,6 +216,40 @@ describe('hardening round 2: MCP cannot starve members, no lockout of valid keys
     });
   });
 
+  describe('made-up keys in the search gate', function () {
+    it("queues made-up keys from an IP past its failed-lookup budget, and keys with a wrong checksum, in the anonymous share: a flood of them leaves members' searches their place", async function () {
+      // Every key lookup held back 300 ms: a made-up key holds its place in the gate that long.
+      const relay = await inspectingRelay(storeUrl(), { delay: /api-keys/, delayMs: 300 });
+      try {
+        const api = await start({
+          OPENSEARCH_URL: relay.url,
+          OPENSEARCH_TIMEOUT_MS: '20000',
+          FAILED_KEY_LOOKUPS_PER_IP: '3',
+          RATE_LIMIT_MAX: '1000',
+          SEARCH_CONCURRENCY: '2',
+          SEARCH_QUEUE: '4',
+          SEARCH_QUEUE_WAIT_MS: '10000',
+        });
+        const search = (key: string) => api.request('/api/v1/channels/alpha/search?q=tomatoes&fast=true', { headers: { 'x-api-key': key } });
+        expect((await search(memberHeaders['x-api-key']!)).status, 'the member has searched here before').to.equal(200);
+        for (let i = 0; i < 3; i++) expect((await search(fakeKey(i))).status).to.equal(401);
+        const wrongChecksum = (i: number) => `${fakeKey(100 + i).slice(0, -1)}${fakeKey(100 + i).endsWith('0') ? '1' : '0'}`;
+        const flood = Promise.all([...Array.from({ length: 20 }, (_, i) => search(fakeKey(10 + i))), ...Array.from({ length: 10 }, (_, i) => search(wrongChecksum(i)))]);
+        await new Promise((r) => setTimeout(r, 100));
+        const member = await search(memberHeaders['x-api-key']!);
+        const answers = await flood;
+        expect(member.status, member.text.slice(0, 200)).to.equal(200);
+        expect(
+          answers.every((a) => [401, 429, 503].includes(a.status)),
+          'made-up keys are refused',
+        ).to.equal(true);
+        expect(answers.filter((a) => a.status === 503 && a.body.code === 'search_busy').length, 'they crowd the anonymous share instead').to.be.at.least(1);
+      } finally {
+        await relay.close();
+      }
+    });
+  });
+
   describe('MCP routes', function () {
     it('answers a request without Host (HTTP/1.0) with a JSON 400 host_missing, not a 500', async function () {
       const api = await start();
