@@ -9,7 +9,7 @@
 //   errors.ts                               the API's error catalogue
 //   search/                                 the search pipeline
 //   store/                                  reads and writes of OpenSearch documents
-//   config, logger, embedder, library format, channel URLs   the ground floor
+//   config, logger, embedder, library format, channel URLs, shapes   the ground floor
 //
 // indexer/ stands on the ground floor, store/ and search/ only; scripts/ may use anything; nothing in src/ or indexer/ uses scripts/.
 const ABOVE = {
@@ -28,7 +28,7 @@ const ABOVE = {
 
 /** A path pattern for a floor of src/: a folder (`src/store/`) or a file (`src/errors.ts`). */
 const floor = (name) => (['errors', 'app', 'server'].includes(name) ? `^src/${name}\\.ts$` : `^src/${name}/`);
-const GROUND = '^src/(config|logger|embedder|embedder-pool|embedder-worker|embedding-cache|library-format|channel-urls|package-root)(\\.ts$|/)';
+const GROUND = '^src/(config|logger|embedder|embedder-pool|embedder-worker|embedding-cache|library-format|channel-urls|package-root|shapes)(\\.ts$|/)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -158,6 +158,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
       channelSites: config.channelSites,
       publicBaseUrl: config.publicBaseUrl,
       admission: anonymousAdmission,
+      mcpServer: config.mcp.enabled,
       limiter: rateLimiter({ redis, max: config.pages.rateLimitMax, windowSeconds: config.pages.rateLimitWindowSeconds, prefix: `rl:${config.indexPrefix}pages:`, log }),
     }),
   );

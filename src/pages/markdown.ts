@@ -107,7 +107,11 @@ export function notFoundMarkdown(channel: PageChannel): string {
 export const LLMS_EPISODES = 50;
 
 /** llms.txt (llmstxt.org): H1, a summary blockquote, sections of links; the API and MCP endpoint for programs. */
-export function llmsTxt(channel: PageChannel, page: LibraryPage, { publicBaseUrl }: { publicBaseUrl: string }): string {
+export function llmsTxt(
+  channel: PageChannel,
+  page: LibraryPage,
+  { publicBaseUrl, mcp }: { publicBaseUrl: string; /** The channel has an MCP tool server. */ mcp: boolean },
+): string {
   const out: RootContent[] = [
     heading(1, line(channel.doc.title)),
     {
@@ -132,7 +136,7 @@ export function llmsTxt(channel: PageChannel, page: LibraryPage, { publicBaseUrl
     heading(2, 'Search and API'),
     list([
       item(link(`${channel.origin}/search.md?q=`, 'Search (Markdown)'), text(': append your words to q; each hit cites moments with links')),
-      item(link(`${channel.origin}/mcp`, 'MCP tool server'), text(': Streamable HTTP, one read-only tool, search')),
+      ...(mcp ? [item(link(`${channel.origin}/mcp`, 'MCP tool server'), text(': Streamable HTTP, one read-only tool, search'))] : []),
       item(link(`${publicBaseUrl}/api/v1/openapi.json`, 'OpenAPI document'), text(': the REST API (members, with an API key)')),
     ]),
   );

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import compression from 'compression';
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { PAID_PLAN } from '../auth/access.js';
 import { toApiError } from '../errors.js';
 import type { Admission } from '../http/admission.js';
 import type { ChannelDoc } from '../store/documents.js';
@@ -34,6 +35,8 @@ export interface PagesDeps {
   admission: Admission;
   /** The pages' own per-IP budget (decision 20). */
   limiter: RequestHandler;
+  /** MCP tool servers are on (`MCP_SERVER`): llms.txt lists the channel's when its owner's plan has one. */
+  mcpServer: boolean;
 }
 
 /** Page paths: anything else on a channel host (`/api`, `/mcp`, `/healthz`…) is not a page. */
@@ -149,7 +152,10 @@ export function pagesRouter(deps: PagesDeps): Router {
 
   router.get('/llms.txt', async (req, res) => {
     const page = await loadLibraryPage(req.queries, channel(req), undefined, LLMS_EPISODES);
-    send(res, 200, 'text/plain; charset=utf-8', llmsTxt(channel(req), page, { publicBaseUrl: deps.publicBaseUrl }), { vary: false });
+    // The MCP endpoint is listed only where it answers: tool servers on, and the owner's plan includes them.
+    const owner = deps.mcpServer ? await req.queries.user(channel(req).doc.ownerId) : undefined;
+    const mcp = owner?.plan === PAID_PLAN;
+    send(res, 200, 'text/plain; charset=utf-8', llmsTxt(channel(req), page, { publicBaseUrl: deps.publicBaseUrl, mcp }), { vary: false });
   });
 
   const library =

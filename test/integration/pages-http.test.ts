@@ -157,7 +157,7 @@ describe('channel pages over HTTP', function () {
       expect(missing.text).to.match(/^# Not found/);
     });
 
-    it('serves the library root and its twin newest first, keyset-paged, and llms.txt linking the twins, the OpenAPI document and MCP', async function () {
+    it('serves the library root and its twin newest first, keyset-paged, and llms.txt linking the twins, the OpenAPI document and MCP (only where the channel has a tool server)', async function () {
       const root = await get(world.api, RADIO, '/');
       expect(root.status).to.equal(200);
       expect(root.text.indexOf('ep_radio1')).to.be.below(root.text.indexOf('ep_radio2'));
@@ -178,6 +178,9 @@ describe('channel pages over HTTP', function () {
       expect(llms.text).to.match(/^# Radio Garden\n\n> /);
       expect(llms.text).to.include('- [Radio episode with an enclosure](https://radio.example.org/episodes/ep_radio1.md)');
       expect(llms.text).to.include('/api/v1/openapi.json').and.include('[MCP tool server](https://radio.example.org/mcp)');
+      const free = await get(world.api, 'free-show.creators.example.com', '/llms.txt');
+      expect(free.status, "a free-plan channel's pages are served").to.equal(200);
+      expect(free.text, 'but it has no tool server to list').to.not.include('MCP tool server');
     });
   });
 

@@ -87,12 +87,13 @@ describe('pages: Markdown twins', function () {
   it('gives a missing page a Markdown 404 with a way back, and llms.txt its H1, blockquote and sections', function () {
     expect(notFoundMarkdown(channel)).to.equal('# Not found\n\nThere is no published episode or page at this address.\n\n[All episodes](https://show.example.com/index.md)\n');
     const library: LibraryPage = { channel, episodes: [{ episode: episode(), url: 'https://show.example.com/episodes/ep1' }], next: 'abc' };
-    const txt = llmsTxt(channel, library, { publicBaseUrl: 'https://api.example.com' });
+    const txt = llmsTxt(channel, library, { publicBaseUrl: 'https://api.example.com', mcp: true });
     expect(txt).to.match(/^# The Show\n\n> Published episodes of The Show/);
     expect(txt).to.include('## Episodes\n\n- [Soil and water](https://show.example.com/episodes/ep1.md): 2024-03-01, 1:02:05');
     expect(txt).to.include('[All episodes](https://show.example.com/index.md)');
     expect(txt).to.include('[OpenAPI document](https://api.example.com/api/v1/openapi.json)');
     expect(txt).to.include('[MCP tool server](https://show.example.com/mcp)');
+    expect(llmsTxt(channel, library, { publicBaseUrl: 'https://api.example.com', mcp: false }), 'no tool server, no link').to.not.include('/mcp');
   });
 });
 
