@@ -57,7 +57,7 @@ export interface Config {
     anonymousConcurrency: number;
     /** Anonymous searches that may wait for a place of that share. */
     anonymousQueue: number;
-    /** Longest wait for a place; the wait counts against the request's store budget. */
+    /** Longest wait for a place. REST waits before its store budget starts; MCP and page searches wait inside theirs. */
     maxWaitMs: number;
   };
   /** Folder of the persistent passage-vector cache (see src/embedding-cache.ts); unset: no cache. */

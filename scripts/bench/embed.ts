@@ -1,6 +1,6 @@
 // Measures embedding throughput and peak memory per batch size; prints JSON on stdout.
 //
-//   MODEL_DIR=.cache/models npx tsx scripts/bench/embed.ts --data <folder of episode JSON files>
+//   MODEL_DIR=.cache/models npm run bench:embed -- --data <folder of episode JSON files>
 //
 // Each batch size runs in its own process so that its peak RSS is its own.
 import { readFile, readdir } from 'node:fs/promises';
