@@ -184,7 +184,12 @@ export const ENV = {
   SEARCH_QUEUE: integer(32, 0, 10_000, 'such searches that may wait for a place; past it 503 `search_busy` at once'),
   SEARCH_ANONYMOUS_CONCURRENCY: integer(2, 1, 10_000, 'anonymous searches (MCP, anonymous REST) running at once, in a share of their own'),
   SEARCH_ANONYMOUS_QUEUE: integer(8, 0, 10_000, 'anonymous searches that may wait for a place of that share'),
-  SEARCH_QUEUE_WAIT_MS: integer(1000, 1, 60_000, 'longest wait for a place, then 503 `search_busy`; the wait of a REST search is not counted in `OPENSEARCH_TIMEOUT_MS`, that of an MCP or page search is'),
+  SEARCH_QUEUE_WAIT_MS: integer(
+    1000,
+    1,
+    60_000,
+    'longest wait for a place, then 503 `search_busy`; the wait of a REST search is not counted in `OPENSEARCH_TIMEOUT_MS`, that of an MCP or page search is',
+  ),
   // MCP
   MCP_SERVER: choice('on', ['on', 'off'], '`off`: no MCP tool servers (`/mcp`, `/channels/{slug}/mcp`)'),
   MCP_RATE_LIMIT_MAX: integer(120, 1, 10_000_000, 'MCP requests per client IP and window (its own budget, on top of `RATE_LIMIT_MAX`)'),
