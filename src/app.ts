@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
 import { indexAliases, type Client } from './store/opensearch.js';
 import { createQueries } from './store/queries.js';
 import { createTokenVerifier } from './auth/jwt.js';
-import { requireCredential, resolveCredential } from './auth/authenticate.js';
+import { presentedKeyCredential, requireCredential, resolveCredential } from './auth/authenticate.js';
 import { protectedResourceMetadata } from './auth/challenge.js';
 import { OPERATIONS, expressPath } from './openapi/operations.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -22,7 +22,7 @@ import { keyLookupGuard } from './http/key-lookup-guard.js';
 import { channelPrefetch } from './http/channel-prefetch.js';
 import { OwnerHints } from './store/owner-hints.js';
 import { createAjv, queryParamsParser, validateParams } from './http/validate-params.js';
-import { admissionGate, createAdmission, type Admission } from './http/admission.js';
+import { admissionGate, clientAddress, createAdmission, type Admission } from './http/admission.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { listChannels } from './routes/channels.js';
 import { listEpisodes } from './routes/episodes.js';
@@ -127,8 +127,10 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   app.use(keyGuard.check);
   const memberSearch = new WeakMap<Request, boolean>();
   const inMemberShare = (req: Request) => memberSearch.get(req) ?? memberSearch.set(req, keyGuard.memberShare(req)).get(req)!;
-  app.use(admissionGate(admission, (req) => isSearch(req) && inMemberShare(req)));
-  app.use(admissionGate(anonymousAdmission, (req) => isSearch(req) && !inMemberShare(req)));
+  // Fair within each share: by the credential presented (its key hash, else the header) among members, by address among the rest.
+  const credentialOf = (req: Request) => presentedKeyCredential(req.headers) ?? `auth:${String(req.headers.authorization)}`;
+  app.use(admissionGate(admission, (req) => isSearch(req) && inMemberShare(req), credentialOf));
+  app.use(admissionGate(anonymousAdmission, (req) => isSearch(req) && !inMemberShare(req), clientAddress));
   const ownerHints = new OwnerHints();
   app.use((req, _res, next) => {
     req.queries = createQueries({ client, aliases, ownerHints }, { budgetMs: config.opensearchTimeoutMs });

@@ -93,8 +93,9 @@ async function main() {
   const memberQueries = queries.slice(0, 20);
   let memberTurn = 0;
   await useProvisionedModel('bench:flood');
-  const api = await startLocalApi({ prefix: opts.prefix, env: { RATE_LIMIT_MAX: '10000000', MCP_RATE_LIMIT_MAX: '10000000' }, separateProcess: true });
-  const key = api.keys[0]!;
+  const api = await startLocalApi({ prefix: opts.prefix, env: { RATE_LIMIT_MAX: '10000000', MCP_RATE_LIMIT_MAX: '10000000' }, separateProcess: true, keys: 2 });
+  // The probes use one key, a keyed flood another: two integrations of the same member.
+  const [key, floodKey] = [api.keys[0]!, api.keys[1]!];
   const base = `${api.baseUrl}/api/v1`;
   const timed = async (url: string) => {
     const t = performance.now();
@@ -138,7 +139,7 @@ async function main() {
     const job: FloodClientsJob = {
       searchUrl: opts.mcp ? `${api.baseUrl}/channels/${opts.channel}/mcp` : `${base}/channels/${opts.channel}/search`,
       mcp: Boolean(opts.mcp),
-      key,
+      key: floodKey,
       words,
       queryChars: opts.queryChars,
       concurrency: opts.concurrency,

@@ -1,5 +1,6 @@
 // Admission control for searches: a few run at once, a few more wait briefly, the rest are refused at once with 503 search_busy.
 import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
 import { createError } from '../errors.js';
 
 /** Seconds a refused search is told to wait: the queue turns over within about a second. */
@@ -14,7 +15,7 @@ export interface AdmissionOptions {
   maxWaitMs: number;
 }
 
-/** A semaphore with a bounded, time-limited wait queue. */
+/** A semaphore with a bounded, time-limited wait queue, shared fairly between its callers. */
 export interface Admission {
   /** Searches holding a place. */
   readonly running: number;
@@ -26,12 +27,16 @@ export interface Admission {
    * Resolves with the function that gives the place back (call it exactly once), or rejects
    * with a 503 `search_busy` (with `Retry-After`) when the queue is full or the wait ran out.
    * An aborted `signal` leaves the queue at once (the caller went away; nobody needs the place).
+   * `caller` (a credential, a client IP) is whose search it is: see {@link createAdmission}.
    */
-  admit(signal?: AbortSignal): Promise<() => void>;
+  admit(signal?: AbortSignal, caller?: string): Promise<() => void>;
 }
 
 interface Waiter {
+  caller: string;
   grant(): void;
+  /** Leaves the queue with this refusal. */
+  refuse(error: Error): void;
 }
 
 const busy = (why: string) =>
@@ -41,29 +46,71 @@ const busy = (why: string) =>
   });
 
 /**
- * Creates the admission gate. First come, first served: a place given back goes to the
- * longest-waiting search, so a steady flood cannot starve one that is already queued.
+ * Creates the admission gate, fair between callers: a place given back goes to the waiting
+ * search whose caller holds the fewest places, then was given one least recently (round robin;
+ * the longest-waiting of that caller), and when the
+ * queue is full a caller with fewer searches waiting takes the place of the newest search of
+ * the caller with the most. One caller's flood fills the gate only while nobody else asks;
+ * a single caller is served first come, first served, as before.
  */
 export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOptions): Admission {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
   let running = 0;
   let refused = 0;
   const waiters: Waiter[] = [];
+  const holding = new Map<string, number>();
+  // When each caller holding or awaiting a place was last given one (a counter): round robin among equals.
+  const lastGranted = new Map<string, number>();
+  let grants = 0;
+  const hold = (caller: string, by: number) => {
+    const n = (holding.get(caller) ?? 0) + by;
+    if (by > 0) lastGranted.set(caller, ++grants);
+    if (n > 0) holding.set(caller, n);
+    else {
+      holding.delete(caller);
+      if (!waiters.some((w) => w.caller === caller)) lastGranted.delete(caller);
+    }
+  };
   const refuse = (why: string) => {
     refused++;
     return busy(why);
   };
+  /** The waiter a place goes to: its caller holds the fewest places, then was served least recently; the first such in the queue. */
+  const rank = (w: Waiter): [number, number] => [holding.get(w.caller) ?? 0, lastGranted.get(w.caller) ?? 0];
+  const nextWaiter = (): Waiter | undefined => {
+    let best: Waiter | undefined;
+    for (const w of waiters) {
+      if (!best) best = w;
+      else {
+        const [[h, g], [bh, bg]] = [rank(w), rank(best)];
+        if (h < bh || (h === bh && g < bg)) best = w;
+      }
+    }
+    return best;
+  };
 
-  const release = () => {
+  const release = (caller: string) => {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = waiters.shift();
-      if (next)
+      hold(caller, -1);
+      const next = nextWaiter();
+      if (next) {
+        waiters.splice(waiters.indexOf(next), 1);
         next.grant(); // the place passes on: `running` stays the same
-      else running--;
+      } else running--;
     };
+  };
+
+  /** When the queue is full: the newest waiter of the caller with the most waiting, if it has more than `caller`. */
+  const displaceable = (caller: string): Waiter | undefined => {
+    const count = new Map<string, number>();
+    for (const w of waiters) count.set(w.caller, (count.get(w.caller) ?? 0) + 1);
+    let heaviest: string | undefined;
+    for (const [c, n] of count) if (heaviest === undefined || n > count.get(heaviest)!) heaviest = c;
+    if (heaviest === undefined || count.get(heaviest)! <= (count.get(caller) ?? 0) + 1) return undefined;
+    return waiters.findLast((w) => w.caller === heaviest);
   };
 
   return {
@@ -76,13 +123,18 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
     get refused() {
       return refused;
     },
-    admit(signal) {
+    admit(signal, caller = '') {
       if (signal?.aborted) return Promise.reject(refuse('the request was abandoned'));
       if (running < concurrency) {
         running++;
-        return Promise.resolve(release());
+        hold(caller, 1);
+        return Promise.resolve(release(caller));
       }
-      if (waiters.length >= queue) return Promise.reject(refuse(`${running} running, ${waiters.length} waiting`));
+      if (waiters.length >= queue) {
+        const displaced = displaceable(caller);
+        if (!displaced) return Promise.reject(refuse(`${running} running, ${waiters.length} waiting`));
+        displaced.refuse(refuse(`${running} running, ${waiters.length} waiting; its place went to another caller`));
+      }
       return new Promise((resolve, reject) => {
         const leave = (error: Error) => {
           const at = waiters.indexOf(waiter);
@@ -93,11 +145,14 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
         };
         const onAbort = () => leave(refuse('the request was abandoned'));
         const waiter: Waiter = {
+          caller,
           grant() {
             clearTimeout(timer);
             signal?.removeEventListener('abort', onAbort);
-            resolve(release());
+            hold(caller, 1);
+            resolve(release(caller));
           },
+          refuse: leave,
         };
         const timer = setTimeout(() => leave(refuse(`no place within ${maxWaitMs} ms`)), maxWaitMs);
         signal?.addEventListener('abort', onAbort, { once: true });
@@ -107,16 +162,19 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
   };
 }
 
+/** The caller of an anonymous search: its client IP (an IPv6 address by its /56, as the rate limiters count it). */
+export const clientAddress = (req: Request): string => `ip:${ipKeyGenerator(req.ip ?? 'unknown')}`;
+
 /**
  * Middleware holding one place of `admission` for the whole of each request `appliesTo`
  * picks, from before its credential is looked up until its response is done. In front of
  * everything that costs a store round trip, so a refused search costs none, and before
  * the request's store budget starts, so the wait for a place does not eat it.
  */
-export function admissionGate(admission: Admission, appliesTo: (req: Request) => boolean): RequestHandler {
+export function admissionGate(admission: Admission, appliesTo: (req: Request) => boolean, callerOf: (req: Request) => string): RequestHandler {
   return async (req, res, next) => {
     if (!appliesTo(req)) return next();
-    const release = await admission.admit(abandoned(res));
+    const release = await admission.admit(abandoned(res), callerOf(req));
     res.once('finish', release).once('close', release);
     next();
   };

@@ -4,7 +4,7 @@ import express, { Router, type ErrorRequestHandler, type Request, type RequestHa
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createError, toApiError } from '../errors.js';
-import { abandoned, type Admission } from '../http/admission.js';
+import { abandoned, clientAddress, type Admission } from '../http/admission.js';
 import type { Logger } from '../logger.js';
 import type { ApiMetrics } from '../metrics/api-metrics.js';
 import { runSearch, type SearchDeps } from '../search/search.js';
@@ -25,6 +25,8 @@ export interface McpDeps {
   metrics?: ApiMetrics | undefined;
   /** The anonymous share of the search admission (anonymous REST searches draw on it too): MCP never takes a member's place. */
   admission?: Admission | undefined;
+  /** Whose searches these are in the gate (the client's address): one client's flood waits behind others. */
+  caller?: string | undefined;
 }
 
 /** What the routes need beyond the tool server's dependencies. */
@@ -44,7 +46,7 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 }
 
 /** The server of one channel for one request: one read-only tool, `search`, over published episodes. */
-export function createChannelServer(channel: ChannelDoc, { search, metrics, admission }: McpDeps, log: Logger): McpServer {
+export function createChannelServer(channel: ChannelDoc, { search, metrics, admission, caller }: McpDeps, log: Logger): McpServer {
   const server = new McpServer(
     { name: `${channel.slug}-search`, title: `${channel.title} search`, version },
     {
@@ -65,7 +67,7 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics, admi
     async (args) => {
       let release: (() => void) | undefined;
       try {
-        release = await admission?.admit(search.signal);
+        release = await admission?.admit(search.signal, caller);
         const { result, trace } = await runSearch(search, channel, toSearchParams(args));
         metrics?.observeSearch(trace);
         metrics?.toolCall('search', 'ok');
@@ -108,7 +110,7 @@ function serve(deps: McpRouterDeps, locate: (req: Request) => ChannelLocator | u
       return jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed batching); send one message per request.');
     // The search's round trips draw on the request's store budget, as REST search does, and stop when the client goes.
     const search = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal: abandoned(res), audience: 'anonymous' as const };
-    const server = createChannelServer(channel, { ...deps, search }, req.log);
+    const server = createChannelServer(channel, { ...deps, search, caller: clientAddress(req) }, req.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     res.on('close', () => {
       void transport.close();

@@ -6,7 +6,7 @@ import { PAID_PLAN } from '../auth/access.js';
 import { toApiError } from '../errors.js';
 import type { Admission } from '../http/admission.js';
 import type { ChannelDoc } from '../store/documents.js';
-import { abandoned } from '../http/admission.js';
+import { abandoned, clientAddress } from '../http/admission.js';
 import { packageFile } from '../package-root.js';
 import { runSearch, type SearchAnswer, type SearchDeps } from '../search/search.js';
 import { renderEpisodePage } from './html/episode.js';
@@ -184,7 +184,7 @@ export function pagesRouter(deps: PagesDeps): Router {
       let answer: SearchAnswer | undefined;
       if (query) {
         const signal = abandoned(res);
-        const release = await deps.admission.admit(signal);
+        const release = await deps.admission.admit(signal, clientAddress(req));
         try {
           const searchDeps = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal, audience: 'anonymous' as const };
           answer = (await runSearch(searchDeps, channel(req).doc, { query, fast: false, limit: 10, publishedOnly: true })).result;

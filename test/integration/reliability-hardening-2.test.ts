@@ -101,6 +101,27 @@ describe('hardening round 2: MCP cannot starve members, no lockout of valid keys
     return api;
   }
 
+  /**
+   * Runs `body` against an API whose store requests matching `held` are held back 300 ms (so a search keeps its
+   * place in the gate that long), with a small gate: 2 running and 4 waiting per share, 10 s to wait for a place.
+   */
+  async function withHeldStore(held: RegExp, env: Record<string, string>, body: (api: ApiHarness) => Promise<void>): Promise<void> {
+    const relay = await inspectingRelay(storeUrl(), { delay: held, delayMs: 300 });
+    try {
+      const api = await start({
+        OPENSEARCH_URL: relay.url,
+        OPENSEARCH_TIMEOUT_MS: '20000',
+        SEARCH_CONCURRENCY: '2',
+        SEARCH_QUEUE: '4',
+        SEARCH_QUEUE_WAIT_MS: '10000',
+        ...env,
+      });
+      await body(api);
+    } finally {
+      await relay.close();
+    }
+  }
+
   describe('MCP amplification', function () {
     it('refuses a JSON-RPC batch with a JSON-RPC error before any call runs: 100 searches in one POST cost the store nothing', async function () {
       const relay = await inspectingRelay(storeUrl(), { count: /_msearch/ });
@@ -125,17 +146,7 @@ describe('hardening round 2: MCP cannot starve members, no lockout of valid keys
 
     it('keeps a place for members: 30 parallel anonymous MCP searches leave a member REST search unqueued and answered', async function () {
       // Every _msearch held back 300 ms: each search holds its place for two of them.
-      const relay = await inspectingRelay(storeUrl(), { delay: /_msearch/, delayMs: 300 });
-      try {
-        const api = await start({
-          OPENSEARCH_URL: relay.url,
-          OPENSEARCH_TIMEOUT_MS: '20000',
-          SEARCH_CONCURRENCY: '2',
-          SEARCH_QUEUE: '4',
-          SEARCH_ANONYMOUS_CONCURRENCY: '2',
-          SEARCH_ANONYMOUS_QUEUE: '4',
-          SEARCH_QUEUE_WAIT_MS: '10000',
-        });
+      await withHeldStore(/_msearch/, { SEARCH_ANONYMOUS_CONCURRENCY: '2', SEARCH_ANONYMOUS_QUEUE: '4' }, async (api) => {
         const flood = Promise.all(Array.from({ length: 30 }, (_, i) => postMcp(api, '/mcp', searchCall(i + 1))));
         await new Promise((r) => setTimeout(r, 150));
         const member = await api.request('/api/v1/channels/alpha/search?q=tomatoes&fast=true', { headers: memberHeaders });
@@ -147,9 +158,7 @@ describe('hardening round 2: MCP cannot starve members, no lockout of valid keys
         const busy = answers.filter((a) => a.body?.result?.isError && /Too many searches/.test(a.body.result.content[0].text));
         expect(busy.length, 'the flood past its own share is refused').to.be.at.least(20);
         expect(answers.filter((a) => a.body?.result && !a.body.result.isError).length, 'the anonymous share still serves').to.be.at.least(2);
-      } finally {
-        await relay.close();
-      }
+      });
     });
 
     it('limits anonymous MCP per client IP with its own budget, smaller than a key: past MCP_RATE_LIMIT_MAX a 429, members unaffected', async function () {
@@ -216,20 +225,29 @@ describe('hardening round 2: MCP cannot starve members, no lockout of valid keys
     });
   });
 
+  describe('one key flooding the members share', function () {
+    it("serves another member's search next: a key with fewer searches waiting takes the newest place of the key with the most", async function () {
+      // Every _msearch held back 300 ms: each search holds its place for a while.
+      await withHeldStore(/_msearch/, { RATE_LIMIT_MAX: '1000' }, async (api) => {
+        const ownerKey = (await world.store.key('u_owner')).key;
+        const search = (key: string, q: string) => api.request(`/api/v1/channels/alpha/search?q=${q}&fast=true`, { headers: { 'x-api-key': key } });
+        expect((await search(ownerKey, 'warm')).status, 'both keys have searched here before').to.equal(200);
+        expect((await search(memberHeaders['x-api-key']!, 'warm')).status).to.equal(200);
+        const flood = Promise.all(Array.from({ length: 20 }, (_, i) => search(ownerKey, `tomatoes${i}`)));
+        await new Promise((r) => setTimeout(r, 150));
+        const member = await search(memberHeaders['x-api-key']!, 'tomatoes');
+        const answers = await flood;
+        expect(member.status, member.text.slice(0, 200)).to.equal(200);
+        // Without fairness the queue is full of the flood's searches: a 503 at once.
+        expect(answers.filter((a) => a.status === 503).length, 'the flood past its share is refused').to.be.at.least(10);
+      });
+    });
+  });
+
   describe('made-up keys in the search gate', function () {
     it("queues made-up keys from an IP past its failed-lookup budget, and keys with a wrong checksum, in the anonymous share: a flood of them leaves members' searches their place", async function () {
       // Every key lookup held back 300 ms: a made-up key holds its place in the gate that long.
-      const relay = await inspectingRelay(storeUrl(), { delay: /api-keys/, delayMs: 300 });
-      try {
-        const api = await start({
-          OPENSEARCH_URL: relay.url,
-          OPENSEARCH_TIMEOUT_MS: '20000',
-          FAILED_KEY_LOOKUPS_PER_IP: '3',
-          RATE_LIMIT_MAX: '1000',
-          SEARCH_CONCURRENCY: '2',
-          SEARCH_QUEUE: '4',
-          SEARCH_QUEUE_WAIT_MS: '10000',
-        });
+      await withHeldStore(/api-keys/, { FAILED_KEY_LOOKUPS_PER_IP: '3', RATE_LIMIT_MAX: '1000' }, async (api) => {
         const search = (key: string) => api.request('/api/v1/channels/alpha/search?q=tomatoes&fast=true', { headers: { 'x-api-key': key } });
         expect((await search(memberHeaders['x-api-key']!)).status, 'the member has searched here before').to.equal(200);
         for (let i = 0; i < 3; i++) expect((await search(fakeKey(i))).status).to.equal(401);
@@ -244,9 +262,7 @@ describe('hardening round 2: MCP cannot starve members, no lockout of valid keys
           'made-up keys are refused',
         ).to.equal(true);
         expect(answers.filter((a) => a.status === 503 && a.body.code === 'search_busy').length, 'they crowd the anonymous share instead').to.be.at.least(1);
-      } finally {
-        await relay.close();
-      }
+      });
     });
   });
 

@@ -82,4 +82,48 @@ describe('search admission: a few at once, a few more waiting, the rest refused'
     release();
     expect(gate.running).to.equal(1);
   });
+
+  describe('fair between callers', function () {
+    it('gives a place back to the waiting caller that holds the fewest, then was served least recently', async function () {
+      const gate = createAdmission({ concurrency: 2, queue: 10, maxWaitMs: 10_000 });
+      const held = await Promise.all([gate.admit(undefined, 'a'), gate.admit(undefined, 'a')]);
+      const order: string[] = [];
+      ['a', 'a', 'b', 'a', 'c'].forEach(
+        (caller, i) =>
+          void gate.admit(undefined, caller).then((release) => {
+            order.push(`${caller}${i}`);
+            held.push(release);
+          }),
+      );
+      // Places are given back oldest first, one at a time.
+      while (held.length > 0) {
+        held.shift()!();
+        await sleep(0);
+      }
+      expect(order, 'b and c, holding none, before the a queued first; then a in its order').to.deep.equal(['b2', 'c4', 'a0', 'a1', 'a3']);
+      expect([gate.running, gate.waiting]).to.deep.equal([0, 0]);
+    });
+
+    it("gives a full queue's newest place of the caller with the most waiting to a caller with fewer, and serves a single caller first come, first served", async function () {
+      const gate = createAdmission({ concurrency: 1, queue: 3, maxWaitMs: 10_000 });
+      const held = await gate.admit(undefined, 'flood');
+      const flood = [0, 1, 2].map(() => settle(gate.admit(undefined, 'flood')));
+      expectBusy(await settle(gate.admit(undefined, 'flood')));
+      const member = settle(gate.admit(undefined, 'member'));
+      const displaced = await flood[2]!;
+      expectBusy(displaced);
+      expect(((displaced as { error: Error }).error as Error).message).to.match(/its place went to another caller/);
+      expect(gate.waiting).to.equal(3);
+      held();
+      const first = await member;
+      expect(first.granted, 'the member, holding none, is served next').to.equal(true);
+      (first as { release: () => void }).release();
+      for (const f of flood.slice(0, 2)) {
+        const outcome = await f;
+        expect(outcome.granted).to.equal(true);
+        (outcome as { release: () => void }).release();
+      }
+      expect([gate.running, gate.waiting]).to.deep.equal([0, 0]);
+    });
+  });
 });
