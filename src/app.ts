@@ -127,8 +127,9 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   app.use(keyGuard.check);
   const memberSearch = new WeakMap<Request, boolean>();
   const inMemberShare = (req: Request) => memberSearch.get(req) ?? memberSearch.set(req, keyGuard.memberShare(req)).get(req)!;
-  // Fair within each share: by the credential presented (its key hash, else the header) among members, by address among the rest.
-  const credentialOf = (req: Request) => presentedKeyCredential(req.headers) ?? `auth:${String(req.headers.authorization)}`;
+  // Fair within each share: by the key presented (its hash) among members, by address among the rest. Tokens count by
+  // address too: a forged one is only known after its check, and a flood of them from one place is one caller.
+  const credentialOf = (req: Request) => presentedKeyCredential(req.headers) ?? `token-from-${clientAddress(req)}`;
   app.use(admissionGate(admission, (req) => isSearch(req) && inMemberShare(req), credentialOf));
   app.use(admissionGate(anonymousAdmission, (req) => isSearch(req) && !inMemberShare(req), clientAddress));
   const ownerHints = new OwnerHints();
