@@ -2,7 +2,7 @@
 // rules; soundbites as quote moments. Nothing is invented: no source, no chapters.
 import type { ChapterRecord, KeyMomentRecord } from '../../src/library-format.js';
 import type { ChaptersJsonRecord } from './stt-json.js';
-import { cleanText, ms, type DraftSegment } from './text.js';
+import { cleanText, clockMs, ms, type DraftSegment } from './text.js';
 
 interface Span {
   title: string;
@@ -51,10 +51,6 @@ function clockOf(ms: number): string {
   return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-function parseClock(value: string): number {
-  return value.split(':').reduce((total, part) => total * 60 + Number(part), 0) * 1000;
-}
-
 /**
  * Chapters written as description lines (`0:00 Intro`), by YouTube's rules: the first at 0:00, at least three,
  * ascending, each at least 10 s long. A description that breaks a rule gives no chapters and a warning saying which.
@@ -63,7 +59,7 @@ export function descriptionChapters(description: string, episodeEndMs: number): 
   const spans: Span[] = [];
   for (const line of description.split(/\r?\n/)) {
     const m = TIMESTAMP_LINE.exec(line);
-    if (m && cleanText(m[2]!)) spans.push({ startMs: parseClock(m[1]!), title: cleanText(m[2]!) });
+    if (m && cleanText(m[2]!)) spans.push({ startMs: clockMs(m[1]!)!, title: cleanText(m[2]!) });
   }
   if (spans.length === 0) return { chapters: [] };
   const broken =

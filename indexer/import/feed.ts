@@ -7,7 +7,7 @@ import PQueue from 'p-queue';
 import { addSoundbites, jsonChapters } from './chapters.js';
 import { episodeEnd, episodeRecord, FacetNames, httpUrl, summaryOf, transcriptRecord, type ImportedChannel, type ItemReport } from './model.js';
 import { parseChaptersText, parseTranscriptText, readSource } from './sources.js';
-import { cleanText, htmlToText, ImportProblem, slugify, stableHash, type DraftTranscript } from './text.js';
+import { cleanText, htmlToText, ImportProblem, primaryLanguage, slugify, stableHash, type DraftTranscript } from './text.js';
 
 export interface FeedOptions {
   /** The channel's slug; derived from the feed's title when absent. */
@@ -24,9 +24,6 @@ const FETCH_CONCURRENCY = 4;
 type Feed = ReturnType<typeof parseRssFeed>;
 type Item = NonNullable<Feed['items']>[number];
 type FeedTranscript = NonNullable<NonNullable<Item['podcast']>['transcripts']>[number];
-
-/** A language tag's primary subtag (`en` of `en-US`), lower case. */
-const primaryLanguage = (tag: string | undefined): string | undefined => tag?.trim().toLowerCase().split(/[-_]/)[0] || undefined;
 
 /**
  * The item's transcripts in the feed's language (or with none named; all of them when none is), each read and

@@ -3,7 +3,7 @@
 // a fragment or a whole document); this module only maps. A monologue runs until the next `<time>`, the last
 // until the episode's end; its words are spread by length, so the transcript says its timings are interpolated.
 import { Parser } from 'htmlparser2';
-import { cleanText, ImportProblem, spreadWords, type DraftSegment, type DraftTranscript } from './text.js';
+import { cleanText, clockMs, ImportProblem, spreadWords, type DraftSegment, type DraftTranscript } from './text.js';
 
 /** A paragraph as read: who says it, the `<time>` it follows (if one came since the last paragraph), where. */
 interface Paragraph {
@@ -16,22 +16,22 @@ interface Paragraph {
 /** When a file gives no episode end, its last monologue is given this much time a word (about 150 words a minute). */
 const MS_PER_WORD = 400;
 
-/** `h:mm:ss`, `m:ss` or `mm:ss.fff` (the forms HTML transcripts use), or an ISO 8601 duration (`PT1M5S`), in ms. */
-export function clockMs(value: string): number | undefined {
-  const clock = /^(?:(\d+):)?(\d{1,2}):(\d{2}(?:[.,]\d{1,3})?)$/.exec(value);
-  if (clock) {
-    const [, h = '0', m = '0', s = '0'] = clock;
-    return Math.round((Number(h) * 3600 + Number(m) * 60 + Number(s.replace(',', '.'))) * 1000);
-  }
+/** A `<time>`'s value: a clock (`h:mm:ss`, `m:ss`, `mm:ss.fff`) or an ISO 8601 duration (`PT1M5S`), in ms. */
+function timeMs(value: string): number | undefined {
   const iso = /^PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?$/i.exec(value);
   if (iso && value.length > 2) return Math.round((Number(iso[1] ?? 0) * 3600 + Number(iso[2] ?? 0) * 60 + Number(iso[3] ?? 0)) * 1000);
-  return undefined;
+  return clockMs(value);
 }
 
 /** The paragraphs of the file with their speakers and times, in order. */
 function readParagraphs(html: string, file: string): Paragraph[] {
   const paragraphs: Paragraph[] = [];
-  const lineAt = (index: number) => html.slice(0, index).split('\n').length;
+  // The line of a parser position; positions only grow, so the count goes on from the last one asked.
+  let [lineIndex, line] = [0, 1];
+  const lineAt = (index: number) => {
+    for (; lineIndex < index; lineIndex++) if (html.charCodeAt(lineIndex) === 10) line++;
+    return line;
+  };
   let speaker: string | null = null;
   let pendingMs: number | undefined;
   let lastMs = -1;
@@ -64,14 +64,16 @@ function readParagraphs(html: string, file: string): Paragraph[] {
           speaker = cleanText(buffer).replace(/\s*:$/, '') || null;
         } else if (name === 'time' && into === 'time') {
           const raw = cleanText(buffer);
-          const at = clockMs(raw) ?? (timeAttr ? clockMs(timeAttr.trim()) : undefined);
+          const at = timeMs(raw) ?? (timeAttr ? timeMs(timeAttr.trim()) : undefined);
           if (at === undefined) problem ??= new ImportProblem(file, `<time>${raw}</time> is not a time (h:mm:ss or m:ss)`, `line ${lineAt(parser.startIndex)}`);
           else if (at < lastMs) problem ??= new ImportProblem(file, `<time>${raw}</time> goes back before the time above it`, `line ${lineAt(parser.startIndex)}`);
           else [pendingMs, lastMs] = [at, at];
         } else if (name === 'p' && paragraph) {
           const text = cleanText(paragraph.text + buffer);
-          if (text) paragraphs.push({ speaker, ...(pendingMs === undefined ? {} : { startMs: pendingMs }), text, line: paragraph.line });
-          if (text) pendingMs = undefined;
+          if (text) {
+            paragraphs.push({ speaker, ...(pendingMs === undefined ? {} : { startMs: pendingMs }), text, line: paragraph.line });
+            pendingMs = undefined;
+          }
           paragraph = undefined;
           into = undefined;
           buffer = '';

@@ -101,5 +101,16 @@ export class ImportProblem extends Error {
   }
 }
 
+/** `h:mm:ss`, `m:ss` or `mm:ss.fff` (a comma also takes the decimal point) in milliseconds; undefined for anything else. */
+export function clockMs(value: string): number | undefined {
+  const clock = /^(?:(\d+):)?(\d{1,2}):(\d{2}(?:[.,]\d{1,3})?)$/.exec(value);
+  if (!clock) return undefined;
+  const [, h = '0', m = '0', s = '0'] = clock;
+  return Math.round((Number(h) * 3600 + Number(m) * 60 + Number(s.replace(',', '.'))) * 1000);
+}
+
+/** A language tag's primary subtag (`en` of `en-US`, `pt` of `pt_BR`), lower case; undefined for none. */
+export const primaryLanguage = (tag: string | null | undefined): string | undefined => tag?.trim().toLowerCase().split(/[-_]/)[0] || undefined;
+
 /** Milliseconds from seconds (a float in JSON sources), never negative. */
 export const ms = (seconds: number): number => Math.max(0, Math.round(seconds * 1000));

@@ -8,7 +8,7 @@ import { descriptionChapters, ytdlpChapters } from './chapters.js';
 import { episodeEnd, episodeRecord, FacetNames, httpUrl, summaryOf, transcriptRecord, type ImportedChannel } from './model.js';
 import { parseJson } from './sources.js';
 import { parseCaptions } from './captions.js';
-import { cleanText, ImportProblem, slugify, type DraftTranscript } from './text.js';
+import { cleanText, ImportProblem, primaryLanguage, slugify, type DraftTranscript } from './text.js';
 
 /** The fields of yt-dlp's info.json the importer reads (it holds many more). */
 export const YtdlpInfo = Type.Object({
@@ -43,8 +43,7 @@ function publishedAt(info: Info): string | undefined {
 function captionFile(files: readonly string[], base: string, spoken?: string | null): string | undefined {
   const mine = files.filter((f) => f.startsWith(`${base}.`) && /\.(vtt|srt)$/.test(f) && !f.endsWith('.info.json')).sort();
   const lang = (f: string) => f.slice(base.length + 1).replace(/\.(vtt|srt)$/, '');
-  const primary = (tag: string) => tag.toLowerCase().split(/[-_]/)[0];
-  const said = spoken ? (mine.find((f) => lang(f) === spoken) ?? mine.find((f) => primary(lang(f)) === primary(spoken))) : undefined;
+  const said = spoken ? (mine.find((f) => lang(f) === spoken) ?? mine.find((f) => primaryLanguage(lang(f)) === primaryLanguage(spoken))) : undefined;
   return said ?? mine.find((f) => lang(f) === 'en') ?? mine.find((f) => lang(f).startsWith('en')) ?? mine[0];
 }
 
