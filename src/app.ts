@@ -125,13 +125,15 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   // Before the gate: whether the client's IP is over its budget of failed key lookups (memory only, no store).
   const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
   app.use(keyGuard.check);
-  const memberSearch = new WeakMap<Request, boolean>();
-  const inMemberShare = (req: Request) => memberSearch.get(req) ?? memberSearch.set(req, keyGuard.memberShare(req)).get(req)!;
   // Fair within each share: by the key presented (its hash) among members, by address among the rest. Tokens count by
   // address too: a forged one is only known after its check, and a flood of them from one place is one caller.
-  const credentialOf = (req: Request) => presentedKeyCredential(req.headers) ?? `token-from-${clientAddress(req)}`;
-  app.use(admissionGate(admission, (req) => isSearch(req) && inMemberShare(req), credentialOf));
-  app.use(admissionGate(anonymousAdmission, (req) => isSearch(req) && !inMemberShare(req), clientAddress));
+  app.use(
+    admissionGate((req) => {
+      if (!isSearch(req)) return undefined;
+      if (!keyGuard.memberShare(req)) return { admission: anonymousAdmission, caller: clientAddress(req) };
+      return { admission, caller: presentedKeyCredential(req.headers) ?? `token-from-${clientAddress(req)}` };
+    }),
+  );
   const ownerHints = new OwnerHints();
   app.use((req, _res, next) => {
     req.queries = createQueries({ client, aliases, ownerHints }, { budgetMs: config.opensearchTimeoutMs });

@@ -14,11 +14,14 @@ export function credentialPresented(headers: { 'x-api-key'?: unknown; authorizat
 /** Cause of an `invalid_api_key` refused after a store lookup (well-formed, but no such key, or revoked): what the per-IP guard counts. */
 export const KEY_NOT_FOUND = new Error('no such API key, or it is revoked');
 
+/** The value of an `Authorization: Bearer <value>` header; undefined for any other header or none. */
+const bearerValue = (authorization: unknown): string | undefined => (typeof authorization === 'string' ? /^Bearer +([^\s]+) *$/i.exec(authorization)?.[1] : undefined);
+
 /** True when the request's credential is an API key, so resolving it may cost a store lookup. */
 export function presentsApiKey(headers: { 'x-api-key'?: unknown; authorization?: unknown }): boolean {
   if (headers['x-api-key'] !== undefined) return true;
-  const m = typeof headers.authorization === 'string' ? /^Bearer +([^\s]+) *$/i.exec(headers.authorization) : null;
-  return m !== null && looksLikeApiKey(m[1]!);
+  const bearer = bearerValue(headers.authorization);
+  return bearer !== undefined && looksLikeApiKey(bearer);
 }
 
 /**
@@ -26,7 +29,7 @@ export function presentsApiKey(headers: { 'x-api-key'?: unknown; authorization?:
  * undefined for no key, a token, or a key whose checksum is wrong (refused without a lookup anyway).
  */
 export function presentedKeyCredential(headers: { 'x-api-key'?: unknown; authorization?: unknown }): string | undefined {
-  const bearer = typeof headers.authorization === 'string' ? /^Bearer +([^\s]+) *$/i.exec(headers.authorization)?.[1] : undefined;
+  const bearer = bearerValue(headers.authorization);
   const value = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'].trim() : bearer !== undefined && looksLikeApiKey(bearer) ? bearer : undefined;
   return value !== undefined && isWellFormedApiKey(value) ? `key:${hashApiKey(value)}` : undefined;
 }
@@ -39,9 +42,9 @@ async function principalFor(
   if (apiKey !== undefined && authorization !== undefined) throw createError('multiple_credentials');
   let value: string;
   if (authorization !== undefined) {
-    const m = /^Bearer +([^\s]+) *$/i.exec(authorization);
-    if (!m) throw createError('unsupported_authorization');
-    value = m[1]!;
+    const bearer = bearerValue(authorization);
+    if (bearer === undefined) throw createError('unsupported_authorization');
+    value = bearer;
   } else {
     value = apiKey!.trim();
   }

@@ -166,15 +166,16 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
 export const clientAddress = (req: Request): string => `ip:${ipKeyGenerator(req.ip ?? 'unknown')}`;
 
 /**
- * Middleware holding one place of `admission` for the whole of each request `appliesTo`
- * picks, from before its credential is looked up until its response is done. In front of
- * everything that costs a store round trip, so a refused search costs none, and before
- * the request's store budget starts, so the wait for a place does not eat it.
+ * Middleware holding one place of the gate `placeOf` picks for a request (none: it passes),
+ * for whose search it is, from before its credential is looked up until its response is done.
+ * In front of everything that costs a store round trip, so a refused search costs none, and
+ * before the request's store budget starts, so the wait for a place does not eat it.
  */
-export function admissionGate(admission: Admission, appliesTo: (req: Request) => boolean, callerOf: (req: Request) => string): RequestHandler {
+export function admissionGate(placeOf: (req: Request) => { admission: Admission; caller: string } | undefined): RequestHandler {
   return async (req, res, next) => {
-    if (!appliesTo(req)) return next();
-    const release = await admission.admit(abandoned(res), callerOf(req));
+    const place = placeOf(req);
+    if (!place) return next();
+    const release = await place.admission.admit(abandoned(res), place.caller);
     res.once('finish', release).once('close', release);
     next();
   };
