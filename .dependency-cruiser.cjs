@@ -11,7 +11,9 @@
 //   store/                                  reads and writes of OpenSearch documents
 //   config, logger, embedder, library format, channel URLs, shapes   the ground floor
 //
-// indexer/ stands on the ground floor, store/ and search/ only; scripts/ may use anything; nothing in src/ or indexer/ uses scripts/.
+// indexer/ stands on the ground floor, store/ and search/ only; pipeline/ (following sources, fetching, transcribing)
+// on those and indexer/; the API in src/ never uses pipeline/, and of indexer/ only the importer uses its fetching;
+// scripts/ may use anything; nothing in src/, indexer/ or pipeline/ uses scripts/.
 const ABOVE = {
   ground: ['store', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
   store: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
@@ -55,10 +57,31 @@ module.exports = {
       to: { path: `(${ABOVE.search.map(floor).join('|')})` },
     },
     {
+      name: 'pipeline-floors',
+      severity: 'error',
+      comment: 'The pipeline stands on the ground floor, store/, search/ and indexer/ only.',
+      from: { path: '^pipeline/' },
+      to: { path: `(${ABOVE.search.map(floor).join('|')})` },
+    },
+    {
+      name: 'no-pipeline-in-api',
+      severity: 'error',
+      comment: 'The API serves what is indexed; following and transcribing run in the worker.',
+      from: { path: '^src/' },
+      to: { path: '^pipeline/' },
+    },
+    {
+      name: 'indexer-uses-only-pipeline-fetch',
+      severity: 'error',
+      comment: 'Of the pipeline, the importer uses only its safe fetching.',
+      from: { path: '^indexer/' },
+      to: { path: '^pipeline/(?!fetch/)' },
+    },
+    {
       name: 'no-scripts-in-product',
       severity: 'error',
       comment: 'scripts/ are command lines over the product; the product never imports them.',
-      from: { path: '^(src|indexer)/' },
+      from: { path: '^(src|indexer|pipeline)/' },
       to: { path: '^scripts/' },
     },
   ],

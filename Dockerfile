@@ -8,6 +8,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY indexer ./indexer
+COPY pipeline ./pipeline
 COPY scripts ./scripts
 RUN npm run build
 

@@ -39,7 +39,7 @@ export default defineConfig(
     // Configuration is read once, by loadConfig in src/config.ts, and handed down as values.
     // scripts/ and test/ are exempt: they are entry points that pass process.env to loadConfig
     // and build the environments of the child processes they start (services, the API, workers).
-    files: ['src/**/*.ts', 'indexer/**/*.ts'],
+    files: ['src/**/*.ts', 'indexer/**/*.ts', 'pipeline/**/*.ts'],
     ignores: ['src/config.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: ENV_MESSAGE }],

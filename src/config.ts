@@ -2,6 +2,11 @@
 import { readEnv, type TrustProxy } from './config/schema.js';
 import type { Env } from './config/values.js';
 import type { ChannelSites } from './channel-urls.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './package-root.js';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 
 export { ConfigError } from './config/values.js';
 export { DEFAULT_HYDRATION_CACHE_MB, MIN_HS_SECRET_BYTES, type TrustProxy } from './config/schema.js';
@@ -125,6 +130,8 @@ export interface Config {
   };
   /** The channel pages (decision 20): their own per-IP budget. */
   pages: { rateLimitMax: number; rateLimitWindowSeconds: number };
+  /** Following sources and transcribing their episodes (the pipeline's worker and `npm run follow`). */
+  pipeline: PipelineConfig;
   /** Node's HTTP server timeouts: a client that sends its headers (or its request) too slowly gets a JSON 408. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /**
@@ -132,6 +139,21 @@ export interface Config {
    * no listener; the API and the worker each have their own, so both fit on one host.
    */
   metrics: { host: string; apiPort: number | undefined; workerPort: number | undefined };
+}
+
+/** The feed-following pipeline: polling, outbound fetching and transcription. */
+export interface PipelineConfig {
+  /** Folder holding one library folder per followed channel; relative to the working directory when not absolute. */
+  libraryDir: string;
+  pollIntervalSeconds: number;
+  maxBackoffSeconds: number;
+  /** User-Agent of every outbound request. */
+  userAgent: string;
+  /** Outbound fetches may reach loopback and private addresses (tests, local demos). */
+  allowPrivate: boolean;
+  audioMaxBytes: number;
+  audioMaxSeconds: number;
+  transcribe: { url: string | undefined; model: string; apiKey: string | undefined; maxUploadBytes: number; timeoutMs: number; concurrency: number };
 }
 
 /**
@@ -225,6 +247,23 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     pages: { rateLimitMax: v.PAGES_RATE_LIMIT_MAX, rateLimitWindowSeconds: v.PAGES_RATE_LIMIT_WINDOW_SECONDS },
     http: { headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS },
     metrics: { host: v.METRICS_HOST, apiPort: v.METRICS_PORT, workerPort: v.WORKER_METRICS_PORT },
+    pipeline: {
+      libraryDir: v.FOLLOW_LIBRARY_DIR ?? '.cache/follow',
+      pollIntervalSeconds: v.FOLLOW_POLL_INTERVAL_SECONDS,
+      maxBackoffSeconds: v.FOLLOW_MAX_BACKOFF_SECONDS,
+      userAgent: v.FOLLOW_USER_AGENT ?? `CreatorContentAPI/${PACKAGE_VERSION} (+${v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`})`,
+      allowPrivate: v.OUTBOUND_ALLOW_PRIVATE === 'true',
+      audioMaxBytes: v.AUDIO_MAX_BYTES,
+      audioMaxSeconds: v.AUDIO_MAX_SECONDS,
+      transcribe: {
+        url: v.TRANSCRIBE_URL,
+        model: v.TRANSCRIBE_MODEL,
+        apiKey: v.TRANSCRIBE_API_KEY,
+        maxUploadBytes: v.TRANSCRIBE_MAX_UPLOAD_BYTES,
+        timeoutMs: v.TRANSCRIBE_TIMEOUT_MS,
+        concurrency: v.TRANSCRIBE_CONCURRENCY,
+      },
+    },
   };
   return deepFreeze(config);
 }

@@ -113,3 +113,15 @@ export const Episode = Type.Object({
   chapters: Type.Optional(Nullable(Type.Array(Chapter))),
 });
 export type EpisodeRecord = Static<typeof Episode>;
+
+/**
+ * The most an episode may hold, checked at import and at ingest with an error naming the limit. Far
+ * above real episodes (the longest of our data sets, a 6-hour podcast, has about 10,400 segments), and
+ * low enough that the largest episode allowed renders as a page in well under a second.
+ */
+export const EPISODE_LIMITS = Object.freeze({
+  segments: 50_000,
+  words: 1_000_000,
+  chapters: 2_000,
+  moments: 10_000,
+});

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../ops/provision/paths.js';
 
 /** The folders whose floors and cycles are checked (test/ may import across them freely). */
-export const CYCLE_CHECKED = ['src', 'indexer', 'scripts'];
+export const CYCLE_CHECKED = ['src', 'indexer', 'pipeline', 'scripts'];
 
 /** What Prettier keeps formatted (`npm run format` rewrites them); prose (Markdown) is written by hand. */
 export const FORMATTED = '**/*.{ts,js,cjs,mjs,json,css,yml}';

@@ -202,6 +202,39 @@ export const ENV = {
   // Channel pages
   PAGES_RATE_LIMIT_MAX: integer(300, 1, 10_000_000, 'page requests (pages, twins, llms.txt) per client IP and window, a budget of their own (decision 20)'),
   PAGES_RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400, 'the window of the page budget'),
+  // Following feeds and transcribing
+  FOLLOW_LIBRARY_DIR: optionalText(
+    "where each followed channel's library folder is written (what the pipeline produced, so nothing is transcribed twice): a persistent volume in production",
+    {
+      shown: '`.cache/follow`',
+      accepts: 'folder path',
+    },
+  ),
+  FOLLOW_POLL_INTERVAL_SECONDS: integer(
+    900,
+    1,
+    7 * 86_400,
+    'how often a followed source is polled; errors back off from it, `Retry-After` and `Cache-Control: max-age` can only lengthen it',
+  ),
+  FOLLOW_MAX_BACKOFF_SECONDS: integer(86_400, 1, 30 * 86_400, 'longest wait between polls of a source that keeps failing'),
+  FOLLOW_USER_AGENT: optionalText('User-Agent of every outbound request (feeds, transcripts, audio)', { shown: '`CreatorContentAPI/<version> (+$PUBLIC_BASE_URL)`' }),
+  OUTBOUND_ALLOW_PRIVATE: choice('false', ['false', 'true'], '`true`: outbound fetches may reach loopback, private and link-local addresses (tests and local demos only)'),
+  AUDIO_MAX_BYTES: integer(1024 ** 3, 1024, 64 * 1024 ** 3, 'largest audio file fetched for transcription (decoded bytes counted while streaming)'),
+  AUDIO_MAX_SECONDS: integer(6 * 3600, 1, 48 * 3600, 'longest audio transcribed'),
+  TRANSCRIBE_URL: optionalText('OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); `npm run services -- up` prints the local one', {
+    shown: 'unset (the local service)',
+    accepts: 'URL',
+  }),
+  TRANSCRIBE_MODEL: text('base', 'model named in each transcription request (`whisper-1` for OpenAI; the local service serves its own model whatever is asked)'),
+  TRANSCRIBE_API_KEY: optionalText('Bearer key of a remote transcription service'),
+  TRANSCRIBE_MAX_UPLOAD_BYTES: integer(
+    24 * 1024 ** 2,
+    64 * 1024,
+    1024 ** 3,
+    'largest audio piece sent in one request; longer audio is cut at silences (OpenAI refuses more than 25 MB)',
+  ),
+  TRANSCRIBE_TIMEOUT_MS: integer(30 * 60_000, 1000, 6 * 3_600_000, 'longest one transcription request may take'),
+  TRANSCRIBE_CONCURRENCY: integer(1, 1, 64, 'episodes transcribed at once by one worker'),
   // Metrics
   METRICS_HOST: text('127.0.0.1', 'interface of the `/metrics` listeners'),
   METRICS_PORT: optionalInteger(0, 65535, "port of the API's `/metrics` listener", 'unset (none)'),
