@@ -1,5 +1,6 @@
 // `npm run workbench -- [--port 8090] [--prefix <index prefix>] [--dir workbench]`: the relevance workbench, a local web page
-// over the store the API uses (same INDEX_PREFIX), built on the eval harness and the search pipeline. Loopback only.
+// over the store the API uses (same INDEX_PREFIX), built on the eval harness and the search pipeline. Loopback only,
+// and only for whoever has the URL it prints (a per-run token).
 import { existsSync, readdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { PROJECT_ROOT } from '../ops/provision/paths.js';
 import { openLocalSearch } from './harness.js';
 import { createWorkbenchApp } from './workbench/app.js';
 import { WorkbenchFiles } from './workbench/files.js';
+import { newWorkbenchToken } from './workbench/guard.js';
 
 const opts = new Command()
   .name('workbench')
@@ -43,10 +45,12 @@ function devSets(datasets: string): Map<string, string> {
 const local = await openLocalSearch({ ...(opts.prefix ? { prefix: opts.prefix } : {}), log: (m) => process.stderr.write(`workbench: ${m}\n`) });
 const files = new WorkbenchFiles(resolve(opts.dir), devSets(opts.datasets));
 await files.init();
-const server = createWorkbenchApp({ local, files }).listen(opts.port, '127.0.0.1');
+// A new token each run, printed only here: the URL is the key (the page keeps it in a cookie, scripts send it as a header).
+const token = newWorkbenchToken();
+const server = createWorkbenchApp({ local, files, token }).listen(opts.port, '127.0.0.1');
 await once(server, 'listening');
 const address = server.address() as { port: number };
-process.stdout.write(`workbench: http://127.0.0.1:${address.port}/ (index prefix ${local.config.indexPrefix}, files in ${files.dir})\n`);
+process.stdout.write(`workbench: http://127.0.0.1:${address.port}/?token=${token} (index prefix ${local.config.indexPrefix}, files in ${files.dir})\n`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, () => {
     server.close();

@@ -1,16 +1,18 @@
 // The workbench in headless Chromium, as a relevance tuner uses it: `npm run workbench` prints its URL; open the
 // corpus's dev set, add a configuration, compare one query under A and B, mark a cited segment relevant, run both
 // configurations over the set (metrics, win/tie/loss, SVG plots), rerun after the judgment, and open a snapshot.
+// The printed URL carries the run's token; the page works from it alone, and logs no console error on the way.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { TOKEN_HEADER } from '../../scripts/eval/workbench/guard.js';
 import { launchBrowser, screenshot, seriousAxeViolations, type BrowserSession } from '../../scripts/lib/browser.js';
 import { CORPUS_PREFIX, QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 
-/** Starts `npm run workbench` on a free port and resolves with the URL it prints. */
+/** Starts `npm run workbench` on a free port and resolves with the URL it prints (with its token). */
 function startWorkbench(dir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/eval/workbench.ts', '--port', '0', '--prefix', CORPUS_PREFIX, '--dir', dir, '--datasets', join(dir, 'none')], {
     env: process.env,
@@ -22,7 +24,7 @@ function startWorkbench(dir: string): Promise<{ child: ChildProcess; url: string
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /workbench: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      const m = /workbench: (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+) /.exec(out);
       if (m) resolve({ child, url: m[1]! });
     });
     child.once('exit', (code) => reject(new Error(`workbench exited ${code}: ${err}`)));
@@ -37,6 +39,11 @@ describe('workbench in a browser', function () {
   let workbench: { child: ChildProcess; url: string };
   let browser: BrowserSession;
   let page: Page;
+  /** What the page logged as errors (the 404 of the icon Chromium asks for by itself was one). */
+  const consoleErrors: string[] = [];
+  /** The workbench's JSON as a script reads it: the token in its header. */
+  const apiJson = async <T>(path: string) =>
+    (await (await fetch(new URL(path, workbench.url), { headers: { [TOKEN_HEADER]: new URL(workbench.url).searchParams.get('token')! } })).json()) as T;
 
   before(async function () {
     await ensureCorpusLoaded();
@@ -45,6 +52,8 @@ describe('workbench in a browser', function () {
     browser = await launchBrowser(['127.0.0.1']);
     page = await browser.newPage();
     await page.setViewportSize({ width: 1400, height: 1000 });
+    page.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())));
+    page.on('pageerror', (e) => void consoleErrors.push(e.message));
   });
   after(async function () {
     await browser?.close();
@@ -56,6 +65,7 @@ describe('workbench in a browser', function () {
     expect(new URL(workbench.url).hostname).to.equal('127.0.0.1');
     await page.goto(workbench.url);
     await page.locator('#set option[value="corpus-dev"]').waitFor({ state: 'attached' });
+    expect(page.url(), 'the token leaves the address bar').to.equal(new URL('/', workbench.url).href);
     expect(await page.locator('#set').inputValue()).to.equal('corpus-dev');
     await page.locator('#config-editor summary').click();
     await page.fill('#config-form input[name="name"]', 'rrf-k20');
@@ -101,12 +111,9 @@ describe('workbench in a browser', function () {
     await screenshot(page.locator('section[aria-labelledby="experiments-h"]'), 'workbench-experiments');
 
     // The judged query's B ranking now has a relevant segment: its seg MRR under B is above 0 in the new snapshot.
-    const state = (await (await fetch(new URL('/api/state', workbench.url))).json()) as { snapshots: { id: string; configName: string }[] };
+    const state = await apiJson<{ snapshots: { id: string; configName: string }[] }>('/api/state');
     const latestB = state.snapshots.find((s) => s.configName === 'rrf-k20')!;
-    const snapshot = (await (await fetch(new URL(`/api/snapshots/${latestB.id}`, workbench.url))).json()) as {
-      perQuery: { id: string; rr: number }[];
-      library: { passages: number };
-    };
+    const snapshot = await apiJson<{ perQuery: { id: string; rr: number }[]; library: { passages: number } }>(`/api/snapshots/${latestB.id}`);
     const first = await page.locator('#query-pick').inputValue();
     expect(snapshot.perQuery.find((q) => q.id === first)!.rr).to.be.above(0);
     expect(snapshot.library.passages).to.be.above(0);
@@ -115,5 +122,31 @@ describe('workbench in a browser', function () {
     await page.locator('#snapshot-view table.metrics').waitFor({ timeout: 120_000 });
     expect(await page.locator('#snapshot-view table.metrics tbody tr').count()).to.equal(2);
     expect(await page.locator('#snapshot-view [data-wtl]').getAttribute('data-wtl'), 'the same library and configuration: every query ties').to.match(/^0\/\d+\/0$/);
+  });
+
+  it('logged no console error on the way, and its icon is a real one that Chromium draws', async function () {
+    expect(consoleErrors).to.deep.equal([]);
+    const drawn = await page.evaluate(async () => {
+      const img = new Image();
+      // A query string: under Playwright's routing, Chromium does not let a page's own request for exactly /favicon.ico through.
+      img.src = '/favicon.ico?drawn';
+      await img.decode();
+      return [img.naturalWidth, img.naturalHeight];
+    });
+    expect(drawn[0]).to.be.oneOf([16, 32]);
+    expect(drawn[1]).to.equal(drawn[0]);
+  });
+
+  it('refuses the page without the token: a fresh browser opening the bare URL gets the reason, not the library', async function () {
+    // Last: it drops the cookie the printed URL set.
+    await browser.context.clearCookies();
+    const other = await browser.newPage();
+    try {
+      await other.goto(new URL('/', workbench.url).href);
+      await other.locator('#library', { hasText: 'no workbench token' }).waitFor();
+      expect(await other.locator('#set option').count()).to.equal(0);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -9,6 +9,7 @@ import { x } from 'tinyexec';
 import { openLocalSearch, type LocalSearch } from '../../scripts/eval/harness.js';
 import { createWorkbenchApp } from '../../scripts/eval/workbench/app.js';
 import { WorkbenchFiles } from '../../scripts/eval/workbench/files.js';
+import { TOKEN_HEADER, newWorkbenchToken } from '../../scripts/eval/workbench/guard.js';
 import { deleteIndices, indexAliases } from '../../src/store/opensearch.js';
 import { privatePrefix } from '../support/indexer-env.js';
 import { CORPUS_DIR, CORPUS_PREFIX, QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
@@ -35,6 +36,7 @@ describe('workbench: the same numbers as npm run eval', function () {
   let server: Server;
   let base: string;
   let dir: string;
+  const token = newWorkbenchToken();
 
   before(async function () {
     await ensureCorpusLoaded();
@@ -42,7 +44,7 @@ describe('workbench: the same numbers as npm run eval', function () {
     local = await openLocalSearch({ prefix: CORPUS_PREFIX, log: () => undefined });
     const files = new WorkbenchFiles(dir, new Map([['corpus-dev', SET]]));
     await files.init();
-    server = createWorkbenchApp({ local, files }).listen(0, '127.0.0.1');
+    server = createWorkbenchApp({ local, files, token }).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
@@ -53,7 +55,11 @@ describe('workbench: the same numbers as npm run eval', function () {
   });
 
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { [TOKEN_HEADER]: token, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 

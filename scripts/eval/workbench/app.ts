@@ -1,5 +1,5 @@
 // The workbench's HTTP side: the page and its JSON calls, over one LocalSearch (the store the API uses, same prefix).
-// Loopback only; every error is JSON with a sentence.
+// Loopback only, behind the guard (Host, Origin, the per-run token); every error is JSON with a sentence.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -7,7 +7,9 @@ import express, { type ErrorRequestHandler, type Request } from 'express';
 import { packageFile } from '../../../src/package-root.js';
 import type { LocalSearch } from '../harness.js';
 import { parseQueries, type JudgedQuery } from '../relevance.js';
+import { iconFile } from './favicon.js';
 import { checkName, type WorkbenchFiles } from './files.js';
+import { workbenchGuard } from './guard.js';
 import { applyJudgment } from './judgments.js';
 import { checkConfig, compareRankings, rankQuery, runExperiment, type WorkbenchConfig } from './runs.js';
 
@@ -53,14 +55,23 @@ async function configOf(files: WorkbenchFiles, value: unknown): Promise<{ name: 
   }
 }
 
-export function createWorkbenchApp({ local, files }: { local: LocalSearch; files: WorkbenchFiles }) {
+/**
+ * The workbench's app over one library. `token` is the run's secret (see `newWorkbenchToken`): the page gets it from
+ * the printed URL, scripts send it in the `x-workbench-token` header; without it every /api call is refused.
+ */
+export function createWorkbenchApp({ local, files, token }: { local: LocalSearch; files: WorkbenchFiles; token: string }) {
   const app = express();
   app.disable('x-powered-by');
+  app.set('case sensitive routing', true);
+  // First, before any body is parsed: a refused request costs nothing. Only the page's files are served without the token.
+  app.use(workbenchGuard({ token, publicPaths: new Set([...Object.keys(ASSETS), '/favicon.ico']) }));
   app.use(express.json({ limit: '5mb' }));
   for (const [path, asset] of Object.entries(ASSETS)) {
     const content = readFileSync(asset.path);
     app.get(path, (_req, res) => void res.type(asset.type).setHeader('Cache-Control', 'no-store').send(content));
   }
+  const icon = iconFile();
+  app.get('/favicon.ico', (_req, res) => void res.type('image/x-icon').setHeader('Cache-Control', 'max-age=86400').send(icon));
 
   app.get('/api/state', async (_req, res) => {
     const [sets, configs, snapshots] = await Promise.all([files.listSets(), files.listConfigs(), files.listSnapshots()]);
