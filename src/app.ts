@@ -123,10 +123,11 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   app.use(requestLog());
   const isSearch = (req: Request) => (req.method === 'GET' || req.method === 'HEAD') && SEARCH_PATH.test(req.path);
   // Before the gate: whether the client's IP is over its budget of failed key lookups (memory only, no store).
-  const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds });
+  const keyGuard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds, tokenMayBeValid: (token) => verifier.mayBeValid(token) });
   app.use(keyGuard.check);
-  // Fair within each share: by the key presented (its hash) among members, by address among the rest. Tokens count by
-  // address too: a forged one is only known after its check, and a flood of them from one place is one caller.
+  // Fair within each share: by the key presented (its hash) among members, by address among the rest. Only credentials
+  // that can be valid wait among members (see keyGuard.memberShare). Tokens count by address too: a forged but
+  // well-formed one is only known after its check, and a flood of them from one place is one caller.
   app.use(
     admissionGate((req) => {
       if (!isSearch(req)) return undefined;
@@ -178,7 +179,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
       log,
     }),
   );
-  // MCP (POST, anonymous, rate-limited per IP above and by its own smaller budget) before the read-only gate.
+  // MCP (POST, anonymous, rate-limited per IP above and by its own smaller budget) before the routes.
   if (config.mcp.enabled) {
     const mcpLimiter = rateLimiter({ redis, max: config.mcp.rateLimitMax, windowSeconds: config.rateLimit.windowSeconds, prefix: `rl:${config.indexPrefix}mcp:`, log });
     app.use(
@@ -193,13 +194,17 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
       }),
     );
   }
-  app.use(allowReadOnly());
   for (const op of OPERATIONS) {
     const handler = handlers[op.operationId];
     if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
     const gate = op.auth === 'credential' ? [requireCredential({ allowAnonymous: anonymousRead && op.anonymous })] : [];
     app.get(expressPath(op.path), ...gate, validateParams(op, ajv), handler);
   }
+  // Other methods on those paths only, matched as the routes are (exact case): `POST /MCP` or `/API/v1` is a 404 like its GET.
+  app.all(
+    OPERATIONS.map((op) => expressPath(op.path)),
+    allowReadOnly(),
+  );
   app.use(routeNotFound());
   if (metrics) app.use(metrics.countStoreErrors());
   app.use(renderErrors({ publicBaseUrl: config.publicBaseUrl, log }));

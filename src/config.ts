@@ -132,6 +132,8 @@ export interface Config {
   pages: { rateLimitMax: number; rateLimitWindowSeconds: number };
   /** Following sources and transcribing their episodes (the pipeline's worker and `npm run follow`). */
   pipeline: PipelineConfig;
+  /** The change feed: days a change is kept. */
+  changes: { retentionDays: number };
   /** Node's HTTP server timeouts: a client that sends its headers (or its request) too slowly gets a JSON 408. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /**
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     pages: { rateLimitMax: v.PAGES_RATE_LIMIT_MAX, rateLimitWindowSeconds: v.PAGES_RATE_LIMIT_WINDOW_SECONDS },
     http: { headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS },
     metrics: { host: v.METRICS_HOST, apiPort: v.METRICS_PORT, workerPort: v.WORKER_METRICS_PORT },
+    changes: { retentionDays: v.CHANGES_RETENTION_DAYS },
     pipeline: {
       libraryDir: v.FOLLOW_LIBRARY_DIR ?? '.cache/follow',
       pollIntervalSeconds: v.FOLLOW_POLL_INTERVAL_SECONDS,

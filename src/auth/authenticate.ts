@@ -24,6 +24,12 @@ export function presentsApiKey(headers: { 'x-api-key'?: unknown; authorization?:
   return bearer !== undefined && looksLikeApiKey(bearer);
 }
 
+/** The OAuth token of an `Authorization: Bearer <value>` header whose value is not an API key; undefined otherwise. */
+export function presentedToken(headers: { authorization?: unknown }): string | undefined {
+  const bearer = bearerValue(headers.authorization);
+  return bearer !== undefined && !looksLikeApiKey(bearer) ? bearer : undefined;
+}
+
 /**
  * The credential (`key:<hash>`) of the well-formed API key the request presents, found without a store lookup;
  * undefined for no key, a token, or a key whose checksum is wrong (refused without a lookup anyway).

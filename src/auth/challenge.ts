@@ -1,4 +1,4 @@
-// The 401 challenge and the RFC 9728 metadata document it points at (decision 10).
+// The 401 and 403 insufficient_scope challenges and the RFC 9728 metadata document it points at (decision 10).
 import type { Config } from '../config.js';
 import { REQUIRED_SCOPE } from './jwt.js';
 
@@ -12,6 +12,14 @@ export function bearerChallenge(publicBaseUrl: string, { credentialPresented }: 
   const params = [`realm="api"`, `resource_metadata="${resourceMetadataUrl(publicBaseUrl)}"`, `scope="${REQUIRED_SCOPE}"`];
   if (credentialPresented) params.push(`error="invalid_token"`);
   return `Bearer ${params.join(', ')}`;
+}
+
+/**
+ * `WWW-Authenticate` value of a 403 `insufficient_scope` (RFC 6750 §3.1): the token is valid, the scope it needs is named,
+ * so a client (the MCP authorization flow's step-up) asks the authorization server for a token with that scope.
+ */
+export function scopeChallenge(publicBaseUrl: string): string {
+  return `Bearer error="insufficient_scope", scope="${REQUIRED_SCOPE}", resource_metadata="${resourceMetadataUrl(publicBaseUrl)}", realm="api"`;
 }
 
 /** RFC 9728 protected resource metadata; `resource` is also the default token audience. */

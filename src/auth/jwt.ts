@@ -17,6 +17,25 @@ export interface TokenVerifier {
   verify(token: string): Promise<string>;
   /** Whether any key is configured; without one every token is refused. */
   readonly enabled: boolean;
+  /**
+   * Whether `token` could verify, judged without a signature check or any fetch: a verifier is enabled, and it is
+   * three base64url parts whose header names an accepted `alg` and `typ` and whose claims name this issuer and
+   * audience and are not expired. The search gate admits to the members' share only such tokens (or keys).
+   */
+  mayBeValid(token: string): boolean;
+}
+
+const BASE64URL_PART = /^[A-Za-z0-9_-]+$/;
+
+/** The JSON object a base64url part encodes; undefined when it is not one. */
+function jsonPart(part: string): Record<string, unknown> | undefined {
+  if (!BASE64URL_PART.test(part)) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** How a JWKS URL is fetched and cached. */
@@ -120,8 +139,21 @@ export function createTokenVerifier(
   const enabled = (keys.enabled || hsKey !== undefined) && issuer !== undefined;
   const invalid = (cause?: unknown) => createError('invalid_token', { cause });
 
+  const accepted = new Set<string>([...(keys.enabled ? ASYMMETRIC_ALGS : []), ...(hsKey ? ['HS256'] : [])]);
+
   return {
     enabled,
+    mayBeValid(token: string): boolean {
+      if (!enabled) return false;
+      const parts = token.split('.');
+      if (parts.length !== 3 || !BASE64URL_PART.test(parts[2]!)) return false;
+      const [header, claims] = [jsonPart(parts[0]!), jsonPart(parts[1]!)];
+      if (!header || !claims || !accepted.has(String(header.alg))) return false;
+      if (header.typ !== undefined && !ACCEPTED_TYPES.has(String(header.typ).toLowerCase())) return false;
+      const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+      const notExpired = typeof claims.exp === 'number' && claims.exp * 1000 > now() - settings.clockSkewSeconds * 1000;
+      return claims.iss === issuer && audiences.includes(audience) && notExpired;
+    },
     async verify(token: string): Promise<string> {
       if (!enabled) throw invalid(new Error('no token verification keys or issuer configured'));
       const decoded = jwt.decode(token, { complete: true });

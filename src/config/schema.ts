@@ -181,14 +181,19 @@ export const ENV = {
     'MB of shown passages and catalog rows kept in the API process, so a search showing them again needs no second round trip (0: off)',
   ),
   SEARCH_CONCURRENCY: integer(4, 1, 10_000, 'searches of callers with a credential running at once in one API process'),
-  SEARCH_QUEUE: integer(32, 0, 10_000, 'such searches that may wait for a place; past it 503 `search_busy` at once'),
+  SEARCH_QUEUE: integer(
+    32,
+    0,
+    10_000,
+    'such searches that may wait for a place; past it 503 `search_busy` at once (429 `too_many_searches` for a caller already holding its equal split of the places)',
+  ),
   SEARCH_ANONYMOUS_CONCURRENCY: integer(2, 1, 10_000, 'anonymous searches (MCP, anonymous REST) running at once, in a share of their own'),
   SEARCH_ANONYMOUS_QUEUE: integer(8, 0, 10_000, 'anonymous searches that may wait for a place of that share'),
   SEARCH_QUEUE_WAIT_MS: integer(
     1000,
     1,
     60_000,
-    'longest wait for a place, then 503 `search_busy`; the wait of a REST search is not counted in `OPENSEARCH_TIMEOUT_MS`, that of an MCP or page search is',
+    'longest wait for a place, then 503 `search_busy` (429 `too_many_searches` for a caller over its split); the wait of a REST search is not counted in `OPENSEARCH_TIMEOUT_MS`, that of an MCP or page search is',
   ),
   // MCP
   MCP_SERVER: choice('on', ['on', 'off'], '`off`: no MCP tool servers (`/mcp`, `/channels/{slug}/mcp`)'),
@@ -202,6 +207,8 @@ export const ENV = {
   // Channel pages
   PAGES_RATE_LIMIT_MAX: integer(300, 1, 10_000_000, 'page requests (pages, twins, llms.txt) per client IP and window, a budget of their own (decision 20)'),
   PAGES_RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400, 'the window of the page budget'),
+  // Change feed
+  CHANGES_RETENTION_DAYS: integer(30, 1, 3650, 'how long the change feed keeps a change; a cursor older than that is answered 410 `cursor_expired` (re-list the catalog)'),
   // Following feeds and transcribing
   FOLLOW_LIBRARY_DIR: optionalText(
     "where each followed channel's library folder is written (what the pipeline produced, so nothing is transcribed twice): a persistent volume in production",

@@ -1,4 +1,4 @@
-// Admission control for searches: a few run at once, a few more wait briefly, the rest are refused at once with 503 search_busy.
+// Admission control for searches: a few run at once, a few more wait briefly, the rest are refused at once: 429 when the caller is over its share, else 503 search_busy.
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { createError } from '../errors.js';
@@ -25,7 +25,8 @@ export interface Admission {
   readonly refused: number;
   /**
    * Resolves with the function that gives the place back (call it exactly once), or rejects
-   * with a 503 `search_busy` (with `Retry-After`) when the queue is full or the wait ran out.
+   * (with `Retry-After`) when the queue is full or the wait ran out: 429 `too_many_searches`
+   * when the caller is over its own share (see {@link overShare}), else 503 `search_busy`.
    * An aborted `signal` leaves the queue at once (the caller went away; nobody needs the place).
    * `caller` (a credential, a client IP) is whose search it is: see {@link createAdmission}.
    */
@@ -44,6 +45,22 @@ const busy = (why: string) =>
     message: `Too many searches are running (${why}); retry after the delay in Retry-After.`,
     headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
   });
+
+/** The caller's own flood: a client error (429), so that monitors alerting on 5xx are not woken by one client. */
+const callerOverShare = (why: string) =>
+  createError('too_many_searches', {
+    message: `Too many searches from this caller at once (${why}); retry after the delay in Retry-After.`,
+    headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+  });
+
+/**
+ * Whether a refused search's caller was over its own share of the running places: it holds at least an equal
+ * split of them among the callers holding or awaiting one (itself counted). Then the refusal is its own doing;
+ * otherwise other callers or a slow store filled the share.
+ */
+export function overShare({ held, callers, concurrency }: { held: number; callers: number; concurrency: number }): boolean {
+  return held >= Math.ceil(concurrency / Math.max(1, callers));
+}
 
 /**
  * Creates the admission gate, fair between callers: a place given back goes to the waiting
@@ -71,8 +88,12 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
       if (!waiters.some((w) => w.caller === caller)) lastGranted.delete(caller);
     }
   };
-  const refuse = (why: string) => {
+  /** Callers holding or awaiting a place, `caller` included. */
+  const activeCallers = (caller: string) => new Set([...holding.keys(), ...waiters.map((w) => w.caller), caller]).size;
+  /** A refusal: 429 when `caller` (given, and already holding its share) caused it, 503 otherwise. */
+  const refuse = (why: string, caller?: string) => {
     refused++;
+    if (caller !== undefined && overShare({ held: holding.get(caller) ?? 0, callers: activeCallers(caller), concurrency })) return callerOverShare(why);
     return busy(why);
   };
   /** The waiter a place goes to: its caller holds the fewest places, then was served least recently; the first such in the queue. */
@@ -132,8 +153,10 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
       }
       if (waiters.length >= queue) {
         const displaced = displaceable(caller);
-        if (!displaced) return Promise.reject(refuse(`${running} running, ${waiters.length} waiting`));
-        displaced.refuse(refuse(`${running} running, ${waiters.length} waiting; its place went to another caller`));
+        if (!displaced) return Promise.reject(refuse(`${running} running, ${waiters.length} waiting`, caller));
+        // The caller with the most waiting gives up its newest place: that is its own flood, whatever it holds.
+        refused++;
+        displaced.refuse(callerOverShare(`${running} running, ${waiters.length} waiting; its place went to another caller`));
       }
       return new Promise((resolve, reject) => {
         const leave = (error: Error) => {
@@ -154,7 +177,7 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
           },
           refuse: leave,
         };
-        const timer = setTimeout(() => leave(refuse(`no place within ${maxWaitMs} ms`)), maxWaitMs);
+        const timer = setTimeout(() => leave(refuse(`no place within ${maxWaitMs} ms`, caller)), maxWaitMs);
         signal?.addEventListener('abort', onAbort, { once: true });
         waiters.push(waiter);
       });

@@ -1,7 +1,7 @@
 // The one place errors become responses: JSON `{ error, code, requestId }`, never HTML, never a stack trace.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { createError, toApiError } from '../errors.js';
-import { bearerChallenge } from '../auth/challenge.js';
+import { bearerChallenge, scopeChallenge } from '../auth/challenge.js';
 import { credentialPresented } from '../auth/authenticate.js';
 import type { Logger } from '../logger.js';
 
@@ -12,7 +12,7 @@ export function routeNotFound(): RequestHandler {
   };
 }
 
-/** Renders anything thrown; 401s get the Bearer challenge, 5xx are logged with their cause. */
+/** Renders anything thrown; 401s get the Bearer challenge, a missing scope its scope challenge, 5xx are logged with their cause. */
 export function renderErrors({ publicBaseUrl, log }: { publicBaseUrl: string; log: Logger }): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const error = toApiError(err);
@@ -28,6 +28,8 @@ export function renderErrors({ publicBaseUrl, log }: { publicBaseUrl: string; lo
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     if (error.status === 401) {
       res.setHeader('WWW-Authenticate', bearerChallenge(publicBaseUrl, { credentialPresented: credentialPresented(req.headers) }));
+    } else if (error.code === 'insufficient_scope') {
+      res.setHeader('WWW-Authenticate', scopeChallenge(publicBaseUrl));
     }
     res.status(error.status).json({
       ...error.extra,

@@ -12,10 +12,14 @@ import type { ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
 import { originAllowed } from './origin.js';
-import { SEARCH_INPUT, SEARCH_OUTPUT, renderSearchText, toSearchParams } from './search-tool.js';
+import { requestHost } from '../pages/host.js';
+import { SEARCH_INPUT, SEARCH_OUTPUT, oneLine, renderSearchText, toSearchParams } from './search-tool.js';
 import { packageFile } from '../package-root.js';
 
 const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
+
+/** Longest channel title shown in the server's and the tool's display titles. */
+const TITLE_CHARS = 60;
 
 /** A tool call's JSON-RPC message is small; anything bigger is refused (413) before it is parsed. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -47,18 +51,21 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 
 /** The server of one channel for one request: one read-only tool, `search`, over published episodes. */
 export function createChannelServer(channel: ChannelDoc, { search, metrics, admission, caller }: McpDeps, log: Logger): McpServer {
+  // What the assistant reads as instructions names the channel by its slug (checked `[a-z0-9-]`), never by its free-text
+  // title (prompt injection through a feed title); the display titles carry the title folded to one short line.
+  const label = oneLine(channel.title, TITLE_CHARS);
   const server = new McpServer(
-    { name: `${channel.slug}-search`, title: `${channel.title} search`, version },
+    { name: `${channel.slug}-search`, title: `${label} search`, version },
     {
-      instructions: `Searches the published episodes of ${channel.title}. Every hit cites moments of an episode, each with a URL that opens the episode at that moment; quote and link them.`,
+      instructions: `Searches the published episodes of the channel "${channel.slug}". Every hit cites moments of an episode, each with a URL that opens the episode at that moment; quote and link them.`,
     },
   );
   server.registerTool(
     'search',
     {
-      title: `Search ${channel.title}`,
+      title: `Search ${label}`,
       description:
-        `Hybrid (keyword + semantic) search over the published episodes of ${channel.title}. Returns ranked episodes, ` +
+        `Hybrid (keyword + semantic) search over the published episodes of the channel "${channel.slug}". Returns ranked episodes, ` +
         'each with up to 3 best-matching moments: their words, start time (ms) and a citation URL.',
       inputSchema: SEARCH_INPUT,
       outputSchema: SEARCH_OUTPUT,
@@ -161,12 +168,13 @@ export function mcpRouter(deps: McpRouterDeps): Router {
   router.all(
     '/mcp',
     (req, _res, next) => {
-      // An HTTP/1.0 request may name no host at all: nothing to locate the channel by.
-      if (!req.hostname) throw createError('host_missing');
+      // An HTTP/1.0 request may name no host at all: nothing to locate the channel by. Host only, never
+      // X-Forwarded-Host (see src/pages/host.ts).
+      if (!requestHost(req.headers)) throw createError('host_missing');
       next();
     },
     ...front,
-    serve(deps, (req) => locateByHost(req.hostname!, deps.channelSites)),
+    serve(deps, (req) => locateByHost(requestHost(req.headers)!, deps.channelSites)),
   );
   router.all(
     '/channels/:slug/mcp',

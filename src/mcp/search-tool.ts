@@ -59,22 +59,39 @@ export function formatMoment(ms: number): string {
 /** Segment texts longer than this are cut in the text rendering (the structured content keeps them whole). */
 export const QUOTE_CHARS = 400;
 
-function quote(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= QUOTE_CHARS ? flat : `${flat.slice(0, QUOTE_CHARS - 1).trimEnd()}…`;
+/** Titles and speakers longer than this are cut in the text rendering and in the server's names. */
+export const LABEL_CHARS = 120;
+
+/**
+ * Library or client text as one line of at most `max` characters: whitespace and control characters fold into single
+ * spaces, so a title with a newline cannot start a line of its own (a forged citation) in the text an assistant reads.
+ */
+export function oneLine(text: string, max: number = LABEL_CHARS): string {
+  const flat = text.replace(/[\s\p{Cc}]+/gu, ' ').trim();
+  if (flat.length <= max) return flat;
+  // Cut by code point, so an emoji is not split into half a surrogate pair.
+  return `${Array.from(flat)
+    .slice(0, max - 1)
+    .join('')
+    .trimEnd()}…`;
 }
+
+const quote = (text: string) => oneLine(text, QUOTE_CHARS);
 
 /**
  * The result as text an assistant can quote: per episode its title, date and page, then
  * per segment the moment's time, the speaker when known, the words and the citation URL.
  */
 export function renderSearchText(result: SearchResult, channelTitle: string): string {
-  if (result.episodes.length === 0) return `No published episode of ${channelTitle} matches "${result.query}".`;
-  const lines = [`${channelTitle}: ${result.episodes.length} published episode${result.episodes.length === 1 ? '' : 's'} for "${result.query}".`];
+  // Every piece of library or client text is folded to one line: only this function starts lines.
+  const [channel, query] = [oneLine(channelTitle), oneLine(result.query ?? '', 1000)];
+  if (result.episodes.length === 0) return `No published episode of ${channel} matches "${query}".`;
+  const lines = [`${channel}: ${result.episodes.length} published episode${result.episodes.length === 1 ? '' : 's'} for "${query}".`];
   result.episodes.forEach((episode, i) => {
-    lines.push('', `${i + 1}. ${episode.title} (${episode.publishedAt.slice(0, 10)})`, `   ${episode.url}`);
+    lines.push('', `${i + 1}. ${oneLine(episode.title)} (${episode.publishedAt.slice(0, 10)})`, `   ${episode.url}`);
     for (const s of episode.segments) {
-      lines.push(`   - [${formatMoment(s.startMs)}]${s.speaker ? ` ${s.speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
+      const speaker = s.speaker ? oneLine(s.speaker) : '';
+      lines.push(`   - [${formatMoment(s.startMs)}]${speaker ? ` ${speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
     }
   });
   return lines.join('\n');

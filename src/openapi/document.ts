@@ -44,7 +44,10 @@ const RESPONSES = {
     'Credential missing or invalid: unknown, revoked or malformed API key; a token that is expired, not yet valid, for another audience or issuer, badly signed, or without the `creator:read` scope.',
     ['WWW-Authenticate'],
   ),
-  Forbidden: errorResponse("The channel owner's plan has no API access (free plan); code `plan_required`."),
+  Forbidden: errorResponse(
+    "The channel owner's plan has no API access (free plan), code `plan_required`; or a valid access token lacks the `creator:read` scope, code `insufficient_scope`, " +
+      'with `WWW-Authenticate: Bearer error="insufficient_scope", scope="creator:read", …` (RFC 6750 §3.1): ask the authorization server for that scope.',
+  ),
   NotFound: errorResponse(
     'Unknown id, or a channel/episode of a channel the caller is not a member of (the same body either way); an unpublished episode on anonymous reads; for the transcript, none stored yet (`transcript_not_found`).',
   ),
@@ -53,7 +56,8 @@ const RESPONSES = {
   ),
   RequestTooLarge: errorResponse('The request line (URL) or the headers exceed 16 KB; answered before routing, so without rate-limit headers.'),
   TooManyRequests: errorResponse(
-    'Rate limit of this credential (or IP, without one) exceeded; or this IP presented too many unknown API keys in the window (then refused before any lookup, without rate-limit headers).',
+    'Rate limit of this credential (or IP, without one) exceeded; or this IP presented too many unknown API keys in the window (then refused before any lookup, without rate-limit headers); ' +
+      'or, for a search, this caller already holds its share of the running searches (`too_many_searches`, `Retry-After: 1`, refused before any lookup).',
     ['Retry-After'],
   ),
   InternalError: errorResponse('An unexpected error on our side (logged).'),
@@ -87,7 +91,7 @@ Rules the specification left open (see docs/api.md):
 - Authentication: \`x-api-key\` or \`Authorization: Bearer\`; a Bearer value starting with \`svc_\` is an API key, anything else an OAuth access token (JWT, RS256/ES256, scope \`creator:read\`). Sending both headers is 401 \`multiple_credentials\`. Membership and plan are read at every call; revocation counts from the next request.
 - Rate limit per credential (per IP without one), shared by all API processes; \`RateLimit\`/\`RateLimit-Policy\` on responses, \`Retry-After\` on 429. When the rate-limit store is down the API keeps answering without limits (fail open).
 - The content store unreachable or slower than the request budget is 503 with \`Retry-After\`.
-- Searches are admitted a few at a time: one that finds no place after a short wait is 503 \`search_busy\` with \`Retry-After: 1\`, never a slow or silently weaker answer. A search whose query vector is late runs keyword-only and says so (\`degraded\`).
+- Searches are admitted a few at a time: one that finds no place after a short wait is 503 \`search_busy\` with \`Retry-After: 1\`, never a slow or silently weaker answer; when its caller already holds its share of the running searches it is 429 \`too_many_searches\` instead (the client's own flood, not an outage). A search whose query vector is late runs keyword-only and says so (\`degraded\`).
 - \`/healthz\` is not rate limited (it touches no dependency).`;
 
 /** The liveness probe is not rate limited: it touches no dependency, Redis included. */

@@ -57,7 +57,7 @@ export const OPERATIONS: OperationDef[] = [
         Search: { operationId: 'searchChannel', parameters: { slug: '$response.body#/channels/0/slug' }, description: 'Search the first channel.' },
       },
     },
-    errors: [401],
+    errors: [401, 403],
   },
   {
     operationId: 'searchChannel',

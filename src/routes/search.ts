@@ -29,9 +29,11 @@ type SearchOutcome = Awaited<ReturnType<typeof runSearch>>;
  * when the client disconnects; its query vector is cached for its audience only (an early
  * search runs for a credential, hence for members).
  */
-function run(deps: SearchDeps, req: Request, channel: ChannelDoc, params: SearchParams): Promise<SearchOutcome> {
+function run(deps: SearchDeps, req: Request, channel: ChannelDoc, params: SearchParams, stop?: AbortSignal): Promise<SearchOutcome> {
   const audience = req.principal?.kind === 'anonymous' ? 'anonymous' : 'members';
-  return runSearch({ ...deps, storeTimeoutMs: () => req.queries.timeLeftMs(), signal: req.res && abandoned(req.res), audience }, channel, params);
+  const gone = req.res && abandoned(req.res);
+  const signal = gone && stop ? AbortSignal.any([gone, stop]) : (gone ?? stop);
+  return runSearch({ ...deps, storeTimeoutMs: () => req.queries.timeLeftMs(), signal, audience }, channel, params);
 }
 
 /**
@@ -46,7 +48,8 @@ function run(deps: SearchDeps, req: Request, channel: ChannelDoc, params: Search
  * search that is thrown away. A credential never let in (a stranger, a non-member, an
  * unknown slug) never gets one, so those requests do the same work as before, and the
  * refusals stay alike. An early search of a request the limiter refuses is also thrown
- * away, and that refusal takes the grant back too.
+ * away, and that refusal takes the grant back too. Whatever the answer, the early search
+ * stops when it is sent: a refused request's search costs the store no more from then on.
  */
 export function startEarlySearch({
   deps,
@@ -71,13 +74,17 @@ export function startEarlySearch({
       return; // the route answers the 400
     }
     if (!params) return;
-    const outcome = run(deps, req, channel, params);
+    // Once the answer is sent nobody needs it: a refused request's search stops with it, not after its gate place was given back.
+    const stop = new AbortController();
+    const outcome = run(deps, req, channel, params, stop.signal);
     // The route may never await it (a refusal, or a channel that changed).
     outcome.catch(() => undefined);
     const early: EarlySearch = { channel, params, outcome };
     req.earlySearch = early;
     const res = req.res;
+    res.once('close', () => stop.abort());
     res.once('finish', () => {
+      stop.abort();
       if (res.statusCode < 400) return;
       grants.revoke(credential, res.statusCode === 401 ? undefined : slug);
       if (!early.settled) onOutcome?.('refused');

@@ -11,6 +11,7 @@ import { checksum, generateApiKey } from '../../src/auth/api-keys.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
 import { WORLD_CHANNELS, createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { TEST_AUDIENCE, createTokenKit, type TokenKit } from '../support/api-tokens.js';
+import { startOidcServer, type OidcServer } from '../support/oidc-server.js';
 
 const run = promisify(execFile);
 const CHALLENGE = (base: string) => `Bearer realm="api", resource_metadata="${base}/.well-known/oauth-protected-resource", scope="creator:read"`;
@@ -176,7 +177,6 @@ describe('API authentication, membership and plans', function () {
       ['alg none', () => kit.unsigned(), 'invalid_token'],
       ['HS256 signed with the RSA public key as secret', () => kit.hs256WithPublicKey(), 'invalid_token'],
       ['a token signed by another key', () => kit.sign({}, { key: 'other-rsa' }), 'invalid_token'],
-      ['a token without creator:read', () => kit.sign({ scope: 'creator:write profile' }), 'insufficient_scope'],
       ['a malformed token', () => 'abc.def', 'invalid_token'],
     ];
     for (const [what, token, code] of refused) {
@@ -187,6 +187,22 @@ describe('API authentication, membership and plans', function () {
         expect(res.headers['www-authenticate']).to.equal(`${CHALLENGE(base)}, error="invalid_token"`);
       });
     }
+
+    it('answers 403 insufficient_scope with a scope challenge (RFC 6750 §3.1, MCP step-up) to a valid token without creator:read, apart from the plan 403', async function () {
+      for (const token of [kit.sign({ scope: 'creator:write profile' }), kit.sign({ scope: undefined })]) {
+        for (const path of ['/api/v1/channels', '/api/v1/channels/alpha/search?q=garden']) {
+          const res = await get(path, { authorization: `Bearer ${token}` });
+          expect(res.status, path).to.equal(403);
+          expect(res.body.code).to.equal('insufficient_scope');
+          expect(res.headers['www-authenticate']).to.equal(
+            `Bearer error="insufficient_scope", scope="creator:read", resource_metadata="${base}/.well-known/oauth-protected-resource", realm="api"`,
+          );
+        }
+      }
+      // The plan's 403 carries no challenge: a new token would not help.
+      const plan = await get('/api/v1/channels/free-show/episodes', { authorization: `Bearer ${kit.sign()}` });
+      expect([plan.status, plan.body.code, plan.headers['www-authenticate']]).to.deep.equal([403, 'plan_required', undefined]);
+    });
 
     it('lists no channels for a valid token of a user who is a member of none', async function () {
       const res = await get('/api/v1/channels', { authorization: `Bearer ${kit.sign({ sub: 'u_outsider' })}` });
@@ -514,6 +530,49 @@ describe('API authentication, membership and plans', function () {
     it('gives members with a credential the full creator view', async function () {
       const res = await anon.request('/api/v1/channels/alpha/episodes?status=queued', { headers: { 'x-api-key': memberKey } });
       expect(res.body.episodes.length).to.be.greaterThan(0);
+    });
+  });
+
+  describe('a real authorization server: oidc-provider issuing RFC 9068 at+jwt tokens, verified through its JWKS URL', function () {
+    let oidc: OidcServer;
+    let oauthApi: ApiHarness;
+    const token = (scope: string | undefined, resource = base) => oidc.token({ resource, scope });
+    const bearer = async (path: string, accessToken: string) => oauthApi.request(path, { headers: { authorization: `Bearer ${accessToken}` } });
+
+    before(async function () {
+      // The client id is the token's `sub` (RFC 9068 §2.2 for client credentials): the world's member.
+      oidc = await startOidcServer({ clientId: 'u_member' });
+      // The audience is the API's public base URL, the `resource` of its RFC 9728 document; the issuer the one server advertised there.
+      oauthApi = await startApi({ env: { INDEX_PREFIX: store.prefix, PUBLIC_BASE_URL: base, OAUTH_AUTHORIZATION_SERVERS: oidc.issuer, JWT_JWKS: oidc.jwksUri } });
+    });
+    after(async function () {
+      await oauthApi?.close();
+      await oidc?.close();
+    });
+
+    it('reads and searches with a client-credentials token for this resource with creator:read', async function () {
+      const accessToken = await token('creator:read');
+      const header = JSON.parse(Buffer.from(accessToken.split('.')[0]!, 'base64url').toString('utf8')) as { typ?: string };
+      expect(header.typ, 'an RFC 9068 access token').to.equal('at+jwt');
+      const list = await bearer('/api/v1/channels/alpha/episodes?limit=2', accessToken);
+      expect(list.status, list.text.slice(0, 200)).to.equal(200);
+      expect(list.body.episodes).to.have.length(2);
+      const found = await bearer('/api/v1/channels/alpha/search?q=garden', accessToken);
+      expect(found.status, found.text.slice(0, 200)).to.equal(200);
+    });
+
+    it('refuses a token the same server issued for another resource (audience) with 401 invalid_token', async function () {
+      const res = await bearer('/api/v1/channels', await token('creator:read', 'https://other-api.test.example'));
+      expect([res.status, res.body.code]).to.deep.equal([401, 'invalid_token']);
+      expect(res.headers['www-authenticate']).to.equal(`${CHALLENGE(base)}, error="invalid_token"`);
+    });
+
+    it('answers a token without creator:read with 403 insufficient_scope and a challenge naming the scope to ask for', async function () {
+      for (const scope of ['creator:write', undefined]) {
+        const res = await bearer('/api/v1/channels/alpha/episodes', await token(scope));
+        expect([res.status, res.body.code], String(scope)).to.deep.equal([403, 'insufficient_scope']);
+        expect(res.headers['www-authenticate']).to.match(/^Bearer error="insufficient_scope", scope="creator:read"/);
+      }
     });
   });
 

@@ -18,14 +18,16 @@ describe('API HTTP behaviour: errors, headers, versions, hosts, rate limits, pro
       }
     });
 
-    it('answers other methods with 405 and Allow: GET, HEAD, OPTIONS, on known and unknown routes', async function () {
+    it('answers other methods with 405 and Allow: GET, HEAD, OPTIONS on known routes, and 404 on unknown ones', async function () {
       for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-        for (const path of ['/api/v1/channels', '/api/v1/episodes/ep_a01/transcript', '/nope']) {
+        for (const path of ['/api/v1/channels', '/api/v1/episodes/ep_a01/transcript']) {
           const res = await world.api.request(path, { method, headers: world.memberHeaders });
           expect(res.status, `${method} ${path}`).to.equal(405);
           expect(res.headers.allow).to.equal('GET, HEAD, OPTIONS');
           expect(res.body.code).to.equal('method_not_allowed');
         }
+        const unknown = await world.api.request('/nope', { method, headers: world.memberHeaders });
+        expect([unknown.status, unknown.body.code], `${method} /nope`).to.deep.equal([404, 'route_not_found']);
       }
     });
 

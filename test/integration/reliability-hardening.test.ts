@@ -103,8 +103,9 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
   });
 
   describe('admission control of searches', function () {
-    it('refuses searches past SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting at once: JSON 503 search_busy with Retry-After, no store round trip', async function () {
+    it("refuses searches past SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting at once, no store round trip: the key's own overflow 429 too_many_searches, another caller 503 search_busy, both with Retry-After", async function () {
       // Each _msearch is held back 400 ms, so the admitted search keeps its place while the others arrive.
+      const ownerKey = (await world.store.key('u_owner')).key;
       const relay = await inspectingRelay(new URL(world.api.config.opensearchUrl), { delay: /_msearch/, delayMs: 400, count: KEY_LOOKUP });
       const api = await startApi({
         env: {
@@ -124,11 +125,13 @@ describe('hardening: no 500 for input, one store budget, cheap key guessing, JSO
         await new Promise((r) => setTimeout(r, 50));
         // The gate sees a search by any of its routes: the unversioned alias with a trailing slash too.
         const refused = await Promise.all([search('compost'), api.request('/api/channels/alpha/search/?q=seeds', { headers: world.memberHeaders, unchecked: true })]);
+        // Another caller, holding no place, finds the share full: the service's limit, not its own flood.
+        const other = await api.request('/api/v1/channels/alpha/search?q=beans', { headers: { 'x-api-key': ownerKey } });
         // Lists and transcripts are not behind the gate.
         expect((await api.request('/api/v1/channels/alpha/episodes', { headers: world.memberHeaders })).status).to.equal(200);
-        for (const res of refused) {
-          expect(res.status, res.text.slice(0, 200)).to.equal(503);
-          expect(res.body.code).to.equal('search_busy');
+        for (const [res, code] of [...refused.map((r) => [r, 'too_many_searches'] as const), [other, 'search_busy'] as const]) {
+          expect(res.status, res.text.slice(0, 200)).to.equal(code === 'search_busy' ? 503 : 429);
+          expect(res.body.code).to.equal(code);
           expect(res.headers['retry-after']).to.equal('1');
           expect(res.ms, 'refused at once, not after waiting').to.be.below(300);
         }

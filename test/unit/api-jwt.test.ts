@@ -76,6 +76,35 @@ describe('OAuth access tokens: local JWT verification', function () {
     expect(await outcome(v.verify(kit.sign({ scope: undefined, scp: ['creator:read'] })))).to.equal('ok:u_member');
   });
 
+  it('tells, without a signature check, which tokens may verify: only well-formed JWTs with an accepted alg and typ, this issuer and audience, unexpired, and only with keys configured', function () {
+    const v = verifier(kit.env);
+    const shaped = (header: Record<string, unknown>, claims: Record<string, unknown> = {}) =>
+      [header, { sub: 'u_1', iss: TEST_ISSUER, aud: TEST_AUDIENCE, exp: Math.floor(Date.now() / 1000) + 60, ...claims }]
+        .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url'))
+        .join('.') + '.c2ln';
+    expect(v.mayBeValid(kit.sign()), 'a real token').to.equal(true);
+    expect(v.mayBeValid(shaped({ alg: 'RS256', typ: 'at+jwt' })), 'a forged signature is only found by verify').to.equal(true);
+    expect(v.mayBeValid(shaped({ alg: 'ES256' }, { aud: ['https://x.example', TEST_AUDIENCE] })), 'an audience list naming this API').to.equal(true);
+    for (const [what, token] of [
+      ['garbage', 'x'],
+      ['two parts', 'a.b'],
+      ['parts that are not JSON', 'a.b.c'],
+      ['a fourth part', `${kit.sign()}.x`],
+      ['a signature that is not base64url', `${shaped({ alg: 'RS256' }).slice(0, -4)}+/==`],
+      ['alg none', kit.unsigned()],
+      ['HS256 without a development secret', kit.hs256(DEV_SECRET)],
+      ['another typ', shaped({ alg: 'RS256', typ: 'logout+jwt' })],
+      ['another issuer', shaped({ alg: 'RS256' }, { iss: 'https://evil.example' })],
+      ['another audience', shaped({ alg: 'RS256' }, { aud: 'https://someone-else.example' })],
+      ['expired', shaped({ alg: 'RS256' }, { exp: Math.floor(Date.now() / 1000) - 3600 })],
+      ['no expiry', shaped({ alg: 'RS256' }, { exp: undefined })],
+    ] as const) {
+      expect(v.mayBeValid(token), what).to.equal(false);
+    }
+    expect(verifier({ ...kit.env, JWT_HS_SECRET: DEV_SECRET }).mayBeValid(kit.hs256(DEV_SECRET)), 'HS256 with the development secret').to.equal(true);
+    expect(verifier({}).mayBeValid(kit.sign()), 'no verifier configured: no token can verify').to.equal(false);
+  });
+
   it('refuses tokens without a subject or an expiry, and garbage', async function () {
     const v = verifier(kit.env);
     expect(await outcome(v.verify(kit.sign({ sub: undefined })))).to.equal('invalid_token');

@@ -35,7 +35,15 @@ describe('OpenAPI document: one source for routes, validation and docs', functio
     }
     expect(JSON.stringify(doc.paths['/api/v1/channels/{slug}/search']!.get.responses['503'])).to.match(/search_busy.*Retry-After: 1/);
     expect(doc.paths['/api/v1/episodes/{episodeId}/transcript']!.get.responses).to.have.property('502');
-    expect(doc.paths['/api/v1/channels']!.get.responses).not.to.have.property('403');
+    // Every endpoint that takes a credential may answer 403 insufficient_scope (a token without creator:read), the channel list too.
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (item.get.security.length > 0) expect(item.get.responses, `${path} 403`).to.have.property('403');
+    }
+    const { responses } = (doc as unknown as { components: { responses: Record<string, unknown> } }).components;
+    expect(JSON.stringify(responses.Forbidden))
+      .to.match(/insufficient_scope/)
+      .and.match(/plan_required/);
+    expect(JSON.stringify(responses.TooManyRequests), "a search over its caller's share").to.match(/too_many_searches/);
   });
 
   it('compiles every component schema and parameter schema with ajv (2020-12, strict)', function () {

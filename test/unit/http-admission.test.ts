@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../../src/errors.js';
-import { createAdmission } from '../../src/http/admission.js';
+import { createAdmission, overShare } from '../../src/http/admission.js';
 
 /** What became of a place asked for: granted (with its release) or refused (with the error). */
 async function settle(p: Promise<() => void>) {
@@ -11,21 +11,25 @@ async function settle(p: Promise<() => void>) {
   );
 }
 
-const expectBusy = (outcome: Awaited<ReturnType<typeof settle>>) => {
+const expectRefused = (outcome: Awaited<ReturnType<typeof settle>>, code: string, status: number) => {
   expect(outcome.granted).to.equal(false);
   const error = (outcome as { error: unknown }).error;
   expect(error).to.be.instanceOf(ApiError);
-  expect(error).to.include({ code: 'search_busy', status: 503 });
+  expect(error).to.include({ code, status });
   expect((error as ApiError).headers).to.deep.equal({ 'Retry-After': '1' });
 };
+/** Refused because the share is full of others' searches (or the store is slow): the service's limit. */
+const expectBusy = (outcome: Awaited<ReturnType<typeof settle>>) => expectRefused(outcome, 'search_busy', 503);
+/** Refused because its caller already holds its share: the caller's own flood. */
+const expectOverShare = (outcome: Awaited<ReturnType<typeof settle>>) => expectRefused(outcome, 'too_many_searches', 429);
 
 describe('search admission: a few at once, a few more waiting, the rest refused', function () {
   it('grants up to `concurrency` places at once and refuses past `queue` waiting at once with 503 search_busy and Retry-After', async function () {
     const gate = createAdmission({ concurrency: 2, queue: 1, maxWaitMs: 10_000 });
-    const granted = await Promise.all([gate.admit(), gate.admit()]);
-    const waiting = settle(gate.admit());
+    const granted = await Promise.all([gate.admit(undefined, 'a'), gate.admit(undefined, 'b')]);
+    const waiting = settle(gate.admit(undefined, 'c'));
     const refusedAt = Date.now();
-    expectBusy(await settle(gate.admit()));
+    expectBusy(await settle(gate.admit(undefined, 'd')));
     expect(Date.now() - refusedAt, 'refused without waiting').to.be.below(50);
     expect([gate.running, gate.waiting, gate.refused]).to.deep.equal([2, 1, 1]);
     granted[0]!();
@@ -51,9 +55,9 @@ describe('search admission: a few at once, a few more waiting, the rest refused'
 
   it('refuses a request that found no place within maxWaitMs, and takes it off the queue', async function () {
     const gate = createAdmission({ concurrency: 1, queue: 4, maxWaitMs: 30 });
-    const held = await gate.admit();
+    const held = await gate.admit(undefined, 'a');
     const started = Date.now();
-    expectBusy(await settle(gate.admit()));
+    expectBusy(await settle(gate.admit(undefined, 'b')));
     expect(Date.now() - started).to.be.within(25, 500);
     expect(gate.waiting).to.equal(0);
     held();
@@ -83,6 +87,34 @@ describe('search admission: a few at once, a few more waiting, the rest refused'
     expect(gate.running).to.equal(1);
   });
 
+  describe('whose fault a refusal is', function () {
+    it('answers a caller that holds its share 429 too_many_searches, at once or after the wait, and one that holds less 503 search_busy', async function () {
+      const gate = createAdmission({ concurrency: 2, queue: 1, maxWaitMs: 30 });
+      const held = [await gate.admit(undefined, 'flood'), await gate.admit(undefined, 'flood')];
+      const waiting = settle(gate.admit(undefined, 'flood'));
+      expectOverShare(await settle(gate.admit(undefined, 'flood')));
+      expectBusy(await settle(gate.admit(undefined, 'other')));
+      expectOverShare(await waiting);
+      for (const release of held) release();
+      // Two callers holding one place each: each holds its share (ceil(2 / 2) = 1), a third holding none does not.
+      const [a, b] = [await gate.admit(undefined, 'a'), await gate.admit(undefined, 'b')];
+      expectOverShare(await settle(gate.admit(undefined, 'a')));
+      expectBusy(await settle(gate.admit(undefined, 'c')));
+      a();
+      b();
+      expect([gate.running, gate.waiting, gate.refused]).to.deep.equal([0, 0, 5]);
+    });
+
+    it('computes the share as an equal split of the running places among the callers holding or awaiting one', function () {
+      expect(overShare({ held: 0, callers: 1, concurrency: 4 })).to.equal(false);
+      expect(overShare({ held: 3, callers: 1, concurrency: 4 })).to.equal(false);
+      expect(overShare({ held: 4, callers: 1, concurrency: 4 })).to.equal(true);
+      expect(overShare({ held: 1, callers: 3, concurrency: 4 })).to.equal(false);
+      expect(overShare({ held: 2, callers: 3, concurrency: 4 })).to.equal(true);
+      expect(overShare({ held: 1, callers: 36, concurrency: 4 })).to.equal(true);
+    });
+  });
+
   describe('fair between callers', function () {
     it('gives a place back to the waiting caller that holds the fewest, then was served least recently', async function () {
       const gate = createAdmission({ concurrency: 2, queue: 10, maxWaitMs: 10_000 });
@@ -108,10 +140,10 @@ describe('search admission: a few at once, a few more waiting, the rest refused'
       const gate = createAdmission({ concurrency: 1, queue: 3, maxWaitMs: 10_000 });
       const held = await gate.admit(undefined, 'flood');
       const flood = [0, 1, 2].map(() => settle(gate.admit(undefined, 'flood')));
-      expectBusy(await settle(gate.admit(undefined, 'flood')));
+      expectOverShare(await settle(gate.admit(undefined, 'flood')));
       const member = settle(gate.admit(undefined, 'member'));
       const displaced = await flood[2]!;
-      expectBusy(displaced);
+      expectOverShare(displaced);
       expect(((displaced as { error: Error }).error as Error).message).to.match(/its place went to another caller/);
       expect(gate.waiting).to.equal(3);
       held();
