@@ -1,4 +1,4 @@
-// `npm test`: provisions OpenSearch, Redis and the model, type-checks, lints, then runs every suite.
+// `npm test`: provisions OpenSearch, Redis, the transcription service and the model, type-checks, lints, then runs every suite.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -7,7 +7,9 @@ import { createLogger } from '../../src/logger.js';
 import { ensureChromium } from '../ops/provision/chromium.js';
 import { ensureModel } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
+import { ensureMediaTools } from '../ops/provision/media-tools.js';
 import { servicesDown, servicesStatus, servicesUp } from '../ops/provision/services.js';
+import { stopTranscriber } from '../ops/provision/transcriber.js';
 import { lint } from './lint.js';
 
 const program = new Command()
@@ -31,12 +33,17 @@ async function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise
 async function main(): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   let startedHere = false;
+  let startedTranscriber = false;
   if (!opts.unit) {
     const before = await servicesStatus();
-    const services = await servicesUp({ log });
+    const services = await servicesUp({ log, transcriber: true });
     startedHere = !before.opensearch.running || !before.redis.running;
+    startedTranscriber = before.transcriber?.running === false;
     env.OPENSEARCH_URL = services.opensearchUrl;
     env.REDIS_URL = services.redisUrl;
+    env.TRANSCRIBE_URL = services.transcribeUrl;
+    // The transcription suites speak real sentences (espeak-ng) and cut audio (ffmpeg).
+    await ensureMediaTools({ env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
     env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
     env.CHROMIUM_PATH = await ensureChromium({ env, log });
     // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
@@ -61,6 +68,7 @@ async function main(): Promise<number> {
     return await run(process.execPath, mochaArgs, env);
   } finally {
     if (startedHere && !opts.keep) await servicesDown({ log });
+    else if (startedTranscriber && !opts.keep) await stopTranscriber({ log });
   }
 }
 

@@ -1,4 +1,4 @@
-// `npm run -s services -- up|down|status`: local OpenSearch and Redis; `up` prints eval-able URLs on stdout.
+// `npm run -s services -- up|down|status`: local OpenSearch, Redis and the transcription service; `up` prints eval-able URLs on stdout.
 import { Command, InvalidArgumentError } from 'commander';
 import { createLogger } from '../../src/logger.js';
 import { ProvisionError } from './provision/errors.js';
@@ -6,18 +6,21 @@ import { servicesDown, servicesStatus, servicesUp, type ServiceStatus } from './
 
 const log = createLogger({ name: 'services', fd: 2 });
 
-const program = new Command().name('services').description('Local OpenSearch (with k-NN and English analysis) and Redis for development and tests.').showHelpAfterError();
+const program = new Command()
+  .name('services')
+  .description('Local OpenSearch (with k-NN and English analysis), Redis and the transcription service for development and tests.')
+  .showHelpAfterError();
 
 program
   .command('up')
   .description(
-    'start (or reuse) the services and print OPENSEARCH_URL=... and REDIS_URL=... on stdout, e.g. eval "$(npm run -s services -- up)". ' +
-      'OPENSEARCH_URL / REDIS_URL already set: used as given. OPENSEARCH_PORT / REDIS_PORT: pin the ports (of node 1 for a cluster).',
+    'start (or reuse) the services and print OPENSEARCH_URL=..., REDIS_URL=... and TRANSCRIBE_URL=... on stdout, e.g. eval "$(npm run -s services -- up)". ' +
+      'OPENSEARCH_URL / REDIS_URL / TRANSCRIBE_URL already set: used as given. OPENSEARCH_PORT / REDIS_PORT / TRANSCRIBE_PORT: pin the ports (of node 1 for a cluster).',
   )
   .option('--nodes <n>', 'OpenSearch nodes: 1 is the single node (default), 2-9 a local cluster whose URLs are printed comma-separated', nodeCount)
   .action(async (opts: { nodes?: number }) => {
-    const urls = await servicesUp({ log, nodes: opts.nodes });
-    process.stdout.write(`OPENSEARCH_URL=${urls.opensearchUrl}\nREDIS_URL=${urls.redisUrl}\n`);
+    const urls = await servicesUp({ log, nodes: opts.nodes, transcriber: true });
+    process.stdout.write(`OPENSEARCH_URL=${urls.opensearchUrl}\nREDIS_URL=${urls.redisUrl}\nTRANSCRIBE_URL=${urls.transcribeUrl}\n`);
   });
 
 program
@@ -29,7 +32,7 @@ program
 
 program
   .command('status')
-  .description('say what runs where; exit code 0 when both services answer, 3 otherwise')
+  .description('say what runs where; exit code 0 when every service answers, 3 otherwise')
   .action(async () => {
     const status = await servicesStatus();
     // A cluster with some nodes down still answers: degraded, not stopped.
@@ -41,8 +44,9 @@ program
         .filter(Boolean)
         .join('  ');
     const nodes = (status.opensearch.nodes ?? []).map((n) => `${nodeLine(n)}\n`).join('');
-    process.stdout.write(`${line('opensearch', status.opensearch)}\n${nodes}${line('redis', status.redis)}\n`);
-    if (!status.opensearch.running || !status.redis.running) process.exitCode = 3;
+    const transcriber = status.transcriber ? `${line('transcriber', status.transcriber)}\n` : '';
+    process.stdout.write(`${line('opensearch', status.opensearch)}\n${nodes}${line('redis', status.redis)}\n${transcriber}`);
+    if (!status.opensearch.running || !status.redis.running || status.transcriber?.running === false) process.exitCode = 3;
   });
 
 function nodeCount(value: string): number {

@@ -41,6 +41,12 @@ export const PROVISION_ERRORS = {
     message: () => "chromium is not installed: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary",
   },
   redis_unhealthy: { message: (log: string) => `redis-server did not answer PING (see ${log}): fix the cause and run up again` },
+  transcriber_unhealthy: {
+    message: (why: string, log: string) => `the transcription service ${why} (see ${log}): fix the cause and run up again, or set TRANSCRIBE_URL`,
+  },
+  model_checksum: {
+    message: (what: string, detail: string) => `${what} does not match its pinned checksum (${detail}): the download is corrupt or the package changed; run up again`,
+  },
   busy: {
     message: (lockDir: string) => `another services command is still running (it holds ${lockDir}): wait for it or end it, then retry`,
   },

@@ -1,8 +1,9 @@
-// Local OpenSearch and Redis for development and tests: up (start or reuse), down, status.
+// Local OpenSearch, Redis and the transcription service for development and tests: up (start or reuse), down, status.
 import { createLogger, type Logger } from '../../../src/logger.js';
 import { ensureOpenSearch, openSearchState, runningOpenSearch, stopOpenSearch } from './opensearch.js';
 import { clusterStatus, clusterUrls, ensureOpenSearchCluster, readClusterState, stopOpenSearchCluster } from './opensearch-cluster.js';
 import { ensureRedis, pingRedis, redisState, stopRedis } from './redis.js';
+import { ensureTranscriber, stopTranscriber, transcriberState } from './transcriber.js';
 import type { Env } from './commands.js';
 import { createProvisionError } from './errors.js';
 import { isOurProcess } from './processes.js';
@@ -13,6 +14,8 @@ import { INSTALL_DIR } from './opensearch-install.js';
 export interface ServiceUrls {
   opensearchUrl: string;
   redisUrl: string;
+  /** The transcription service (TRANSCRIBE_URL), when `up` was asked for it. */
+  transcribeUrl?: string;
 }
 
 /** One OpenSearch node of a cluster (or of a comma-separated OPENSEARCH_URL). */
@@ -41,11 +44,13 @@ export interface ServiceStatus {
 export interface ServicesStatus {
   opensearch: ServiceStatus;
   redis: ServiceStatus;
+  /** Always given by `servicesStatus`; optional so that plans built from OpenSearch and Redis alone (the demo's) still type. */
+  transcriber?: ServiceStatus;
 }
 
 const defaultLogger = () => createLogger({ name: 'services', fd: 2 });
 
-function external(env: Env, name: 'OPENSEARCH_URL' | 'REDIS_URL'): string | undefined {
+function external(env: Env, name: 'OPENSEARCH_URL' | 'REDIS_URL' | 'TRANSCRIBE_URL'): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
@@ -71,7 +76,8 @@ async function ensureLocalOpenSearch({ env, log, healthTimeoutMs, nodes }: { env
  * returns their URLs. A service whose URL is already set in `env` (OPENSEARCH_URL, REDIS_URL) is
  * used as given and not provisioned. OPENSEARCH_PORT / REDIS_PORT pin the ports (default: 9200 /
  * 6379, or the next free one). `nodes` > 1 starts a local cluster instead of the single node; its
- * URLs come back comma-separated, as OPENSEARCH_URL takes them. Expected failures throw a
+ * URLs come back comma-separated, as OPENSEARCH_URL takes them. `transcriber` also starts the
+ * local transcription service (or takes TRANSCRIBE_URL as given). Expected failures throw a
  * `ProvisionError` with a one-line message.
  */
 export async function servicesUp({
@@ -79,16 +85,21 @@ export async function servicesUp({
   log = defaultLogger(),
   healthTimeoutMs = 120_000,
   nodes,
-}: { env?: Env; log?: Logger; healthTimeoutMs?: number; nodes?: number } = {}): Promise<ServiceUrls> {
+  transcriber = false,
+}: { env?: Env; log?: Logger; healthTimeoutMs?: number; nodes?: number; transcriber?: boolean } = {}): Promise<ServiceUrls> {
   const givenRedis = external(env, 'REDIS_URL');
   const givenOpenSearch = external(env, 'OPENSEARCH_URL');
   if (givenRedis) log.info({ url: givenRedis }, 'using REDIS_URL from the environment');
   if (givenOpenSearch) log.info({ url: givenOpenSearch }, 'using OPENSEARCH_URL from the environment');
+  const givenTranscriber = transcriber ? external(env, 'TRANSCRIBE_URL') : undefined;
+  if (givenTranscriber) log.info({ url: givenTranscriber }, 'using TRANSCRIBE_URL from the environment');
   return withLock(log, async () => {
     // Redis first: it is quick, and a missing redis-server should fail before a minute of provisioning.
     const redisUrl = givenRedis ?? (await ensureRedis({ env, log })).url;
     const opensearchUrl = givenOpenSearch ?? (await ensureLocalOpenSearch({ env, log, healthTimeoutMs, nodes }));
-    return { opensearchUrl, redisUrl };
+    if (!transcriber) return { opensearchUrl, redisUrl };
+    const transcribeUrl = givenTranscriber ?? (await ensureTranscriber({ env, log })).url;
+    return { opensearchUrl, redisUrl, transcribeUrl };
   });
 }
 
@@ -98,7 +109,10 @@ export async function servicesDown({ log = defaultLogger() }: { log?: Logger } =
     const opensearch = await stopOpenSearch({ log });
     const cluster = await stopOpenSearchCluster({ log });
     const redis = await stopRedis({ log });
-    const stopped = [opensearch && 'OpenSearch', cluster && `OpenSearch cluster (${cluster.nodes.length} nodes)`, redis && 'Redis'].filter(Boolean);
+    const transcriber = await stopTranscriber({ log });
+    const stopped = [opensearch && 'OpenSearch', cluster && `OpenSearch cluster (${cluster.nodes.length} nodes)`, redis && 'Redis', transcriber && 'transcription service'].filter(
+      Boolean,
+    );
     log.info({ stopped }, stopped.length ? 'services stopped' : 'nothing was running');
   });
 }
@@ -114,6 +128,16 @@ async function opensearchAnswers(url: string): Promise<boolean> {
 
 async function redisAnswers(url: string): Promise<boolean> {
   return (await pingRedis(url)) !== undefined; // NOAUTH still means a Redis answers
+}
+
+/** Any HTTP answer counts: a remote provider may have no /health and may want a key. */
+async function transcriberAnswers(url: string): Promise<boolean> {
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(3_000) });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The local cluster as one status: running when every node is, with a line per node. */
@@ -154,7 +178,8 @@ async function externalOpenSearchStatus(urls: string): Promise<ServiceStatus> {
 export async function servicesStatus({ env = process.env }: { env?: Env } = {}): Promise<ServicesStatus> {
   const opensearchUrl = external(env, 'OPENSEARCH_URL');
   const redisUrl = external(env, 'REDIS_URL');
-  const [os, cluster, redis] = await Promise.all([openSearchState(), localClusterStatus(), redisState()]);
+  const transcribeUrl = external(env, 'TRANSCRIBE_URL');
+  const [os, cluster, redis, transcriber] = await Promise.all([openSearchState(), localClusterStatus(), redisState(), transcriberState()]);
   const externalStatus = (url: string, running: boolean, name: string): ServiceStatus => ({
     running,
     source: 'external',
@@ -172,5 +197,6 @@ export async function servicesStatus({ env = process.env }: { env?: Env } = {}):
   return {
     opensearch: opensearchUrl ? await externalOpenSearchStatus(opensearchUrl) : cluster && !os.state ? cluster : localStatus(os),
     redis: redisUrl ? externalStatus(redisUrl, await redisAnswers(redisUrl), 'REDIS_URL') : localStatus(redis),
+    transcriber: transcribeUrl ? externalStatus(transcribeUrl, await transcriberAnswers(transcribeUrl), 'TRANSCRIBE_URL') : localStatus(transcriber),
   };
 }

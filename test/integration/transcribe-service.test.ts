@@ -1,0 +1,279 @@
+// The transcription client against the real local service (faster-whisper) on real speech (espeak-ng), and against remote-style answers from a tiny real HTTP server.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { Ajv } from 'ajv';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { TranscriptDocument } from '../../src/library-format.js';
+import { TranscribeError, transcribeFile, transcriptRecord, type Transcription, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
+import { speak, type SpokenSentence } from '../support/speech.js';
+
+const SENTENCES = [
+  'Yesterday we baked sourdough bread in the village oven.',
+  'Fresh flour and clean water make the starter strong.',
+  'Every morning the baker folds the dough twice.',
+  'Later the neighbours came to taste the crust.',
+  'Customers arrived early to buy warm bread.',
+];
+const MORE = [
+  'Seven children learned to shape rolls by hand.',
+  'Nobody expected the oven to stay hot all night.',
+  'Rain fell on the market while the stalls opened.',
+  'Morning light filled the quiet kitchen.',
+];
+
+const norm = (t: string) => t.toLowerCase().replace(/[^a-z0-9']/g, '');
+const words = (t: Transcription) => t.segments.flatMap((s) => s.words);
+
+/** Share of the sentences' words of four letters or more that the transcription has. */
+function contentWordsFound(sentences: string[], t: Transcription): number {
+  const heard = new Set(words(t).map((w) => norm(w.t)));
+  const content = sentences.flatMap((s) => s.split(/\s+/).map(norm)).filter((w) => w.length >= 4);
+  return content.filter((w) => heard.has(w)).length / content.length;
+}
+
+/**
+ * For each sentence, how far (ms) its first word starts from the sentence's true start. When
+ * the engine misheard that word (espeak-ng is no newsreader), its second word stands in: it
+ * starts a few hundred ms later, so a wrong piece offset (seconds) still fails.
+ */
+function startErrors(spoken: SpokenSentence[], t: Transcription): number[] {
+  const all = words(t);
+  return spoken.map((sentence) => {
+    for (const word of sentence.text.split(/\s+/).slice(0, 2).map(norm)) {
+      const matches = all.filter((w) => norm(w.t) === word);
+      if (matches.length) return Math.min(...matches.map((w) => Math.abs(w.s - sentence.startMs)));
+    }
+    return Number.POSITIVE_INFINITY;
+  });
+}
+
+/** A pino logger whose debug lines land in `lines`. */
+function captureLogger(lines: Record<string, unknown>[]) {
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return pino({ level: 'debug' }, sink);
+}
+
+describe('transcribing real speech through the local service', function () {
+  this.timeout(10 * 60_000);
+  let dir: string;
+  let url: string;
+  const base = (): TranscribeOptions => ({ url, model: 'base', maxUploadBytes: 24 * 1024 ** 2, timeoutMs: 5 * 60_000 });
+
+  before(async function () {
+    const given = process.env.TRANSCRIBE_URL;
+    if (!given) throw new Error('TRANSCRIBE_URL is not set: run `npm run services -- up` (or npm test, which provisions it)');
+    url = given;
+    dir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-test-'));
+  });
+
+  after(async function () {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('finds most words of spoken sentences and starts each sentence within a second of its true start', async function () {
+    const file = path.join(dir, 'speech.mp3');
+    const spoken = await speak(SENTENCES, file);
+    const t = await transcribeFile(file, base());
+    expect(t.language).to.equal('en');
+    expect(t.audioSeconds).to.be.closeTo(spoken.at(-1)!.endMs / 1000 + 1, 1);
+    expect(contentWordsFound(SENTENCES, t)).to.be.at.least(0.7);
+    for (const [i, error] of startErrors(spoken, t).entries()) expect(error, `sentence ${i + 1}: ${SENTENCES[i]}`).to.be.at.most(1000);
+    const record = transcriptRecord(t);
+    const valid = new Ajv({ strict: false }).compile(TranscriptDocument);
+    expect(valid(record), JSON.stringify(valid.errors)).to.equal(true);
+    expect(record.segments.every((s) => s.speakerLabel === null)).to.equal(true);
+  });
+
+  it('cuts audio larger than the upload limit at silences and offsets each piece, sentence starts still within a second', async function () {
+    const file = path.join(dir, 'long.wav');
+    const all = [...SENTENCES, ...MORE];
+    const spoken = await speak(all, file);
+    const lines: Record<string, unknown>[] = [];
+    // About 10 s per piece at 32 kbps: the 40-second file goes in four or five pieces.
+    const t = await transcribeFile(file, { ...base(), maxUploadBytes: 45_000, log: captureLogger(lines) });
+    const pieces = lines.find((l) => l.msg === 'transcribing')?.pieces as number;
+    expect(pieces).to.be.at.least(3);
+    expect(contentWordsFound(all, t)).to.be.at.least(0.7);
+    for (const [i, error] of startErrors(spoken, t).entries()) expect(error, `sentence ${i + 1}: ${all[i]}`).to.be.at.most(1000);
+    const starts = words(t).map((w) => w.s);
+    expect(starts).to.deep.equal([...starts].sort((a, b) => a - b));
+  });
+
+  it('refuses audio longer than maxSeconds before sending anything (too_long)', async function () {
+    const file = path.join(dir, 'short.wav');
+    await speak(SENTENCES.slice(0, 1), file);
+    const err = await transcribeFile(file, { ...base(), maxSeconds: 1 }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(TranscribeError).with.property('code', 'too_long');
+  });
+
+  it('refuses a file that is not audio as bad_audio', async function () {
+    const file = path.join(dir, 'notes.mp3');
+    await writeFile(file, 'these are show notes, not audio\n');
+    const err = await transcribeFile(file, base()).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(TranscribeError).with.property('code', 'bad_audio');
+  });
+
+  it("answers bad requests in OpenAI's error shape, and /health", async function () {
+    expect((await fetch(`${url}/health`)).status).to.equal(200);
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(path.join(dir, 'short.wav'))]), 'short.wav');
+    form.append('model', 'base');
+    form.append('timestamp_granularities[]', 'word'); // needs verbose_json, as OpenAI says with a 400
+    const res = await fetch(`${url}/v1/audio/transcriptions`, { method: 'POST', body: form });
+    expect(res.status).to.equal(400);
+    const body = (await res.json()) as { error: Record<string, unknown> };
+    expect(body.error).to.include({ type: 'invalid_request_error', param: 'timestamp_granularities' });
+    expect(body.error).to.have.all.keys('message', 'type', 'param', 'code');
+  });
+
+  it('refuses an upload announced larger than its limit before reading it (413, OpenAI shape)', async function () {
+    const target = new URL('/v1/audio/transcriptions', url);
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(target, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(8 * 1024 ** 3) } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.flushHeaders(); // headers only: the 8 GB never come
+    });
+    expect(status).to.equal(413);
+    expect((JSON.parse(body) as { error: { code: string } }).error.code).to.equal('file_too_large');
+  });
+
+  it('listens on loopback only', function () {
+    const port = Number(new URL(url).port);
+    if (!['127.0.0.1', 'localhost'].includes(new URL(url).hostname)) this.skip(); // an external TRANSCRIBE_URL is not ours
+    const listening = readFileSync('/proc/net/tcp', 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => f[3] === '0A' && parseInt(f[1]!.split(':')[1]!, 16) === port)
+      .map((f) => f[1]!.split(':')[0]);
+    expect(listening).to.deep.equal(['0100007F']); // 127.0.0.1, little-endian
+  });
+});
+
+describe('transcribing through remote-style services', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let audio: string;
+  let server: http.Server;
+  let url: string;
+  let answer: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
+  const seen: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+
+  before(async function () {
+    dir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-remote-'));
+    audio = path.join(dir, 'one.wav');
+    await speak(['Hello from the remote test.'], audio);
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('latin1');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        seen.push({ headers: req.headers, body });
+        answer(req, body, res);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async function () {
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const opts = (): TranscribeOptions => ({ url, model: 'whisper-large-v3', apiKey: 'test-key', maxUploadBytes: 24 * 1024 ** 2, timeoutMs: 10_000 });
+
+  it('fails with no_words on a Groq-style answer (segments, no words), and never invents word times', async function () {
+    answer = (_req, _body, res) =>
+      json(res, 200, {
+        task: 'transcribe',
+        language: 'English',
+        duration: 2,
+        text: 'Hello from the remote test.',
+        segments: [{ id: 0, start: 0, end: 2, text: ' Hello from the remote test.', avg_logprob: -0.2, no_speech_prob: 0.01, compression_ratio: 1 }],
+      });
+    const err = await transcribeFile(audio, opts()).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(TranscribeError).with.property('code', 'no_words');
+    expect((err as Error).message).to.equal('the transcription service returned no word timings');
+    const request = seen.at(-1)!;
+    expect(request.headers.authorization).to.equal('Bearer test-key');
+    expect(request.body).to.match(/name="response_format"\r\n\r\nverbose_json/);
+    expect(request.body.match(/name="timestamp_granularities\[\]"/g)).to.have.length(2);
+  });
+
+  it('fails with no_words on a LocalAI-style answer (words: null)', async function () {
+    answer = (_req, _body, res) =>
+      json(res, 200, {
+        text: 'Hello from the remote test.',
+        language: 'en',
+        duration: 2,
+        segments: [{ id: 0, start: 0, end: 2, text: 'Hello from the remote test.' }],
+        words: null,
+      });
+    const err = await transcribeFile(audio, opts()).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(TranscribeError).with.property('code', 'no_words');
+  });
+
+  it("accepts whisper.cpp's nested token words", async function () {
+    answer = (_req, _body, res) =>
+      json(res, 200, {
+        language: 'english',
+        duration: 2,
+        segments: [
+          {
+            start: 0.4,
+            end: 1.6,
+            text: ' Hello there.',
+            avg_logprob: -0.2,
+            no_speech_prob: 0.01,
+            words: [
+              { word: ' Hel', start: 0.4, end: 0.6 },
+              { word: 'lo', start: 0.6, end: 0.8 },
+              { word: ' there.', start: 0.9, end: 1.6 },
+            ],
+          },
+        ],
+      });
+    const t = await transcribeFile(audio, opts());
+    expect(t.language).to.equal('en');
+    expect(t.segments[0]!.words).to.deep.equal([
+      { t: 'Hello', s: 400, e: 800 },
+      { t: 'there.', s: 900, e: 1600 },
+    ]);
+  });
+
+  it('reports 429 as transient with its Retry-After, and 400 as permanent with the provider message', async function () {
+    answer = (_req, _body, res) => json(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error', param: null, code: null } }, { 'retry-after': '7' });
+    const busy = (await transcribeFile(audio, opts()).catch((e: unknown) => e)) as TranscribeError;
+    expect(busy).to.include({ code: 'http_status', transient: true, retryAfterMs: 7000, status: 429 });
+    answer = (_req, _body, res) => json(res, 400, { error: { message: 'Invalid file format.', type: 'invalid_request_error', param: null, code: null } });
+    const refused = (await transcribeFile(audio, opts()).catch((e: unknown) => e)) as TranscribeError;
+    expect(refused).to.include({ code: 'http_status', transient: false, status: 400 });
+    expect(refused.message).to.contain('Invalid file format.');
+  });
+
+  it('reports a service that does not answer as unreachable and transient', async function () {
+    const err = (await transcribeFile(audio, { ...opts(), url: 'http://127.0.0.1:9' }).catch((e: unknown) => e)) as TranscribeError;
+    expect(err).to.include({ code: 'unreachable', transient: true });
+  });
+});
