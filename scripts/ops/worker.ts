@@ -1,4 +1,4 @@
-// `npm run worker`: processes ingest jobs from the BullMQ queue until SIGTERM/SIGINT.
+// `npm run worker`: processes ingest jobs and the feed pipeline's polls and processing jobs until SIGTERM/SIGINT.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -7,6 +7,7 @@ import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection } from '../../indexer/queue.js';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../../src/metrics/listener.js';
+import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { positive } from '../lib/cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
@@ -14,7 +15,8 @@ const INDEXER_TIMEOUT_MS = 120_000;
 const program = new Command()
   .name('worker')
   .description(
-    'Run ingest jobs from the queue (QUEUE_NAME) into the indices of INDEX_PREFIX. Transient store errors\n' +
+    'Run ingest jobs from the queue (QUEUE_NAME) into the indices of INDEX_PREFIX, and the pipeline of followed\n' +
+      "feeds (`npm run follow`): polls from each source's Job Scheduler and one processing job per episode. Transient store errors\n" +
       'are retried with exponential backoff; invalid records fail at once. SIGTERM/SIGINT finish the\n' +
       'current jobs, then exit. A worker killed outright loses nothing: its job runs again once its lock\n' +
       'expires (--lock-duration) and a worker notices (--stalled-interval).',
@@ -22,6 +24,7 @@ const program = new Command()
   .option('--concurrency <n>', 'jobs at once: 2 embeds the next episode while the last one writes (embedding calls take turns; jobs of one episode never overlap)', positive, 2)
   .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
   .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
+  .option('--no-pipeline', 'run ingest jobs only, not the followed feeds’ polls and transcriptions')
   .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
   .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
   .parse();
@@ -31,7 +34,7 @@ function port(value: string): number {
   return Number(value);
 }
 
-const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; metricsPort?: number; embedderModule?: string }>();
+const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; pipeline: boolean; metricsPort?: number; embedderModule?: string }>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 
@@ -49,6 +52,17 @@ async function main(): Promise<void> {
     stalledIntervalMs: opts.stalledInterval,
     log,
   });
+  const pipeline: PipelineWorkers | undefined = opts.pipeline
+    ? await startPipelineWorkers({
+        connection,
+        indexPrefix: config.indexPrefix,
+        pipeline: config.pipeline,
+        ctx: { client, embedder, aliases, log },
+        lockDurationMs: opts.lockDuration,
+        stalledIntervalMs: opts.stalledInterval,
+        log,
+      })
+    : undefined;
   const metricsPort = opts.metricsPort ?? config.metrics.workerPort;
   let metrics: MetricsListener | undefined;
   if (metricsPort !== undefined) {
@@ -65,8 +79,7 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, 'finishing the current jobs, then exiting');
     // close() waits for active jobs; nothing new is taken meanwhile.
-    void worker
-      .close()
+    void Promise.all([worker.close(), pipeline?.close()])
       .then(async () => {
         await metrics?.close();
         connection.disconnect();

@@ -1,0 +1,37 @@
+// What a poll does with each item: new, its source changed (process again), only its catalog fields changed, or
+// nothing (pure; unit-tested).
+import type { EpisodeRecord } from '../../src/library-format.js';
+import type { ItemSource } from './state.js';
+
+export type ItemAction = 'new' | 'reprocess' | 'update' | 'unchanged';
+
+/** Fields the pipeline owns (what processing made), kept when the source's catalog fields are applied. */
+const PIPELINE_FIELDS = ['status', 'error', 'transcript', 'chapters', 'language'] as const;
+
+/** The stored record with the source's catalog fields applied and the pipeline's own fields kept. */
+export function mergeRecord(stored: EpisodeRecord & { language?: string | null }, fresh: EpisodeRecord): EpisodeRecord {
+  const merged: Record<string, unknown> = { ...fresh };
+  for (const field of PIPELINE_FIELDS) {
+    if (field in stored) merged[field] = stored[field];
+  }
+  return merged as EpisodeRecord;
+}
+
+/**
+ * The action for one item of a feed. A changed enclosure or transcript URL under the same identity is the same
+ * episode made again (a failed one retried, a transcribed one re-transcribed: its old transcript may no longer
+ * match the audio); an archived item that came back is processed again unless it kept a transcript.
+ * `final`: the source's records are complete as read (a yt-dlp folder), nothing is processed.
+ */
+export function decideItem(
+  stored: EpisodeRecord | undefined,
+  storedSource: ItemSource | undefined,
+  fresh: { record: EpisodeRecord; source: ItemSource },
+  { final = false }: { final?: boolean } = {},
+): ItemAction {
+  if (!stored) return 'new';
+  if (final) return JSON.stringify(stored) === JSON.stringify(fresh.record) ? 'unchanged' : 'update';
+  if (storedSource?.digest !== fresh.source.digest) return 'reprocess';
+  if (stored.status === 'archived') return stored.transcript ? 'update' : 'reprocess';
+  return JSON.stringify(mergeRecord(stored, fresh.record)) === JSON.stringify(stored) ? 'unchanged' : 'update';
+}

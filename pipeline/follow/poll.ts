@@ -1,0 +1,218 @@
+// One poll of a followed source: a conditional GET (or a re-read of a yt-dlp folder), the body hashed so an
+// unchanged 200 costs nothing, each item's change written to the library folder and indexed, the items that need a
+// transcript enqueued, and the poll state (validators, outcome, backoff) saved in follow.json.
+import { createHash } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { PipelineConfig } from '../../src/config.js';
+import type { Logger } from '../../src/logger.js';
+import type { IndexContext } from '../../indexer/load-episode.js';
+import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusError } from '../fetch/safe-fetch.js';
+import { ImportProblem } from '../../indexer/import/text.js';
+import { decideItem, mergeRecord } from './changes.js';
+import { FollowError } from './errors.js';
+import { feedSnapshot, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
+import { readEpisode, saveChannel, saveEpisode } from './library.js';
+import { enqueueProcess, type ProcessJob } from './queues.js';
+import { nextPollAt, parseMaxAge } from './schedule.js';
+import { channelDir, readState, withChannelLock, writeState, type FollowState } from './state.js';
+
+/** What a poll and the processing jobs need, made once per process. */
+export interface FollowDeps {
+  pipeline: Pick<PipelineConfig, 'libraryDir' | 'pollIntervalSeconds' | 'maxBackoffSeconds' | 'userAgent' | 'allowPrivate'>;
+  ctx: IndexContext;
+  processQueue: Queue<ProcessJob>;
+  log?: Logger | undefined;
+}
+
+export interface PollReport {
+  slug: string;
+  /** `200` (read and applied), `304`, `unchanged` (a 200 with the same body), `error`, `skipped` (before its time), `stopped`. */
+  outcome: '200' | '304' | 'unchanged' | 'error' | 'skipped' | 'stopped';
+  status: number | null;
+  items: number;
+  added: number;
+  updated: number;
+  reprocessed: number;
+  archived: number;
+  /** Processing jobs added now (new items, changed sources, lost jobs). */
+  enqueued: number;
+  skippedItems: { item: string; reason: string }[];
+  error: string | null;
+  nextPollAt: string | null;
+}
+
+/** Request headers of a conditional GET from the validators the last 200 gave. */
+export function conditionalHeaders(state: Pick<FollowState, 'etag' | 'lastModified'>): Record<string, string> {
+  return { ...(state.etag ? { 'If-None-Match': state.etag } : {}), ...(state.lastModified ? { 'If-Modified-Since': state.lastModified } : {}) };
+}
+
+/** A poll failure as the sentence `--list` shows. */
+export function describePollError(err: unknown): string {
+  if (err instanceof FetchError) return describeFetchError(err, 'the feed');
+  if (err instanceof NotAFeedError) return `the feed is ${err.message}`;
+  if (err instanceof ImportProblem) return err.message;
+  return (err as Error).message;
+}
+
+interface Fetched {
+  outcome: '200' | '304' | 'unchanged';
+  status: number | null;
+  snapshot?: SourceSnapshot;
+  validators: Pick<FollowState, 'etag' | 'lastModified' | 'bodyHash'>;
+  maxAgeSeconds?: number | undefined;
+}
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+/** Reads the source: a conditional GET for a feed (304 and an unchanged body give no snapshot), a re-read for a folder. */
+export async function fetchSource(state: FollowState, pipeline: FollowDeps['pipeline']): Promise<Fetched> {
+  if (state.kind === 'ytdlp') {
+    const snapshot = await ytdlpSnapshot(state.source, { slug: state.slug });
+    const bodyHash = sha256(JSON.stringify(snapshot));
+    const same = bodyHash === state.bodyHash;
+    return { outcome: same ? 'unchanged' : '200', status: null, ...(same ? {} : { snapshot }), validators: { etag: null, lastModified: null, bodyHash } };
+  }
+  const res = await fetchBytes(state.source, {
+    maxBytes: FEED_MAX_BYTES,
+    allowPrivate: pipeline.allowPrivate,
+    userAgent: pipeline.userAgent,
+    headers: conditionalHeaders(state),
+  });
+  const maxAgeSeconds = parseMaxAge(res.headers.get('cache-control'));
+  if (res.status === 304) return { outcome: '304', status: 304, validators: state, maxAgeSeconds };
+  if (res.status < 200 || res.status > 299) throw httpStatusError(res.url, res.status, res.headers);
+  const validators = { etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified'), bodyHash: sha256(res.body) };
+  if (validators.bodyHash === state.bodyHash) return { outcome: 'unchanged', status: res.status, validators, maxAgeSeconds };
+  return { outcome: '200', status: res.status, snapshot: feedSnapshot(res.body.toString('utf8'), { slug: state.slug, feedUrl: res.url }), validators, maxAgeSeconds };
+}
+
+/** Writes what changed in the snapshot; returns the counts. Runs under the channel lock. */
+async function applySnapshot(deps: FollowDeps, state: FollowState, snapshot: SourceSnapshot): Promise<Pick<PollReport, 'added' | 'updated' | 'reprocessed' | 'archived'>> {
+  const dir = channelDir(deps.pipeline.libraryDir, state.slug);
+  await saveChannel(dir, { slug: state.slug, ownerId: state.ownerId, channel: snapshot.channel, people: snapshot.people, topics: snapshot.topics }, deps.ctx);
+  const counts = { added: 0, updated: 0, reprocessed: 0, archived: 0 };
+  const final = state.kind === 'ytdlp';
+  for (const item of snapshot.items) {
+    const id = item.record.id;
+    const stored = await readEpisode(dir, id);
+    const previous = state.items[id];
+    const action = decideItem(stored, previous, item, { final });
+    if (action === 'new') {
+      await saveEpisode(dir, item.record, deps.ctx);
+      counts.added++;
+    } else if (action === 'reprocess') {
+      // A failed or archived episode waits again; a published one stays live on its old transcript until the new one replaces it.
+      const merged = mergeRecord(stored!, item.record);
+      const status = merged.status === 'published' || merged.status === 'processing' ? merged.status : 'pending';
+      await saveEpisode(dir, { ...merged, status, error: null }, deps.ctx);
+      counts.reprocessed++;
+    } else if (action === 'update') {
+      const merged = final ? item.record : mergeRecord(stored!, item.record);
+      await saveEpisode(dir, merged.status === 'archived' ? { ...merged, status: 'published' } : merged, deps.ctx);
+      counts.updated++;
+    }
+    // Work done for this very source version is remembered; a new version must be processed again.
+    const processed =
+      previous?.digest === item.source.digest && action !== 'new' ? previous.processed : final ? { digest: item.source.digest, outcome: 'published' as const } : undefined;
+    state.items[id] = { ...item.source, ...(processed ? { processed } : {}) };
+  }
+  if (state.archiveMissing) {
+    const present = new Set(snapshot.items.map((i) => i.record.id));
+    for (const id of Object.keys(state.items)) {
+      if (present.has(id)) continue;
+      const stored = await readEpisode(dir, id);
+      if (stored && stored.status !== 'archived') {
+        await saveEpisode(dir, { ...stored, status: 'archived' }, deps.ctx);
+        counts.archived++;
+      }
+    }
+  }
+  return counts;
+}
+
+/**
+ * Enqueues the processing job of every feed item whose current source version has not been processed (new items,
+ * changed sources, and jobs Redis lost). Deterministic job ids make this safe to run on every poll.
+ */
+export async function enqueueUnprocessed(deps: Pick<FollowDeps, 'processQueue'>, state: FollowState): Promise<number> {
+  if (state.kind !== 'feed' || state.stoppedAt) return 0;
+  let added = 0;
+  for (const [episodeId, source] of Object.entries(state.items)) {
+    if (source.processed?.digest === source.digest) continue;
+    if ((await enqueueProcess(deps.processQueue, { slug: state.slug, episodeId, digest: source.digest })).added) added++;
+  }
+  return added;
+}
+
+/**
+ * Polls a followed source once, holding the channel's lock. Before its next poll time it does nothing unless
+ * `force`. Failures are recorded (with backoff) and reported, never thrown; a source that is not followed throws
+ * FollowError `not_followed`.
+ */
+export async function pollSource(deps: FollowDeps, slug: string, { force = false, now = () => Date.now() }: { force?: boolean; now?: () => number } = {}): Promise<PollReport> {
+  const { libraryDir, pollIntervalSeconds, maxBackoffSeconds } = deps.pipeline;
+  return withChannelLock(libraryDir, slug, async () => {
+    const state = await readState(libraryDir, slug);
+    if (!state) throw new FollowError('not_followed', slug);
+    const report: PollReport = {
+      slug,
+      outcome: 'skipped',
+      status: null,
+      items: state.itemsSeen,
+      added: 0,
+      updated: 0,
+      reprocessed: 0,
+      archived: 0,
+      enqueued: 0,
+      skippedItems: [],
+      error: null,
+      nextPollAt: state.nextPollAt,
+    };
+    if (state.stoppedAt) return { ...report, outcome: 'stopped' };
+    if (!force && state.nextPollAt && now() < Date.parse(state.nextPollAt)) return report;
+
+    let fetched: Fetched;
+    try {
+      fetched = await fetchSource(state, deps.pipeline);
+    } catch (err) {
+      const sentence = describePollError(err);
+      state.errors++;
+      state.consecutiveFailures++;
+      state.lastPollAt = new Date(now()).toISOString();
+      state.lastOutcome = 'error';
+      state.lastStatus = err instanceof FetchError ? (err.status ?? null) : null;
+      state.lastError = sentence;
+      state.nextPollAt = new Date(
+        nextPollAt({
+          now: now(),
+          intervalSeconds: pollIntervalSeconds,
+          maxBackoffSeconds,
+          consecutiveFailures: state.consecutiveFailures,
+          retryAfterMs: err instanceof FetchError ? err.retryAfterMs : undefined,
+        }),
+      ).toISOString();
+      await writeState(libraryDir, state);
+      deps.log?.warn({ slug, err: sentence, failures: state.consecutiveFailures, nextPollAt: state.nextPollAt }, 'poll failed');
+      return { ...report, outcome: 'error', status: state.lastStatus, error: sentence, nextPollAt: state.nextPollAt };
+    }
+    if (fetched.snapshot) {
+      Object.assign(report, await applySnapshot(deps, state, fetched.snapshot));
+      report.skippedItems = fetched.snapshot.skipped;
+      state.itemsSeen = fetched.snapshot.items.length;
+    }
+    // Validators are saved only after the changes are written: a poll that died halfway is read again in full.
+    Object.assign(state, fetched.validators);
+    state.consecutiveFailures = 0;
+    state.lastPollAt = new Date(now()).toISOString();
+    state.lastOutcome = fetched.outcome;
+    state.lastStatus = fetched.status;
+    state.lastError = null;
+    state.nextPollAt = new Date(
+      nextPollAt({ now: now(), intervalSeconds: pollIntervalSeconds, maxBackoffSeconds, consecutiveFailures: 0, maxAgeSeconds: fetched.maxAgeSeconds }),
+    ).toISOString();
+    await writeState(libraryDir, state);
+    report.enqueued = await enqueueUnprocessed(deps, state);
+    deps.log?.info({ slug, outcome: fetched.outcome, added: report.added, updated: report.updated, reprocessed: report.reprocessed, enqueued: report.enqueued }, 'polled');
+    return { ...report, outcome: fetched.outcome, status: fetched.status, items: state.itemsSeen, nextPollAt: state.nextPollAt };
+  });
+}

@@ -1,0 +1,222 @@
+// One episode made searchable: `processing` while its transcript is read from the feed's own transcript file or
+// its audio is downloaded and transcribed, then `published` (indexed with its passages), or `failed` with a
+// sentence a creator understands. Transient failures are left to BullMQ's retries until the last attempt.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UnrecoverableError } from 'bullmq';
+import type { PipelineConfig } from '../../src/config.js';
+import type { ChapterRecord, TranscriptRecord } from '../../src/library-format.js';
+import { jsonChapters, showNoteChapters } from '../../indexer/import/chapters.js';
+import { episodeEnd, transcriptRecord as draftRecord } from '../../indexer/import/model.js';
+import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../indexer/import/sources.js';
+import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../indexer/import/text.js';
+import { RetryableIndexError } from '../../indexer/errors.js';
+import { describeFetchError, downloadToFile, FetchError } from '../fetch/safe-fetch.js';
+import { describeTranscribeError, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
+import { readEpisode, saveEpisode, type FollowedEpisode } from './library.js';
+import type { FollowDeps } from './poll.js';
+import type { ProcessJob } from './queues.js';
+import { channelDir, readJson, readState, withChannelLock, writeState, type ItemSource, type TranscriptSource } from './state.js';
+
+export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
+  pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'transcribe'>;
+}
+
+export interface ProcessResult {
+  episodeId: string;
+  /** `superseded`: the source changed (or the work was done) since the job was enqueued; nothing was written. */
+  outcome: 'published' | 'superseded';
+  transcriptFrom?: 'feed' | 'audio';
+  audioSeconds?: number;
+  transcribeSeconds?: number;
+}
+
+/** A failure as the episode's `error` (a sentence, no URL, no stack), and whether another attempt may succeed. */
+export function describeFailure(err: unknown): { sentence: string; transient: boolean; retryAfterMs?: number | undefined } {
+  if (err instanceof FetchError) return { sentence: describeFetchError(err, 'the audio URL'), transient: err.transient, retryAfterMs: err.retryAfterMs };
+  if (err instanceof TranscribeError) return { sentence: describeTranscribeError(err), transient: err.transient, retryAfterMs: err.retryAfterMs };
+  if (err instanceof NoTranscriptError) return { sentence: err.message, transient: false };
+  if (err instanceof RetryableIndexError) return { sentence: 'the search index could not be updated', transient: true };
+  return { sentence: 'processing stopped on an unexpected error (it is in the worker log)', transient: false };
+}
+
+/** Nothing to transcribe from: no usable transcript file and no audio. */
+export class NoTranscriptError extends Error {
+  override name = 'NoTranscriptError';
+}
+
+/**
+ * The feed's transcript files of the item, in the feed's language (all when none matches), read through the safe
+ * fetcher and parsed by the importer; the best is kept by the importer's order: the source's own word times, then
+ * captions-like cues, then HTML.
+ */
+async function feedTranscript(
+  transcripts: readonly TranscriptSource[],
+  { language, durationMs, baseDir, outbound, notes }: { language: string | null; durationMs: number | null; baseDir: string; outbound: OutboundOptions; notes: string[] },
+): Promise<DraftTranscript | undefined> {
+  const want = primaryLanguage(language);
+  const mine = transcripts.filter((t) => !want || !t.language || primaryLanguage(t.language) === want);
+  const drafts: { draft: DraftTranscript; captions: boolean }[] = [];
+  for (const t of mine.length > 0 ? mine : transcripts) {
+    try {
+      const { text, name } = await readSource(t.url, { baseDir, fetch: true, outbound });
+      drafts.push({ draft: await parseTranscriptText(text, name, durationMs), captions: t.rel === 'captions' });
+    } catch (err) {
+      notes.push(err instanceof ImportProblem ? err.message : (err as Error).message);
+    }
+  }
+  const rank = (d: { draft: DraftTranscript; captions: boolean }) => (d.draft.timing === 'source' ? 4 : 0) + (d.draft.format === 'html' ? 0 : 2) + (d.captions ? 1 : 0);
+  return drafts.sort((a, b) => rank(b) - rank(a))[0]?.draft;
+}
+
+/**
+ * The item's JSON chapters (`podcast:chapters`), else timestamps in its show notes by the importer's rules, or
+ * none; a bad chapters file never fails the episode.
+ */
+async function feedChapters(
+  { url, showNotes }: { url: string | null; showNotes: string | null },
+  endMs: number,
+  { baseDir, outbound, notes }: { baseDir: string; outbound: OutboundOptions; notes: string[] },
+): Promise<ChapterRecord[]> {
+  if (!url) {
+    if (!showNotes) return [];
+    const fromNotes = showNoteChapters(showNotes, endMs);
+    if (fromNotes.warning) notes.push(fromNotes.warning);
+    return fromNotes.chapters;
+  }
+  try {
+    const { text, name } = await readSource(url, { baseDir, fetch: true, outbound });
+    return jsonChapters(parseChaptersText(text, name), endMs);
+  } catch (err) {
+    notes.push((err as Error).message);
+    return [];
+  }
+}
+
+interface Made {
+  transcript: TranscriptRecord;
+  language: string | null;
+  durationMs: number | null;
+  chapters: ChapterRecord[];
+  from: 'feed' | 'audio';
+  audioSeconds?: number;
+  transcribeSeconds?: number;
+}
+
+/** Makes the transcript: the feed's own file when one is usable (creator-written beats machine-made), else the audio transcribed. */
+async function makeTranscript(
+  deps: ProcessDeps,
+  baseDir: string,
+  source: ItemSource,
+  record: FollowedEpisode,
+  channelLanguage: string | null,
+  signal?: AbortSignal,
+): Promise<Made> {
+  const { pipeline } = deps;
+  const outbound: OutboundOptions = { allowPrivate: pipeline.allowPrivate, userAgent: pipeline.userAgent };
+  const notes: string[] = [];
+  const draft = await feedTranscript(source.transcripts, { language: channelLanguage, durationMs: record.durationMs ?? null, baseDir, outbound, notes });
+  if (draft) {
+    const chapters = await feedChapters({ url: source.chaptersUrl, showNotes: source.notes }, episodeEnd(record.durationMs ?? null, draft), { baseDir, outbound, notes });
+    if (notes.length) deps.log?.info({ episodeId: record.id, notes }, 'transcript file notes');
+    return { transcript: draftRecord(draft), language: record.language ?? null, durationMs: record.durationMs ?? null, chapters, from: 'feed' };
+  }
+  if (!source.enclosureUrl) throw new NoTranscriptError(notes[0] ?? 'the item has neither a transcript file nor audio');
+  const { url, model, apiKey, maxUploadBytes, timeoutMs } = pipeline.transcribe;
+  if (!url) throw new NoTranscriptError('no transcription service is configured, so audio cannot be transcribed');
+  const work = await mkdtemp(join(tmpdir(), 'cca-follow-'));
+  try {
+    const audio = join(work, 'audio');
+    // An hour of audio at a slow 1 MB/s is a few minutes; the byte cap, not this, bounds a hostile server.
+    await downloadToFile(source.enclosureUrl, audio, { maxBytes: pipeline.audioMaxBytes, timeoutMs: 30 * 60_000, ...outbound, ...(signal ? { signal } : {}) });
+    const t = await transcribeFile(audio, {
+      url,
+      model,
+      ...(apiKey ? { apiKey } : {}),
+      language: primaryLanguage(channelLanguage) ?? null,
+      maxUploadBytes,
+      timeoutMs,
+      maxSeconds: pipeline.audioMaxSeconds,
+      ...(signal ? { signal } : {}),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+    const durationMs = record.durationMs ?? t.durationMs;
+    const chapters = await feedChapters({ url: source.chaptersUrl, showNotes: source.notes }, durationMs, { baseDir, outbound, notes });
+    return { transcript: transcriptRecord(t), language: t.language, durationMs, chapters, from: 'audio', audioSeconds: t.audioSeconds, transcribeSeconds: t.seconds };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs one processing job. Each write (processing, published, failed) happens under the channel's lock after
+ * re-reading the files, so a poll that changed the item meanwhile is neither overwritten nor lost: a job whose
+ * source version is no longer current writes nothing. `lastAttempt`: a transient failure now ends in `failed`.
+ * A job re-run after its worker died starts again from the download; its writes are keyed by ids, so the episode
+ * ends with one catalog row and one set of passages.
+ */
+export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastAttempt, signal }: { lastAttempt: boolean; signal?: AbortSignal }): Promise<ProcessResult> {
+  const { libraryDir } = deps.pipeline;
+  const dir = channelDir(libraryDir, job.slug);
+  const current = async () => {
+    const state = await readState(libraryDir, job.slug);
+    const source = state?.items[job.episodeId];
+    const record = await readEpisode(dir, job.episodeId);
+    const live = state && !state.stoppedAt && source && source.digest === job.digest && source.processed?.digest !== job.digest && record && record.status !== 'archived';
+    return live ? { state, source, record } : undefined;
+  };
+  const started = await withChannelLock(libraryDir, job.slug, async () => {
+    const now = await current();
+    if (!now) return undefined;
+    // A published episode being re-made stays live on its old transcript; anything else shows the work.
+    if (now.record.status !== 'published' && now.record.status !== 'processing') await saveEpisode(dir, { ...now.record, status: 'processing', error: null }, deps.ctx);
+    const channels = (await readJson<{ id: string; language?: string | null }[]>(join(dir, 'channels.json'))) ?? [];
+    return { source: now.source, record: now.record, language: channels.find((c) => c.id === now.record.channelId)?.language ?? null };
+  });
+  if (!started) return { episodeId: job.episodeId, outcome: 'superseded' };
+
+  let made: Made;
+  try {
+    made = await makeTranscript(deps, dir, started.source, started.record, started.language, signal);
+  } catch (err) {
+    const failure = describeFailure(err);
+    deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message, transient: failure.transient, lastAttempt }, 'processing failed');
+    if (failure.transient && !lastAttempt) throw err;
+    await finish(deps, job, (record) => ({ ...record, status: 'failed', error: failure.sentence }), 'failed');
+    throw new UnrecoverableError(failure.sentence);
+  }
+  const written = await finish(
+    deps,
+    job,
+    (record) => ({
+      ...record,
+      durationMs: record.durationMs ?? made.durationMs,
+      status: 'published',
+      error: null,
+      transcript: made.transcript,
+      chapters: made.chapters.length > 0 ? made.chapters : (record.chapters ?? []),
+      language: made.language ?? record.language ?? null,
+    }),
+    'published',
+  );
+  if (!written) return { episodeId: job.episodeId, outcome: 'superseded' };
+  return {
+    episodeId: job.episodeId,
+    outcome: 'published',
+    transcriptFrom: made.from,
+    ...(made.audioSeconds !== undefined ? { audioSeconds: made.audioSeconds } : {}),
+    ...(made.transcribeSeconds !== undefined ? { transcribeSeconds: made.transcribeSeconds } : {}),
+  };
+
+  async function finish(d: ProcessDeps, j: ProcessJob, change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed'): Promise<boolean> {
+    return withChannelLock(libraryDir, j.slug, async () => {
+      const now = await current();
+      if (!now) return false;
+      await saveEpisode(dir, change(now.record), d.ctx);
+      now.state.items[j.episodeId] = { ...now.source, processed: { digest: j.digest, outcome } };
+      await writeState(libraryDir, now.state);
+      return true;
+    });
+  }
+}

@@ -1,0 +1,132 @@
+// Where a followed source lives: `<libraryDir>/<slug>/follow.json` beside the channel's library (users.json,
+// channels.json, episodes/), so the source and its poll state survive any restart of Redis or of the processes.
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import lockfile from 'proper-lockfile';
+
+/** Where a transcript may be found for an item: a `podcast:transcript` of the feed. */
+export interface TranscriptSource {
+  url: string;
+  type?: string | undefined;
+  language?: string | undefined;
+  rel?: string | undefined;
+}
+
+/** What the pipeline needs to process one item, kept with the source so a lost job can be rebuilt. */
+export interface ItemSource {
+  /** The identity key (guid, else enclosure URL without query, else link). */
+  key: string;
+  enclosureUrl: string | null;
+  transcripts: TranscriptSource[];
+  chaptersUrl: string | null;
+  /** HTML show notes, for chapters written as timestamps. */
+  notes: string | null;
+  /** Digest of enclosure and transcript URLs: a change re-processes the episode. */
+  digest: string;
+  /** The source version last processed, and how it ended; absent while its processing is still to do. */
+  processed?: { digest: string; outcome: 'published' | 'failed' };
+}
+
+/** The durable record of a followed source and its poll state. */
+export interface FollowState {
+  version: 1;
+  slug: string;
+  channelId: string;
+  kind: 'feed' | 'ytdlp';
+  /** The feed URL, or the yt-dlp folder (absolute). */
+  source: string;
+  ownerId: string;
+  archiveMissing: boolean;
+  createdAt: string;
+  stoppedAt: string | null;
+  etag: string | null;
+  lastModified: string | null;
+  bodyHash: string | null;
+  lastPollAt: string | null;
+  /** `200`, `304`, `unchanged` (a 200 with the same body), or `error`. */
+  lastOutcome: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  itemsSeen: number;
+  errors: number;
+  consecutiveFailures: number;
+  nextPollAt: string | null;
+  items: Record<string, ItemSource>;
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** The library folder of a channel. */
+export const channelDir = (libraryDir: string, slug: string): string => resolve(libraryDir, slug);
+const statePath = (libraryDir: string, slug: string) => join(channelDir(libraryDir, slug), 'follow.json');
+
+/** Writes a file whole or not at all (a temporary sibling renamed over it). */
+export async function writeAtomic(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
+  try {
+    await writeFile(temp, text);
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
+
+/** JSON of a file, or undefined when it does not exist. */
+export async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+export const writeJson = (path: string, value: unknown): Promise<void> => writeAtomic(path, json(value));
+
+export async function readState(libraryDir: string, slug: string): Promise<FollowState | undefined> {
+  return readJson<FollowState>(statePath(libraryDir, slug));
+}
+
+export async function writeState(libraryDir: string, state: FollowState): Promise<void> {
+  await writeJson(statePath(libraryDir, state.slug), state);
+}
+
+/** Every followed source under `libraryDir` (stopped ones included), by slug. */
+export async function listStates(libraryDir: string): Promise<FollowState[]> {
+  const names = await readdir(resolve(libraryDir)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  const states: FollowState[] = [];
+  for (const name of names.sort()) {
+    if (name.startsWith('.')) continue;
+    const state = await readState(libraryDir, name).catch(() => undefined);
+    if (state) states.push(state);
+  }
+  return states;
+}
+
+/**
+ * Runs `fn` holding the channel's lock (a `<slug>.lock` folder beside its library, across processes): every
+ * read-modify-write of the channel's files (a poll, a status change) goes through it, so a poll and a processing
+ * job never overwrite each other. A holder that died leaves a stale lock, taken over after `staleMs`.
+ */
+export async function withChannelLock<T>(libraryDir: string, slug: string, fn: () => Promise<T>, { staleMs = 20_000 }: { staleMs?: number } = {}): Promise<T> {
+  const dir = channelDir(libraryDir, slug);
+  await mkdir(dirname(dir), { recursive: true });
+  // realpath off: the channel's folder need not exist yet (a first follow; an unknown slug must not create it).
+  const release = await lockfile.lock(dir, {
+    realpath: false,
+    stale: staleMs,
+    lockfilePath: `${dir}.lock`,
+    retries: { retries: 600, minTimeout: 50, maxTimeout: 500 },
+  });
+  try {
+    return await fn();
+  } finally {
+    await release().catch(() => undefined);
+  }
+}

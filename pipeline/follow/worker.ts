@@ -1,0 +1,84 @@
+// The pipeline's workers inside `npm run worker`: polls (from the Job Schedulers) and processing jobs, and the
+// schedulers re-made from the library folders when the worker starts.
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { PipelineConfig } from '../../src/config.js';
+import type { Logger } from '../../src/logger.js';
+import type { IndexContext } from '../../indexer/load-episode.js';
+import { enqueueUnprocessed, pollSource, type PollReport } from './poll.js';
+import { processEpisode, type ProcessResult } from './process.js';
+import { createPollQueue, createProcessQueue, queueNames, syncPollSchedulers, type PollJob, type ProcessJob } from './queues.js';
+import { listStates } from './state.js';
+
+export interface PipelineWorkersOptions {
+  connection: Redis;
+  indexPrefix: string;
+  pipeline: PipelineConfig;
+  ctx: IndexContext;
+  /** Processing jobs at once; default TRANSCRIBE_CONCURRENCY (transcription is an HTTP call: the worker stays async). */
+  concurrency?: number;
+  /** Lock of a processing job; a dead worker's job is taken over after it. Default 30 s (renewed while it runs). */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  log?: Logger | undefined;
+}
+
+export interface PipelineWorkers {
+  poll: Worker<PollJob, PollReport>;
+  process: Worker<ProcessJob, ProcessResult>;
+  /** Sources whose scheduler was (re)made at start. */
+  sources: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the poll and processing workers and re-makes each followed source's scheduler (idempotent), then
+ * re-enqueues work whose job Redis no longer has. Processing jobs stalled by a dead worker go back to wait and run
+ * again (at most 3 stalls before they fail).
+ */
+export async function startPipelineWorkers({
+  connection,
+  indexPrefix,
+  pipeline,
+  ctx,
+  concurrency = pipeline.transcribe.concurrency,
+  lockDurationMs = 30_000,
+  stalledIntervalMs = 30_000,
+  log,
+}: PipelineWorkersOptions): Promise<PipelineWorkers> {
+  const names = queueNames(indexPrefix);
+  const pollQueue = createPollQueue(connection, indexPrefix);
+  const processQueue = createProcessQueue(connection, indexPrefix);
+  const deps = { pipeline, ctx, processQueue, log };
+
+  const poll = new Worker<PollJob, PollReport>(names.poll, (job: Job<PollJob>) => pollSource(deps, job.data.slug, { force: job.data.force === true }), {
+    connection,
+    concurrency: 4,
+  });
+  const process = new Worker<ProcessJob, ProcessResult>(
+    names.process,
+    (job: Job<ProcessJob>) => processEpisode(deps, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }),
+    { connection, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount: 3 },
+  );
+  poll.on('failed', (job, err) => log?.error({ jobId: job?.id, err: err.message }, 'poll job failed'));
+  process.on('completed', (job, result) => log?.info({ jobId: job.id, ...result }, 'episode processed'));
+  process.on('failed', (job, err) => log?.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'processing job failed'));
+  process.on('stalled', (jobId) => log?.warn({ jobId }, 'processing job stalled (its worker died); it will run again'));
+  for (const w of [poll, process]) w.on('error', (err) => log?.error({ err: err.message }, 'pipeline worker error'));
+
+  const states = await listStates(pipeline.libraryDir);
+  const { active, removed } = await syncPollSchedulers(pollQueue, states, pipeline.pollIntervalSeconds);
+  let requeued = 0;
+  for (const state of states) requeued += await enqueueUnprocessed({ processQueue }, state);
+  log?.info({ sources: active, removedSchedulers: removed, requeued, queues: names }, 'pipeline workers started');
+
+  return {
+    poll,
+    process,
+    sources: active,
+    async close() {
+      await Promise.all([poll.close(), process.close()]);
+      await Promise.all([pollQueue.close(), processQueue.close()]);
+    },
+  };
+}

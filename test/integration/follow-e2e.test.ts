@@ -1,0 +1,267 @@
+// A followed feed end to end on loopback: the follow CLI, the worker's polls and processing jobs, the real
+// transcription service (behind a counting relay), OpenSearch and Redis. The steps build on each other, in order.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
+import { deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { userDocument } from '../../indexer/documents.js';
+import { loadLibrary } from '../../indexer/load-library.js';
+import { createRedisConnection } from '../../indexer/queue.js';
+import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
+import { runScript, REPO_ROOT, type Child } from '../../scripts/lib/child.js';
+import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
+import { speak, type SpokenSentence } from '../support/speech.js';
+
+const config = loadConfig(process.env);
+const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
+const SLUG = 'loopback-radio';
+const OWNER = 'u_follow_owner';
+
+/** Runs `npm run follow -- …` as a child process; resolves with its exit code and output. */
+function follow(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/follow.ts', ...args, '--embedder-module', HASH_EMBEDDER_MODULE], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 120_000, everyMs = 200 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+interface Row {
+  id: string;
+  title: string;
+  status: string;
+  error: string | null;
+}
+
+async function rows(client: Client, prefix: string): Promise<Map<string, Row>> {
+  const index = indexAliases(prefix).episodes;
+  await client.indices.refresh({ index });
+  const res = await client.search({ index, body: { size: 100, query: { term: { channelId: `ch_${SLUG}` } } } } as never);
+  const hits = (res.body as { hits: { hits: { _source: Row }[] } }).hits.hits;
+  return new Map(hits.map((h) => [h._source.title, h._source]));
+}
+
+/** Where a citation of `words` starts: the passage holding them, and its sentence mark at or before them. */
+async function citation(client: Client, prefix: string, words: string): Promise<{ episodeId: string; startMs: number } | undefined> {
+  const index = indexAliases(prefix).passages;
+  await client.indices.refresh({ index });
+  const res = await client.search({
+    index,
+    body: { size: 1, query: { match: { text: { query: words, operator: 'and' } } }, _source: ['episodeId', 'text', 'marks', 'startMs'] },
+  } as never);
+  const hit = (res.body as { hits: { hits: { _source: { episodeId: string; text: string; marks: number[]; startMs: number } }[] } }).hits.hits[0]?._source;
+  if (!hit) return undefined;
+  const at = hit.text.toLowerCase().indexOf(words.toLowerCase().split(' ')[0]!);
+  let startMs = hit.startMs;
+  for (let i = 0; i + 1 < hit.marks.length; i += 2) if (hit.marks[i]! <= at) startMs = hit.marks[i + 1]!;
+  return { episodeId: hit.episodeId, startMs };
+}
+
+describe('follow: a feed followed end to end', function () {
+  this.timeout(600_000);
+  let client: Client;
+  let prefix: string;
+  let libraryDir: string;
+  let audioDir: string;
+  let feed: FeedServer;
+  let relay: Awaited<ReturnType<typeof startCountingRelay>> | undefined;
+  let env: Record<string, string>;
+  const workers: Child[] = [];
+  const spoken = new Map<string, SpokenSentence[]>();
+
+  const startWorker = (): Child => {
+    const w = runScript('scripts/ops/worker.ts', ['--embedder-module', HASH_EMBEDDER_MODULE, '--lock-duration', '3000', '--stalled-interval', '1000'], { ...process.env, ...env });
+    workers.push(w);
+    return w;
+  };
+
+  before(async function () {
+    if (!TRANSCRIBE_URL) this.skip(); // the audio steps need the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    client = testClient();
+    prefix = privatePrefix('follow');
+    libraryDir = await mkdtemp(join(tmpdir(), 'follow-lib-'));
+    audioDir = await mkdtemp(join(tmpdir(), 'follow-audio-'));
+    relay = await startCountingRelay(TRANSCRIBE_URL!);
+    env = {
+      INDEX_PREFIX: prefix,
+      FOLLOW_LIBRARY_DIR: libraryDir,
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+      TRANSCRIBE_URL: relay.url,
+      FOLLOW_POLL_INTERVAL_SECONDS: '3600',
+      LOG_LEVEL: 'warn',
+    };
+    const aliases = await ensureIndices(client, { prefix, modelId: createHashEmbedder().modelId, layout: config.indexLayout });
+    for (const u of [
+      { id: OWNER, name: 'Owner', plan: 'paid' },
+      { id: 'u_free', name: 'Free', plan: 'free' },
+    ]) {
+      await client.index({ index: aliases.users, id: u.id, body: userDocument(u), refresh: true } as never);
+    }
+    feed = await startFeedServer({ title: 'Loopback Radio' });
+    const episodes: [string, string[]][] = [
+      ['Sourdough', ['Welcome to the bakery show.', 'Today we fold the dough with wet hands.', 'The oven must be very hot.']],
+      ['Bicycles', ['This episode is about bicycles.', 'A loose chain will skip on steep hills.', 'Oil it every month.']],
+    ];
+    for (const [name, sentences] of episodes) {
+      const file = join(audioDir, `${name}.mp3`);
+      spoken.set(name, await speak(sentences, file));
+      feed.setFile(`/audio/${name}.mp3`, await readFile(file), 'audio/mpeg');
+    }
+    feed.setFile(
+      '/srt/gardening.srt',
+      '1\n00:00:00,000 --> 00:00:04,000\nTomatoes want sun and patience.\n\n2\n00:00:04,000 --> 00:00:08,000\nWater the roots, not the leaves.\n',
+      'application/srt',
+    );
+    const day = (n: number) => new Date(Date.UTC(2026, 0, n));
+    feed.addItem({ guid: 'sourdough', title: 'Sourdough', pubDate: day(1), enclosure: '/audio/Sourdough.mp3' });
+    feed.addItem({ guid: 'bicycles', title: 'Bicycles', pubDate: day(2), enclosure: '/audio/Bicycles.mp3' });
+    feed.addItem({
+      guid: 'gardening',
+      title: 'Gardening',
+      pubDate: day(3),
+      enclosure: '/audio/Sourdough.mp3',
+      transcript: { path: '/srt/gardening.srt', type: 'application/srt' },
+    });
+    feed.addItem({ guid: 'lost', title: 'Lost episode', pubDate: day(4), enclosure: '/audio/missing.mp3' });
+  });
+
+  after(async function () {
+    for (const w of workers.splice(0)) if (w.alive()) w.process.kill('SIGKILL');
+    if (!client) return;
+    const connection = createRedisConnection(config.redisUrl);
+    for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
+      await q.obliterate({ force: true });
+      await q.close();
+    }
+    connection.disconnect();
+    await deleteIndices(client, prefix);
+    await client.close();
+    await feed?.close();
+    await relay?.close();
+    await rm(libraryDir, { recursive: true, force: true });
+    await rm(audioDir, { recursive: true, force: true });
+  });
+
+  it('refuses an owner on the free plan, an unknown owner and a bad URL with one line and status 1', async function () {
+    for (const [args, says] of [
+      [[feed.feedUrl, '--channel', SLUG, '--owner', 'u_free'], /paid plan/],
+      [[feed.feedUrl, '--channel', SLUG, '--owner', 'u_nobody'], /no such user/],
+      [['ftp://example.org/feed', '--channel', SLUG, '--owner', OWNER], /not an http\(s\) feed URL/],
+    ] as const) {
+      const r = await follow([...args], env);
+      expect(r.code, r.stderr).to.equal(1);
+      expect(r.stderr.trim().split('\n')).to.have.length(1);
+      expect(r.stderr).to.match(says);
+    }
+    expect(await readdir(libraryDir)).to.deep.equal([]);
+  });
+
+  it('shows every new item at once as pending with its catalog row, before any worker runs', async function () {
+    const r = await follow([feed.feedUrl, '--channel', SLUG, '--owner', OWNER], env);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/4 new/);
+    const now = await rows(client, prefix);
+    expect([...now.values()].map((e) => e.status)).to.deep.equal(['pending', 'pending', 'pending', 'pending']);
+    const state = JSON.parse(await readFile(join(libraryDir, SLUG, 'follow.json'), 'utf8')) as { etag: string; source: string; ownerId: string };
+    expect(state).to.include({ source: feed.feedUrl, ownerId: OWNER });
+    expect(state.etag).to.be.a('string');
+  });
+
+  it('publishes the audio-only items, uses the SRT text, and fails the 404 item with a sentence', async function () {
+    startWorker();
+    await until('every item processed', async () => [...(await rows(client, prefix)).values()].every((e) => e.status === 'published' || e.status === 'failed'));
+    const now = await rows(client, prefix);
+    expect(now.get('Sourdough')!.status).to.equal('published');
+    expect(now.get('Bicycles')!.status).to.equal('published');
+    expect(now.get('Gardening')!.status).to.equal('published');
+    expect(now.get('Lost episode')).to.include({ status: 'failed', error: 'the audio URL answered 404' });
+
+    const cited = await citation(client, prefix, 'steep hills');
+    expect(cited?.episodeId).to.equal(now.get('Bicycles')!.id);
+    const truth = spoken.get('Bicycles')![1]!.startMs;
+    expect(Math.abs(cited!.startMs - truth), `cited at ${cited!.startMs} ms, spoken at ${truth} ms`).to.be.at.most(3000);
+
+    const garden = JSON.parse(await readFile(join(libraryDir, SLUG, 'episodes', `${now.get('Gardening')!.id}.json`), 'utf8')) as { transcript: { segments: { text: string }[] } };
+    expect(garden.transcript.segments.map((s) => s.text)).to.deep.equal(['Tomatoes want sun and patience.', 'Water the roots, not the leaves.']);
+    // Two audio items transcribed; the SRT item and the 404 item never reached the service.
+    expect(relay!.count()).to.equal(2);
+  });
+
+  it('polls again conditionally and changes nothing', async function () {
+    const before = await rows(client, prefix);
+    const sent = feed.requests.length;
+    const r = await follow(['--poll', SLUG], env);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/: 304/);
+    const poll = feed.requests.slice(sent).find((q) => q.path === '/feed.xml')!;
+    expect(poll.headers['if-none-match']).to.be.a('string');
+    expect(poll.status).to.equal(304);
+    expect(await rows(client, prefix)).to.deep.equal(before);
+  });
+
+  it('publishes an item added to the feed after --poll', async function () {
+    const file = join(audioDir, 'Kites.mp3');
+    spoken.set('Kites', await speak(['Kites need a steady wind.', 'Never fly them near power lines.'], file));
+    feed.setFile('/audio/Kites.mp3', await readFile(file), 'audio/mpeg');
+    feed.addItem({ guid: 'kites', title: 'Kites', pubDate: new Date(Date.UTC(2026, 0, 5)), enclosure: '/audio/Kites.mp3' });
+    const r = await follow(['--poll', SLUG], env);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/1 new/);
+    await until('Kites published', async () => (await rows(client, prefix)).get('Kites')?.status === 'published');
+    expect((await citation(client, prefix, 'power lines'))?.episodeId).to.equal((await rows(client, prefix)).get('Kites')!.id);
+  });
+
+  it('leaves exactly one copy of an item whose worker was killed while processing it', async function () {
+    const file = join(audioDir, 'Harbour.mp3');
+    const sentences = Array.from({ length: 8 }, (_, i) => `Harbour note number ${i + 1}: the tide turns and the boats come home.`);
+    await speak(sentences, file);
+    feed.setFile('/audio/Harbour.mp3', await readFile(file), 'audio/mpeg');
+    feed.addItem({ guid: 'harbour', title: 'Harbour', pubDate: new Date(Date.UTC(2026, 0, 6)), enclosure: '/audio/Harbour.mp3' });
+    const calls = relay!.count();
+    expect((await follow(['--poll', SLUG], env)).code).to.equal(0);
+    await until('Harbour processing', async () => (await rows(client, prefix)).get('Harbour')?.status === 'processing' && relay!.count() > calls, { everyMs: 50 });
+    for (const w of workers) if (w.alive()) w.process.kill('SIGKILL');
+    startWorker();
+    await until('Harbour published', async () => (await rows(client, prefix)).get('Harbour')?.status === 'published');
+    const id = (await rows(client, prefix)).get('Harbour')!.id;
+    expect(await countDocs(client, prefix, 'episodes', { term: { id } })).to.equal(1);
+    const stored = await client.search({ index: indexAliases(prefix).passages, body: { size: 1000, query: { term: { episodeId: id } }, _source: ['id'] } } as never);
+    const ids = (stored.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
+    expect(ids.length).to.be.greaterThan(0);
+    expect(new Set(ids).size).to.equal(ids.length);
+    const files = (await readdir(join(libraryDir, SLUG, 'episodes'))).filter((f) => f.startsWith(id));
+    expect(files).to.deep.equal([`${id}.json`]);
+  });
+
+  it('brings every transcribed episode back from the library folder after the indices are deleted, with no transcription', async function () {
+    for (const w of workers) if (w.alive()) w.process.kill('SIGKILL');
+    const before = await rows(client, prefix);
+    const calls = relay!.count();
+    await deleteIndices(client, prefix);
+    const summary = await loadLibrary({ client, embedder: createHashEmbedder(), prefix, dir: join(libraryDir, SLUG), layout: config.indexLayout });
+    expect(summary.failed).to.deep.equal([]);
+    const after = await rows(client, prefix);
+    expect(new Map([...after].map(([k, v]) => [k, v.status]))).to.deep.equal(new Map([...before].map(([k, v]) => [k, v.status])));
+    expect((await citation(client, prefix, 'steep hills'))?.episodeId).to.equal(after.get('Bicycles')!.id);
+    expect(relay!.count()).to.equal(calls);
+  });
+});
