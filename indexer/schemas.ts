@@ -2,7 +2,19 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FacetKind } from '../src/store/documents.js';
-import { Channel, Collection, Episode, Facet, User, type ChannelRecord, type EpisodeRecord, type FacetRecord, type UserRecord } from '../src/library-format.js';
+import {
+  Channel,
+  Collection,
+  Episode,
+  EPISODE_LIMITS,
+  Facet,
+  SEGMENT_OVERLAP_TOLERANCE_MS,
+  User,
+  type ChannelRecord,
+  type EpisodeRecord,
+  type FacetRecord,
+  type UserRecord,
+} from '../src/library-format.js';
 
 export type { ChannelRecord, ChapterRecord, EpisodeRecord, FacetRecord, KeyMomentRecord, SegmentRecord, TranscriptRecord, UserRecord, WordRecord } from '../src/library-format.js';
 
@@ -37,19 +49,48 @@ export const checkFacet = checker<FacetRecord>(ajv.compile(Facet));
 export const checkCollection = checker<FacetRecord>(ajv.compile(Collection));
 const checkEpisodeShape = checker<EpisodeRecord>(ajv.compile(Episode));
 
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The first cap of EPISODE_LIMITS an episode passes, as a sentence naming the limit; undefined when within all. */
+export function episodeOverLimit(ep: Pick<EpisodeRecord, 'transcript' | 'chapters'>): string | undefined {
+  const segments = ep.transcript?.segments ?? [];
+  const chapters = ep.chapters ?? [];
+  const words = segments.reduce((n, s) => n + (s.words?.length ?? 0), 0);
+  const moments = chapters.reduce((n, c) => n + c.moments.length, 0);
+  if (segments.length > EPISODE_LIMITS.segments) return `transcript has ${count(segments.length)} segments: more than the ${count(EPISODE_LIMITS.segments)} allowed`;
+  if (words > EPISODE_LIMITS.words) return `transcript has ${count(words)} words: more than the ${count(EPISODE_LIMITS.words)} allowed`;
+  if (chapters.length > EPISODE_LIMITS.chapters) return `episode has ${count(chapters.length)} chapters: more than the ${count(EPISODE_LIMITS.chapters)} allowed`;
+  if (moments > EPISODE_LIMITS.moments) return `episode has ${count(moments)} key moments: more than the ${count(EPISODE_LIMITS.moments)} allowed`;
+  return undefined;
+}
+
 /**
- * Validates an Episode: the schema, then what a schema cannot say (times that run
- * backwards). Returns the first problem, with its JSON pointer.
+ * Validates an Episode: the schema, then what a schema cannot say: the caps of EPISODE_LIMITS, times that run
+ * backwards, segments out of order or overlapping by more than SEGMENT_OVERLAP_TOLERANCE_MS. Returns the first
+ * problem, with its JSON pointer.
  */
 export function checkEpisode(data: unknown): Check<EpisodeRecord> {
   const shape = checkEpisodeShape(data);
   if (!shape.ok) return shape;
   const ep = shape.value;
+  // Caps first: they bound the cost of everything after (and of every page rendered from the record).
+  const over = episodeOverLimit(ep);
+  if (over) return { ok: false, reason: over };
   const segments = ep.transcript?.segments ?? [];
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i]!;
     if (seg.endMs < seg.startMs) {
       return { ok: false, reason: `/transcript/segments/${i} endMs ${seg.endMs} is before startMs ${seg.startMs}` };
+    }
+    const prev = segments[i - 1];
+    if (prev && seg.startMs < prev.startMs) {
+      return { ok: false, reason: `/transcript/segments/${i} startMs ${seg.startMs} is before the previous segment's start ${prev.startMs}: segments out of order` };
+    }
+    if (prev && prev.endMs - seg.startMs > SEGMENT_OVERLAP_TOLERANCE_MS) {
+      return {
+        ok: false,
+        reason: `/transcript/segments/${i} starts at ${seg.startMs}, ${count(prev.endMs - seg.startMs)} ms before the previous segment ends: more than the ${count(SEGMENT_OVERLAP_TOLERANCE_MS)} ms of overlap allowed`,
+      };
     }
     const words = seg.words ?? [];
     for (let w = 0; w < words.length; w++) {
@@ -63,6 +104,12 @@ export function checkEpisode(data: unknown): Check<EpisodeRecord> {
     const ch = chapters[i]!;
     if (ch.endMs < ch.startMs) {
       return { ok: false, reason: `/chapters/${i} endMs ${ch.endMs} is before startMs ${ch.startMs}` };
+    }
+    for (let m = 0; m < ch.moments.length; m++) {
+      const moment = ch.moments[m]!;
+      if (moment.endMs !== undefined && moment.endMs !== null && moment.endMs < moment.startMs) {
+        return { ok: false, reason: `/chapters/${i}/moments/${m} endMs ${moment.endMs} is before startMs ${moment.startMs}` };
+      }
     }
   }
   return shape;

@@ -31,8 +31,17 @@ export const Channel = Type.Object({
   ownerId: Id,
   memberIds: IdList,
   customDomain: Type.Optional(Nullable(Type.String({ format: 'hostname' }))),
+  /** Where the importer took the channel from; an import from another source is refused unless told. */
+  source: Type.Optional(
+    Type.Object({
+      kind: StringEnum(['rss', 'youtube'] as const),
+      id: Type.String({ minLength: 1, description: "The source's identity: a feed's podcast:guid (else its link), a YouTube channel id (else the uploader's)." }),
+      url: Type.Optional(Nullable(Type.String())),
+    }),
+  ),
 });
 export type ChannelRecord = Static<typeof Channel>;
+export type ChannelSourceRecord = NonNullable<ChannelRecord['source']>;
 
 /** A facet display name (`topics.json`, `people.json`, `entities.json`); collections only: the channel whose playlist it mirrors. */
 export const Facet = Type.Object({ id: Id, name: Type.String(), channelId: Type.Optional(Nullable(Type.String())) });
@@ -125,3 +134,11 @@ export const EPISODE_LIMITS = Object.freeze({
   chapters: 2_000,
   moments: 10_000,
 });
+
+/**
+ * How far a transcript segment may start before the previous one ends. Real transcripts overlap: crosstalk, an
+ * interjection inside a long turn, timings rounded to the second (one of our data sets overlaps 83 times, by up to
+ * 14 s). A minute is not that: a segment overlapping more, or starting before the previous one started, is refused
+ * at ingest. The importer writes no overlap at all.
+ */
+export const SEGMENT_OVERLAP_TOLERANCE_MS = 60_000;

@@ -95,9 +95,20 @@ function rollingSegments(cues: VTTCue[]): DraftSegment[] {
   return segments;
 }
 
+/** A cue timing line (`00:00:01.000 --> 00:00:04.000 align:start`) is short; a longer line holding `-->` is cut to this. */
+export const MAX_TIMING_LINE = 1_000;
+
+/**
+ * media-captions splits a timing line with `/[\s\t]*-->[\s\t]+/`, quadratic on a long run of spaces (a 400k-character
+ * line took minutes): every line holding `-->` is cut to MAX_TIMING_LINE characters before it is parsed.
+ */
+export function cutTimingLines(text: string): string {
+  return text.replace(/^[^\r\n]*$/gm, (line) => (line.length > MAX_TIMING_LINE && line.includes('-->') ? line.slice(0, MAX_TIMING_LINE) : line));
+}
+
 /** Parses WebVTT or SRT text. A file without a single cue is refused: it is not captions. */
 export async function parseCaptions(text: string, format: 'vtt' | 'srt', file: string): Promise<DraftTranscript> {
-  const result = await parseText(text.replace(/^\uFEFF/, ''), { type: format });
+  const result = await parseText(cutTimingLines(text.replace(/^\uFEFF/, '')), { type: format });
   const fatal = result.errors.find((e) => e.code === 1 /* BadSignature */);
   if (fatal) throw new ImportProblem(file, fatal.message, `line ${fatal.line}`);
   if (result.cues.length === 0) {

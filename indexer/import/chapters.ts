@@ -1,5 +1,6 @@
 // Chapters from what a source has: JSON Chapters, yt-dlp's chapters, or timestamps in a description by YouTube's
 // rules; soundbites as quote moments. Nothing is invented: no source, no chapters.
+import { convert } from 'html-to-text';
 import type { ChapterRecord, KeyMomentRecord } from '../../src/library-format.js';
 import type { ChaptersJsonRecord } from './stt-json.js';
 import { cleanText, clockMs, ms, type DraftSegment } from './text.js';
@@ -41,7 +42,10 @@ export function ytdlpChapters(chapters: { start_time: number; end_time?: number;
   );
 }
 
-const TIMESTAMP_LINE = /^\s*[([]?((?:\d{1,2}:)?\d{1,2}:\d{2})[)\]]?\s*(?:[-–—:|]\s*)?(.+?)\s*$/;
+// Matched against a line already trimmed at its end: a lazy `(.+?)\s*$` is quadratic on long runs of spaces.
+const TIMESTAMP_LINE = /^\s*[([]?((?:\d{1,2}:)?\d{1,2}:\d{2})[)\]]?\s*(?:[-–—:|]\s*)?(.+)$/;
+/** A chapter line is a timestamp and a title: a longer line is not one, and is not matched at all (bounded cost). */
+export const MAX_CHAPTER_LINE = 1_000;
 
 function clockOf(ms: number): string {
   const t = Math.floor(ms / 1000);
@@ -58,7 +62,8 @@ function clockOf(ms: number): string {
 export function descriptionChapters(description: string, episodeEndMs: number): { chapters: ChapterRecord[]; warning?: string } {
   const spans: Span[] = [];
   for (const line of description.split(/\r?\n/)) {
-    const m = TIMESTAMP_LINE.exec(line);
+    if (line.length > MAX_CHAPTER_LINE) continue;
+    const m = TIMESTAMP_LINE.exec(line.trimEnd());
     if (m && cleanText(m[2]!)) spans.push({ startMs: clockMs(m[1]!)!, title: cleanText(m[2]!) });
   }
   if (spans.length === 0) return { chapters: [] };
@@ -74,6 +79,28 @@ export function descriptionChapters(description: string, episodeEndMs: number): 
             : undefined;
   if (broken) return { chapters: [], warning: `description timestamps are not chapters: ${broken}` };
   return { chapters: close(spans, episodeEndMs) };
+}
+
+/** HTML show notes as lines: `<br>`, `<p>`, `<div>` and `<li>` end a line; list items carry no bullet or number. */
+export function htmlLines(html: string): string {
+  return convert(html, {
+    wordwrap: false,
+    selectors: [
+      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'img', format: 'skip' },
+      // A list item is a plain line: no bullet or number before its timestamp.
+      ...['ul', 'ol', 'li'].map((selector) => ({ selector, format: 'block' })),
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+    ],
+  });
+}
+
+/**
+ * Chapters from an episode's HTML show notes (`<p>00:00 Intro<br>01:20 Folding</p>`, the common podcast habit), by
+ * the same rules as description chapters: the HTML is turned into lines first. Plain text works as well.
+ */
+export function showNoteChapters(html: string, episodeEndMs: number): { chapters: ChapterRecord[]; warning?: string } {
+  return descriptionChapters(htmlLines(html), episodeEndMs);
 }
 
 /** The text spoken at `atMs`: the segment holding it, cut to a title's length. */

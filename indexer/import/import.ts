@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { Logger } from '../../src/logger.js';
 import { importFeed } from './feed.js';
 import type { ImportedChannel, ItemReport } from './model.js';
+import type { OutboundOptions } from './sources.js';
 import { ImportProblem } from './text.js';
 import { writeLibrary, type WriteSummary } from './write-library.js';
 import { importYtdlpFolder } from './ytdlp.js';
@@ -14,8 +15,14 @@ export interface ImportOptions {
   slug?: string;
   owner?: string;
   fetch?: boolean;
+  /** Outbound rules when fetching (address rule, User-Agent); default: private addresses refused. */
+  outbound?: OutboundOptions;
   /** Archive the channel's episodes the source no longer holds. */
   archiveMissing?: boolean;
+  /** Publish again the episodes the library holds unpublished (pending, failed, archived by hand). */
+  republish?: boolean;
+  /** Let this source take over a channel recorded as fed from another source. */
+  replaceSource?: boolean;
   log: Logger;
   /** Called as each item or video has been read (progress). */
   onItem?: (done: number, total: number) => void;
@@ -35,14 +42,18 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   });
   const imported = info.isDirectory()
     ? await importYtdlpFolder(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), onItem: opts.onItem })
-    : await importFeed(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), fetch: opts.fetch ?? false, onItem: opts.onItem });
+    : await importFeed(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), fetch: opts.fetch ?? false, outbound: opts.outbound, onItem: opts.onItem });
   const owner = opts.owner ?? `u_${imported.channel.slug}_owner`;
   for (const item of imported.items) {
     if (item.outcome === 'skipped') opts.log.warn({ item: item.item, reasons: item.notes }, 'skipped');
     else if (item.notes.length > 0) opts.log.warn({ item: item.item, notes: item.notes }, 'imported with something left out');
     else opts.log.info({ item: item.item }, 'imported');
   }
-  const written = await writeLibrary(opts.out, imported, owner, { archiveMissing: opts.archiveMissing ?? false });
+  const written = await writeLibrary(opts.out, imported, owner, {
+    archiveMissing: opts.archiveMissing ?? false,
+    republish: opts.republish ?? false,
+    replaceSource: opts.replaceSource ?? false,
+  });
   return {
     ...written,
     channel: imported.channel,

@@ -1,7 +1,8 @@
 // What an importer hands the library writer: one channel, its episodes as library records, the facet names they
 // use, and a report per item. Records are built with a fixed key order, so the same input writes the same bytes.
 import { safeHttpUrl } from '../../src/channel-urls.js';
-import type { EpisodeRecord, FacetRecord, TranscriptRecord } from '../../src/library-format.js';
+import type { ChannelSourceRecord, EpisodeRecord, FacetRecord, SegmentRecord, TranscriptRecord } from '../../src/library-format.js';
+import { checkEpisode } from '../schemas.js';
 import { cleanText, slugify, toSegmentRecords, type DraftTranscript } from './text.js';
 
 export interface ItemReport {
@@ -12,8 +13,18 @@ export interface ItemReport {
   notes: string[];
 }
 
+/** The channel an importer read: its id and slug, and the source it came from (kept on the channel record). */
+export interface ImportedChannelInfo {
+  id: string;
+  slug: string;
+  title: string;
+  providerType: 'rss' | 'youtube';
+  /** Where it came from: an import from another source into the same channel is refused unless told. */
+  source?: ChannelSourceRecord;
+}
+
 export interface ImportedChannel {
-  channel: { id: string; slug: string; title: string; providerType: 'rss' | 'youtube' };
+  channel: ImportedChannelInfo;
   episodes: EpisodeRecord[];
   people: FacetRecord[];
   topics: FacetRecord[];
@@ -45,9 +56,43 @@ export class FacetNames {
   }
 }
 
+/**
+ * Segments in order of start, none starting before the previous one ends: a segment that runs into the next is
+ * cut where the next starts, and so are its words. Ingest refuses segments out of order, and overlaps beyond a
+ * frame or two (SEGMENT_OVERLAP_TOLERANCE_MS); caption files overlap often, so the importer writes none.
+ */
+export function orderedSegments(segments: readonly SegmentRecord[]): SegmentRecord[] {
+  const sorted = [...segments].sort((a, b) => a.startMs - b.startMs);
+  return sorted.map((seg, i) => {
+    const next = sorted[i + 1];
+    if (!next || seg.endMs <= next.startMs) return seg;
+    const endMs = Math.max(seg.startMs, next.startMs);
+    const words = seg.words?.map((w) => ({ t: w.t, s: Math.min(w.s, endMs), e: Math.min(w.e, endMs) }));
+    return { ...seg, endMs, ...(words ? { words } : {}) };
+  });
+}
+
 /** The library transcript of a draft; it says whether its word times are the source's own. */
 export function transcriptRecord(draft: DraftTranscript): TranscriptRecord {
-  return { formatVersion: 1, segments: toSegmentRecords(draft), wordTimings: draft.timing };
+  return { formatVersion: 1, segments: orderedSegments(toSegmentRecords(draft)), wordTimings: draft.timing };
+}
+
+/**
+ * The record as ingest will judge it (`checkEpisode`: the caps of EPISODE_LIMITS, times that run backwards, …):
+ * the importer skips what ingest would refuse, with the same reason, rather than write it.
+ */
+export function ingestProblem(record: EpisodeRecord): string | undefined {
+  // Through JSON, as ingest reads it: a number that is not finite would be written as null.
+  const checked = checkEpisode(JSON.parse(JSON.stringify(record)));
+  return checked.ok ? undefined : `not imported: ${checked.reason}`;
+}
+
+/** The longest duration believed: 100 days (a longer one is a typo, and would not fit the store's numbers). */
+const MAX_DURATION_S = 100 * 24 * 3600;
+
+/** A duration in ms from a source's seconds, or null for one that is negative, not finite or absurd (`-5`, `1e400`). */
+export function durationOf(seconds: number | null | undefined): number | null {
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_DURATION_S ? Math.round(seconds * 1000) : null;
 }
 
 /** What an importer knows of an episode: every catalog field it may fill, each given (null when the source has none). */

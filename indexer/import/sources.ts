@@ -1,20 +1,25 @@
 // A transcript or chapters file an item points at: found beside the feed, or fetched with --fetch; what it is
 // is told by its content (a `.json` may be chapters, a "text/vtt" may be SRT), never by its name or MIME type.
-import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import pRetry, { AbortError } from 'p-retry';
+import { describeFetchError, fetchBytes, FetchError, httpStatusError, readLocalFile, TRANSCRIPT_MAX_BYTES, type SafeFetchOptions } from '../../pipeline/fetch/safe-fetch.js';
 import { parseCaptions } from './captions.js';
 import { parseHtmlTranscript } from './html-transcript.js';
 import { jsonKind, parseJsonTranscript, type ChaptersJsonRecord } from './stt-json.js';
 import { ImportProblem, type DraftTranscript } from './text.js';
 
+/** How remote files are fetched: the safe fetcher's address rule and User-Agent (from `config.pipeline`). */
+export type OutboundOptions = Pick<SafeFetchOptions, 'allowPrivate' | 'userAgent' | 'isAllowedAddress'>;
+
 export interface SourceOptions {
-  /** Folder that relative URLs resolve against (the feed file's). */
+  /** Folder that relative URLs resolve against (the feed file's); a local file may not leave it. */
   baseDir: string;
   /** Fetch absolute http(s) URLs; off, such files are left out with a reason. */
   fetch: boolean;
   /** Per-request limit when fetching. */
   timeoutMs?: number;
+  /** Outbound rules when fetching (default: private addresses refused, the fetcher's own User-Agent). */
+  outbound?: OutboundOptions;
 }
 
 export type SourceKind = 'vtt' | 'srt' | 'json' | 'html' | 'text';
@@ -29,40 +34,63 @@ export function detectKind(text: string): SourceKind {
   return 'text';
 }
 
-/** Attempts at a remote file: a refused connection, a timeout, a 429 or a 5xx is tried again; another status is final. */
+/** Attempts at a remote file: a refused connection, a timeout, a 429 or a 5xx is tried again; anything else is final. */
 const FETCH_ATTEMPTS = 3;
-/** A transcript of a ten-hour episode with word times is a few MB; more than this is not one. */
-const MAX_FETCH_BYTES = 64 * 1024 * 1024;
 
-async function fetchText(url: string, timeoutMs: number): Promise<string> {
+/** A fetch or local-read failure as an import problem whose reason a creator reads. */
+function problemOf(err: unknown, file: string): ImportProblem {
+  if (err instanceof ImportProblem) return err;
+  if (err instanceof FetchError) return new ImportProblem(file, describeFetchError(err, 'the file'));
+  return new ImportProblem(file, (err as Error).message);
+}
+
+async function fetchText(url: string, timeoutMs: number, outbound: OutboundOptions): Promise<string> {
   return pRetry(
     async () => {
-      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-      const length = Number(res.headers.get('content-length') ?? 0);
-      if (res.ok && length <= MAX_FETCH_BYTES) return res.text();
-      await res.body?.cancel().catch(() => undefined);
-      if (length > MAX_FETCH_BYTES) throw new AbortError(new ImportProblem(url, `${length} bytes: larger than ${MAX_FETCH_BYTES} (not a transcript or chapters file)`));
-      const problem = new ImportProblem(url, `fetch answered HTTP ${res.status}`);
-      throw res.status === 429 || res.status >= 500 ? problem : new AbortError(problem);
+      try {
+        const res = await fetchBytes(url, { maxBytes: TRANSCRIPT_MAX_BYTES, timeoutMs, ...outbound });
+        if (res.status < 200 || res.status > 299) throw httpStatusError(res.url, res.status, res.headers);
+        return res.body.toString('utf8');
+      } catch (err) {
+        throw err instanceof FetchError && err.transient ? err : new AbortError(err as Error);
+      }
     },
     { retries: FETCH_ATTEMPTS - 1, minTimeout: 250, factor: 2 },
   ).catch((err: unknown) => {
-    throw err instanceof ImportProblem ? err : new ImportProblem(url, `fetch failed: ${(err as Error).message}`);
+    throw problemOf(err, url);
   });
 }
 
-/** The text of a file an item names: `url` relative to the feed's folder, or absolute (fetched only when allowed). */
+/**
+ * The text of a local file confined to `baseDir` (no `file:` URL, no path leaving the folder, no symbolic link, a
+ * regular file of at most `maxBytes`), or an ImportProblem naming `ref` and why.
+ */
+export async function readConfinedText(baseDir: string, ref: string, { maxBytes = TRANSCRIPT_MAX_BYTES }: { maxBytes?: number } = {}): Promise<string> {
+  try {
+    return (await readLocalFile(baseDir, ref, { maxBytes })).toString('utf8');
+  } catch (err) {
+    throw problemOf(err, resolvePath(baseDir, ref));
+  }
+}
+
+/** The text of a file an item names: `url` relative to the feed's folder (and inside it), or absolute http(s) (fetched only when allowed). */
 export async function readSource(url: string, opts: SourceOptions): Promise<{ text: string; name: string }> {
   if (/^https?:\/\//i.test(url)) {
     if (!opts.fetch) throw new ImportProblem(url, 'remote file not fetched (run with --fetch to fetch it)');
-    return { text: await fetchText(url, opts.timeoutMs ?? 30_000), name: url };
+    return { text: await fetchText(url, opts.timeoutMs ?? 30_000, opts.outbound ?? {}), name: url };
   }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(url) && !/^file:/i.test(url)) throw new ImportProblem(url, 'not an http(s) URL or a local file');
-  const path = resolvePath(opts.baseDir, decodeURIComponent(url.replace(/^file:\/\//i, '')));
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) throw new ImportProblem(url, "not an http(s) URL or a path inside the feed's folder");
+  let ref: string;
   try {
-    return { text: await readFile(path, 'utf8'), name: path };
+    ref = decodeURIComponent(url);
+  } catch {
+    throw new ImportProblem(url, 'not a valid path (bad percent-encoding)');
+  }
+  const name = resolvePath(opts.baseDir, ref);
+  try {
+    return { text: (await readLocalFile(opts.baseDir, ref, { maxBytes: TRANSCRIPT_MAX_BYTES })).toString('utf8'), name };
   } catch (err) {
-    throw new ImportProblem(path, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message);
+    throw problemOf(err, name);
   }
 }
 

@@ -112,5 +112,5 @@ export function clockMs(value: string): number | undefined {
 /** A language tag's primary subtag (`en` of `en-US`, `pt` of `pt_BR`), lower case; undefined for none. */
 export const primaryLanguage = (tag: string | null | undefined): string | undefined => tag?.trim().toLowerCase().split(/[-_]/)[0] || undefined;
 
-/** Milliseconds from seconds (a float in JSON sources), never negative. */
-export const ms = (seconds: number): number => Math.max(0, Math.round(seconds * 1000));
+/** Milliseconds from seconds (a float in JSON sources), never negative; 0 for a number that is not finite (`1e400`). */
+export const ms = (seconds: number): number => (Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * 1000)) : 0);

@@ -1,12 +1,13 @@
 // A yt-dlp download folder → one channel: `<title> [<id>].info.json` beside `<title> [<id>].<lang>.vtt` per video.
 // Chapters from the info's `chapters`, else from description timestamps by YouTube's rules.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { descriptionChapters, ytdlpChapters } from './chapters.js';
-import { episodeEnd, episodeRecord, FacetNames, httpUrl, summaryOf, transcriptRecord, type ImportedChannel } from './model.js';
-import { parseJson } from './sources.js';
+import type { ChannelSourceRecord } from '../../src/library-format.js';
+import { durationOf, episodeEnd, episodeRecord, FacetNames, httpUrl, ingestProblem, summaryOf, transcriptRecord, type ImportedChannel } from './model.js';
+import { parseJson, readConfinedText } from './sources.js';
 import { parseCaptions } from './captions.js';
 import { cleanText, ImportProblem, primaryLanguage, slugify, type DraftTranscript } from './text.js';
 
@@ -24,7 +25,11 @@ export const YtdlpInfo = Type.Object({
   tags: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
   categories: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
   channel: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** The YouTube channel's id (`UC…`): the source's identity. */
+  channel_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  channel_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   uploader: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  uploader_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** The video's spoken language, when YouTube knows it (`en`, `de`, `pt-BR`). */
   language: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   chapters: Type.Optional(
@@ -47,6 +52,18 @@ function captionFile(files: readonly string[], base: string, spoken?: string | n
   return said ?? mine.find((f) => lang(f) === 'en') ?? mine.find((f) => lang(f).startsWith('en')) ?? mine[0];
 }
 
+/**
+ * The folder's source identity: the YouTube channel id its videos name, else the uploader's id, else the
+ * channel's title (a folder from an old yt-dlp that wrote neither).
+ */
+function ytdlpSource(infos: readonly Info[], title: string): ChannelSourceRecord {
+  const channelId = infos.find((i) => i.channel_id)?.channel_id;
+  const uploaderId = infos.find((i) => i.uploader_id)?.uploader_id;
+  const url = httpUrl(infos.find((i) => i.channel_url)?.channel_url) ?? (channelId ? `https://www.youtube.com/channel/${encodeURIComponent(channelId)}` : null);
+  return { kind: 'youtube', id: channelId ? `channel:${channelId}` : uploaderId ? `uploader:${uploaderId}` : `title:${title}`, url };
+}
+
+/** Reads and maps one yt-dlp download folder; an info.json that cannot be read, or a video ingest would refuse, is skipped. */
 export async function importYtdlpFolder(dir: string, opts: { slug?: string; onItem?: ((done: number, total: number) => void) | undefined }): Promise<ImportedChannel> {
   const files = (
     await readdir(dir).catch((err: NodeJS.ErrnoException) => {
@@ -62,7 +79,7 @@ export async function importYtdlpFolder(dir: string, opts: { slug?: string; onIt
   for (const file of infos) {
     const path = join(dir, file);
     try {
-      const value = parseJson(await readFile(path, 'utf8'), path);
+      const value = parseJson(await readConfinedText(dir, file), path);
       if (!Value.Check(YtdlpInfo, value)) {
         const first = [...Value.Errors(YtdlpInfo, value)][0];
         throw new ImportProblem(path, `not a yt-dlp info.json: ${first?.path || '/'} ${first?.message ?? ''}`.trim());
@@ -74,7 +91,16 @@ export async function importYtdlpFolder(dir: string, opts: { slug?: string; onIt
   }
   const title = cleanText(episodes.find((e) => e.info.channel)?.info.channel ?? episodes.find((e) => e.info.uploader)?.info.uploader ?? basename(dir));
   const slug = opts.slug ?? slugify(title);
-  out.channel = { id: `ch_${slug}`, slug, title, providerType: 'youtube' };
+  out.channel = {
+    id: `ch_${slug}`,
+    slug,
+    title,
+    providerType: 'youtube',
+    source: ytdlpSource(
+      episodes.map((e) => e.info),
+      title,
+    ),
+  };
 
   for (const [index, { info, file }] of episodes.entries()) {
     opts.onItem?.(index + 1, episodes.length);
@@ -90,13 +116,13 @@ export async function importYtdlpFolder(dir: string, opts: { slug?: string; onIt
     if (captions) {
       const path = join(dir, captions);
       try {
-        draft = await parseCaptions(await readFile(path, 'utf8'), captions.endsWith('.srt') ? 'srt' : 'vtt', path);
+        draft = await parseCaptions(await readConfinedText(dir, captions), captions.endsWith('.srt') ? 'srt' : 'vtt', path);
       } catch (err) {
         notes.push((err as Error).message);
       }
     }
     if (!draft) notes.push('imported without a transcript');
-    const durationMs = typeof info.duration === 'number' ? Math.round(info.duration * 1000) : null;
+    const durationMs = durationOf(info.duration);
     const end = episodeEnd(durationMs, draft);
     const description = cleanText(info.description ?? '');
     let chapters = info.chapters && info.chapters.length > 0 ? ytdlpChapters(info.chapters, end) : [];
@@ -105,27 +131,32 @@ export async function importYtdlpFolder(dir: string, opts: { slug?: string; onIt
       chapters = fromDescription.chapters;
       if (fromDescription.warning) notes.push(fromDescription.warning);
     }
-    const id = `ep_yt_${info.id}`;
+    // Tied to the channel: the same video in two creators' folders is two episodes, never one taken over.
+    const id = `ep_yt_${slug}_${info.id}`;
     const watch = httpUrl(info.webpage_url) ?? `https://www.youtube.com/watch?v=${info.id}`;
-    out.episodes.push(
-      episodeRecord({
-        id,
-        channelId: out.channel.id,
-        title: cleanText(info.title) || info.id,
-        description: description || null,
-        summary: summaryOf(description),
-        link: watch,
-        thumbnail: httpUrl(info.thumbnail),
-        mediaUrl: watch,
-        durationMs,
-        publishedAt: date,
-        viewCount: info.view_count ?? null,
-        personIds: [],
-        topicIds: topics.ids([...(info.tags ?? []), ...(info.categories ?? [])]),
-        transcript: draft ? transcriptRecord(draft) : null,
-        chapters,
-      }),
-    );
+    const episode = episodeRecord({
+      id,
+      channelId: out.channel.id,
+      title: cleanText(info.title) || info.id,
+      description: description || null,
+      summary: summaryOf(description),
+      link: watch,
+      thumbnail: httpUrl(info.thumbnail),
+      mediaUrl: watch,
+      durationMs,
+      publishedAt: date,
+      viewCount: info.view_count ?? null,
+      personIds: [],
+      topicIds: topics.ids([...(info.tags ?? []), ...(info.categories ?? [])]),
+      transcript: draft ? transcriptRecord(draft) : null,
+      chapters,
+    });
+    const refused = ingestProblem(episode);
+    if (refused) {
+      out.items.push({ item: id, outcome: 'skipped', notes: [refused, ...notes] });
+      continue;
+    }
+    out.episodes.push(episode);
     out.items.push({ item: id, outcome: 'imported', notes });
   }
   out.people = people.records();

@@ -22,10 +22,12 @@ const program = new Command()
   })
   .option('--owner <userId>', "the channel's owner, created as a paid user when the library lacks it (default: u_<slug>_owner)")
   .option('--archive-missing', "archive the channel's episodes the source no longer holds (off: feeds often list only their latest items)")
+  .option('--republish', 'publish again the episodes the library holds unpublished (off: pending, failed or hand-archived episodes keep their status)')
+  .option('--replace-source', 'let this source feed a channel recorded as fed from another feed or YouTube channel')
   .option('--fetch', 'fetch transcripts and chapters at absolute http(s) URLs (off: they are left out, and the summary says so)')
   .parse();
 
-const opts = program.opts<{ out: string; channel?: string; owner?: string; fetch?: boolean; archiveMissing?: boolean }>();
+const opts = program.opts<{ out: string; channel?: string; owner?: string; fetch?: boolean; archiveMissing?: boolean; republish?: boolean; replaceSource?: boolean }>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'import', level: config.logLevel, fd: 2 });
 
@@ -37,7 +39,11 @@ try {
     slug: opts.channel,
     owner: opts.owner,
     fetch: opts.fetch,
+    // OUTBOUND_ALLOW_PRIVATE=true lets --fetch reach loopback and private addresses (local demos and tests).
+    outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
     archiveMissing: opts.archiveMissing,
+    republish: opts.republish,
+    replaceSource: opts.replaceSource,
     log,
     onItem: (done, total) => progress.update(done, total),
   });

@@ -106,20 +106,26 @@ describe('import: into a library', function () {
   it('imports a yt-dlp folder: English captions chosen, rolling duplicates gone, chapters from info.json or the description, the damaged file skipped', async function () {
     const out = join(work, 'lib');
     const summary = await runImport({ source: join(DATA, 'ytdlp'), out, slug: 'roses', log });
-    expect(summary.channel).to.deep.equal({ id: 'ch_roses', slug: 'roses', title: 'Rose Garden TV', providerType: 'youtube' });
+    expect(summary.channel).to.deep.equal({
+      id: 'ch_roses',
+      slug: 'roses',
+      title: 'Rose Garden TV',
+      providerType: 'youtube',
+      source: { kind: 'youtube', id: 'channel:UCrosegardentv0000000000', url: 'https://www.youtube.com/channel/UCrosegardentv0000000000' },
+    });
     expect(summary.skipped.map((s) => s.item)).to.deep.equal(['Damaged [bad00000001].info.json']);
     const { episodes, issues } = await readBack(out);
     expect(issues).to.deep.equal([]);
-    const pruning = episodes.find((e) => e.id === 'ep_yt_abc123def45')!;
+    const pruning = episodes.find((e) => e.id === 'ep_yt_roses_abc123def45')!;
     expect(pruning).to.deep.include({ mediaUrl: 'https://www.youtube.com/watch?v=abc123def45', viewCount: 1200, topicIds: ['t_roses', 't_pruning'] });
     expect(pruning.transcript!.segments.map((s) => s.text)).to.deep.equal(['soil is alive', 'and fungi help', 'the roots']);
     expect(pruning.chapters!.map((c) => c.title)).to.deep.equal(['Why prune', 'How']);
-    expect(episodes.find((e) => e.id === 'ep_yt_xyz987uvw65')!.chapters!.map((c) => [c.title, c.startMs])).to.deep.equal([
+    expect(episodes.find((e) => e.id === 'ep_yt_roses_xyz987uvw65')!.chapters!.map((c) => [c.title, c.startMs])).to.deep.equal([
       ['Start', 0],
       ['Depth', 30_000],
       ['Spacing', 70_000],
     ]);
-    expect(summary.partial.find((p) => p.item === 'ep_yt_short000001')!.notes).to.include('description timestamps are not chapters: the first timestamp is not 0:00');
+    expect(summary.partial.find((p) => p.item === 'ep_yt_roses_short000001')!.notes).to.include('description timestamps are not chapters: the first timestamp is not 0:00');
   });
 
   it('archives, when asked, the episodes of the channel a source no longer holds, and publishes one again when it is back', async function () {
@@ -152,7 +158,7 @@ describe('import: into a library', function () {
     await writeFile(infoFile, JSON.stringify({ ...(JSON.parse(await readFile(infoFile, 'utf8')) as object), language: 'de-DE' }));
     await runImport({ source: folder, out: join(work, 'lib'), slug: 'roses', log });
     const { episodes } = await readBack(join(work, 'lib'));
-    expect(episodes.find((e) => e.id === 'ep_yt_abc123def45')!.transcript!.segments.map((s) => s.text)).to.deep.equal(['Erde lebt']);
+    expect(episodes.find((e) => e.id === 'ep_yt_roses_abc123def45')!.transcript!.segments.map((s) => s.text)).to.deep.equal(['Erde lebt']);
   });
 
   it('leaves the library as it was when a write fails, with no staging folder behind', async function () {
@@ -200,7 +206,14 @@ describe('import: into a library', function () {
         `<?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Fetched</title>${item(1, '/flaky.vtt')}${item(2, '/gone.vtt')}${item(3, '/huge.vtt')}</channel></rss>`,
       );
       const seen: [number, number][] = [];
-      const summary = await runImport({ source: feed, out: join(work, 'lib'), fetch: true, log, onItem: (done, total) => seen.push([done, total]) });
+      const summary = await runImport({
+        source: feed,
+        out: join(work, 'lib'),
+        fetch: true,
+        outbound: { allowPrivate: true },
+        log,
+        onItem: (done, total) => seen.push([done, total]),
+      });
       expect(seen).to.deep.equal([
         [1, 3],
         [2, 3],
@@ -209,10 +222,7 @@ describe('import: into a library', function () {
       expect([hits['/flaky.vtt'], hits['/gone.vtt'], hits['/huge.vtt']], 'attempts per file').to.deep.equal([3, 1, 1]);
       const { episodes } = await readBack(join(work, 'lib'));
       expect(episodes.find((e) => e.title === 'Item 1')!.transcript!.segments.map((s) => [s.speakerLabel, s.text])).to.deep.equal([['Ana', 'Fetched after two failures.']]);
-      expect(summary.partial.map((p) => p.notes[0])).to.deep.equal([
-        `${base}/gone.vtt: fetch answered HTTP 404`,
-        `${base}/huge.vtt: 104857600 bytes: larger than 67108864 (not a transcript or chapters file)`,
-      ]);
+      expect(summary.partial.map((p) => p.notes[0])).to.deep.equal([`${base}/gone.vtt: the file answered 404`, `${base}/huge.vtt: the file is larger than 16 MB`]);
     });
   });
 });
