@@ -77,9 +77,14 @@
     if (scroll && li) li.scrollIntoView({ block: 'center', behavior: reduceMotion ? 'auto' : 'smooth' });
   };
 
+  // A very long transcript is shown as a window around the moment: a moment outside it opens its own window.
+  const partial = document.querySelector('ol.segments[data-window="partial"]') !== null;
+  const outsideWindow = (ms) => partial && segments.length > 0 && (ms < Number(segments[0].dataset.startMs) || ms >= Number(segments[segments.length - 1].dataset.endMs));
+
   document.addEventListener('click', (event) => {
     const link = event.target instanceof Element ? event.target.closest('a[data-seek]') : null;
     if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (outsideWindow(Number(link.dataset.seek))) return;
     event.preventDefault();
     goTo(Number(link.dataset.seek), { scroll: !link.closest('li.segment') });
   });

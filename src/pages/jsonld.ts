@@ -1,6 +1,6 @@
 // schema.org data of an episode page: PodcastEpisode for audio, VideoObject otherwise, chapters and key moments as Clip parts; serialized so that no library text can close its script element.
 import type { EpisodePage } from './load.js';
-import { isoDuration, playerFor } from './media.js';
+import { isoDuration, playerFor, safeHttpUrl } from './media.js';
 
 /**
  * JSON that is safe inside `<script type="application/ld+json">`: `<`, `>` and `&` are
@@ -15,6 +15,8 @@ export function scriptSafeJson(value: unknown): string {
 export function episodeStructuredData(page: EpisodePage): Record<string, unknown> {
   const { episode, channel } = page;
   const player = playerFor(episode.mediaUrl, episode.link);
+  // Library text: only an http(s) URL is a thumbnail (crawlers and link previews follow it).
+  const thumbnail = safeHttpUrl(episode.thumbnail);
   const audio = player.kind === 'audio';
   const clip = (name: string, startMs: number, endMs: number | undefined) => ({
     '@type': 'Clip',
@@ -45,7 +47,7 @@ export function episodeStructuredData(page: EpisodePage): Record<string, unknown
     '@type': 'VideoObject',
     ...common,
     uploadDate: episode.publishedAt,
-    ...(episode.thumbnail ? { thumbnailUrl: episode.thumbnail } : {}),
+    ...(thumbnail ? { thumbnailUrl: thumbnail } : {}),
     ...(player.kind === 'youtube'
       ? { embedUrl: `https://www.youtube-nocookie.com/embed/${player.videoId}`, contentUrl: player.source }
       : player.kind === 'video'

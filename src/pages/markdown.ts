@@ -4,6 +4,7 @@ import { toMarkdown } from 'mdast-util-to-markdown';
 import type { SearchAnswer } from '../search/search.js';
 import type { EpisodePage, LibraryPage, PageChannel } from './load.js';
 import { clock, safeHttpUrl } from './media.js';
+import { currentSegmentIndex, transcriptWindow, TRANSCRIPT_WINDOW } from './html/episode.js';
 
 const text = (value: string): PhrasingContent => ({ type: 'text', value });
 const strong = (value: string): PhrasingContent => ({ type: 'strong', children: [text(value)] });
@@ -17,18 +18,72 @@ const item = (...children: (PhrasingContent | BlockContent)[]): ListItem => {
 };
 const list = (items: ListItem[], ordered = false): List => ({ type: 'list', ordered, spread: false, children: items });
 
+/** Whitespace that {@link line} folds: anything but a lone space (checked first: most text has none). */
+const FOLDED = /\s\s|[^\S ]/;
+
 /** One line of text: newlines and runs of space in library text folded (a line break would start a new block). */
-const line = (value: string) => value.replace(/\s+/g, ' ').trim();
+const line = (value: string) => (FOLDED.test(value) ? value.replace(/\s+/g, ' ') : value).trim();
+
+const INLINE_UNSAFE = /[\\`*_[<&~]|\]\(/;
 
 function serialize(children: RootContent[]): string {
   const root: Root = { type: 'root', children };
   return toMarkdown(root, { bullet: '-', emphasis: '_', strong: '*', rule: '-', fences: true });
 }
 
-/** `[mm:ss](<page>?t=<ms>)`: a timestamp as a link to the moment. */
-const moment = (pageUrl: string, ms: number) => link(`${pageUrl}?t=${Math.max(0, Math.floor(ms))}`, clock(ms));
+/**
+ * Library text inside a line of a twin built as a string: whitespace folded (no new block can start) and every
+ * character that could open an inline construct backslash-escaped (`\\`, `` ` ``, `*`, `_`, `[`, `<`, `&`, `~`,
+ * and `(` after `]`), so that no link, image, autolink, HTML, entity, emphasis or code can be made.
+ */
+export function inlineText(value: string): string {
+  const folded = line(value);
+  return INLINE_UNSAFE.test(folded) ? folded.replace(/[\\`*_[<&~]|(?<=\])\(/g, '\\$&') : folded;
+}
 
-export function episodeMarkdown(page: EpisodePage): string {
+/** A link destination as a string: the characters that would end or break it percent-encoded. */
+const destination = (url: string) => url.replace(/[ ()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** `[m:ss](<page>?t=<ms>)`: a timestamp as a link to the moment. */
+const momentLine = (pageUrl: string, ms: number) => `[${clock(ms)}](${destination(`${pageUrl}?t=${Math.max(0, Math.floor(ms))}`)})`;
+
+/**
+ * The chapters list and the transcript of a twin, built as strings in one pass: an episode may hold 2,000 chapters,
+ * 10,000 moments and 50,000 segments, and mdast-util-to-markdown took ~5 s for that many nodes (its escaping checks
+ * every node against every unsafe pattern). Each line starts with its timestamp link, so no line can begin a block.
+ */
+function chaptersMarkdown(page: EpisodePage): string {
+  let out = '';
+  for (const c of page.chapters) {
+    out += `- ${momentLine(page.url, c.startMs)} ${inlineText(c.title)}\n`;
+    for (const m of c.moments) out += `  - ${momentLine(page.url, m.startMs)} ${inlineText(m.type)}: ${inlineText(m.title)}\n`;
+  }
+  return out;
+}
+
+/** The transcript of a twin: whole, or the window around `t` the HTML page shows, with links to the rest. */
+function transcriptMarkdown(page: EpisodePage, t: number | undefined): string {
+  if (page.segments.length === 0) return 'No transcript yet.\n';
+  const { from, to } = transcriptWindow(page.segments.length, currentSegmentIndex(page.segments, t));
+  const twin = `${page.url}.md`;
+  const part = (i: number, label: string) => `[${label}](${destination(`${twin}?t=${Math.floor(page.segments[i]!.startMs)}`)})`;
+  let out = '';
+  if (to - from < page.segments.length) {
+    out += `Segments ${from + 1} to ${to} of ${page.segments.length}, around this moment.`;
+    if (from > 0) out += ` ${part(Math.max(0, from - Math.ceil(TRANSCRIPT_WINDOW / 2)), 'Earlier')}`;
+    if (to < page.segments.length) out += ` ${part(Math.min(page.segments.length - 1, to + Math.floor(TRANSCRIPT_WINDOW / 2)), 'Later')}`;
+    out += '\n';
+  }
+  for (let i = from; i < to; i++) {
+    const s = page.segments[i]!;
+    const speaker = s.speaker ? `**${inlineText(s.speaker)}:** ` : '';
+    out += `${out === '' ? '' : '\n'}${momentLine(page.url, s.startMs)} ${speaker}${inlineText(s.text)}\n`;
+  }
+  return out;
+}
+
+/** An episode's twin; `t` (ms) picks the window of a transcript longer than {@link TRANSCRIPT_WINDOW} segments. */
+export function episodeMarkdown(page: EpisodePage, t?: number): string {
   const { episode } = page;
   const out: RootContent[] = [heading(1, line(episode.title))];
   const facts: PhrasingContent[] = [text(`Published ${episode.publishedAt.slice(0, 10)}`)];
@@ -40,27 +95,13 @@ export function episodeMarkdown(page: EpisodePage): string {
   if (page.people.length > 0) out.push(paragraph(strong('People:'), text(` ${page.people.map(line).join(', ')}`)));
   if (page.topics.length > 0) out.push(paragraph(strong('Topics:'), text(` ${page.topics.map(line).join(', ')}`)));
   if (episode.summary) out.push(paragraph(text(line(episode.summary))));
-  if (page.chapters.length > 0) {
-    out.push(heading(2, 'Chapters'));
-    out.push(
-      list(
-        page.chapters.map((c) => {
-          const moments = c.moments.map((m) => item(moment(page.url, m.startMs), text(` ${line(m.type)}: ${line(m.title)}`)));
-          return item(moment(page.url, c.startMs), text(` ${line(c.title)}`), ...(moments.length > 0 ? [list(moments)] : []));
-        }),
-      ),
-    );
-  }
-  out.push(heading(2, 'Transcript'));
-  if (page.segments.length === 0) out.push(paragraph(text('No transcript yet.')));
-  for (const s of page.segments) {
-    out.push(paragraph(moment(page.url, s.startMs), text(' '), ...(s.speaker ? [strong(`${line(s.speaker)}:`), text(' ')] : []), text(line(s.text))));
-  }
+  let md = serialize(out);
+  if (page.chapters.length > 0) md += `\n## Chapters\n\n${chaptersMarkdown(page)}`;
+  md += `\n## Transcript\n\n${transcriptMarkdown(page, t)}`;
   if (page.related.length > 0) {
-    out.push(heading(2, 'Related episodes'));
-    out.push(list(page.related.map((r) => item(link(`${r.url}.md`, line(r.title)), text(` (${r.publishedAt.slice(0, 10)})`)))));
+    md += `\n${serialize([heading(2, 'Related episodes'), list(page.related.map((r) => item(link(`${r.url}.md`, line(r.title)), text(` (${r.publishedAt.slice(0, 10)})`))))])}`;
   }
-  return serialize(out);
+  return md;
 }
 
 export function libraryMarkdown(page: LibraryPage): string {

@@ -5,7 +5,6 @@ import { Router, type ErrorRequestHandler, type Request, type RequestHandler, ty
 import { PAID_PLAN } from '../auth/access.js';
 import { toApiError } from '../errors.js';
 import type { Admission } from '../http/admission.js';
-import type { ChannelDoc } from '../store/documents.js';
 import { abandoned, clientAddress } from '../http/admission.js';
 import { packageFile } from '../package-root.js';
 import { runSearch, type SearchAnswer, type SearchDeps } from '../search/search.js';
@@ -26,6 +25,7 @@ import { locateByHost, type ChannelSites } from '../channel-urls.js';
 import { episodeMarkdown, libraryMarkdown, llmsTxt, LLMS_EPISODES, notFoundMarkdown, searchMarkdown } from './markdown.js';
 import { EMBED_ORIGIN } from './media.js';
 import { wantsMarkdown } from './negotiate.js';
+import { requestHost } from './host.js';
 
 export interface PagesDeps {
   search: SearchDeps;
@@ -40,7 +40,7 @@ export interface PagesDeps {
 }
 
 /** Page paths: anything else on a channel host (`/api`, `/mcp`, `/healthz`…) is not a page. */
-const PAGE_PATH = /^\/(|index\.md|search|search\.md|llms\.txt|episodes\/[^/]+|assets\/page\.(css|js))$/;
+const PAGE_PATH = /^\/(|index\.md|search|search\.md|llms\.txt|favicon\.ico|episodes\/[^/]+|assets\/page\.(css|js))$/;
 
 /** No inline script or style, frames from the embed host only, never framed by others, nothing fetched from elsewhere but media. */
 export const CONTENT_SECURITY_POLICY = [
@@ -56,18 +56,28 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'self'",
 ].join('; ');
 
-const ASSETS: Record<string, { type: string; body: Buffer }> = {
-  '/assets/page.css': { type: 'text/css; charset=utf-8', body: readFileSync(packageFile('web', 'page.css')) },
-  '/assets/page.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(packageFile('web', 'page.js')) },
+/** Headers of every page answer, errors (429, 503) included. */
+const PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  'X-Content-Type-Options': 'nosniff',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
+};
+
+const ASSETS: Record<string, { type: string; body: Buffer; maxAge: number }> = {
+  '/assets/page.css': { type: 'text/css; charset=utf-8', body: readFileSync(packageFile('web', 'page.css')), maxAge: 3600 },
+  '/assets/page.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(packageFile('web', 'page.js')), maxAge: 3600 },
+  // Browsers ask every host for it: the channel's host answers an icon, not the API's JSON 404.
+  '/favicon.ico': { type: 'image/x-icon', body: readFileSync(packageFile('web', 'favicon.ico')), maxAge: 86_400 },
 };
 
 declare module 'express-serve-static-core' {
   interface Request {
     /** The channel whose host a page request came to. */
     pageChannel?: PageChannel;
-    /** The lookup of the channel of the request's host, begun before the page limiter ran. */
-    pageChannelLookup?: Promise<ChannelDoc | undefined>;
-    /** An episode page's documents, asked for in the same tick as the channel. */
+    /** The host name of the page request's `Host` header. */
+    pageHost?: string;
+    /** An episode page's documents, asked for in the same tick as the channel (after the page limiter). */
     episodeDocs?: Promise<EpisodeDocs>;
   }
 }
@@ -101,49 +111,52 @@ function episodeIdOf(path: string): string | undefined {
   }
 }
 
-function queryOf(req: Request): string {
-  const q = req.query.q;
-  return typeof q === 'string' ? q.trim().slice(0, 1000) : '';
+/** Longest page search, in characters (code points), as the REST and MCP searches' `query`. */
+export const MAX_QUERY_CHARS = 1000;
+
+/**
+ * `q` trimmed and cut at {@link MAX_QUERY_CHARS} code points, never inside a surrogate pair: a lone surrogate would
+ * make `encodeURIComponent` throw after the search ran. Any lone one the client sent becomes U+FFFD.
+ */
+export function queryOf(q: unknown): string {
+  if (typeof q !== 'string') return '';
+  const chars = Array.from(q.trim().replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+  return chars.length > MAX_QUERY_CHARS ? chars.slice(0, MAX_QUERY_CHARS).join('').trim() : chars.join('');
 }
 
 export function pagesRouter(deps: PagesDeps): Router {
   const router = Router({ caseSensitive: true, strict: true });
   const around = createAroundCache();
 
-  // Pages exist only on a channel's host, and only at page paths: anything else goes on to the API's routes.
-  // An episode page's documents are asked for in the same tick as the channel (one round trip for both), and the
-  // page limiter's Redis call runs while they travel.
-  router.use((req, _res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE_PATH.test(req.path) || !locateByHost(req.hostname ?? '', deps.channelSites)) return next('router');
-    const lookup = channelOfHost(req.queries, req.hostname, deps.channelSites);
-    lookup.catch(() => undefined);
-    req.pageChannelLookup = lookup;
+  // Pages exist only on a channel's host (its `Host` header, never X-Forwarded-Host: see host.ts), and only at page
+  // paths: anything else goes on to the API's routes. The page headers come first, so that a 429 or 503 carries them.
+  router.use((req, res, next) => {
+    const host = requestHost(req.headers);
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !PAGE_PATH.test(req.path) || !host || !locateByHost(host, deps.channelSites)) return next('router');
+    req.pageHost = host;
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+    next();
+  });
+  // The limiter before any store read: a refused request costs its Redis call and nothing else (its 429 is a bare
+  // page, rendered from nothing). Only then the channel and, for an episode page, its documents, in one round trip.
+  router.use(deps.limiter);
+  router.use(async (req, _res, next) => {
+    const lookup = channelOfHost(req.queries, req.pageHost, deps.channelSites);
     const id = episodeIdOf(req.path);
     if (id !== undefined) {
       req.episodeDocs = fetchEpisodeDocs(req.queries, id);
       req.episodeDocs.catch(() => undefined);
     }
-    next();
-  });
-  router.use(deps.limiter);
-  router.use(async (req, _res, next) => {
-    const doc = await req.pageChannelLookup;
+    const doc = await lookup;
     if (!doc) return next('router');
     req.pageChannel = pageChannel(doc, deps.channelSites);
-    next();
-  });
-  router.use((_req, res, next) => {
-    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
     next();
   });
   router.use(compression());
 
   for (const [path, asset] of Object.entries(ASSETS)) {
     router.get(path, (_req, res) => {
-      res.type(asset.type).setHeader('Cache-Control', 'public, max-age=3600');
+      res.type(asset.type).setHeader('Cache-Control', `public, max-age=${asset.maxAge}`);
       res.send(asset.body);
     });
   }
@@ -180,7 +193,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     async (req, res) => {
       const md = markdown ?? wantsMarkdown(req);
       if (md === undefined) return notAcceptable(req, res);
-      const query = queryOf(req);
+      const query = queryOf(req.query.q);
       let answer: SearchAnswer | undefined;
       if (query) {
         const signal = abandoned(res);
@@ -209,10 +222,10 @@ export function pagesRouter(deps: PagesDeps): Router {
     const id = twin ? raw.slice(0, -3) : raw;
     const page = await loadEpisodePage(req.queries, channel(req), id, req.episodeDocs, around);
     if (!page) return notFound(req, res, md);
-    send(res, 200, md ? MARKDOWN : HTML, md ? episodeMarkdown(page) : renderEpisodePage(page, momentOf(req)), { vary: !twin, twin: `${page.url}.md` });
+    send(res, 200, md ? MARKDOWN : HTML, md ? episodeMarkdown(page, momentOf(req)) : renderEpisodePage(page, momentOf(req)), { vary: !twin, twin: `${page.url}.md` });
   });
 
-  router.use(pageErrors(deps.channelSites));
+  router.use(pageErrors);
   return router;
 }
 
@@ -227,23 +240,20 @@ function notAcceptable(req: Request, res: Response): void {
 }
 
 /** Errors on page paths are pages too (429, 503, …), in the representation asked for; the log keeps the cause. */
-const pageErrors =
-  (channelSites: ChannelSites): ErrorRequestHandler =>
-  async (err, req, res, _next) => {
-    const error = toApiError(err);
-    if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
-    else if (error.status > 500) req.log.warn({ err: error.cause ?? error, code: error.code }, 'page failed');
-    if (res.headersSent) return void res.destroy();
-    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    // The page limiter answers before the channel is taken from its lookup: a 429 is still the channel's page.
-    const doc = req.pageChannel ? undefined : await req.pageChannelLookup?.catch(() => undefined);
-    const ch = req.pageChannel ?? (doc ? pageChannel(doc, channelSites) : undefined);
-    const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
-    const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
-    if (markdown) {
-      const [title, text] = errorText(status);
-      return send(res, status, MARKDOWN, status === 404 && ch ? notFoundMarkdown(ch) : `# ${title}\n\n${text}\n`, { cache: false });
-    }
-    if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false });
-    send(res, status, HTML, renderErrorPage(ch, status), { cache: false });
-  };
+const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
+  const error = toApiError(err);
+  if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
+  else if (error.status > 500) req.log.warn({ err: error.cause ?? error, code: error.code }, 'page failed');
+  if (res.headersSent) return void res.destroy();
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  // Before the channel was read (a 429 from the limiter, a failed lookup) there is no channel frame: a bare page.
+  const ch = req.pageChannel;
+  const status = error.status === 404 || error.status === 429 || error.status === 503 ? error.status : error.status >= 500 ? 503 : error.status;
+  const markdown = req.path.endsWith('.md') || wantsMarkdown(req) === true;
+  if (markdown) {
+    const [title, text] = errorText(status);
+    return send(res, status, MARKDOWN, status === 404 && ch ? notFoundMarkdown(ch) : `# ${title}\n\n${text}\n`, { cache: false });
+  }
+  if (!ch) return send(res, status, HTML, renderBareErrorPage(status), { cache: false });
+  send(res, status, HTML, renderErrorPage(ch, status), { cache: false });
+};

@@ -4,6 +4,9 @@ import { pino } from 'pino';
 import { startLocalApi, type LocalApi } from '../../scripts/drills/local-api.js';
 import { rawRequest } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fetchWithHost } from '../support/mcp-client.js';
 
 describe('TRUST_PROXY: the client address behind a reverse proxy', function () {
   this.timeout(60_000);
@@ -59,5 +62,25 @@ describe('TRUST_PROXY: the client address behind a reverse proxy', function () {
     // The client forges the first entry; the proxy appends the address it saw.
     expect(await remaining(app, ['198.51.100.7, 203.0.113.1', '198.51.100.8, 203.0.113.1', '203.0.113.2'])).to.deep.equal([9, 8, 9]);
     expect(limiterComplaints()).to.deep.equal([]);
+  });
+
+  it("never lets X-Forwarded-Host choose the channel, even from a trusted proxy: a page and an MCP server are the Host's", async function () {
+    const app = await start({ TRUST_PROXY: 'loopback' });
+    const headers = { host: 'alpha.creators.example.com', 'x-forwarded-host': 'free-show.creators.example.com' };
+    const page = await rawRequest(app.baseUrl, '/', { headers });
+    expect(page.status).to.equal(200);
+    expect(page.text).to.match(/<a class="brand" href="\/">Alpha[^<]*<\/a>/);
+    // free-show has no tool server (free plan): were the forwarded host read, the session would be refused (404).
+    const mcp = new Client({ name: 'cca-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/mcp`), {
+      fetch: fetchWithHost(headers.host),
+      requestInit: { headers: { 'x-forwarded-host': headers['x-forwarded-host'] } },
+    });
+    try {
+      await mcp.connect(transport);
+      expect(mcp.getServerVersion()?.name).to.equal('alpha-search');
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -23,11 +23,26 @@ async function segmentState(page: Page, startMs: number) {
   });
 }
 
-/** The audio element's cue once its metadata is loaded, in ms. */
+/**
+ * The audio element's cue once the reader presses play (the player preloads nothing), in ms: played muted until
+ * its metadata is in, then paused where it stands.
+ */
 async function audioCueMs(page: Page): Promise<number> {
+  await page.evaluate(() => {
+    const audio = document.querySelector('audio')!;
+    audio.muted = true;
+    void audio.play().catch(() => undefined);
+  });
   await page.waitForFunction(() => (document.querySelector('audio')?.readyState ?? 0) >= 1, undefined, { timeout: 15_000 });
-  return page.evaluate(() => Math.round(document.querySelector('audio')!.currentTime * 1000));
+  return page.evaluate(() => {
+    const audio = document.querySelector('audio')!;
+    audio.pause();
+    return Math.round(audio.currentTime * 1000);
+  });
 }
+
+/** Requests the browser made to the enclosure's host so far. */
+const mediaRequests = (browser: BrowserSession) => browser.requests.filter((u) => new URL(u).hostname === 'media.example.org').length;
 
 describe('channel pages in a browser', function () {
   this.timeout(120_000);
@@ -52,6 +67,7 @@ describe('channel pages in a browser', function () {
     expect(await seriousAxeViolations(page), 'axe on the search page').to.deep.equal([]);
     await screenshot(page, 'search-page');
 
+    const mediaBefore = mediaRequests(browser);
     const citation = page.locator('a[data-cite]').first();
     const href = (await citation.getAttribute('href'))!;
     const t = Number(new URL(href, origin(RADIO)).searchParams.get('t'));
@@ -61,6 +77,8 @@ describe('channel pages in a browser', function () {
     expect(cited).to.be.at.most(t);
     expect(state.end).to.be.above(t);
     expect(state.inView, 'the cited segment is in view').to.equal(true);
+    expect(await page.locator('audio').getAttribute('preload')).to.equal('none');
+    expect(mediaRequests(browser), 'nothing fetched from the enclosure before play').to.equal(mediaBefore);
     expect(Math.abs((await audioCueMs(page)) - t), 'the audio is cued to t').to.be.below(250);
     await page.close();
   });
@@ -124,6 +142,70 @@ describe('channel pages in a browser', function () {
     expect(commands).to.deep.include({ event: 'command', func: 'seekTo', args: [0, true] });
     const hosts = new Set(browser.requests.slice(before).map((u) => new URL(u).hostname));
     expect([...hosts].sort()).to.deep.equal([ALPHA, 'www.youtube-nocookie.com'].sort());
+    await page.close();
+  });
+
+  it('keeps the player in reach on a 390 px wide screen: the cited segment scrolls into view under a sticky player', async function () {
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [host, path, name] of [
+      [RADIO, '/episodes/ep_radio1?t=502000', 'episode-page-narrow'],
+      [ALPHA, '/episodes/ep_a00?t=4500', 'episode-page-narrow-youtube'],
+    ] as const) {
+      await page.goto(`${origin(host)}${path}`);
+      const cited = await page.locator('li.segment[aria-current="time"]').evaluate((li) => Number((li as HTMLElement).dataset.startMs));
+      // The page scrolled to the cited segment: it is in view, and so is the whole player, not covering it.
+      const boxes = await page.evaluate((start) => {
+        const [player, segment] = [document.querySelector('.player')!, document.querySelector(`li.segment[data-start-ms="${start}"]`)!].map((el) => {
+          const r = el.getBoundingClientRect();
+          return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+        });
+        return { scrollY: window.scrollY, player: player!, segment: segment!, viewport: { width: window.innerWidth, height: window.innerHeight } };
+      }, cited);
+      if (host === RADIO) expect(boxes.scrollY, 'the page scrolled down to a deep moment').to.be.above(1000);
+      for (const [what, b] of [
+        ['player', boxes.player],
+        ['segment', boxes.segment],
+      ] as const) {
+        expect(b.top, `${name}: ${what} top`).to.be.at.least(0);
+        expect(b.bottom, `${name}: ${what} bottom`).to.be.at.most(boxes.viewport.height);
+        expect(b.left, `${name}: ${what} left`).to.be.at.least(0);
+        expect(b.right, `${name}: ${what} right`).to.be.at.most(boxes.viewport.width);
+      }
+      expect(boxes.segment.top, `${name}: the segment is below the player, not under it`).to.be.at.least(boxes.player.bottom);
+      await screenshot(page, name);
+    }
+    // The player is pressable where it stands: play from the cited moment without scrolling back.
+    await page.goto(`${origin(RADIO)}/episodes/ep_radio1?t=502000`);
+    expect(await page.locator('.player audio').isVisible()).to.equal(true);
+    expect(Math.abs((await audioCueMs(page)) - 502_000)).to.be.below(250);
+    await page.close();
+  });
+
+  it('shows the channel host favicon: a real icon, and no console error on an episode page', async function () {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('requestfailed', (r) => errors.push(`${r.url()} ${r.failure()?.errorText}`));
+    await page.goto(`${origin(RADIO)}/episodes/ep_radio2`);
+    // Chromium under Playwright drops a page's own request for exactly `/favicon.ico` (it is the browser's to make):
+    // the same path with a query reaches the server and the image decoder all the same.
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/favicon.ico');
+    const width = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          const img = new Image();
+          img.onload = () => resolve(img.naturalWidth);
+          img.onerror = () => resolve(-1);
+          img.src = '/favicon.ico?decode';
+        }),
+    );
+    expect(width, 'the browser decodes it as an image').to.be.oneOf([16, 32]);
+    const icon = await answered;
+    expect([icon.status(), icon.headers()['content-type']]).to.deep.equal([200, 'image/x-icon']);
+    expect(errors).to.deep.equal([]);
     await page.close();
   });
 

@@ -6,6 +6,7 @@ import { useApiWorld } from '../support/api-world.js';
 import { seedPagesWorld, HOSTILE_TITLE } from '../support/pages-world.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { closedPort } from '../support/api-net.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/pages/router.js';
 
 const ALPHA = 'alpha.creators.example.com';
 const RADIO = 'radio.example.org';
@@ -69,7 +70,7 @@ describe('channel pages over HTTP', function () {
     it('gives an enclosure the native audio player with a media fragment, chapters and typed moments as links, people and topics by name', async function () {
       const res = await get(world.api, RADIO, '/episodes/ep_radio1?t=37000');
       expect(res.status).to.equal(200);
-      expect(res.text).to.include('<audio controls preload="metadata" src="https://media.example.org/radio/ep1.wav#t=37"');
+      expect(res.text).to.include('<audio controls preload="none" src="https://media.example.org/radio/ep1.wav#t=37"');
       expect(segmentsOf(res.text).find((s) => s.current)).to.deep.include({ start: 35000, end: 40000 });
       expect(res.text).to.include('<span class="moment-type">insight</span>');
       expect(res.text).to.include('href="?t=35000#t-35000"');
@@ -195,6 +196,27 @@ describe('channel pages over HTTP', function () {
       expect(twin.text).to.match(/\[0:35\]\(https:\/\/radio\.example\.org\/episodes\/ep_radio1\?t=35000\)/);
       expect((await get(world.api, RADIO, '/search')).text).to.include('Type what you are looking for');
     });
+
+    it('keeps a query of 1,000 characters ending in an emoji whole (a cut never splits it), in the page and its twin', async function () {
+      const q = `${'a'.repeat(999)}\u{1F600}`;
+      for (const path of ['/search', '/search.md']) {
+        const res = await get(world.api, RADIO, `${path}?q=${encodeURIComponent(q)}`);
+        expect(res.status, path).to.equal(200);
+        expect(res.text, path).to.include(q);
+      }
+    });
+  });
+
+  describe('the favicon', function () {
+    it('serves a small cacheable icon on a channel host, not the JSON 404; other hosts keep the API 404', async function () {
+      const icon = await get(world.api, RADIO, '/favicon.ico');
+      expect([icon.status, icon.headers['content-type'], icon.headers['cache-control']]).to.deep.equal([200, 'image/x-icon', 'public, max-age=86400']);
+      expect(icon.raw.subarray(0, 4).equals(Buffer.from([0, 0, 1, 0])), 'an ICO header').to.equal(true);
+      expect(icon.raw.length).to.be.below(8 * 1024);
+      expect((await get(world.api, ALPHA, '/favicon.ico')).status).to.equal(200);
+      const elsewhere = await get(world.api, '127.0.0.1', '/favicon.ico');
+      expect([elsewhere.status, JSON.parse(elsewhere.text).code]).to.deep.equal([404, 'route_not_found']);
+    });
   });
 
   describe('hostile library text', function () {
@@ -212,6 +234,7 @@ describe('channel pages over HTTP', function () {
       expect(ld).to.not.include('<');
       expect((JSON.parse(ld) as { name: string }).name).to.equal(HOSTILE_TITLE);
       expect(html).to.not.match(/<audio|<video|<iframe/);
+      expect(JSON.parse(ld), 'a javascript: thumbnail is no thumbnailUrl').to.not.have.property('thumbnailUrl');
       expect(html.match(/<title>[^<]*<\/title>/)![0].length, 'the 10k title is cut in <title>').to.be.below(400);
       const twin = (await get(world.api, HOSTILE, '/episodes/ep_hostile.md')).text;
       expect(twin).to.not.match(/\]\(javascript:/);
@@ -237,6 +260,7 @@ describe('channel pages over HTTP', function () {
         const page = await get(down, ALPHA, '/episodes/ep_a00?t=4000');
         expect([page.status, page.headers['content-type'], page.headers['cache-control']]).to.deep.equal([503, 'text/html; charset=utf-8', 'no-store']);
         expect(page.headers['retry-after']).to.match(/^\d+$/);
+        expect(page.headers['content-security-policy'], 'the page headers on a 503 too').to.equal(CONTENT_SECURITY_POLICY);
         expect(page.text)
           .to.match(/^<!doctype html><html lang="en">/)
           .and.include('<h1>');
@@ -250,7 +274,7 @@ describe('channel pages over HTTP', function () {
       }
     });
 
-    it('limits pages per client IP with their own budget: past PAGES_RATE_LIMIT_MAX an HTML 429 with Retry-After', async function () {
+    it('limits pages per client IP with their own budget: past PAGES_RATE_LIMIT_MAX an HTML 429 with Retry-After and the page headers', async function () {
       const ip = { 'x-forwarded-for': `192.0.2.${Math.floor(Math.random() * 250) + 1}` };
       const statuses: number[] = [];
       let last: PageResponse | undefined;
@@ -261,9 +285,44 @@ describe('channel pages over HTTP', function () {
       expect(statuses).to.deep.equal([200, 200, 200, 429, 429]);
       expect(last!.headers['content-type']).to.equal('text/html; charset=utf-8');
       expect(last!.headers['retry-after']).to.match(/^\d+$/);
-      expect(last!.text).to.include('Too many requests');
-      expect(last!.text, "the channel's own page, with its stylesheet").to.include('Radio Garden').and.include('/assets/page.css');
+      expect(last!.headers['content-security-policy']).to.equal(CONTENT_SECURITY_POLICY);
+      expect(last!.headers['referrer-policy']).to.equal('strict-origin-when-cross-origin');
+      expect(last!.text).to.include('Too many requests').and.include('/assets/page.css');
+      expect(last!.text, 'rendered from nothing: no channel was read').to.not.include('Radio Garden');
       expect((await get(limited, RADIO, '/api/v1/channels', ip)).status, 'the API keeps its own budget').to.equal(401);
+    });
+
+    it("reads nothing from the store for a refused page: the engine's search and get counters stand still while a client past its budget keeps asking", async function () {
+      // The engine's own counters, on this suite's indices only (other suites may share the node): channel lookups are
+      // searches (query_total), an episode page's documents an _mget (one get per document).
+      const reads = async () => {
+        const res = await world.store.client.transport.request({ method: 'GET', path: `/${world.store.prefix}*/_stats/search,get` });
+        const total = (res.body as { _all: { total: { search: { query_total: number }; get: { total: number } } } })._all.total;
+        return { searches: total.search.query_total, gets: total.get.total };
+      };
+      const ip = { 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
+      const before = await reads();
+      for (let i = 0; i < 3; i++) expect((await get(limited, RADIO, '/episodes/ep_radio1', ip)).status).to.equal(200);
+      const admitted = await reads();
+      expect(admitted.searches, "the measure sees a page's reads").to.be.above(before.searches);
+      expect(admitted.gets).to.be.above(before.gets);
+      const refused = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => get(limited, i % 2 ? RADIO : 'anything.invalid', i % 4 < 2 ? '/episodes/ep_radio1' : `/search?q=soil${i}`, ip)),
+      );
+      expect(new Set(refused.map((r) => r.status))).to.deep.equal(new Set([429]));
+      expect(await reads()).to.deep.equal(admitted);
+    });
+
+    it('chooses the channel from Host alone, even with TRUST_PROXY set: an X-Forwarded-Host naming another channel changes nothing', async function () {
+      const forwarded = { 'x-forwarded-for': `203.0.113.${Math.floor(Math.random() * 250) + 1}`, 'x-forwarded-host': HOSTILE };
+      const page = await get(limited, RADIO, '/', forwarded);
+      expect(page.status).to.equal(200);
+      expect(page.text).to.include('Radio Garden').and.not.include('alert(&quot;channel');
+      expect(String(page.headers['vary'])).to.not.match(/forwarded/i);
+      const episode = await get(limited, RADIO, '/episodes/ep_radio1', forwarded);
+      expect([episode.status, episode.text.includes('Radio episode with an enclosure')]).to.deep.equal([200, true]);
+      const other = await get(limited, RADIO, '/episodes/ep_hostile', forwarded);
+      expect(other.status, "the forwarded host's episode is another channel's here").to.equal(404);
     });
 
     it('keeps /api, /mcp and the probes JSON on a channel host, and other hosts without pages', async function () {

@@ -6,16 +6,21 @@ import { episodeJsonLd } from '../jsonld.js';
 import { renderPage } from './layout.js';
 import { episodePath } from './lists.js';
 
-/** The segment a moment `t` falls in: the one containing it, else the last one begun before it, else the first. */
+/**
+ * The segment a moment `t` falls in: the last one begun at or before it (the one holding it, segments being sorted
+ * and not overlapping), else the first. A binary search over the segments, sorted by start as the page loads them:
+ * every chapter and moment anchor is one, so a page costs (chapters + moments) × log(segments), never their product.
+ */
 export function currentSegmentIndex(segments: readonly TranscriptSegment[], t: number | undefined): number {
   if (t === undefined || segments.length === 0) return -1;
-  let found = -1;
-  for (let i = 0; i < segments.length; i++) {
-    const s = segments[i]!;
-    if (s.startMs <= t && t < s.endMs) return i;
-    if (s.startMs <= t) found = i;
+  let lo = 0;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (segments[mid]!.startMs <= t) lo = mid + 1;
+    else hi = mid;
   }
-  return found === -1 ? 0 : found;
+  return Math.max(0, lo - 1);
 }
 
 /** `?t=<ms>` of a moment, with the anchor of its segment so that the link works without JavaScript too. */
@@ -44,7 +49,7 @@ function player(page: EpisodePage, t: number) {
     return h(
       'section',
       { class: 'player', 'aria-label': 'Player', 'data-player': p.kind },
-      h(p.kind, { controls: true, preload: 'metadata', src: mediaFragmentUrl(p.src, t), 'data-src': p.src }, h('a', { href: p.src }, 'Download the recording')),
+      h(p.kind, { controls: true, preload: 'none', src: mediaFragmentUrl(p.src, t), 'data-src': p.src }, h('a', { href: p.src }, 'Download the recording')),
     );
   }
   return h(
@@ -55,38 +60,33 @@ function player(page: EpisodePage, t: number) {
   );
 }
 
+/** A chapter's or moment's link, anchored at the segment it lands in (as Preact renders it; see {@link segmentHtml}). */
+function seekLinkHtml(page: EpisodePage, ms: number, title: string): string {
+  return `<a href="${momentHref(ms, anchorFor(page, ms))}" data-seek="${ms}"><span class="time">${clock(ms)}</span> ${escapeHtml(title)}</a>`;
+}
+
+/** Chapters with their typed key moments, as strings for the same reason as the transcript (up to 2,000 and 10,000). */
+function chaptersHtml(page: EpisodePage): string {
+  let out = '';
+  for (const c of page.chapters) {
+    out += `<li>${seekLinkHtml(page, c.startMs, c.title)}`;
+    if (c.moments.length > 0) {
+      out += '<ul class="moments">';
+      for (const m of c.moments) out += `<li><span class="moment-type">${escapeHtml(m.type)}</span> ${seekLinkHtml(page, m.startMs, m.title)}</li>`;
+      out += '</ul>';
+    }
+    out += '</li>';
+  }
+  return out;
+}
+
 function chapters(page: EpisodePage) {
   if (page.chapters.length === 0) return null;
   return h(
     'nav',
     { class: 'chapters', 'aria-labelledby': 'chapters-h' },
     h('h2', { id: 'chapters-h' }, 'Chapters'),
-    h(
-      'ol',
-      null,
-      page.chapters.map((c) =>
-        h(
-          'li',
-          { key: `${c.startMs}` },
-          h('a', { href: momentHref(c.startMs, anchorFor(page, c.startMs)), 'data-seek': c.startMs }, h('span', { class: 'time' }, clock(c.startMs)), ' ', c.title),
-          c.moments.length > 0
-            ? h(
-                'ul',
-                { class: 'moments' },
-                c.moments.map((m) =>
-                  h(
-                    'li',
-                    { key: `${m.startMs}-${m.title}` },
-                    h('span', { class: 'moment-type' }, m.type),
-                    ' ',
-                    h('a', { href: momentHref(m.startMs, anchorFor(page, m.startMs)), 'data-seek': m.startMs }, h('span', { class: 'time' }, clock(m.startMs)), ' ', m.title),
-                  ),
-                ),
-              )
-            : null,
-        ),
-      ),
-    ),
+    h('ol', { dangerouslySetInnerHTML: { __html: chaptersHtml(page) } }),
   );
 }
 
@@ -96,7 +96,50 @@ function anchorFor(page: EpisodePage, ms: number): number {
   return i >= 0 ? page.segments[i]!.startMs : ms;
 }
 
+/** Text or an attribute value escaped as Preact escapes them (`&`, `<`, `"`): library text stays inert. */
+export function escapeHtml(value: string): string {
+  if (!/[&<"]/.test(value)) return value;
+  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('"', '&quot;');
+}
+
+/**
+ * One transcript segment as HTML, byte for byte what Preact renders for the same element (a unit test holds them
+ * equal). Built as a string because a transcript may hold 50,000 segments: a VDOM node tree per segment cost
+ * ~0.4 s for 20,000 of them, the strings a tenth of that. Every library value goes through {@link escapeHtml};
+ * numbers are the segment's own finite milliseconds.
+ */
+export function segmentHtml(s: TranscriptSegment, current: boolean): string {
+  const start = Math.floor(s.startMs);
+  const at = clock(s.startMs);
+  const state = current ? 'segment current" data-start-ms' : 'segment" data-start-ms';
+  const speaker = s.speaker ? `<span class="speaker">${escapeHtml(s.speaker)}</span>` : '';
+  return (
+    `<li id="t-${s.startMs}" class="${state}="${s.startMs}" data-end-ms="${s.endMs}"${current ? ' aria-current="time"' : ''}>` +
+    `<a class="time" href="${momentHref(start)}" data-seek="${s.startMs}" aria-label="${at}, play from here">${at}</a>${speaker}<p>${escapeHtml(s.text)}</p></li>`
+  );
+}
+
+/** Segments shown on one page at most: every real episode whole (a 6-hour one has ~10,400), a hostile one bounded. */
+export const TRANSCRIPT_WINDOW = 12_000;
+
+/** The segments a page shows: all of them, or a window of {@link TRANSCRIPT_WINDOW} around the current one. */
+export function transcriptWindow(count: number, current: number, size = TRANSCRIPT_WINDOW): { from: number; to: number } {
+  if (count <= size) return { from: 0, to: count };
+  const from = Math.min(Math.max(0, current - Math.floor(size / 2)), count - size);
+  return { from, to: from + size };
+}
+
+/** A link to the part of a windowed transcript before or after the one shown, at its nearest segment. */
+function windowLink(page: EpisodePage, i: number, label: string) {
+  const ms = page.segments[i]!.startMs;
+  return h('p', { class: 'transcript-more' }, h('a', { href: momentHref(ms) }, `${label} (from ${clock(ms)})`));
+}
+
 function transcript(page: EpisodePage, current: number) {
+  const { from, to } = transcriptWindow(page.segments.length, current);
+  let body = '';
+  for (let i = from; i < to; i++) body += segmentHtml(page.segments[i]!, i === current);
+  const windowed = to - from < page.segments.length;
   return h(
     'section',
     { class: 'transcript', 'aria-labelledby': 'transcript-h' },
@@ -110,28 +153,13 @@ function transcript(page: EpisodePage, current: number) {
           h('label', null, 'Find in the transcript ', h('input', { type: 'search', 'data-find': true, autocomplete: 'off' })),
           h('output', { 'data-find-count': true, 'aria-live': 'polite' }),
         ),
+    windowed ? h('p', { class: 'note' }, `Segments ${from + 1} to ${to} of ${page.segments.length}, around this moment.`) : null,
+    windowed && from > 0 ? windowLink(page, Math.max(0, from - Math.ceil(TRANSCRIPT_WINDOW / 2)), 'Earlier in the transcript') : null,
     page.segments.length === 0
       ? h('p', null, 'No transcript yet.')
-      : h(
-          'ol',
-          { class: 'segments' },
-          page.segments.map((s, i) =>
-            h(
-              'li',
-              {
-                key: `${s.startMs}-${i}`,
-                id: `t-${s.startMs}`,
-                class: i === current ? 'segment current' : 'segment',
-                'data-start-ms': s.startMs,
-                'data-end-ms': s.endMs,
-                'aria-current': i === current ? 'time' : undefined,
-              },
-              h('a', { class: 'time', href: momentHref(s.startMs), 'data-seek': s.startMs, 'aria-label': `${clock(s.startMs)}, play from here` }, clock(s.startMs)),
-              s.speaker ? h('span', { class: 'speaker' }, s.speaker) : null,
-              h('p', null, s.text),
-            ),
-          ),
-        ),
+      : // A partial window tells the page script that a moment outside it is another page (the link navigates).
+        h('ol', { class: 'segments', 'data-window': windowed ? 'partial' : undefined, dangerouslySetInnerHTML: { __html: body } }),
+    windowed && to < page.segments.length ? windowLink(page, Math.min(page.segments.length - 1, to + Math.floor(TRANSCRIPT_WINDOW / 2)), 'Later in the transcript') : null,
   );
 }
 
