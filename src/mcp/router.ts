@@ -12,7 +12,7 @@ import type { ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
 import { originAllowed } from './origin.js';
-import { requestHost } from '../pages/host.js';
+import { requestHost } from '../http/host.js';
 import { SEARCH_INPUT, SEARCH_OUTPUT, oneLine, renderSearchText, toSearchParams } from './search-tool.js';
 import { packageFile } from '../package-root.js';
 
@@ -169,7 +169,7 @@ export function mcpRouter(deps: McpRouterDeps): Router {
     '/mcp',
     (req, _res, next) => {
       // An HTTP/1.0 request may name no host at all: nothing to locate the channel by. Host only, never
-      // X-Forwarded-Host (see src/pages/host.ts).
+      // X-Forwarded-Host (see src/http/host.ts).
       if (!requestHost(req.headers)) throw createError('host_missing');
       next();
     },

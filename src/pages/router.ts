@@ -25,7 +25,7 @@ import { locateByHost, type ChannelSites } from '../channel-urls.js';
 import { episodeMarkdown, libraryMarkdown, llmsTxt, LLMS_EPISODES, notFoundMarkdown, searchMarkdown } from './markdown.js';
 import { EMBED_ORIGIN } from './media.js';
 import { wantsMarkdown } from './negotiate.js';
-import { requestHost } from './host.js';
+import { requestHost } from '../http/host.js';
 
 export interface PagesDeps {
   search: SearchDeps;
