@@ -228,8 +228,8 @@ export const ENV = {
   OUTBOUND_ALLOW_PRIVATE: choice('false', ['false', 'true'], '`true`: outbound fetches may reach loopback, private and link-local addresses (tests and local demos only)'),
   AUDIO_MAX_BYTES: integer(1024 ** 3, 1024, 64 * 1024 ** 3, 'largest audio file fetched for transcription (decoded bytes counted while streaming)'),
   AUDIO_MAX_SECONDS: integer(6 * 3600, 1, 48 * 3600, 'longest audio transcribed'),
-  TRANSCRIBE_URL: optionalText('OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); `npm run services -- up` prints the local one', {
-    shown: 'unset (the local service)',
+  TRANSCRIBE_URL: optionalText('OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); `npm run services -- up` starts the local one and prints its URL', {
+    shown: 'unset (episodes without a transcript in their source fail: nothing transcribes them)',
     accepts: 'URL',
   }),
   TRANSCRIBE_MODEL: text('base', 'model named in each transcription request (`whisper-1` for OpenAI; the local service serves its own model whatever is asked)'),
