@@ -4,10 +4,11 @@ import type { Embedder } from '../src/embedder.js';
 import type { Logger } from '../src/logger.js';
 import type { IndexAliases } from '../src/store/opensearch.js';
 import type { PassageDoc } from '../src/store/documents.js';
+import { changeBetween, recordChanges, type ChangeEntry, type ChangeLogOptions, type EpisodeState } from '../src/store/changes.js';
 import { bulkWrite, type BulkOp } from './bulk.js';
 import { episodeDocuments, sourceHash } from './documents.js';
 import { createIndexError, storeCall } from './errors.js';
-import { deleteWhere } from './scroll.js';
+import { deleteWhere, scrollHits } from './scroll.js';
 import type { EpisodeRecord } from './schemas.js';
 
 /** What the indexer needs of an embedder. */
@@ -21,6 +22,13 @@ export interface IndexContext {
   log?: Logger | undefined;
   /** Texts handed to the embedder per call; each call is also a progress step. Default 64. */
   embedChunk?: number;
+  /** The change feed's retention (CHANGES_RETENTION_DAYS, default 30) and clock. */
+  changes?: ChangeLogOptions;
+}
+
+/** Appends changes to the channels' change feeds; a failure is the indexer's to classify (retried when transient). */
+function recordEpisodeChanges(ctx: Pick<IndexContext, 'client' | 'aliases' | 'changes' | 'log'>, entries: ChangeEntry[]): Promise<unknown> {
+  return storeCall('record changes', () => recordChanges(ctx.client, ctx.aliases.changes, entries, { log: ctx.log, ...ctx.changes }));
 }
 
 export interface EpisodeResult {
@@ -95,10 +103,13 @@ export async function indexEpisode(
 ): Promise<EpisodeResult> {
   const { client, embedder, aliases } = ctx;
   await assertIndexModel(client, aliases, embedder.modelId);
-  const stored = await storeCall('get episode', () => client.get({ index: aliases.episodes, id: record.id, _source_includes: ['sourceHash'] } as never, { ignore: [404] }));
-  const storedHash = (stored.body as { found?: boolean; _source?: { sourceHash?: string } }).found
-    ? (stored.body as { _source?: { sourceHash?: string } })._source?.sourceHash
+  const stored = await storeCall('get episode', () =>
+    client.get({ index: aliases.episodes, id: record.id, _source_includes: ['sourceHash', 'status', 'archived'] } as never, { ignore: [404] }),
+  );
+  const storedDoc = (stored.body as { found?: boolean; _source?: { sourceHash?: string } & EpisodeState }).found
+    ? (stored.body as { _source?: { sourceHash?: string } & EpisodeState })._source
     : undefined;
+  const storedHash = storedDoc?.sourceHash;
   if (storedHash === hash && !force) {
     return { id: record.id, outcome: 'unchanged', passages: 0, embedded: 0, reused: 0, removedPassages: 0 };
   }
@@ -146,6 +157,11 @@ export async function indexEpisode(
     },
     { refreshFirst: storedHash !== undefined },
   );
+  // Recorded before the commit marker: a crash between the two announces a change that did not land
+  // (a client re-reads and finds the stored version), never lands one unannounced. The same
+  // sourceHash (a forced rewrite) is nothing a client could see.
+  const change = storedHash === hash ? undefined : changeBetween(storedDoc, { status: record.status });
+  if (change) await recordEpisodeChanges(ctx, [{ channelId: record.channelId, episodeId: record.id, ...change }]);
   await bulkWrite(client, [{ op: 'index', index: aliases.episodes, id: record.id, doc: docs.episode }]);
   ctx.log?.debug({ episodeId: record.id, passages: docs.passages.length, embedded: missing.length, reused, removedPassages }, 'episode indexed');
   return { id: record.id, outcome: 'indexed', passages: docs.passages.length, embedded: missing.length, reused, removedPassages };
@@ -157,18 +173,30 @@ export async function indexEpisode(
  * by the next run. Returns the number of episodes removed.
  */
 export async function removeEpisodesNotIn(
-  ctx: Pick<IndexContext, 'client' | 'aliases' | 'log'>,
+  ctx: Pick<IndexContext, 'client' | 'aliases' | 'log' | 'changes'>,
   { channelIds, keepIds }: { channelIds: readonly string[]; keepIds: readonly string[] },
 ): Promise<{ episodes: number; passages: number }> {
   if (channelIds.length === 0) return { episodes: 0, passages: 0 };
   const { client, aliases } = ctx;
-  const run = (index: string, idField: string): Promise<number> =>
-    deleteWhere(client, index, {
-      bool: {
-        filter: [{ terms: { channelId: [...channelIds] } }],
-        must_not: [{ terms: { [idField]: [...keepIds] } }],
-      },
-    });
+  const leaving = (idField: string) => ({
+    bool: {
+      filter: [{ terms: { channelId: [...channelIds] } }],
+      must_not: [{ terms: { [idField]: [...keepIds] } }],
+    },
+  });
+  const run = (index: string, idField: string): Promise<number> => deleteWhere(client, index, leaving(idField));
+  // Announced before anything goes (at-least-once, as in indexEpisode); archived rows were announced as deleted already.
+  // Refreshed first: an episode written a moment ago must be found (and announced) by this sync, not the next one.
+  await storeCall('refresh episodes', () => client.indices.refresh({ index: aliases.episodes }));
+  const deletions: ChangeEntry[] = [];
+  type Leaving = { id: string; channelId: string } & EpisodeState;
+  for await (const page of scrollHits<Leaving>(client, { index: aliases.episodes, query: leaving('id'), source: ['id', 'channelId', 'status', 'archived'] })) {
+    for (const { _source: e } of page) {
+      const change = e && changeBetween(e, undefined);
+      if (e && change) deletions.push({ channelId: e.channelId, episodeId: e.id, ...change });
+    }
+  }
+  await recordEpisodeChanges(ctx, deletions);
   const passages = await run(aliases.passages, 'episodeId');
   await run(aliases.transcripts, 'episodeId');
   await run(aliases.chapters, 'episodeId');

@@ -46,6 +46,8 @@ export interface LoadLibraryOptions {
    * before it waits for its writes (see {@link loadLibrary}). 1 runs them one after another.
    */
   episodesInFlight?: number;
+  /** The change feed's retention (CHANGES_RETENTION_DAYS). */
+  changeRetentionDays?: number | undefined;
 }
 
 /** Runs a job, retrying {@link RetryableIndexError}s with exponential backoff, as the worker would. */
@@ -82,11 +84,12 @@ export async function loadLibrary({
   force = false,
   layout,
   episodesInFlight = 2,
+  changeRetentionDays,
 }: LoadLibraryOptions): Promise<LoadSummary> {
   const summary = createSummary(dir);
   const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout });
   await assertIndexModel(client, aliases, embedder.modelId);
-  const ctx: IndexContext = { client, embedder, aliases, log, ...(embedChunk ? { embedChunk } : {}) };
+  const ctx: IndexContext = { client, embedder, aliases, log, ...(embedChunk ? { embedChunk } : {}), changes: { retentionDays: changeRetentionDays } };
   const embedderFor = embedInTurns(embedder);
   const progress: LoadProgress = { done: 0, total: 0, embedded: 0 };
   let storeDown = 0;

@@ -26,6 +26,7 @@ import { admissionGate, clientAddress, createAdmission, type Admission } from '.
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { listChannels } from './routes/channels.js';
 import { listEpisodes } from './routes/episodes.js';
+import { listChanges } from './routes/changes.js';
 import { search, startEarlySearch } from './routes/search.js';
 import { SearchGrants } from './store/search-grants.js';
 import { getChapters, getRelated, getTranscript } from './routes/episode-resources.js';
@@ -98,6 +99,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   const handlers: Record<string, RequestHandler> = {
     listChannels: listChannels(),
     listEpisodes: listEpisodes({ channelSites: config.channelSites }),
+    listChanges: listChanges({ client, aliases, retentionDays: config.changes.retentionDays }),
     searchChannel: search(searchDeps, { onTrace: metrics?.observeSearch, grants, onEarlySearch: metrics?.earlySearch }),
     getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
     getChapters: getChapters(),

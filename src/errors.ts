@@ -24,6 +24,7 @@ export const API_ERRORS = {
   route_not_found: { status: 404, message: 'No such endpoint.' },
   method_not_allowed: { status: 405, message: 'Only GET, HEAD and OPTIONS are supported.' },
   request_timeout: { status: 408, message: 'The request did not arrive in time; send it again.' },
+  cursor_expired: { status: 410, message: 'The cursor is older than the change feed keeps; list the catalog again, then follow the changes from a new cursor.' },
   request_too_large: { status: 431, message: 'The request line or headers are too large (16 KB at most).' },
   rate_limited: { status: 429, message: 'Too many requests for this credential; retry after the delay in Retry-After.' },
   too_many_searches: { status: 429, message: 'Too many searches from this caller at once; retry after the delay in Retry-After.' },

@@ -43,6 +43,7 @@ async function direct(): Promise<LoadSummary> {
       log,
       force: opts.force ?? false,
       layout: config.indexLayout,
+      changeRetentionDays: config.changes.retentionDays,
       onProgress: (p) => progress.update(p.done, p.total, { embedded: p.embedded }),
     });
   } finally {

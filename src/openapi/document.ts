@@ -51,6 +51,10 @@ const RESPONSES = {
   NotFound: errorResponse(
     'Unknown id, or a channel/episode of a channel the caller is not a member of (the same body either way); an unpublished episode on anonymous reads; for the transcript, none stored yet (`transcript_not_found`).',
   ),
+  Gone: errorResponse(
+    'The change-feed cursor is older than the retention, or points past the end of a log that was lost (`cursor_expired`): changes after it may be gone. ' +
+      'List the catalog again, then follow the changes from a new cursor.',
+  ),
   RequestTimeout: errorResponse(
     "The request line and headers (or the whole request) did not arrive within the server's timeout; answered before routing, so without rate-limit headers.",
   ),
@@ -71,6 +75,7 @@ const STATUS_RESPONSE: Record<number, keyof typeof RESPONSES> = {
   403: 'Forbidden',
   404: 'NotFound',
   408: 'RequestTimeout',
+  410: 'Gone',
   429: 'TooManyRequests',
   431: 'RequestTooLarge',
   500: 'InternalError',

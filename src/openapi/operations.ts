@@ -98,6 +98,37 @@ export const OPERATIONS: OperationDef[] = [
     errors: [400, 401, 403, 404],
   },
   {
+    operationId: 'listChanges',
+    path: '/api/v1/channels/{slug}/changes',
+    summary: "What changed in a channel's episodes",
+    description:
+      'The change feed, oldest first: an episode created, updated (status, catalog fields, transcript or chapters) or deleted (removed or archived). ' +
+      'Pass `cursor` back to get what happened after; an empty `changes` means caught up. Ordered per channel, at-least-once (de-duplicate on `id`), kept for the retention ' +
+      '(CHANGES_RETENTION_DAYS, default 30): an older cursor is 410 `cursor_expired`, list the catalog again. Anonymous reads see published episodes only: publishing is a creation, unpublishing a deletion.',
+    tags: ['episodes'],
+    parameters: [PARAMS.slug, PARAMS.changesCursor, PARAMS.changesLimit],
+    auth: 'credential',
+    anonymous: true,
+    success: {
+      status: 200,
+      description: 'One page of changes (possibly none) and the cursor to resume from.',
+      schema: schema('ChangePage'),
+      links: {
+        NextPage: {
+          operationId: 'listChanges',
+          parameters: { slug: '$request.path.slug', cursor: '$response.body#/cursor' },
+          description: 'The changes after this page.',
+        },
+        Transcript: {
+          operationId: 'getTranscript',
+          parameters: { episodeId: '$response.body#/changes/0/episodeId' },
+          description: 'The transcript of the first changed episode.',
+        },
+      },
+    },
+    errors: [400, 401, 403, 404, 410],
+  },
+  {
     operationId: 'getTranscript',
     path: '/api/v1/episodes/{episodeId}/transcript',
     summary: "An episode's transcript",

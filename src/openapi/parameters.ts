@@ -67,6 +67,19 @@ export const PARAMS = {
     description: 'Page size, 1–100 (default 20).',
     schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
   },
+  changesLimit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Changes per page, 1–100 (default 50).',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+  },
+  changesCursor: {
+    name: 'cursor',
+    in: 'query',
+    description:
+      'Opaque `cursor` of the previous answer: the changes after it. Without it, the feed from its oldest kept change. Made for another channel or view, or malformed: 400 `invalid_cursor`; older than the retention: 410 `cursor_expired` (list the catalog again).',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 2048 },
+  },
   topicIds: idList('topicIds', 'topic ids'),
   personIds: idList('personIds', 'person entity ids (hosts and guests)'),
   entityIds: idList('entityIds', 'company/product entity ids'),

@@ -2,6 +2,7 @@
 import { API_ERRORS } from '../errors.js';
 import { TranscriptDocument } from '../library-format.js';
 import { SHAPES } from '../shapes.js';
+import { ChangePageSchema, ChangeSchema } from './change-schemas.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -53,6 +54,8 @@ export const SCHEMAS: Record<string, JsonSchema> = {
       nextCursor: nullable('string', { description: 'Opaque; pass back as `cursor` with the same filters and sort. Null on the last page.' }),
     },
   },
+  Change: ChangeSchema,
+  ChangePage: ChangePageSchema,
   MatchedSegment: SHAPES.MatchedSegment,
   MatchedVia: SHAPES.MatchedVia,
   SearchResultEpisode: SHAPES.SearchResultEpisode,

@@ -6,8 +6,12 @@ import { packageFile } from '../package-root.js';
 
 export type { Client };
 
-/** Every index the service uses, by logical name; each is reached through the alias `<prefix><name>`. */
-export const INDEX_NAMES = ['channels', 'users', 'api-keys', 'facets', 'episodes', 'transcripts', 'chapters', 'passages'] as const;
+/**
+ * Every index the service uses, by logical name; each is reached through the alias `<prefix><name>`.
+ * `changes` holds the per-channel change feed (store/changes.ts); a reindex copies it like the rest.
+ * `webhooks` holds the registered webhook endpoints with their secrets and cursors (pipeline/webhooks/store.ts).
+ */
+export const INDEX_NAMES = ['channels', 'users', 'api-keys', 'facets', 'episodes', 'transcripts', 'chapters', 'passages', 'changes', 'webhooks'] as const;
 export type IndexName = (typeof INDEX_NAMES)[number];
 
 /** Alias names for one prefix, keyed by logical name. */
