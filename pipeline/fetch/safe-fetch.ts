@@ -110,7 +110,7 @@ export async function checkedAddresses(
 }
 
 /** A `lookup` for the socket that answers only with the addresses already checked: DNS is not asked twice. */
-function pinnedLookup(addresses: LookupAddress[]) {
+export function pinnedLookup(addresses: LookupAddress[]) {
   return (_host: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void): void => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
     const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;

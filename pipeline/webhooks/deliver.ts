@@ -1,0 +1,88 @@
+// One delivery attempt: the endpoint read again (removed → nothing sent; rotated → the new secret), the change signed
+// and POSTed under the outbound rules, the outcome recorded on the endpoint. Errors decide the retry.
+import { UnrecoverableError } from 'bullmq';
+import type { Logger } from '../../src/logger.js';
+import { FetchError, parseRetryAfter } from '../fetch/safe-fetch.js';
+import { postBytes, type SafePostOptions } from '../fetch/post.js';
+import { checkEndpointUrl } from './endpoint-url.js';
+import { WebhookError } from './errors.js';
+import { deliveryBody, deliveryHeaders } from './payload.js';
+import type { DeliveryJob } from './queues.js';
+import { getEndpoint, recordAttempt, signingSecrets, type AttemptRecord, type WebhookStoreDeps } from './store.js';
+
+/** The outbound rules of deliveries: OUTBOUND_ALLOW_PRIVATE, the identifying User-Agent, a short timeout. */
+export type DeliveryOutbound = Pick<SafePostOptions, 'allowPrivate' | 'isAllowedAddress' | 'userAgent' | 'timeoutMs' | 'ca' | 'maxResponseBytes'>;
+
+export interface DeliverDeps {
+  store: WebhookStoreDeps;
+  outbound: DeliveryOutbound;
+  log?: Pick<Logger, 'info' | 'warn'> | undefined;
+  now?: () => Date;
+}
+
+export interface DeliveryResult {
+  endpointId: string;
+  changeId: string;
+  /** The 2xx status, or `removed` when the endpoint was gone (nothing sent). */
+  status: number | 'removed';
+}
+
+/** Statuses whose Retry-After is honoured. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
+/** A FetchError as the endpoint's failure: refused addresses are not retried (the rules will not change by waiting). */
+function fetchFailure(err: FetchError): WebhookError {
+  if (err.code === 'private_address' || err.code === 'scheme' || err.code === 'bad_url') return new WebhookError('refused_address', err.message, { cause: err });
+  return new WebhookError('unreachable', err.message, { cause: err });
+}
+
+/** What an attempt's outcome is recorded as: the HTTP status, `timeout`, or the failure's code. */
+function statusLabel(err: WebhookError): string {
+  if (err.status !== undefined) return String(err.status);
+  const cause = err.cause;
+  if (cause instanceof FetchError && cause.code === 'timeout') return 'timeout';
+  return err.code;
+}
+
+/**
+ * Delivers one change to one endpoint once. Resolves on 2xx (or when the endpoint was removed); throws WebhookError
+ * otherwise: `http_status` (any other status, 3xx included, with `retryAfterMs` on 429/503) and `unreachable` are
+ * retried by BullMQ; `refused_address` and `bad_url`/`insecure_url` are thrown as UnrecoverableError. The last failed
+ * attempt (`lastAttempt`) marks the endpoint failing.
+ */
+export async function deliverChange(
+  { store, outbound, log, now = () => new Date() }: DeliverDeps,
+  { endpointId, change }: DeliveryJob,
+  { lastAttempt = false }: { lastAttempt?: boolean } = {},
+): Promise<DeliveryResult> {
+  const endpoint = await getEndpoint(store, endpointId);
+  if (!endpoint) return { endpointId, changeId: change.id, status: 'removed' };
+  const at = now();
+  const record = (outcome: Omit<AttemptRecord, 'at' | 'changeId'>) =>
+    recordAttempt(store, endpointId, { at, changeId: change.id, ...outcome }).catch((err: unknown) => {
+      // Bookkeeping only: the delivery's own outcome stands (a reindex's write block, a busy store).
+      log?.warn({ err, endpointId }, 'recording a webhook attempt failed');
+    });
+  let failure: WebhookError;
+  try {
+    checkEndpointUrl(endpoint.url, { allowPrivate: outbound.allowPrivate === true });
+    const body = deliveryBody(change);
+    const headers = deliveryHeaders({ change, body, secrets: signingSecrets(endpoint, at), at });
+    const res = await postBytes(endpoint.url, body, { ...outbound, headers });
+    if (res.status >= 200 && res.status <= 299) {
+      await record({ status: String(res.status), ok: true });
+      return { endpointId, changeId: change.id, status: res.status };
+    }
+    const retryAfterMs = RETRY_AFTER_STATUSES.has(res.status) ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
+    failure = new WebhookError('http_status', `${endpoint.url} answered ${res.status}`, { status: res.status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  } catch (err) {
+    if (err instanceof WebhookError) failure = err;
+    else if (err instanceof FetchError) failure = fetchFailure(err);
+    else throw err;
+  }
+  const unrecoverable = failure.code === 'refused_address' || failure.code === 'bad_url' || failure.code === 'insecure_url';
+  await record({ status: statusLabel(failure), ok: false, exhausted: lastAttempt || unrecoverable });
+  log?.warn({ endpointId, changeId: change.id, code: failure.code, status: failure.status, lastAttempt }, 'webhook delivery failed');
+  if (unrecoverable) throw new UnrecoverableError(failure.message);
+  throw failure;
+}

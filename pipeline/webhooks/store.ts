@@ -1,0 +1,199 @@
+// Webhook endpoints in the store (the `webhooks` index): register, list, remove, rotate, and the worker's bookkeeping
+// (the cursor into the channel's change log, the last delivery, failures). Registered by the operator's CLI, like keys.
+import { randomBytes } from 'node:crypto';
+import type { Client, IndexAliases } from '../../src/store/opensearch.js';
+import type { ChannelDoc } from '../../src/store/documents.js';
+import { lastSeq } from '../../src/store/changes.js';
+import { storeFailure } from '../../src/store/transient.js';
+import { checkEndpointUrl } from './endpoint-url.js';
+import { WebhookError } from './errors.js';
+import { newSecret } from './signing.js';
+
+export interface WebhookStoreDeps {
+  client: Client;
+  aliases: Pick<IndexAliases, 'webhooks' | 'channels' | 'changes'>;
+}
+
+/** One registered endpoint as stored (`_id` = `id`). Secrets are kept in clear: signing needs them. */
+export interface EndpointDoc {
+  /** `wh_` + 16 hex characters. */
+  id: string;
+  channelId: string;
+  channelSlug: string;
+  url: string;
+  /** The signing secret (`whsec_…`). */
+  secret: string;
+  /** The secret before the last rotation, still signing until `previousSecretUntil` (a grace period); else null. */
+  previousSecret: string | null;
+  previousSecretUntil: string | null;
+  createdAt: string;
+  rotatedAt: string | null;
+  /** The last seq of the channel's change log whose deliveries are enqueued (durable: nothing is lost on a restart). */
+  cursorSeq: number;
+  lastDeliveryAt: string | null;
+  /** `200`, `500`, `timeout`, `unreachable`, `refused_address`…: the outcome of the last attempt. */
+  lastDeliveryStatus: string | null;
+  lastDeliveryChangeId: string | null;
+  lastSuccessAt: string | null;
+  /** Attempts failed in a row (any success resets it). */
+  consecutiveFailures: number;
+  /** Set when a delivery ran out of retries; cleared by the next success. */
+  failingSince: string | null;
+}
+
+/** A new endpoint before it is stored: its id and secret made once, so storing can be retried without a second secret. */
+export interface NewEndpoint {
+  id: string;
+  secret: string;
+  url: string;
+  createdAt: string;
+}
+
+/** Makes an endpoint's id and secret for `url` (checked: https, or http on loopback with `allowPrivate`); nothing is stored. */
+export function newEndpoint({ url, allowPrivate = false, now = new Date() }: { url: string; allowPrivate?: boolean; now?: Date }): NewEndpoint {
+  const checked = checkEndpointUrl(url, { allowPrivate });
+  return { id: `wh_${randomBytes(8).toString('hex')}`, secret: newSecret(), url: checked.href, createdAt: now.toISOString() };
+}
+
+async function channelBySlug({ client, aliases }: WebhookStoreDeps, slug: string): Promise<ChannelDoc | undefined> {
+  const res = await client.search({ index: aliases.channels, body: { size: 1, query: { term: { slug } } } } as never);
+  return (res.body as { hits: { hits: { _source: ChannelDoc }[] } }).hits.hits[0]?._source;
+}
+
+/**
+ * Stores an endpoint made by {@link newEndpoint} for the channel `slug`. Its cursor starts at the channel's last change:
+ * an endpoint receives what happens from now on (the change feed has the past). `op_type: create`, so storing the same
+ * endpoint again (an attempt whose answer was lost) is a no-op.
+ */
+export async function storeEndpoint(deps: WebhookStoreDeps, slug: string, created: NewEndpoint): Promise<EndpointDoc> {
+  const channel = await channelBySlug(deps, slug);
+  if (!channel) throw new WebhookError('unknown_channel', `no channel "${slug}"`);
+  const doc: EndpointDoc = {
+    ...created,
+    channelId: channel.id,
+    channelSlug: channel.slug,
+    previousSecret: null,
+    previousSecretUntil: null,
+    rotatedAt: null,
+    cursorSeq: await lastSeq(deps.client, deps.aliases.changes, channel.id),
+    lastDeliveryAt: null,
+    lastDeliveryStatus: null,
+    lastDeliveryChangeId: null,
+    lastSuccessAt: null,
+    consecutiveFailures: 0,
+    failingSince: null,
+  };
+  try {
+    await deps.client.index({ index: deps.aliases.webhooks, id: doc.id, body: doc as never, op_type: 'create', refresh: 'wait_for' } as never);
+  } catch (error) {
+    if (storeFailure(error)?.status !== 409) throw error;
+    return (await getEndpoint(deps, doc.id))!;
+  }
+  return doc;
+}
+
+/** An endpoint by id (a real-time GET: a removal or rotation counts from the next delivery); undefined when there is none. */
+export async function getEndpoint({ client, aliases }: WebhookStoreDeps, id: string): Promise<EndpointDoc | undefined> {
+  const res = await client.get({ index: aliases.webhooks, id }, { ignore: [404] });
+  const body = res.body as { found?: boolean; _source?: EndpointDoc };
+  return body.found ? body._source : undefined;
+}
+
+/**
+ * Every endpoint, oldest first (at most `size`; an operator registers a handful). The ids come from a search, the
+ * documents from a real-time multi-get: cursors and the last delivery are as last written, not as last refreshed.
+ */
+export async function listEndpoints({ client, aliases }: WebhookStoreDeps, { size = 1000 }: { size?: number } = {}): Promise<EndpointDoc[]> {
+  const res = await client.search({ index: aliases.webhooks, body: { size, _source: false, query: { match_all: {} }, sort: [{ createdAt: 'asc' }, { id: 'asc' }] } } as never);
+  const ids = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
+  if (ids.length === 0) return [];
+  const docs = await client.mget({ index: aliases.webhooks, body: { ids } } as never);
+  return (docs.body as { docs: { found?: boolean; _source?: EndpointDoc }[] }).docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
+}
+
+/** Removes an endpoint; its pending deliveries find it gone and stop. False when there was none. */
+export async function removeEndpoint({ client, aliases }: WebhookStoreDeps, id: string): Promise<boolean> {
+  const res = await client.delete({ index: aliases.webhooks, id, refresh: 'wait_for' } as never, { ignore: [404] });
+  return (res.body as { result?: string }).result === 'deleted';
+}
+
+/**
+ * Gives an endpoint a new secret; deliveries sign with it from the next attempt on. With `graceMs` > 0 the old one
+ * signs too until then (two signatures in `webhook-signature`), so a receiver can switch without a gap.
+ */
+export async function rotateSecret(
+  { client, aliases }: WebhookStoreDeps,
+  id: string,
+  { graceMs = 0, now = new Date(), secret = newSecret() }: { graceMs?: number; now?: Date; secret?: string } = {},
+): Promise<{ endpoint: EndpointDoc; secret: string } | undefined> {
+  const res = await client.update(
+    {
+      index: aliases.webhooks,
+      id,
+      retry_on_conflict: 5,
+      refresh: 'wait_for',
+      _source: true,
+      body: {
+        script: {
+          lang: 'painless',
+          source:
+            'if (ctx._source.secret == params.secret) { ctx.op = "noop"; return; }' +
+            ' if (params.grace) { ctx._source.previousSecret = ctx._source.secret; ctx._source.previousSecretUntil = params.until; }' +
+            ' else { ctx._source.previousSecret = null; ctx._source.previousSecretUntil = null; }' +
+            ' ctx._source.secret = params.secret; ctx._source.rotatedAt = params.now;',
+          params: { grace: graceMs > 0, until: new Date(now.getTime() + graceMs).toISOString(), secret, now: now.toISOString() },
+        },
+      },
+    } as never,
+    { ignore: [404] },
+  );
+  const body = res.body as { result?: string; get?: { _source?: EndpointDoc } };
+  if (!body.get?._source) return undefined;
+  return { endpoint: body.get._source, secret };
+}
+
+/** The secrets that sign a delivery at `now`: the current one, and the previous one during its grace period. */
+export function signingSecrets(endpoint: Pick<EndpointDoc, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now: Date): string[] {
+  const grace = endpoint.previousSecret && endpoint.previousSecretUntil && Date.parse(endpoint.previousSecretUntil) > now.getTime();
+  return grace ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+}
+
+/** An update of one endpoint that is a no-op when it has been removed meanwhile (false then). */
+async function updateScript({ client, aliases }: WebhookStoreDeps, id: string, source: string, params: Record<string, unknown>): Promise<boolean> {
+  const res = await client.update({ index: aliases.webhooks, id, retry_on_conflict: 10, body: { script: { lang: 'painless', source, params } } } as never, {
+    ignore: [404],
+  });
+  return res.statusCode !== 404;
+}
+
+/**
+ * Moves an endpoint's cursor forward to `seq` (never back: two workers dispatching at once agree on the larger one),
+ * or, with `reset`, to `seq` whatever it was (the channel's log was lost and begins again).
+ */
+export function moveCursor(deps: WebhookStoreDeps, id: string, seq: number, { reset = false }: { reset?: boolean } = {}): Promise<boolean> {
+  return updateScript(deps, id, 'if (params.reset || params.seq > ctx._source.cursorSeq) { ctx._source.cursorSeq = params.seq } else { ctx.op = "noop" }', { seq, reset });
+}
+
+/** The outcome of one delivery attempt, as recorded on its endpoint. */
+export interface AttemptRecord {
+  at: Date;
+  changeId: string;
+  /** The HTTP status, or the failure's code. */
+  status: string;
+  ok: boolean;
+  /** The delivery ran out of retries: the endpoint is failing from now (unless it already was). */
+  exhausted?: boolean;
+}
+
+/** Records an attempt on its endpoint: last delivery, failures in a row, failing since. False when the endpoint is gone. */
+export function recordAttempt(deps: WebhookStoreDeps, id: string, { at, changeId, status, ok, exhausted = false }: AttemptRecord): Promise<boolean> {
+  return updateScript(
+    deps,
+    id,
+    'ctx._source.lastDeliveryAt = params.at; ctx._source.lastDeliveryStatus = params.status; ctx._source.lastDeliveryChangeId = params.changeId;' +
+      ' if (params.ok) { ctx._source.lastSuccessAt = params.at; ctx._source.consecutiveFailures = 0; ctx._source.failingSince = null; }' +
+      ' else { ctx._source.consecutiveFailures = (ctx._source.consecutiveFailures == null ? 0 : ctx._source.consecutiveFailures) + 1;' +
+      ' if (params.exhausted && ctx._source.failingSince == null) { ctx._source.failingSince = params.at; } }',
+    { at: at.toISOString(), changeId, status, ok, exhausted },
+  );
+}
