@@ -14,6 +14,13 @@ RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+# The worker's transcription client probes and cuts audio with ffprobe and ffmpeg (Debian's package).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ffmpeg \
+ && rm -rf /var/lib/apt/lists/*
+# FOLLOW_LIBRARY_DIR in docker-compose.yml: made here and owned by the app user, so a fresh named volume mounted on it
+# starts writable (Docker copies the folder's owner into an empty volume).
+RUN mkdir -p /var/lib/creator-content/follow && chown node:node /var/lib/creator-content/follow
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
@@ -25,5 +32,6 @@ COPY web ./web
 RUN mkdir -p node_modules/@xenova/transformers/.cache && chown -R node:node node_modules/@xenova/transformers/.cache
 USER node
 EXPOSE 8080
-# The API; the worker is `node dist/scripts/ops/worker.js`, ingest `node dist/scripts/ops/ingest.js <library>`.
+# The API; the worker is `node dist/scripts/ops/worker.js`, ingest `node dist/scripts/ops/ingest.js <library>`,
+# following a feed `node dist/scripts/ops/follow.js <feed URL> --channel <slug> --owner <user id>` (in the worker's container).
 CMD ["node", "dist/src/server.js"]

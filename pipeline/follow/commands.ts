@@ -107,7 +107,10 @@ export async function followSource(
   return report;
 }
 
-/** Stops following: the scheduler goes, the source stays recorded (stopped), every episode stays. */
+/**
+ * Stops following: the scheduler goes, the source stays recorded (stopped), every episode stays. Items already seen
+ * are still finished by the worker and `--retry` still retries them: no episode is left pending.
+ */
 export async function stopFollowing(deps: Pick<CommandDeps, 'pipeline' | 'pollQueue'>, slug: string, now = new Date()): Promise<FollowState> {
   const { libraryDir } = deps.pipeline;
   const state = await withChannelLock(libraryDir, slug, async () => {

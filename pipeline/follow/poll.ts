@@ -135,7 +135,8 @@ async function applySnapshot(deps: FollowDeps, state: FollowState, snapshot: Sou
  * changed sources, and jobs Redis lost). Deterministic job ids make this safe to run on every poll.
  */
 export async function enqueueUnprocessed(deps: Pick<FollowDeps, 'processQueue'>, state: FollowState): Promise<number> {
-  if (state.kind !== 'feed' || state.stoppedAt) return 0;
+  // A stopped source included: its items already seen are still finished (or retried), only its polls end.
+  if (state.kind !== 'feed') return 0;
   let added = 0;
   for (const [episodeId, source] of Object.entries(state.items)) {
     if (source.processed?.digest === source.digest) continue;
@@ -176,15 +177,17 @@ export async function pollSource(deps: FollowDeps, slug: string, { force = false
       fetched = await fetchSource(state, deps.pipeline);
     } catch (err) {
       const sentence = describePollError(err);
+      // One clock reading for both times: `--list` shows the wait as their difference.
+      const at = now();
       state.errors++;
       state.consecutiveFailures++;
-      state.lastPollAt = new Date(now()).toISOString();
+      state.lastPollAt = new Date(at).toISOString();
       state.lastOutcome = 'error';
       state.lastStatus = err instanceof FetchError ? (err.status ?? null) : null;
       state.lastError = sentence;
       state.nextPollAt = new Date(
         nextPollAt({
-          now: now(),
+          now: at,
           intervalSeconds: pollIntervalSeconds,
           maxBackoffSeconds,
           consecutiveFailures: state.consecutiveFailures,
@@ -203,12 +206,13 @@ export async function pollSource(deps: FollowDeps, slug: string, { force = false
     // Validators are saved only after the changes are written: a poll that died halfway is read again in full.
     Object.assign(state, fetched.validators);
     state.consecutiveFailures = 0;
-    state.lastPollAt = new Date(now()).toISOString();
+    const at = now();
+    state.lastPollAt = new Date(at).toISOString();
     state.lastOutcome = fetched.outcome;
     state.lastStatus = fetched.status;
     state.lastError = null;
     state.nextPollAt = new Date(
-      nextPollAt({ now: now(), intervalSeconds: pollIntervalSeconds, maxBackoffSeconds, consecutiveFailures: 0, maxAgeSeconds: fetched.maxAgeSeconds }),
+      nextPollAt({ now: at, intervalSeconds: pollIntervalSeconds, maxBackoffSeconds, consecutiveFailures: 0, maxAgeSeconds: fetched.maxAgeSeconds }),
     ).toISOString();
     await writeState(libraryDir, state);
     report.enqueued = await enqueueUnprocessed(deps, state);

@@ -163,7 +163,9 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     const state = await readState(libraryDir, job.slug);
     const source = state?.items[job.episodeId];
     const record = await readEpisode(dir, job.episodeId);
-    const live = state && !state.stoppedAt && source && source.digest === job.digest && source.processed?.digest !== job.digest && record && record.status !== 'archived';
+    // A stopped source still finishes the items it had seen: stopping ends the polls, and an episode left pending
+    // for ever would be a status that lies.
+    const live = state && source && source.digest === job.digest && source.processed?.digest !== job.digest && record && record.status !== 'archived';
     return live ? { state, source, record } : undefined;
   };
   const started = await withChannelLock(libraryDir, job.slug, async () => {

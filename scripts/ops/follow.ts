@@ -66,7 +66,7 @@ async function embedderFor(kind: 'feed' | 'ytdlp'): Promise<PassageEmbedder> {
 
 function printReport(r: PollReport): void {
   const lines = [
-    `${r.slug}: ${r.outcome}${r.status ? ` (HTTP ${r.status})` : ''}; ${r.items} items; ${r.added} new, ${r.updated} updated, ${r.reprocessed} to process again, ${r.archived} archived; ${r.enqueued} queued for transcription`,
+    `${r.slug}: ${r.outcome}${r.status && String(r.status) !== r.outcome ? ` (HTTP ${r.status})` : ''}; ${r.items} items; ${r.added} new, ${r.updated} updated, ${r.reprocessed} to process again, ${r.archived} archived; ${r.enqueued} queued for transcription`,
     ...r.skippedItems.map((s) => `  skipped ${s.item}: ${s.reason}`),
     ...(r.error ? [`  error: ${r.error}`] : []),
     `  next poll ${r.nextPollAt ?? '-'}`,
@@ -100,7 +100,7 @@ async function main(): Promise<number> {
     const kind = opts.poll || opts.retry ? ((await readState(libraryDir, slug))?.kind ?? 'feed') : /^https?:\/\//i.test(source!) ? 'feed' : 'ytdlp';
     const embedder = await embedderFor(kind);
     const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
-    const deps = { pipeline: config.pipeline, ctx: { client, embedder, aliases, log }, processQueue, pollQueue, log };
+    const deps = { pipeline: config.pipeline, ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays } }, processQueue, pollQueue, log };
     if (opts.retry) {
       const n = await retryFailed(deps, slug);
       process.stdout.write(`${slug}: ${n} failed episode(s) queued again\n`);

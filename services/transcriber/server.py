@@ -1,10 +1,11 @@
 """The local transcription service: OpenAI's `POST /v1/audio/transcriptions` over faster-whisper, and `GET /health`.
 
-Bound to 127.0.0.1 only. One model is loaded at start; requests are decoded one at a time (each
+Bound to 127.0.0.1 unless --host says otherwise (the container image binds its own interface,
+never published). One model is loaded at start; requests are decoded one at a time (each
 uses every core), while /health keeps answering. Errors are OpenAI's JSON shape
 `{"error": {"message", "type", "param", "code"}}`.
 
-Usage: server.py --port N --model <model folder | hub id> [--name NAME] [--max-bytes N]
+Usage: server.py --port N [--host ADDRESS] --model <model folder | hub id> [--name NAME] [--max-bytes N]
 """
 
 from __future__ import annotations
@@ -176,6 +177,8 @@ class Handler(BaseHTTPRequestHandler):
 def main() -> None:
     parser = argparse.ArgumentParser(description="Local OpenAI-compatible transcription service (faster-whisper).")
     parser.add_argument("--port", type=int, required=True)
+    # Loopback unless told otherwise: a container binds its own interface, reachable only on the compose network.
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--model", required=True, help="model folder, or a faster-whisper hub id")
     parser.add_argument("--name", default=None, help="name shown by /health")
     parser.add_argument("--max-bytes", type=int, default=256 * 1024 * 1024)
@@ -188,9 +191,9 @@ def main() -> None:
     Handler.model_name = args.name or args.model
     Handler.max_bytes = args.max_bytes
     Handler.languages = set(_LANGUAGE_CODES)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
-    log(msg="listening", url=f"http://127.0.0.1:{args.port}", model=Handler.model_name, load_seconds=round(time.monotonic() - started, 2))
+    log(msg="listening", url=f"http://{args.host}:{args.port}", model=Handler.model_name, load_seconds=round(time.monotonic() - started, 2))
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -231,8 +231,10 @@ describe('follow: a feed followed end to end', function () {
   });
 
   it('leaves exactly one copy of an item whose worker was killed while processing it', async function () {
+    // Three short sentences: the transcription lasts a few seconds, long enough to be killed in, and is paid twice
+    // (the killed request is still decoded by the service before the retry's), so the step stays short.
     const file = join(audioDir, 'Harbour.mp3');
-    const sentences = Array.from({ length: 8 }, (_, i) => `Harbour note number ${i + 1}: the tide turns and the boats come home.`);
+    const sentences = ['Harbour notes: the tide turns at noon.', 'The boats come home before dark.', 'Gulls follow the fishing fleet.'];
     await speak(sentences, file);
     feed.setFile('/audio/Harbour.mp3', await readFile(file), 'audio/mpeg');
     feed.addItem({ guid: 'harbour', title: 'Harbour', pubDate: new Date(Date.UTC(2026, 0, 6)), enclosure: '/audio/Harbour.mp3' });
@@ -240,14 +242,20 @@ describe('follow: a feed followed end to end', function () {
     expect((await follow(['--poll', SLUG], env)).code).to.equal(0);
     await until('Harbour processing', async () => (await rows(client, prefix)).get('Harbour')?.status === 'processing' && relay!.count() > calls, { everyMs: 50 });
     for (const w of workers) if (w.alive()) w.process.kill('SIGKILL');
+    // Killed mid-transcription: nothing was published, and the service was asked once.
+    expect((await rows(client, prefix)).get('Harbour')?.status).to.equal('processing');
+    expect(relay!.count()).to.equal(calls + 1);
     startWorker();
     await until('Harbour published', async () => (await rows(client, prefix)).get('Harbour')?.status === 'published');
+    // The job ran again from the start on the new worker: a second transcription, and no third.
+    expect(relay!.count()).to.equal(calls + 2);
     const id = (await rows(client, prefix)).get('Harbour')!.id;
     expect(await countDocs(client, prefix, 'episodes', { term: { id } })).to.equal(1);
     const stored = await client.search({ index: indexAliases(prefix).passages, body: { size: 1000, query: { term: { episodeId: id } }, _source: ['id'] } } as never);
     const ids = (stored.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
     expect(ids.length).to.be.greaterThan(0);
     expect(new Set(ids).size).to.equal(ids.length);
+    expect((await citation(client, prefix, 'fishing fleet'))?.episodeId).to.equal(id);
     const files = (await readdir(join(libraryDir, SLUG, 'episodes'))).filter((f) => f.startsWith(id));
     expect(files).to.deep.equal([`${id}.json`]);
   });

@@ -68,15 +68,18 @@ const isLoopback = (address: string) => /^127\./.test(address) || address === '0
 describe('provisioned services listen on loopback only', function () {
   const config = loadConfig(process.env);
   const services = [
-    { name: 'OpenSearch', url: new URL(config.opensearchNodes[0]!) },
-    { name: 'Redis', url: new URL(config.redisUrl) },
+    { name: 'OpenSearch', url: new URL(config.opensearchNodes[0]!), defaultPort: 9200 },
+    { name: 'Redis', url: new URL(config.redisUrl), defaultPort: 6379 },
+    // The transcription service answers anyone who reaches it (no authentication): loopback only, like the others.
+    { name: 'The transcription service', url: config.pipeline.transcribe.url ? new URL(config.pipeline.transcribe.url) : undefined, defaultPort: 80 },
   ];
 
-  for (const { name, url } of services) {
+  for (const { name, url, defaultPort } of services) {
     it(`${name}: every port its process listens on is bound to a loopback address`, function () {
       if (process.platform !== 'linux') this.skip();
+      if (!url) this.skip(); // not provisioned here (TRANSCRIBE_URL unset)
       if (!isLoopback(url.hostname) && url.hostname !== 'localhost') this.skip(); // an external service: not ours to check
-      const port = Number(url.port || (url.protocol === 'redis:' ? 6379 : 9200));
+      const port = Number(url.port || defaultPort);
       const sockets = listeningSockets();
       const served = sockets.filter((s) => s.port === port);
       expect(served.length, `something listens on ${port}`).to.be.greaterThan(0);

@@ -30,8 +30,19 @@ export interface FeedServer {
   feedUrl: string;
   requests: RecordedRequest[];
   addItem(item: FeedServerItem): void;
+  /** Takes the item with this guid out of the feed. */
+  removeItem(guid: string): void;
+  /** Answers the feed URL with this instead of the feed (a 503, a 404, garbage), until called with undefined. */
+  setFeedAnswer(answer: FeedAnswer | undefined): void;
   setFile(path: string, body: Buffer | string, type: string): void;
   close(): Promise<void>;
+}
+
+/** A canned answer of the feed URL. */
+export interface FeedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -71,6 +82,7 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
   const list = [...items];
   const files = new Map<string, { body: Buffer; type: string }>();
   const requests: RecordedRequest[] = [];
+  let canned: FeedAnswer | undefined;
   let base = '';
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -79,6 +91,7 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
       res.writeHead(status, headers);
       res.end(body);
     };
+    if (path === '/feed.xml' && canned) return answer(canned.status, canned.headers, Buffer.from(canned.body ?? ''));
     if (path === '/feed.xml') {
       const xml = Buffer.from(feedXml({ title, language, base, items: list }));
       const etag = `"${createHash('sha1').update(xml).digest('hex')}"`;
@@ -97,6 +110,8 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
     feedUrl: `${base}/feed.xml`,
     requests,
     addItem: (item) => void list.push(item),
+    removeItem: (guid) => void list.splice(0, list.length, ...list.filter((i) => i.guid !== guid)),
+    setFeedAnswer: (a) => void (canned = a),
     setFile: (path, body, type) => void files.set(path, { body: Buffer.isBuffer(body) ? body : Buffer.from(body), type }),
     close: () =>
       new Promise<void>((resolve) => {

