@@ -1,29 +1,40 @@
-// `npm run demo`: provisions OpenSearch, Redis and the model, loads the sample library,
-// creates a key for a member, prints a ready curl line, and serves the API. Ctrl-C stops the
-// API and the services the demo started (`--keep` leaves them running); see demo-exit.ts.
+// `npm run demo`: provisions OpenSearch, Redis, the transcription service and the model, loads the sample
+// library, creates a key for a member, prints ready curl lines and serves the API; then follows a small spoken feed
+// of its own (demo-feed.ts, demo-follow.ts) and prints each episode's status until all are live. Ctrl-C stops the
+// API, the pipeline and the services the demo started (`--keep` leaves them running); see demo-exit.ts.
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Command } from 'commander';
 import { channelOrigin } from '../../src/channel-urls.js';
 import { loadConfig } from '../../src/config.js';
+import path from 'node:path';
 import { createEmbedder } from '../../src/embedder.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/auth/key-store.js';
-import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { loadLibrary } from '../../indexer/load-library.js';
+import { ensureMediaTools } from './provision/media-tools.js';
 import { ensureModel } from './provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from './provision/paths.js';
-import { servicesDown, servicesStatus, servicesUp } from './provision/services.js';
+import { servicesDown, servicesStatus, servicesUp, type ServiceStatus } from './provision/services.js';
+import { stopTranscriber } from './provision/transcriber.js';
 import { planDemoExit, type DemoExitPlan } from './demo-exit.js';
+import { ensureDemoAudio, readDemoFeed, startDemoFeed } from './demo-feed.js';
+import { followDemoChannel, watchEpisodes, type DemoChannel } from './demo-follow.js';
 
 const SAMPLE_LIBRARY = fileURLToPath(new URL('../../sample-library/', import.meta.url));
 const DEMO_USER = 'u_member';
+/** The demo's followed channel (its owner: DEMO_USER, on the paid plan). */
+const SPOKEN_SLUG = 'spoken-demo';
 
 const opts = new Command()
   .name('demo')
-  .description('Provision the services and the model, load sample-library/, print a key and serve the API until Ctrl-C.')
-  .option('--keep', 'leave OpenSearch and Redis running when the demo ends, even if it started them')
+  .description(
+    'Provision the services, the transcriber and the model, load sample-library/, print a key and serve the API;\n' +
+      'follow a spoken feed of its own (sample-feed/) and show its episodes go queued → indexing → live; until Ctrl-C.',
+  )
+  .option('--keep', 'leave OpenSearch, Redis and the transcription service running when the demo ends, even if it started them')
   .parse()
   .opts<{ keep?: boolean }>();
 
@@ -31,18 +42,39 @@ const log = createLogger({ name: 'demo', fd: 2 });
 
 let plan: DemoExitPlan | undefined;
 let server: ChildProcess | undefined;
+let channel: DemoChannel | undefined;
+let client: Client | undefined;
+/** The transcription service before the demo provisioned it. */
+let transcriberBefore: ServiceStatus | undefined;
 let ending: Promise<void> | undefined;
 
-/** Ends the demo once, whatever asked first (Ctrl-C, SIGTERM, the API exiting, an error): the API, then the services. */
+/**
+ * What happens to the transcription service when the demo ends, and the line that says so. `servicesDown` (run when
+ * the plan stops OpenSearch and Redis) stops it too; otherwise the demo stops it alone when it started it.
+ */
+function planTranscriberExit(before: ServiceStatus | undefined, exit: DemoExitPlan, { keep = false }: { keep?: boolean } = {}): { stop: boolean; line: string } {
+  const DOWN = '`npm run services -- down` stops it';
+  if (!before) return { stop: false, line: 'The transcription service was not started.' };
+  if (before.source === 'external') return { stop: false, line: "The transcription service comes from TRANSCRIBE_URL: not the demo's to stop." };
+  if (before.running) return { stop: false, line: `The transcription service was running before the demo and keeps running; ${DOWN}.` };
+  if (keep) return { stop: false, line: `The transcription service was started by the demo and keeps running (--keep); ${DOWN}.` };
+  return { stop: !exit.stop, line: 'The transcription service was started by the demo: stopping it.' };
+}
+
+/** Ends the demo once, whatever asked first (Ctrl-C, SIGTERM, the API exiting, an error): the pipeline, the API, then the services. */
 function end(code: number): Promise<void> {
   ending ??= (async () => {
+    await channel?.close().catch((err: unknown) => log.warn({ err }, 'the demo pipeline did not close cleanly'));
+    await client?.close().catch(() => undefined);
     if (server && server.exitCode === null && server.signalCode === null) {
       server.kill('SIGTERM');
       await once(server, 'exit');
     }
     if (plan) {
-      for (const line of plan.lines) process.stdout.write(`demo: ${line}\n`);
+      const transcriber = planTranscriberExit(transcriberBefore, plan, { keep: opts.keep });
+      for (const line of [...plan.lines, transcriber.line]) process.stdout.write(`demo: ${line}\n`);
       if (plan.stop) await servicesDown({ log });
+      else if (transcriber.stop) await stopTranscriber({ log });
     }
     process.exit(code);
   })();
@@ -51,25 +83,36 @@ function end(code: number): Promise<void> {
 
 async function main(): Promise<void> {
   // Taken before `up`, so that the demo knows which services are its own to stop.
-  plan = planDemoExit(await servicesStatus(), { keep: opts.keep });
+  const before = await servicesStatus();
+  plan = planDemoExit(before, { keep: opts.keep });
+  transcriberBefore = before.transcriber;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void end(0));
-  const urls = await servicesUp({ log });
+  const urls = await servicesUp({ log, transcriber: true });
+  // espeak-ng speaks the demo feed; ffmpeg makes its MP3s and the transcription client probes them.
+  await ensureMediaTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
   const modelDir = process.env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
   // Channel pages at http://<slug>.localhost:<port>/ (browsers and curl send *.localhost to loopback by themselves),
   // and the API's episode URLs and citations say so: a citation from the demo opens its moment.
   // The sample channel's custom domain is not this machine: custom domains are off.
   const sites = { CHANNEL_BASE_DOMAIN: 'localhost', CHANNEL_CUSTOM_DOMAINS: 'off', CHANNEL_URL_SCHEME: 'http', CHANNEL_URL_PORT: String(loadConfig(process.env).port) };
-  const env = { ...sites, ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir };
+  const env = { ...sites, ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir, TRANSCRIBE_URL: urls.transcribeUrl ?? '' };
   const config = loadConfig(env);
-  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
+  client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
   const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
 
   log.info({ dir: SAMPLE_LIBRARY, prefix: config.indexPrefix }, 'loading the sample library');
-  const summary = await loadLibrary({ client, embedder, prefix: config.indexPrefix, dir: SAMPLE_LIBRARY, log, layout: config.indexLayout });
+  const summary = await loadLibrary({
+    client,
+    embedder,
+    prefix: config.indexPrefix,
+    dir: SAMPLE_LIBRARY,
+    log,
+    layout: config.indexLayout,
+    changeRetentionDays: config.changes.retentionDays,
+  });
   log.info({ summary }, 'sample library loaded');
 
   const { key } = await createApiKey({ client, aliases: indexAliases(config.indexPrefix) }, { userId: DEMO_USER, name: 'demo' });
-  await client.close();
 
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const site = channelOrigin({ slug: 'long-field' }, config.channelSites);
@@ -91,8 +134,88 @@ async function main(): Promise<void> {
   if (ending) return; // Ctrl-C while loading: no API to start
   // The API itself is the same entry point as `npm start`, with the provisioned URLs.
   server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: PROJECT_ROOT, env, stdio: 'inherit' });
-  process.stdout.write('Ctrl-C stops the API' + (plan.stop ? ' and the OpenSearch and Redis this demo started.\n' : '.\n'));
+  process.stdout.write('Ctrl-C stops the API and the pipeline' + (plan.stop ? ', and the services this demo started.\n' : '.\n'));
   server.on('exit', (code) => void end(code ?? 1));
+  await followSpokenFeed({ config, env, embedder, base, key });
+}
+
+/**
+ * The pipeline where it shows: speaks the demo feed (cached), serves it on loopback, follows it as `spoken-demo`
+ * (loopback is allowed for the demo only), runs the workers here, prints each status change seen through the API,
+ * then a search for one spoken sentence.
+ */
+async function followSpokenFeed({
+  config,
+  env,
+  embedder,
+  base,
+  key,
+}: {
+  config: ReturnType<typeof loadConfig>;
+  env: NodeJS.ProcessEnv;
+  embedder: Awaited<ReturnType<typeof createEmbedder>>;
+  base: string;
+  key: string;
+}): Promise<void> {
+  const feed = await readDemoFeed();
+  const audio = await ensureDemoAudio(feed, { cacheDir: path.join(CACHE_DIR, 'demo-feed'), log });
+  const ready = await waitForApi(base);
+  if (!ready || ending) return;
+  const pipelineConfig = loadConfig({ ...env, OUTBOUND_ALLOW_PRIVATE: 'true' });
+  const aliases = await ensureIndices(client!, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
+  // The workers log warnings only: the status lines are the story here.
+  const quiet = createLogger({ name: 'demo-pipeline', level: 'warn', fd: 2 });
+  const server = await startDemoFeed(feed, audio);
+  channel = await followDemoChannel({
+    config: pipelineConfig,
+    ctx: { client: client!, embedder, aliases, log: quiet },
+    feed: server,
+    slug: SPOKEN_SLUG,
+    ownerId: DEMO_USER,
+    log: quiet,
+  });
+  process.stdout.write(
+    [
+      '',
+      `Following ${server.feedUrl} (${feed.episodes.length} spoken episodes, served by the demo) as the channel ${SPOKEN_SLUG}.`,
+      `Its episodes, as ${base}/api/v1/channels/${SPOKEN_SLUG}/episodes lists them (transcribing takes a few seconds each):`,
+      '',
+    ].join('\n'),
+  );
+  const print = (line: string) => process.stdout.write(`  ${new Date().toISOString().slice(11, 19)}  ${line}\n`);
+  const seen = new Map<string, string>();
+  // Every episode queued, before any worker runs (the catalog rows are searchable within the index's refresh second).
+  for (let i = 0; seen.size < feed.episodes.length && i < 40; i++) {
+    await watchEpisodes({ base, slug: SPOKEN_SLUG, key, print, seen, once: true });
+    if (seen.size < feed.episodes.length) await new Promise((r) => setTimeout(r, 250));
+  }
+  await channel.startWorkers();
+  const episodes = await watchEpisodes({ base, slug: SPOKEN_SLUG, key, print, seen });
+  const live = episodes.filter((e) => e.status === 'published').length;
+  const sentence = feed.episodes[1]?.sentences[1] ?? feed.episodes[0]!.sentences[0]!;
+  const query = encodeURIComponent(sentence.replace(/[.,]/g, '').toLowerCase()).replace(/%20/g, '+');
+  process.stdout.write(
+    [
+      '',
+      `${live} of ${episodes.length} spoken episodes are live. Search what was said:`,
+      `  curl -s -H "x-api-key: ${key}" "${base}/api/v1/channels/${SPOKEN_SLUG}/search?query=${query}"`,
+      `  ${channelOrigin({ slug: SPOKEN_SLUG }, config.channelSites)}/search?q=${query}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Waits for the API's /healthz (it loads the model first); false if the API exited. */
+async function waitForApi(base: string): Promise<boolean> {
+  for (;;) {
+    if (ending || !server || server.exitCode !== null) return false;
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 main().catch((err: unknown) => {

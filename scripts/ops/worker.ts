@@ -8,6 +8,8 @@ import { createIngestQueue, createIngestWorker, createRedisConnection } from '..
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../../src/metrics/listener.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
+import { registerPipelineMetrics } from '../../pipeline/metrics.js';
+import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
 import { positive } from '../lib/cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
@@ -25,6 +27,7 @@ const program = new Command()
   .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
   .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
   .option('--no-pipeline', 'run ingest jobs only, not the followed feeds’ polls and transcriptions')
+  .option('--no-webhooks', 'deliver no webhooks (`npm run webhooks`); another worker does')
   .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
   .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
   .parse();
@@ -34,7 +37,15 @@ function port(value: string): number {
   return Number(value);
 }
 
-const opts = program.opts<{ concurrency: number; lockDuration: number; stalledInterval: number; pipeline: boolean; metricsPort?: number; embedderModule?: string }>();
+const opts = program.opts<{
+  concurrency: number;
+  lockDuration: number;
+  stalledInterval: number;
+  pipeline: boolean;
+  webhooks: boolean;
+  metricsPort?: number;
+  embedderModule?: string;
+}>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 
@@ -46,7 +57,7 @@ async function main(): Promise<void> {
   const worker = createIngestWorker({
     connection,
     name: config.queueName,
-    ctx: { client, embedder, aliases, log },
+    ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays } },
     concurrency: opts.concurrency,
     lockDurationMs: opts.lockDuration,
     stalledIntervalMs: opts.stalledInterval,
@@ -57,9 +68,18 @@ async function main(): Promise<void> {
         connection,
         indexPrefix: config.indexPrefix,
         pipeline: config.pipeline,
-        ctx: { client, embedder, aliases, log },
+        ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays } },
         lockDurationMs: opts.lockDuration,
         stalledIntervalMs: opts.stalledInterval,
+        log,
+      })
+    : undefined;
+  const webhooks: WebhookWorkers | undefined = opts.webhooks
+    ? await startWebhookWorkers({
+        connection,
+        indexPrefix: config.indexPrefix,
+        store: { client, aliases },
+        outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
         log,
       })
     : undefined;
@@ -68,6 +88,7 @@ async function main(): Promise<void> {
   if (metricsPort !== undefined) {
     const queue = createIngestQueue({ connection, name: config.queueName, log });
     const { registry } = createWorkerMetrics({ worker, queue });
+    if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process });
     metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
     worker.on('closed', () => void queue.close());
   }
@@ -79,7 +100,7 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, 'finishing the current jobs, then exiting');
     // close() waits for active jobs; nothing new is taken meanwhile.
-    void Promise.all([worker.close(), pipeline?.close()])
+    void Promise.all([worker.close(), pipeline?.close(), webhooks?.close()])
       .then(async () => {
         await metrics?.close();
         connection.disconnect();

@@ -1,12 +1,18 @@
-// `npm run demo` as a person runs it: it serves the API over the sample library, and Ctrl-C ends it cleanly.
-// The services here are given by URL (shared with other suites), so the demo must leave them be;
-// that it stops the ones it started itself is decided by planDemoExit (unit-tested).
+// `npm run demo` as a person runs it: it serves the API over the sample library, follows its own spoken feed until
+// every episode is live, and Ctrl-C ends it cleanly. The services here are given by URL (shared with other suites),
+// so the demo must leave them be; that it stops the ones it started itself is decided by planDemoExit (unit-tested).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { deleteIndices } from '../../src/store/opensearch.js';
+import { createRedisConnection } from '../../indexer/queue.js';
+import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
+import { readDemoFeed } from '../../scripts/ops/demo-feed.js';
 import { rawRequest } from '../support/api-harness.js';
 import { closedPort } from '../support/api-net.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
@@ -14,24 +20,37 @@ import { privatePrefix, testClient } from '../support/indexer-env.js';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('demo', function () {
-  this.timeout(240_000);
+  this.timeout(300_000);
   const prefix = privatePrefix('demo');
   let demo: ChildProcess | undefined;
+  let libraryDir: string | undefined;
+
+  before(function () {
+    if (!process.env.TRANSCRIBE_URL) this.skip(); // the demo provisions the transcriber; the suites share the one `services up` started
+  });
 
   after(async function () {
     if (demo && demo.exitCode === null && demo.signalCode === null) process.kill(-demo.pid!, 'SIGKILL');
     const client = testClient();
     await deleteIndices(client, prefix);
     await client.close();
+    const connection = createRedisConnection(loadConfig(process.env).redisUrl);
+    for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
+      await q.obliterate({ force: true });
+      await q.close();
+    }
+    connection.disconnect();
+    if (libraryDir) await rm(libraryDir, { recursive: true, force: true });
   });
 
-  it('stops the API on Ctrl-C, exits 0, and says the services given by URL keep running', async function () {
+  it('follows its spoken feed until every episode is live, then stops the API and the pipeline on Ctrl-C, exits 0, and says the services given by URL keep running', async function () {
     const config = loadConfig(process.env);
     const port = await closedPort();
+    libraryDir = await mkdtemp(join(tmpdir(), 'demo-follow-'));
     // Its own process group, as in a terminal: Ctrl-C signals the demo and the API it started alike.
     demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/demo.ts'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      env: { ...process.env, INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FOLLOW_LIBRARY_DIR: libraryDir },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -53,7 +72,7 @@ describe('demo', function () {
       if (demo.exitCode !== null || i > 900) throw new Error(`the demo did not serve the API:\n${output.slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect(output).to.include('Ctrl-C stops the API.');
+    expect(output).to.include('Ctrl-C stops the API and the pipeline.');
     const channels = await rawRequest(base, '/api/v1/channels', { headers: { 'x-api-key': (await key())! } });
     expect(channels.status).to.equal(200);
     expect(channels.body.channels.map((c: { slug: string }) => c.slug)).to.include('long-field');
@@ -70,11 +89,41 @@ describe('demo', function () {
     const [start, end] = ['start', 'end'].map((edge) => Number(new RegExp(`data-${edge}-ms="(\\d+)"`).exec(current ?? '')?.[1]));
     expect(Number(cited.searchParams.get('t')), 'the current segment holds the cited moment').to.be.within(start!, end!);
 
+    // The followed channel: every spoken episode shown queued, then indexing, then live, as it happened.
+    const feed = await readDemoFeed();
+    for (let i = 0; !/spoken episodes are live/.test(output); i++) {
+      if (demo.exitCode !== null || i > 1200) throw new Error(`the demo did not make its spoken episodes live:\n${output.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(output).to.include(`${feed.episodes.length} of ${feed.episodes.length} spoken episodes are live`);
+    for (const e of feed.episodes) {
+      const queued = output.indexOf(`${e.title}: queued`);
+      const live = output.indexOf(`${e.title}: indexing → live`);
+      expect(queued, `${e.title} shown queued`).to.be.greaterThan(-1);
+      expect(live, `${e.title} shown going live after it was queued`).to.be.greaterThan(queued);
+    }
+    const listed = await rawRequest(base, '/api/v1/channels/spoken-demo/episodes?status=all&limit=100', { headers: { 'x-api-key': (await key())! } });
+    expect(listed.status).to.equal(200);
+    const episodes = listed.body.episodes as { id: string; title: string; status: string }[];
+    expect(episodes.map((e) => e.status)).to.deep.equal(feed.episodes.map(() => 'published'));
+    // The printed search for a spoken sentence cites the episode that says it, at a moment of this server.
+    const command = /curl -s -H "x-api-key: \S+" "(http:\/\/127\.0\.0\.1:\d+)(\/api\/v1\/channels\/spoken-demo\/search\?query=[^"]+)"/.exec(output);
+    expect(command, 'the printed search command').to.not.equal(null);
+    const spoken = await rawRequest(base, command![2]!, { headers: { 'x-api-key': (await key())! } });
+    expect(spoken.status).to.equal(200);
+    const sayer = feed.episodes.find((e) =>
+      e.sentences.some((s) => s.toLowerCase().replace(/[.,]/g, '') === decodeURIComponent(new URL(command![2]!, base).searchParams.get('query')!)),
+    );
+    const top = spoken.body.episodes[0] as { episodeId: string; segments: { url: string }[] };
+    expect(top.episodeId).to.equal(episodes.find((e) => e.title === sayer?.title)?.id);
+    expect(new URL(top.segments[0]!.url).origin).to.equal(`http://spoken-demo.localhost:${port}`);
+
     process.kill(-demo.pid!, 'SIGINT');
     const [code] = await exited;
     expect(code, output.slice(-2000)).to.equal(0);
     expect(output).to.include("demo: OpenSearch comes from OPENSEARCH_URL: not the demo's to stop.");
     expect(output).to.include("demo: Redis comes from REDIS_URL: not the demo's to stop.");
+    expect(output).to.include("demo: The transcription service comes from TRANSCRIBE_URL: not the demo's to stop.");
     expect(
       await rawRequest(base, '/healthz').then(
         () => 'answered',

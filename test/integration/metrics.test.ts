@@ -1,5 +1,10 @@
 // /metrics of the API and of the worker, scraped on their own listener after real requests and real jobs.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
@@ -20,6 +25,13 @@ import { revokeApiKey } from '../../src/auth/key-store.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { scrape, sample } from '../support/prometheus.js';
 import { SAMPLE_LIBRARY, privatePrefix } from '../support/indexer-env.js';
+import { userDocument } from '../../indexer/documents.js';
+import { followSource } from '../../pipeline/follow/commands.js';
+import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
+import { freePort, runScript, waitFor, type Child } from '../../scripts/lib/child.js';
+import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { feedXml, startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { speak } from '../support/speech.js';
 
 const config = loadConfig(process.env);
 const log = createLogger({ level: 'silent' });
@@ -194,6 +206,181 @@ describe('metrics: the worker’s /metrics after real jobs', function () {
       connection.disconnect();
       await deleteIndices(client, prefix);
       await client.close();
+    }
+  });
+});
+
+/** A relay in front of the transcription service whose first transcription request answers 503 (a service restarting). */
+async function failingOnceRelay(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const to = new URL(target);
+  let refused = false;
+  const server = http.createServer((req, res) => {
+    if (!refused && req.method === 'POST') {
+      refused = true;
+      req.resume();
+      req.on('end', () => res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"error":"restarting (test)"}'));
+      return;
+    }
+    const upstream = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('metrics: the pipeline in the worker’s /metrics after a real feed', function () {
+  this.timeout(300_000);
+  const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
+  const OWNER = 'u_metrics_owner';
+  const prefix = privatePrefix('metricsfeed');
+  let client: Client;
+  let libraryDir: string;
+  let feed: FeedServer;
+  let relay: Awaited<ReturnType<typeof failingOnceRelay>>;
+  let worker: Child | undefined;
+
+  before(async function () {
+    if (!TRANSCRIBE_URL) this.skip(); // the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
+    libraryDir = await mkdtemp(join(tmpdir(), 'metrics-follow-'));
+    relay = await failingOnceRelay(TRANSCRIBE_URL!);
+    feed = await startFeedServer({ title: 'Metrics Radio' });
+  });
+
+  after(async function () {
+    if (worker?.alive()) worker.process.kill('SIGKILL');
+    if (!client) return;
+    const connection = createRedisConnection(config.redisUrl);
+    for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
+      await q.obliterate({ force: true });
+      await q.close();
+    }
+    connection.disconnect();
+    await deleteIndices(client, prefix);
+    await client.close();
+    await feed?.close();
+    await relay?.close();
+    await rm(libraryDir, { recursive: true, force: true });
+  });
+
+  it('counts jobs by kind and outcome, polls by outcome, audio and transcription seconds, and discovery-to-searchable times', async function () {
+    const env = {
+      INDEX_PREFIX: prefix,
+      FOLLOW_LIBRARY_DIR: libraryDir,
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+      TRANSCRIBE_URL: relay.url,
+      FOLLOW_POLL_INTERVAL_SECONDS: '3600',
+      LOG_LEVEL: 'warn',
+    };
+    const pipeline = loadConfig({ ...process.env, ...env }).pipeline;
+    const aliases = await ensureIndices(client, { prefix, modelId: createHashEmbedder().modelId, layout: config.indexLayout });
+    await client.index({ index: aliases.users, id: OWNER, body: userDocument({ id: OWNER, name: 'Owner', plan: 'paid' }), refresh: true } as never);
+
+    // Channel "metrics-radio": an audio item (its first transcription answers 503, then it is retried), an item whose
+    // audio answers 404, an item with its own SRT. Channel "metrics-other": a feed without validators (no 304 possible).
+    const audioDir = await mkdtemp(join(tmpdir(), 'metrics-audio-'));
+    await speak(['The lighthouse keeper climbs the stairs at dusk.'], join(audioDir, 'lighthouse.mp3'));
+    feed.setFile('/audio/lighthouse.mp3', await readFile(join(audioDir, 'lighthouse.mp3')), 'audio/mpeg');
+    await rm(audioDir, { recursive: true, force: true });
+    const srt = (text: string) => `1\n00:00:00,000 --> 00:00:03,000\n${text}\n`;
+    feed.setFile('/srt/bread.srt', srt('Bread wants time.'), 'application/srt');
+    feed.setFile('/srt/tea.srt', srt('Tea wants hot water.'), 'application/srt');
+    feed.setFile('/srt/coffee.srt', srt('Coffee wants a grinder.'), 'application/srt');
+    const day = (n: number) => new Date(Date.UTC(2026, 1, n));
+    feed.addItem({ guid: 'lighthouse', title: 'Lighthouse', pubDate: day(1), enclosure: '/audio/lighthouse.mp3' });
+    feed.addItem({ guid: 'missing', title: 'Missing', pubDate: day(2), enclosure: '/audio/missing.mp3' });
+    feed.addItem({ guid: 'bread', title: 'Bread', pubDate: day(3), transcript: { path: '/srt/bread.srt', type: 'application/srt' } });
+    const other = feedXml({
+      title: 'Metrics Other',
+      language: 'en',
+      base: feed.url,
+      items: [{ guid: 'tea', title: 'Tea', pubDate: day(4), transcript: { path: '/srt/tea.srt', type: 'application/srt' } }],
+    });
+    feed.setFile('/other.xml', other, 'application/rss+xml');
+
+    const connection = createRedisConnection(config.redisUrl);
+    const pollQueue = createPollQueue(connection, prefix);
+    const processQueue = createProcessQueue(connection, prefix);
+    try {
+      const deps = { pipeline, ctx: { client, embedder: createHashEmbedder(), aliases, log }, processQueue, pollQueue, log };
+      // The first polls are the CLI's (`npm run follow`), not the worker's: they are not in its metrics.
+      await followSource(deps, { source: feed.feedUrl, slug: 'metrics-radio', ownerId: OWNER });
+      await followSource(deps, { source: `${feed.url}/other.xml`, slug: 'metrics-other', ownerId: OWNER });
+
+      const port = await freePort();
+      worker = runScript('scripts/ops/worker.ts', ['--embedder-module', HASH_EMBEDDER_MODULE, '--metrics-port', String(port)], { ...process.env, ...env });
+      const url = `http://127.0.0.1:${port}/metrics`;
+      const up = await waitFor(
+        () =>
+          scrape(url).then(
+            (text) => /^cca_pipeline_jobs_total/m.test(text),
+            () => false,
+          ),
+        60_000,
+      );
+      expect(up, worker.stderr()).to.equal(true);
+
+      const statuses = async () => {
+        await client.indices.refresh({ index: aliases.episodes });
+        const res = await client.search({ index: aliases.episodes, body: { size: 50, query: { match_all: {} } } } as never);
+        const hits = (res.body as { hits: { hits: { _source: { title: string; status: string } }[] } }).hits.hits;
+        return new Map(hits.map((h) => [h._source.title, h._source.status]));
+      };
+      const settled = (titles: string[]) => async () => {
+        const now = await statuses();
+        return titles.every((t) => now.get(t) === 'published' || now.get(t) === 'failed');
+      };
+      // Lighthouse waits out its retry (15 s backoff).
+      expect(await waitFor(settled(['Lighthouse', 'Missing', 'Bread', 'Tea']), 180_000), worker.stderr()).to.equal(true);
+
+      // Polls through the worker's queue, as the schedulers run them: 304, then 200 with a new item, unchanged, error.
+      const poll = async (slug: string) => {
+        const job = await pollQueue.add('poll', { slug, force: true });
+        expect(await waitFor(async () => ['completed', 'failed'].includes(await job.getState()), 60_000)).to.equal(true);
+      };
+      await poll('metrics-radio');
+      feed.addItem({ guid: 'coffee', title: 'Coffee', pubDate: day(5), transcript: { path: '/srt/coffee.srt', type: 'application/srt' } });
+      await poll('metrics-radio');
+      await poll('metrics-other');
+      feed.setFile('/other.xml', 'this is not a feed', 'text/plain');
+      await poll('metrics-other');
+      expect(await waitFor(settled(['Coffee']), 60_000)).to.equal(true);
+      const now = await statuses();
+      expect(Object.fromEntries(now)).to.deep.equal({ Lighthouse: 'published', Missing: 'failed', Bread: 'published', Tea: 'published', Coffee: 'published' });
+
+      const text = await scrape(url);
+      for (const outcome of ['200', '304', 'unchanged', 'error']) expect(sample(text, 'cca_pipeline_polls_total', { outcome }), `polls ${outcome}`).to.equal(1);
+      // The schedulers may add polls of their own when the worker starts (skipped: before their time).
+      expect(sample(text, 'cca_pipeline_jobs_total', { kind: 'poll', outcome: 'completed' })).to.be.at.least(4);
+      expect(sample(text, 'cca_pipeline_jobs_total', { kind: 'poll', outcome: 'failed' })).to.equal(0);
+      expect(sample(text, 'cca_pipeline_jobs_total', { kind: 'process', outcome: 'completed' })).to.equal(4);
+      expect(sample(text, 'cca_pipeline_jobs_total', { kind: 'process', outcome: 'failed' })).to.equal(1);
+      expect(sample(text, 'cca_pipeline_jobs_total', { kind: 'process', outcome: 'retried' })).to.equal(1);
+      expect(sample(text, 'cca_pipeline_episodes_published_total', { transcript: 'audio' })).to.equal(1);
+      expect(sample(text, 'cca_pipeline_episodes_published_total', { transcript: 'feed' })).to.equal(3);
+      // One spoken sentence of about 3 s (with espeak's lead silence).
+      expect(sample(text, 'cca_pipeline_audio_seconds_total')).to.be.within(1, 10);
+      expect(sample(text, 'cca_pipeline_transcription_seconds_total')).to.be.greaterThan(0);
+      expect(sample(text, 'cca_pipeline_discovery_to_searchable_seconds_count')).to.equal(4);
+      // Lighthouse's time includes its retry's 15 s backoff.
+      expect(sample(text, 'cca_pipeline_discovery_to_searchable_seconds_sum')).to.be.at.least(15);
+      expect(sample(text, 'cca_pipeline_discovery_to_searchable_seconds_bucket', { le: '+Inf' })).to.equal(4);
+      // The ingest worker's series are still there beside them.
+      expect(text).to.match(/^cca_worker_queue_jobs\{state="waiting"\} /m);
+    } finally {
+      await Promise.all([pollQueue.close(), processQueue.close()]);
+      connection.disconnect();
     }
   });
 });

@@ -1,0 +1,93 @@
+// The pipeline's Prometheus metrics, in the worker's registry: jobs by kind and outcome, polls by outcome, audio and
+// transcription seconds, and the time from an item's discovery to searchable. Read from the BullMQ workers' events.
+import type { Job, Worker } from 'bullmq';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { PollReport } from './follow/poll.js';
+import type { ProcessResult } from './follow/process.js';
+import type { PollJob, ProcessJob } from './follow/queues.js';
+
+/** The poll outcomes counted: a poll before its time (`skipped`) or of a stopped source did nothing and is not counted. */
+export const POLL_OUTCOMES = ['200', '304', 'unchanged', 'error'] as const;
+
+/**
+ * Seconds from discovery to searchable: a short episode on an idle worker is a few seconds, an hour of audio
+ * transcribed on 2 cores is about a quarter of an hour, a queue behind a backlog or retries is hours.
+ */
+export const FRESHNESS_BUCKETS = [2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400, 43_200];
+
+export interface PipelineMetricsOptions {
+  registry: Registry;
+  poll: Pick<Worker<PollJob, PollReport>, 'on'>;
+  process: Pick<Worker<ProcessJob, ProcessResult>, 'on'>;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+/** A failed attempt ends the job when BullMQ set `finishedOn` (attempts spent, or an unrecoverable error); else it runs again. */
+const isFinal = (job: Job): boolean => job.finishedOn !== undefined && job.finishedOn !== null;
+
+/**
+ * Registers the pipeline's series in `registry` and counts from the poll and processing workers' events:
+ * - `cca_pipeline_jobs_total{kind=poll|process, outcome=completed|failed|retried}`;
+ * - `cca_pipeline_polls_total{outcome=200|304|unchanged|error}` (a poll that ran; its errors are recorded, not thrown);
+ * - `cca_pipeline_audio_seconds_total` and `cca_pipeline_transcription_seconds_total` (episodes transcribed from
+ *   audio; their ratio is the wall seconds one audio second costs);
+ * - `cca_pipeline_episodes_published_total{transcript=feed|audio}`;
+ * - `cca_pipeline_discovery_to_searchable_seconds`: from the poll that enqueued the episode's processing job (its
+ *   discovery as `pending`, or a new version of its audio or transcript) to its `published` write, retries included.
+ */
+export function registerPipelineMetrics({ registry, poll, process, now = () => Date.now() }: PipelineMetricsOptions): void {
+  const registers = [registry];
+  const jobs = new Counter({
+    name: 'cca_pipeline_jobs_total',
+    help: 'Pipeline jobs by kind (poll, process) and outcome (completed; failed: no attempt left or unrecoverable; retried: BullMQ runs it again).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  const polls = new Counter({
+    name: 'cca_pipeline_polls_total',
+    help: 'Polls of followed sources by outcome: 200 (read and applied), 304, unchanged (a 200 with the same body), error.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const audio = new Counter({ name: 'cca_pipeline_audio_seconds_total', help: 'Seconds of audio transcribed.', registers });
+  const transcription = new Counter({
+    name: 'cca_pipeline_transcription_seconds_total',
+    help: 'Wall seconds spent transcribing (probe, upload, transcription, cleaning); divided by audio seconds: the cost of one audio second.',
+    registers,
+  });
+  const published = new Counter({
+    name: 'cca_pipeline_episodes_published_total',
+    help: "Episodes published by the pipeline, by where the transcript came from: the feed's own file or the audio transcribed.",
+    labelNames: ['transcript'] as const,
+    registers,
+  });
+  const freshness = new Histogram({
+    name: 'cca_pipeline_discovery_to_searchable_seconds',
+    help: 'Seconds from the poll that found an episode (pending) to its publication (searchable), retries included.',
+    buckets: FRESHNESS_BUCKETS,
+    registers,
+  });
+  // Every label set shows from the first scrape (at 0), so rate() and alerts see a series before its first event.
+  for (const kind of ['poll', 'process']) for (const outcome of ['completed', 'failed', 'retried']) jobs.inc({ kind, outcome }, 0);
+  for (const outcome of POLL_OUTCOMES) polls.inc({ outcome }, 0);
+  for (const transcript of ['feed', 'audio']) published.inc({ transcript }, 0);
+
+  const failed = (kind: 'poll' | 'process') => (job: Job | undefined) => {
+    if (job) jobs.inc({ kind, outcome: isFinal(job) ? 'failed' : 'retried' });
+  };
+  poll.on('completed', (_job, report) => {
+    jobs.inc({ kind: 'poll', outcome: 'completed' });
+    if ((POLL_OUTCOMES as readonly string[]).includes(report.outcome)) polls.inc({ outcome: report.outcome });
+  });
+  poll.on('failed', failed('poll'));
+  process.on('completed', (job, result) => {
+    jobs.inc({ kind: 'process', outcome: 'completed' });
+    if (result.outcome !== 'published') return;
+    published.inc({ transcript: result.transcriptFrom ?? 'feed' });
+    if (result.audioSeconds !== undefined) audio.inc(result.audioSeconds);
+    if (result.transcribeSeconds !== undefined) transcription.inc(result.transcribeSeconds);
+    freshness.observe(Math.max(0, ((job.finishedOn ?? now()) - job.timestamp) / 1000));
+  });
+  process.on('failed', failed('process'));
+}
