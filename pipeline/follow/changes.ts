@@ -8,12 +8,17 @@ export type ItemAction = 'new' | 'reprocess' | 'update' | 'unchanged';
 /** Fields the pipeline owns (what processing made), kept when the source's catalog fields are applied. */
 const PIPELINE_FIELDS = ['status', 'error', 'transcript', 'chapters', 'language'] as const;
 
-/** The stored record with the source's catalog fields applied and the pipeline's own fields kept. */
+/**
+ * The stored record with the source's catalog fields applied and the pipeline's own fields kept. A duration the feed
+ * does not give keeps the one measured when the audio was transcribed (most feeds carry no `itunes:duration`; without
+ * this every later change of the feed would count as an update of each such episode).
+ */
 export function mergeRecord(stored: EpisodeRecord & { language?: string | null }, fresh: EpisodeRecord): EpisodeRecord {
   const merged: Record<string, unknown> = { ...fresh };
   for (const field of PIPELINE_FIELDS) {
     if (field in stored) merged[field] = stored[field];
   }
+  if (fresh.durationMs == null && stored.durationMs != null) merged.durationMs = stored.durationMs;
   return merged as EpisodeRecord;
 }
 

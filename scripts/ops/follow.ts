@@ -12,7 +12,6 @@ import { followSource, formatSource, listSources, retryFailed, stopFollowing } f
 import { FollowError } from '../../pipeline/follow/errors.js';
 import { pollSource, type PollReport } from '../../pipeline/follow/poll.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
-import { readState } from '../../pipeline/follow/state.js';
 
 const program = new Command()
   .name('follow')
@@ -48,20 +47,13 @@ const config = loadConfig(process.env);
 const log = createLogger({ name: 'follow', level: config.logLevel, fd: 2 });
 
 /**
- * A feed's new items are catalog rows without a transcript: no passages, nothing to embed. So the CLI does not
- * load the model for a feed; the worker embeds when it publishes. Any call here is a bug, said plainly.
+ * The model, as the worker has it: a poll writes new items as catalog rows (nothing to embed), but a change of a
+ * published episode's catalog fields re-indexes its passages, whose vectors are re-used from the store when their
+ * texts are unchanged; that needs the same model id and dimension.
  */
-function catalogOnly(modelId: string): PassageEmbedder {
-  return {
-    modelId,
-    dimension: 0,
-    embedPassages: () => Promise.reject(new Error('the follow command indexes catalog rows only; transcripts are embedded by the worker')),
-  };
-}
-
-async function embedderFor(kind: 'feed' | 'ytdlp'): Promise<PassageEmbedder> {
+async function embedderFor(): Promise<PassageEmbedder> {
   if (opts.embedderModule) return embedderFromModule(opts.embedderModule);
-  return kind === 'ytdlp' ? createIndexerEmbedder(config, { log }) : catalogOnly(config.modelId);
+  return createIndexerEmbedder(config, { log });
 }
 
 function printReport(r: PollReport): void {
@@ -97,8 +89,7 @@ async function main(): Promise<number> {
       process.stdout.write(`${slug}: stopped following ${s.source}; its episodes stay\n`);
       return 0;
     }
-    const kind = opts.poll || opts.retry ? ((await readState(libraryDir, slug))?.kind ?? 'feed') : /^https?:\/\//i.test(source!) ? 'feed' : 'ytdlp';
-    const embedder = await embedderFor(kind);
+    const embedder = await embedderFor();
     const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
     const deps = { pipeline: config.pipeline, ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays } }, processQueue, pollQueue, log };
     if (opts.retry) {

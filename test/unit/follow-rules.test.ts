@@ -89,6 +89,13 @@ describe('follow: change detection', function () {
     expect(decideItem({ ...stored, status: 'failed', transcript: null }, fresh().source, fresh({}, 'https://other.example/1.mp3'))).to.equal('reprocess');
   });
 
+  it('keeps the duration measured at transcription when the feed gives none, so the item stays unchanged', function () {
+    const measured: EpisodeRecord = { ...stored, durationMs: 7400 };
+    expect(decideItem(measured, fresh().source, fresh({ durationMs: null }))).to.equal('unchanged');
+    expect(mergeRecord(measured, fresh({ durationMs: null }).record).durationMs).to.equal(7400);
+    expect(mergeRecord(measured, fresh({ durationMs: 9000 }).record).durationMs).to.equal(9000);
+  });
+
   it('does not process again for a rotated query string alone', function () {
     expect(decideItem(stored, fresh().source, fresh({}, 'https://cdn.example/1.mp3?updated=99'))).to.equal('unchanged');
   });
