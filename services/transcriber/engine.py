@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from faster_whisper import WhisperModel
 
@@ -43,6 +43,10 @@ class Result:
     words: list[dict[str, Any]]
 
 
+class Abandoned(Exception):
+    """The client went away: nobody waits for the rest of this transcription."""
+
+
 def transcribe(
     model: WhisperModel,
     audio: str,
@@ -51,8 +55,13 @@ def transcribe(
     prompt: str | None = None,
     temperature: float = 0.0,
     word_timestamps: bool = True,
+    abandoned: Callable[[], bool] = lambda: False,
 ) -> Result:
-    """Transcribes an audio file to OpenAI's verbose_json pieces: segments and top-level words (seconds)."""
+    """Transcribes an audio file to OpenAI's verbose_json pieces: segments and top-level words (seconds).
+
+    `abandoned` is asked after each segment; when it says yes, decoding stops with `Abandoned` (a worker killed
+    mid-transcription would otherwise keep the engine busy for the whole episode while its retry waits).
+    """
     # At 0 the temperature falls back upwards on a failed segment, as OpenAI's API does.
     temperatures = [t for t in TEMPERATURES if t >= temperature] or [temperature]
     segments, info = model.transcribe(
@@ -69,6 +78,8 @@ def transcribe(
     out_segments: list[dict[str, Any]] = []
     out_words: list[dict[str, Any]] = []
     for s in segments:  # a generator: the decoding happens while iterating
+        if abandoned():
+            raise Abandoned()
         out_segments.append(
             {
                 "id": s.id,

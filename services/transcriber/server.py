@@ -14,6 +14,8 @@ import argparse
 import email.parser
 import json
 import os
+import select
+import socket
 import sys
 import tempfile
 import threading
@@ -72,6 +74,8 @@ class Handler(BaseHTTPRequestHandler):
     max_bytes = 256 * 1024 * 1024
     languages: set[str] = set()
     lock = threading.Lock()
+    # Counted for /health: a test (and an operator) can see that an abandoned request stopped decoding.
+    counts = {"transcribed": 0, "abandoned": 0}
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass  # one JSON line per request instead, from the handlers
@@ -90,7 +94,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.split("?")[0] == "/health":
-            self.answer(200, {"status": "ok", "model": self.model_name})
+            self.answer(200, {"status": "ok", "model": self.model_name, **self.counts})
         else:
             self.fail(RequestError(404, f"no route GET {self.path.split('?')[0]}", code="not_found"))
 
@@ -101,7 +105,12 @@ class Handler(BaseHTTPRequestHandler):
                 raise RequestError(404, f"no route POST {self.path.split('?')[0]}", code="not_found")
             result = self.transcribe()
             self.answer(200, result)
+            self.counts["transcribed"] += 1
             log(msg="transcribed", seconds=round(time.monotonic() - started, 3), audio_seconds=result.get("duration"))
+        except engine.Abandoned:
+            self.close_connection = True
+            self.counts["abandoned"] += 1
+            log(msg="abandoned", seconds=round(time.monotonic() - started, 3))
         except RequestError as err:
             self.close_connection = True  # the body may be unread
             self.fail(err)
@@ -109,6 +118,14 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as err:  # noqa: BLE001 - a decoding failure must still answer in the API's shape
             self.fail(RequestError(500, f"transcription failed: {type(err).__name__}", code="transcription_failed"))
             log(msg="failed", error=repr(err))
+
+    def client_gone(self) -> bool:
+        """True once the client has closed its side of the connection (it sends nothing while it waits)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def read_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
@@ -155,8 +172,18 @@ class Handler(BaseHTTPRequestHandler):
             tmp.write(audio)
             tmp.flush()
             with self.lock:
+                if self.client_gone():  # gave up while waiting for the engine
+                    raise engine.Abandoned()
                 try:
-                    result = engine.transcribe(self.model, tmp.name, language=language, prompt=one(fields, "prompt"), temperature=temperature, word_timestamps=words)
+                    result = engine.transcribe(
+                        self.model,
+                        tmp.name,
+                        language=language,
+                        prompt=one(fields, "prompt"),
+                        temperature=temperature,
+                        word_timestamps=words,
+                        abandoned=self.client_gone,
+                    )
                 except (ValueError, OSError) as err:
                     raise RequestError(400, f"the audio could not be decoded ({type(err).__name__})", param="file", code="invalid_audio") from None
         text = "".join(s["text"] for s in result.segments).strip()

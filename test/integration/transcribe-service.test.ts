@@ -137,6 +137,32 @@ describe('transcribing real speech through the local service', function () {
     expect(body.error).to.have.all.keys('message', 'type', 'param', 'code');
   });
 
+  it('stops decoding a request whose client went away (a killed worker does not keep the engine busy)', async function () {
+    const file = path.join(dir, 'abandoned.mp3');
+    const sentences = Array.from({ length: 4 }, () => [...SENTENCES, ...MORE]).flat();
+    await speak(sentences, file, { gapMs: 300 });
+    const counts = async () => (await (await fetch(`${url}/health`)).json()) as { transcribed: number; abandoned: number };
+    const before = await counts();
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(file)]), 'abandoned.mp3');
+    form.append('model', 'base');
+    form.append('response_format', 'verbose_json');
+    form.append('timestamp_granularities[]', 'word');
+    const client = new AbortController();
+    const answered = fetch(`${url}/v1/audio/transcriptions`, { method: 'POST', body: form, signal: client.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    client.abort();
+    await answered;
+    // Each segment asks whether the client is still there: the count moves long before the minutes of speech are decoded.
+    let after = await counts();
+    for (let i = 0; i < 300 && after.abandoned === before.abandoned; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await counts();
+    }
+    expect(after.abandoned).to.equal(before.abandoned + 1);
+    expect(after.transcribed).to.equal(before.transcribed);
+  });
+
   it('refuses an upload announced larger than its limit before reading it (413, OpenAI shape)', async function () {
     const target = new URL('/v1/audio/transcriptions', url);
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {

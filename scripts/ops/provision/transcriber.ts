@@ -47,7 +47,7 @@ export interface TranscriberState {
   port: number;
   /** `base` (the packaged model) or the faster-whisper hub id it loaded. */
   model: string;
-  /** sha256 of the requirements it runs with: a changed pin restarts it on the new venv. */
+  /** sha256 of the requirements and the service's code it runs with: a changed pin or a changed server restarts it. */
   requirements: string;
   startedAt: string;
 }
@@ -97,6 +97,17 @@ function venvPython(): string {
 }
 
 const requirementsHash = () => createHash('sha256').update(fs.readFileSync(REQUIREMENTS)).digest('hex');
+
+/** The requirements and every Python file of the service: what a running service must match to be reused. */
+function serviceHash(): string {
+  const hash = createHash('sha256').update(fs.readFileSync(REQUIREMENTS));
+  for (const file of fs
+    .readdirSync(SERVICE_DIR)
+    .filter((f) => f.endsWith('.py'))
+    .sort())
+    hash.update(file).update(fs.readFileSync(path.join(SERVICE_DIR, file)));
+  return hash.digest('hex');
+}
 
 /** python3 from PATH, or Debian's installed now (root only). */
 async function pythonBinary(env: Env, log: Logger): Promise<string> {
@@ -188,7 +199,7 @@ export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }:
   await ensureMediaTools({ env, log, tools: ['ffmpeg', 'ffprobe'] }); // the client probes and cuts audio with them
   const model = wantedModel(env);
   const running = await runningTranscriber();
-  if (running && running.model === model && running.requirements === requirementsHash()) {
+  if (running && running.model === model && running.requirements === serviceHash()) {
     checkPinnedPort(env, 'TRANSCRIBE_PORT', 'the transcription service', running.port);
     log.info({ url: running.url, pid: running.pid }, 'transcription service already running, reusing it');
     return running;
@@ -211,7 +222,7 @@ export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }:
   child.unref();
   const pid = child.pid;
   if (pid === undefined) throw failure(createProvisionError('transcriber_unhealthy', 'could not start', LOG_FILE));
-  const state: TranscriberState = { pid, url: `http://127.0.0.1:${port}`, port, model, requirements: requirementsHash(), startedAt: new Date().toISOString() };
+  const state: TranscriberState = { pid, url: `http://127.0.0.1:${port}`, port, model, requirements: serviceHash(), startedAt: new Date().toISOString() };
   writeState(STATE, state); // now, so that `down` finds it even if the health wait is interrupted
 
   const deadline = Date.now() + healthTimeoutMs;
