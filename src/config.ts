@@ -134,6 +134,16 @@ export interface Config {
   pipeline: PipelineConfig;
   /** The change feed: days a change is kept. */
   changes: { retentionDays: number };
+  /** Which embedder makes vectors, and how (issue: the embedder a deployment chooses). */
+  embedding: {
+    kind: 'local' | 'openai';
+    pooling: 'auto' | 'cls' | 'mean';
+    queryPrefix: string | undefined;
+    passagePrefix: string | undefined;
+    remote: { url: string | undefined; model: string; apiKey: string | undefined; timeoutMs: number };
+  };
+  /** Languages analysed with their own analyzer (LANGUAGES). */
+  languages: readonly string[];
   /** Node's HTTP server timeouts: a client that sends its headers (or its request) too slowly gets a JSON 408. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number };
   /**
@@ -250,6 +260,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     http: { headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS },
     metrics: { host: v.METRICS_HOST, apiPort: v.METRICS_PORT, workerPort: v.WORKER_METRICS_PORT },
     changes: { retentionDays: v.CHANGES_RETENTION_DAYS },
+    embedding: {
+      kind: v.EMBEDDER,
+      pooling: v.MODEL_POOLING,
+      queryPrefix: v.MODEL_QUERY_PREFIX,
+      passagePrefix: v.MODEL_PASSAGE_PREFIX,
+      remote: { url: v.EMBEDDINGS_URL, model: v.EMBEDDINGS_MODEL ?? v.MODEL_ID, apiKey: v.EMBEDDINGS_API_KEY, timeoutMs: v.EMBEDDINGS_TIMEOUT_MS },
+    },
+    languages: v.LANGUAGES,
     pipeline: {
       libraryDir: v.FOLLOW_LIBRARY_DIR ?? '.cache/follow',
       pollIntervalSeconds: v.FOLLOW_POLL_INTERVAL_SECONDS,

@@ -132,6 +132,18 @@ export const ENV = {
   // The model
   MODEL_ID: text('Xenova/bge-small-en-v1.5', 'embedding model (model hub id)'),
   MODEL_DIR: optionalText('local model folder holding `<MODEL_ID>/…`; remote loading is off when set', { shown: 'unset (the hub)', accepts: 'folder path' }),
+  EMBEDDER: choice(
+    'local',
+    ['local', 'openai'],
+    '`local`: Transformers.js in this process (`MODEL_ID`/`MODEL_DIR`); `openai`: an OpenAI-compatible `POST /v1/embeddings` (`EMBEDDINGS_URL`)',
+  ),
+  MODEL_POOLING: choice('auto', ['auto', 'cls', 'mean'], 'pooling of a local model: `auto` is `cls` for bge models, `mean` for others (sentence-transformers)'),
+  MODEL_QUERY_PREFIX: optionalText('text put before every query embedded', { shown: 'the bge instruction for bge models, else none' }),
+  MODEL_PASSAGE_PREFIX: optionalText('text put before every passage embedded (e5 models want `passage: `)', { shown: 'none' }),
+  EMBEDDINGS_URL: optionalText('OpenAI-compatible embeddings service (`POST <url>/v1/embeddings`) when `EMBEDDER=openai`', { accepts: 'URL' }),
+  EMBEDDINGS_MODEL: optionalText('model named in each embeddings request when `EMBEDDER=openai`', { shown: '`$MODEL_ID`' }),
+  EMBEDDINGS_API_KEY: optionalText('Bearer key of the embeddings service'),
+  EMBEDDINGS_TIMEOUT_MS: integer(30_000, 100, 600_000, 'longest one embeddings request may take (retried with backoff when transient)'),
   EMBED_BATCH_SIZE: integer(1, 1, 512, 'texts per model call when indexing (the int8 model quantizes per batch: 1 keeps a vector independent of its batch mates)'),
   EMBED_CACHE_DIR: optionalText('persistent passage-vector cache, keyed by model and text', { accepts: 'folder path' }),
   EMBED_QUERY_WORKERS: integer(1, 1, 64, "worker processes embedding the API's queries (each holds the model, ~150 MB)"),
@@ -207,6 +219,17 @@ export const ENV = {
   // Channel pages
   PAGES_RATE_LIMIT_MAX: integer(300, 1, 10_000_000, 'page requests (pages, twins, llms.txt) per client IP and window, a budget of their own (decision 20)'),
   PAGES_RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400, 'the window of the page budget'),
+  // Languages
+  LANGUAGES: custom(
+    '`en,es,de,fr,pt,it,nl`',
+    'comma-separated BCP 47 primary subtags',
+    'languages analysed with their own analyzer (stemming, stop words); an episode in another language is analysed with the fallback and the ingest summary says so',
+    (raw) =>
+      (raw ?? 'en,es,de,fr,pt,it,nl')
+        .split(',')
+        .map((l) => l.trim().toLowerCase())
+        .filter(Boolean),
+  ),
   // Change feed
   CHANGES_RETENTION_DAYS: integer(30, 1, 3650, 'how long the change feed keeps a change; a cursor older than that is answered 410 `cursor_expired` (re-list the catalog)'),
   // Following feeds and transcribing
