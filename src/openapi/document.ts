@@ -85,7 +85,7 @@ const STATUS_RESPONSE: Record<number, keyof typeof RESPONSES> = {
 
 const DESCRIPTION = `Read-only JSON API over podcast and video channels: catalog, word-timed transcripts, chapters, related episodes and hybrid search that cites the exact moment.
 
-Every endpoint is a GET. Every body is JSON, errors included: \`{ "error", "code", "requestId" }\` (plus \`parameter\` on 400s). An unknown route is 404 \`route_not_found\`; a method other than GET, HEAD or OPTIONS is 405 \`method_not_allowed\` with \`Allow: GET, HEAD, OPTIONS\`. \`/api/*\` is an alias of \`/api/v1/*\`, and the same paths answer on every channel host (\`<slug>.<base domain>\` or the channel's custom domain). URLs in responses always use the channel's host on https.
+Every endpoint is a GET. Every body is JSON, errors included: \`{ "error", "code", "requestId" }\` (plus \`parameter\` on 400s). An unknown route is 404 \`route_not_found\`; a method other than GET, HEAD or OPTIONS on a route's path is 405 \`method_not_allowed\` with \`Allow: GET, HEAD, OPTIONS\`. \`/api/*\` is an alias of \`/api/v1/*\`, and the same paths answer on every channel host (\`<slug>.<base domain>\` or the channel's custom domain). URLs in responses use the channel's host (its custom domain when it has one) and the configured scheme (\`CHANNEL_URL_SCHEME\`, https by default).
 
 Rules the specification left open (see docs/api.md):
 - \`status\` views: \`queued\` = pending, \`indexing\` = processing, \`live\` = indexed or published, \`failed\` = failed, \`all\` = every non-archived status. Archived episodes are never returned.
@@ -140,8 +140,27 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
   };
 }
 
+/** One line per tag, so a generated reference (and Redocly's `tag-description` rule) says what each group is. */
+const TAGS = [
+  { name: 'channels', description: 'The channels the caller is a member of: the discovery call that yields the slugs the other endpoints take.' },
+  { name: 'episodes', description: "A channel's catalog and its change feed; an episode's word-timed transcript, chapters with key moments, and related episodes." },
+  { name: 'search', description: 'Hybrid keyword and semantic search in one channel; every matched segment cites the moment it begins.' },
+  { name: 'meta', description: 'This document and the OAuth protected resource metadata (RFC 9728), both served without a credential.' },
+  { name: 'operations', description: 'Liveness and readiness probes for orchestrators and load balancers, without a credential.' },
+];
+
+/**
+ * Relative, so the server is wherever the document was fetched from (OpenAPI 3.1 §4.8.5): the API's own host or any
+ * channel host, where the same paths answer. An absolute `PUBLIC_BASE_URL` would name one of them only, and the
+ * default one (localhost) is what Redocly's `no-server-example.com` rule refuses.
+ */
+const SERVERS = [{ url: '/', description: 'The host this document was fetched from: the API host or a channel host, which answer the same paths.' }];
+
+/** The project publishes no open-source licence: all rights reserved (an SPDX `LicenseRef-`, as SPDX has no id for that). */
+const LICENSE = { name: 'Proprietary (all rights reserved)', identifier: 'LicenseRef-Proprietary' };
+
 /** The document served at `/api/v1/openapi.json`; built once per app from its configuration. */
-export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'anonymousRead' | 'rateLimit'>): Record<string, unknown> {
+export function buildOpenApiDocument(config: Pick<Config, 'anonymousRead' | 'rateLimit'>): Record<string, unknown> {
   const anonymousRead = config.anonymousRead === 'published';
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) paths[op.path] = { get: buildOperation(op, { anonymousRead }) };
@@ -151,12 +170,13 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ano
     info: {
       title: 'Creator Content API',
       version: API_VERSION_LABEL,
+      license: LICENSE,
       description:
         DESCRIPTION +
         `\n\nThis deployment: rate limit ${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s; anonymous reading ${anonymousRead ? 'of published episodes enabled (`ANONYMOUS_READ=published`)' : 'disabled: every data endpoint needs a credential'}.`,
     },
-    servers: [{ url: config.publicBaseUrl }],
-    tags: [{ name: 'channels' }, { name: 'episodes' }, { name: 'search' }, { name: 'meta' }, { name: 'operations' }],
+    servers: SERVERS,
+    tags: TAGS,
     paths,
     components: {
       schemas: SCHEMAS,
