@@ -1,14 +1,15 @@
 // Entry point: real dependencies, listen, and a graceful shutdown that lets in-flight requests finish.
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { createOpenSearchClient } from './store/opensearch.js';
+import { createOpenSearchClient, indexAliases } from './store/opensearch.js';
 import { createRedisClient } from './store/redis.js';
-import { createEmbedderPool, type EmbedderPool } from './embedder-pool.js';
+import type { EmbedderPool } from './embedder-pool.js';
+import { createQueryEmbedder } from './embedders/configured.js';
+import { guardIndexEmbedder, startupMismatch } from './embedders/index-guard.js';
 import { createApp, createSearchCaches } from './app.js';
 import { shutdown } from './http/shutdown.js';
-import { httpServerOptions, jsonClientErrors } from './http/client-error.js';
+import { createApiServer } from './http/server.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
 import { startMetricsListener } from './metrics/listener.js';
 
@@ -28,21 +29,24 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl, { log });
   let embedder: EmbedderPool | undefined;
   try {
-    // Query embedding runs in worker processes: the model never holds up /healthz, lists or transcripts.
-    const { workers, maxQueue, maxTokens, timeoutMs, nice } = config.queryEmbedding;
-    embedder = await createEmbedderPool({
-      modelId: config.modelId,
-      modelDir: config.modelDir,
-      workers,
-      maxQueue,
-      queryTimeoutMs: timeoutMs,
-      maxQueryTokens: maxTokens,
-      nice,
-      log,
-    });
+    // Query embedding runs in worker processes (EMBEDDER=local) or the remote service: the model never holds up /healthz, lists or transcripts.
+    embedder = await createQueryEmbedder(config, { log });
   } catch (error) {
     // Search still answers, keyword-only; the log says why.
     log.error({ err: error }, 'embedding model unavailable: search runs keyword-only');
+  }
+  if (embedder) {
+    // Refuse to start with an embedder the live passages index was not built by; after a reindex swaps one in, keyword-only.
+    const refusal = await startupMismatch(client, indexAliases(config.indexPrefix).passages, embedder).catch((error: unknown) => {
+      log.warn({ err: error }, 'could not check the passages index embedder at start; searches check it');
+      return undefined;
+    });
+    if (refusal) {
+      process.stderr.write(`embedder mismatch: ${refusal}\n`);
+      await embedder.close();
+      process.exit(2);
+    }
+    embedder = guardIndexEmbedder(embedder, { client, alias: indexAliases(config.indexPrefix).passages, log });
   }
   // Give Redis a moment so the first requests are rate limited; without it the API starts anyway (fail open).
   await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
@@ -59,11 +63,11 @@ async function main(): Promise<void> {
         });
   const metricsListener = metrics && (await startMetricsListener({ registry: metrics.registry, host: config.metrics.host, port: config.metrics.apiPort!, log }));
   const app = createApp({ config, client, redis, embedder, log, metrics, caches });
-  const server = createServer(httpServerOptions(config.http), app);
+  // Its timeouts and JSON client errors are wired there, shared with the test harness.
+  const server = createApiServer({ config, app, log });
   server.listen(config.port, config.host, () => {
     log.info({ host: config.host, port: config.port, publicBaseUrl: config.publicBaseUrl }, 'API listening');
   });
-  jsonClientErrors(server, { log });
   server.on('error', (error) => {
     log.fatal({ err: error }, 'cannot listen');
     process.exit(1);

@@ -1,4 +1,4 @@
-// OpenSearch unreachable, hanging, or gone and back: every endpoint answers 503 JSON within 2 s, and recovers without a restart.
+// OpenSearch unreachable, hanging, or gone and back: every endpoint answers 503 JSON within its store budget, and recovers without a restart.
 import { expect } from 'chai';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { loadConfig } from '../../src/config.js';
@@ -19,7 +19,7 @@ const DATA_PATHS = [
   '/api/channels/alpha/episodes',
 ];
 
-describe('API with OpenSearch unreachable: 503 JSON within 2 s, then recovery', function () {
+describe('API with OpenSearch unreachable: 503 JSON within the store budget, then recovery', function () {
   this.timeout(120_000);
   let client: Client;
   let store: ApiTestStore;
@@ -46,6 +46,12 @@ describe('API with OpenSearch unreachable: 503 JSON within 2 s, then recovery', 
     { 'x-api-key': key }, // the first store read is the key itself
   ];
 
+  /**
+   * The longest a 503 may take: twice the request's store budget (OPENSEARCH_TIMEOUT_MS, 1.5 s by default). A timeout per
+   * read or per retry instead of one budget per request takes at least twice it; the other half is a busy machine's slack.
+   */
+  const withinBudget = (api: ApiHarness) => 2 * api.config.opensearchTimeoutMs;
+
   async function expectAllUnavailable(api: ApiHarness): Promise<void> {
     for (const headers of credentials()) {
       for (const path of DATA_PATHS) {
@@ -54,7 +60,7 @@ describe('API with OpenSearch unreachable: 503 JSON within 2 s, then recovery', 
         expect(res.body.code).to.equal('store_unavailable');
         expect(res.headers['retry-after']).to.equal('5');
         expect(res.headers['content-type']).to.match(/^application\/json/);
-        expect(res.ms, path).to.be.lessThan(2000);
+        expect(res.ms, path).to.be.lessThan(withinBudget(api));
       }
     }
   }
@@ -75,7 +81,7 @@ describe('API with OpenSearch unreachable: 503 JSON within 2 s, then recovery', 
     }
   });
 
-  it('answers 503 within 2 s when OpenSearch accepts connections but never answers', async function () {
+  it('answers 503 within the store budget when OpenSearch accepts connections but never answers', async function () {
     const hung = await listener(() => undefined); // reads nothing, writes nothing
     const api = await startApi({ env: { INDEX_PREFIX: store.prefix, OPENSEARCH_URL: `http://127.0.0.1:${hung.port}`, ...kit.env } });
     try {
@@ -83,7 +89,7 @@ describe('API with OpenSearch unreachable: 503 JSON within 2 s, then recovery', 
       for (const path of ['/api/v1/episodes/ep_a01/related', '/api/v1/channels/alpha/episodes']) {
         const res = await api.request(path, { headers: { 'x-api-key': key } });
         expect(res.status, path).to.equal(503);
-        expect(res.ms, path).to.be.lessThan(2000);
+        expect(res.ms, path).to.be.lessThan(withinBudget(api));
       }
     } finally {
       await api.close();

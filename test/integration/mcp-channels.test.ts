@@ -7,9 +7,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../src/config.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { inspectingRelay } from '../support/api-net.js';
+import { inspectingRelay, until } from '../support/api-net.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp } from '../support/mcp-client.js';
+import { sentRequests, storeTraffic } from '../support/store-traffic.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import type { SearchResult } from '../../src/search/types.js';
 
@@ -88,6 +89,57 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
     expect(await shape('/mcp', 'no-such-show.creators.example.com')).to.deep.equal(unknown);
   });
 
+  it("sends the store the same requests, in the same order, for a free-plan channel's host or slug as for an unknown one's", async function () {
+    const api = await start();
+    /** The store requests of one refused session start, in order, without the suite's prefix. */
+    const sent = async ([path, host]: readonly [string, string]) => {
+      let code: number | undefined;
+      const traffic = await storeTraffic(
+        api.client,
+        async () => {
+          code = await connectMcp(`${api.baseUrl}${path}`, { host }).then(
+            () => undefined,
+            (err: unknown) => (err as { code?: number }).code,
+          );
+        },
+        { prefix: store.prefix },
+      );
+      expect(code, `${host}${path}`).to.equal(404);
+      return sentRequests(traffic);
+    };
+    for (const [freePlan, unknown] of [
+      [
+        ['/channels/free-show/mcp', '127.0.0.1'],
+        ['/channels/no-such-show/mcp', '127.0.0.1'],
+      ],
+      [
+        ['/mcp', 'free-show.creators.example.com'],
+        ['/mcp', 'no-such-show.creators.example.com'],
+      ],
+    ] as const) {
+      // Both orders, so that nothing the first leaves behind (a hint, a cache) hides a difference.
+      for (const [a, b] of [
+        [freePlan, unknown],
+        [unknown, freePlan],
+      ] as const) {
+        const [first, second] = [await sent(a), await sent(b)];
+        expect(first.length, 'the store was asked').to.be.greaterThan(0);
+        expect(first, `${a.join(' ')} then ${b.join(' ')}`).to.deep.equal(second);
+      }
+    }
+  });
+
+  it('answers OPTIONS, GET and DELETE on an MCP path with 405 and Allow: POST', async function () {
+    const api = await start();
+    for (const path of ['/mcp', '/channels/alpha/mcp']) {
+      for (const method of ['OPTIONS', 'GET', 'DELETE']) {
+        const res = await api.request(path, { method, unchecked: true });
+        expect(res.status, `${method} ${path}`).to.equal(405);
+        expect(res.headers.allow, `${method} ${path}`).to.equal('POST');
+      }
+    }
+  });
+
   it('answers malformed JSON with a JSON-RPC parse error (400) and an oversized body with 413, never a 500', async function () {
     const api = await start();
     const post = (body: string) =>
@@ -149,8 +201,8 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
   });
 
   it('takes a place in the anonymous share of the admission gate: past SEARCH_ANONYMOUS_CONCURRENCY running and SEARCH_ANONYMOUS_QUEUE waiting, an MCP search is an error result saying so', async function () {
-    // Each _msearch held back 500 ms, so the first search keeps the only place while the second arrives.
-    const relay = await inspectingRelay(new URL(loadConfig(process.env).opensearchUrl), { delay: /_msearch/, delayMs: 500 });
+    // Each _msearch held back until released: the first search keeps the only place, for certain, while the second arrives.
+    const relay = await inspectingRelay(new URL(loadConfig(process.env).opensearchUrl), { hold: /_msearch/ });
     try {
       // An API of its own on the relay (not the suite's shared store client).
       const api = await startApi({
@@ -159,8 +211,11 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
       apis.push(api);
       const [first, second] = [await connect(`${api.baseUrl}/channels/alpha/mcp`), await connect(`${api.baseUrl}/channels/alpha/mcp`)];
       const running = search(first, { query: 'tomatoes', fast: true });
-      await new Promise((r) => setTimeout(r, 150));
+      // Its _msearch in the store's hands: it holds the place.
+      await until(() => relay.held > 0, "the first search's _msearch");
       const refused = await search(second, { query: 'tomatoes', fast: true });
+      expect(relay.held, 'refused while the first search still held its place').to.be.greaterThan(0);
+      relay.release();
       expect(refused.isError).to.equal(true);
       // Both clients are one address, which holds the only place: its own overflow (issue 32), told apart from a full share.
       expect(refused.content[0]!.text).to.match(/^Too many searches from this caller at once/);

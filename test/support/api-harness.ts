@@ -1,11 +1,11 @@
-// Runs the API in-process on port 0 against the real OpenSearch and Redis; every response is checked against the served OpenAPI document.
-import { createServer, request as httpRequest } from 'node:http';
+// Runs the API in-process on port 0 against the real OpenSearch and Redis, on the entry point's own server; every response is checked against the served OpenAPI document and for nosniff.
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createApp, type AppDeps } from '../../src/app.js';
-import { httpServerOptions, jsonClientErrors } from '../../src/http/client-error.js';
+import { createApiServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { createRedisClient } from '../../src/store/redis.js';
@@ -27,7 +27,7 @@ export interface ApiResponse {
 export interface RequestOptions {
   method?: string;
   headers?: Record<string, string>;
-  /** Skip the OpenAPI check (only for responses the document cannot describe, e.g. a raw OPTIONS probe). */
+  /** Skip the OpenAPI check (only for responses the document cannot describe, e.g. a raw OPTIONS probe); `nosniff` is checked all the same. */
   unchecked?: boolean;
 }
 
@@ -94,12 +94,9 @@ export async function startApi({
     setTimeout(resolve, 3000).unref();
   });
   const app = createApp({ config, client, redis, embedder, log, metrics, caches });
-  const server: Server = await new Promise((resolve) => {
-    // As src/server.ts does: its timeouts, set explicitly.
-    const s = createServer(httpServerOptions(config.http), app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  // As src/server.ts does: what Node refuses before Express is JSON too.
-  jsonClientErrors(server, { log });
+  // The entry point's own server: its timeouts (HTTP_*_TIMEOUT_MS in `env`) and JSON client errors, not a copy.
+  const server: Server = createApiServer({ config, app, log });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -122,6 +119,10 @@ export async function startApi({
     validator,
     async request(path, options = {}) {
       const res = await rawRequest(baseUrl, path, options);
+      // Every response, whatever its status or path, and those the document cannot describe too (docs/api.md).
+      if (res.headers['x-content-type-options'] !== 'nosniff') {
+        throw new Error(`${options.method ?? 'GET'} ${path} answered ${res.status} without X-Content-Type-Options: nosniff`);
+      }
       if (!options.unchecked) {
         validator.check({ method: options.method ?? 'GET', path, status: res.status, headers: res.headers, text: res.text });
       }

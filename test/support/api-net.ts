@@ -51,14 +51,20 @@ export async function closedPort(): Promise<number> {
 }
 
 /**
- * A TCP relay to a real service (OpenSearch) that sees the HTTP requests going through: counts those whose
- * first chunk matches `count`, and holds back those matching `delay` for `delayMs`
- * (chunks of a connection keep their order). `abandoned` counts held-back requests whose
- * sender closed the connection before they were passed on: the service never saw them.
+ * A TCP relay to a real service (OpenSearch, Redis) that sees the requests going through: counts those whose
+ * first chunk matches `count`, holds back those matching `delay` for `delayMs`, and those matching
+ * `hold` until `release()` (chunks of a connection keep their order). `held` is how many are held back
+ * right now, so a test can wait for a request to be in the store's hands instead of sleeping; `abandoned`
+ * counts held-back requests whose sender closed the connection before they were passed on: the service
+ * never saw them.
  */
-export async function inspectingRelay(target: URL, { count, delay, delayMs = 0 }: { count?: RegExp; delay?: RegExp; delayMs?: number }) {
+export async function inspectingRelay(target: URL, { count, delay, delayMs = 0, hold }: { count?: RegExp; delay?: RegExp; delayMs?: number; hold?: RegExp }) {
   let counted = 0;
   let abandoned = 0;
+  let heldNow = 0;
+  let released = false;
+  let release!: () => void;
+  const releasedPromise = new Promise<void>((resolve) => (release = resolve));
   const l = await listener((socket) => {
     const upstream = connect(Number(target.port), target.hostname);
     let chain = Promise.resolve();
@@ -67,11 +73,20 @@ export async function inspectingRelay(target: URL, { count, delay, delayMs = 0 }
       const text = chunk.toString('latin1');
       if (count?.test(text)) counted++;
       const wait = delay?.test(text) ? delayMs : 0;
-      if (wait) held++;
+      const gated = !released && (hold?.test(text) ?? false);
+      const holding = wait > 0 || gated;
+      if (holding) {
+        held++;
+        heldNow++;
+      }
       chain = chain
         .then(() => (wait ? new Promise((r) => setTimeout(r, wait)) : undefined))
+        .then(() => (gated ? releasedPromise : undefined))
         .then(() => {
-          if (wait) held--;
+          if (holding) {
+            held--;
+            heldNow--;
+          }
           if (!upstream.destroyed) upstream.write(chunk);
         });
     });
@@ -90,9 +105,32 @@ export async function inspectingRelay(target: URL, { count, delay, delayMs = 0 }
     get abandoned() {
       return abandoned;
     },
+    /** Requests held back right now (by `delay` or `hold`). */
+    get held() {
+      return heldNow;
+    },
+    /** Lets every request held by `hold` through, and holds none from now on. */
+    release() {
+      released = true;
+      release();
+    },
     async close() {
+      released = true;
+      release();
       for (const s of l.sockets) s.destroy();
       await new Promise<void>((resolve) => l.server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Resolves once `condition()` holds, checking every few milliseconds: a test waits on an event
+ * (a request held, a gate count) instead of sleeping a guessed time. Rejects, naming `what`, after `timeoutMs`.
+ */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, { timeoutMs = 20_000, everyMs = 5 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }

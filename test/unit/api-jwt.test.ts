@@ -1,6 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { createTokenVerifier, type JwksOptions } from '../../src/auth/jwt.js';
 import { loadConfig } from '../../src/config.js';
@@ -9,6 +11,11 @@ import { TEST_AUDIENCE, TEST_ISSUER, createTokenKit, type TokenKit } from '../su
 
 /** A development secret of the minimum length (32 bytes). */
 const DEV_SECRET = 'dev-secret-dev-secret-dev-secret';
+
+/** Resolves once the clock reads past `ms` (epoch): a wait that only bounds from below. */
+async function clockPast(ms: number): Promise<void> {
+  while (Date.now() <= ms) await new Promise((resolve) => setTimeout(resolve, Math.max(1, ms - Date.now() + 1)));
+}
 
 async function outcome(p: Promise<string>): Promise<string> {
   try {
@@ -36,6 +43,25 @@ describe('OAuth access tokens: local JWT verification', function () {
     const v = verifier(kit.jwksEnv);
     expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
     expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('ok:u_member');
+  });
+
+  it('verifies a token without kid only against a JWKS of one signing key: with several keys it is refused, whichever signed it', async function () {
+    const noKid = kit.sign({}, { key: 'ec', header: { alg: 'ES256', kid: undefined } });
+    expect(JSON.parse(Buffer.from(noKid.split('.')[0]!, 'base64url').toString())).to.not.have.property('kid');
+    // The kit's JWKS holds the EC key and an RSA key.
+    expect(await outcome(verifier(kit.jwksEnv).verify(noKid)), 'a JWKS of two keys').to.equal('invalid_token');
+    const dir = mkdtempSync(join(tmpdir(), 'api-jwt-one-key-'));
+    try {
+      const all = JSON.parse(readFileSync(kit.jwksEnv.JWT_JWKS!, 'utf8')) as { keys: { kid: string }[] };
+      const oneKey = join(dir, 'jwks.json');
+      writeFileSync(oneKey, JSON.stringify({ keys: all.keys.filter((k) => k.kid === 'ec-1') }));
+      expect(await outcome(verifier({ ...kit.jwksEnv, JWT_JWKS: oneKey }).verify(noKid)), 'a JWKS of the one key').to.equal('ok:u_member');
+      // The one key must still be the signer's: another key alone is no match.
+      writeFileSync(oneKey, JSON.stringify({ keys: all.keys.filter((k) => k.kid === 'rsa-1') }));
+      expect(await outcome(verifier({ ...kit.jwksEnv, JWT_JWKS: oneKey }).verify(noKid)), 'a JWKS of another key').to.equal('invalid_token');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a wrong audience, a wrong issuer, an expired token, a token not yet valid, and a foreign signature', async function () {
@@ -159,14 +185,20 @@ describe('OAuth access tokens: local JWT verification', function () {
     let keys = all.keys.filter((k) => k.kid === 'ec-1');
     const jwks = await jwksServer((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys })));
     try {
-      const v = urlVerifier(jwks.url, { minRefetchMs: 300 });
-      expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
+      // Within the interval: a minute, which no pause of a busy machine crosses between two calls.
+      const within = urlVerifier(jwks.url, { minRefetchMs: 60_000 });
+      expect(await outcome(within.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
       keys = all.keys; // the RSA key is rotated in
-      expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('invalid_token');
+      expect(await outcome(within.verify(kit.sign({}, { key: 'rsa' })))).to.equal('invalid_token');
       expect(jwks.counter.fetches).to.equal(1);
-      await new Promise((resolve) => setTimeout(resolve, 350));
-      expect(await outcome(v.verify(kit.sign({}, { key: 'rsa' })))).to.equal('ok:u_member');
-      expect(jwks.counter.fetches).to.equal(2);
+      // Past the interval: 1 ms, passed once the clock has moved on (a lower bound: waiting longer changes nothing).
+      keys = all.keys.filter((k) => k.kid === 'ec-1');
+      const past = urlVerifier(jwks.url, { minRefetchMs: 1 });
+      expect(await outcome(past.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
+      keys = all.keys;
+      await clockPast(Date.now() + 2);
+      expect(await outcome(past.verify(kit.sign({}, { key: 'rsa' })))).to.equal('ok:u_member');
+      expect(jwks.counter.fetches).to.equal(3);
     } finally {
       await jwks.close();
     }
@@ -194,7 +226,8 @@ describe('OAuth access tokens: local JWT verification', function () {
       const v = urlVerifier(jwks.url, { fetchTimeoutMs: 200 });
       const started = Date.now();
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('jwks_unavailable');
-      expect(Date.now() - started).to.be.within(150, 1500);
+      // It waited for this timeout (200 ms), not for the 2 s default: a bound the claim is about, with 1.8 s of slack.
+      expect(Date.now() - started).to.be.within(150, 2000);
     } finally {
       await jwks.close();
     }
@@ -216,15 +249,19 @@ describe('OAuth access tokens: local JWT verification', function () {
     let status = 200;
     const jwks = await jwksServer((res) => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? document : '{}'));
     try {
-      const v = urlVerifier(jwks.url, { cacheMs: 100, minRefetchMs: 50, maxStaleMs: 300 });
+      // The bound (1.5 s) is far from the first stale check (at 150 ms): a pause of the machine between them does not cross it.
+      // Every wait below is a lower bound, so waiting longer than asked changes nothing.
+      const maxStaleMs = 1500;
+      const v = urlVerifier(jwks.url, { cacheMs: 100, minRefetchMs: 50, maxStaleMs });
+      const fetched = Date.now();
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' })))).to.equal('ok:u_member');
       status = 503;
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await clockPast(fetched + 150);
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' }))), 'stale, within the bound').to.equal('ok:u_member');
-      await new Promise((resolve) => setTimeout(resolve, 350));
+      await clockPast(fetched + 100 + maxStaleMs + 100);
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' }))), 'stale past the bound').to.equal('jwks_unavailable');
       status = 200;
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      await clockPast(Date.now() + 60);
       expect(await outcome(v.verify(kit.sign({}, { key: 'ec' }))), 'the JWKS host is back').to.equal('ok:u_member');
     } finally {
       await jwks.close();
