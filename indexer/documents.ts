@@ -12,8 +12,9 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * 2: passages gained `mainSpeakers`.
  * 3: passages gained `marks` (sentence starts, where citations begin).
  * 4: passages gained `sourceHash` (the API caches what it shows by it).
+ * 5: episodes gained `language`; passages, titles and moments gained a sub-field per analysed language.
  */
-export const DERIVATION_VERSION = 4;
+export const DERIVATION_VERSION = 5;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read
@@ -97,6 +98,7 @@ export function episodeDocuments(
     hasTranscript: record.transcript != null,
     sourceHash: hash,
     indexedAt,
+    ...(record.language ? { language: record.language } : {}),
   };
   const owner = { episodeId: record.id, channelId: record.channelId, status, archived };
   const passages = buildPassages(record, passageOptions).map((p): PassageDraft => ({
@@ -145,6 +147,7 @@ export function channelDocument(c: ChannelRecord): ChannelDoc {
     ownerId: c.ownerId,
     memberIds: c.memberIds.includes(c.ownerId) ? [...c.memberIds] : [...c.memberIds, c.ownerId],
     customDomain: c.customDomain ?? null,
+    ...(c.language ? { language: c.language } : {}),
   };
 }
 

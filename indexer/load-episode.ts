@@ -1,8 +1,10 @@
 // Writes one episode's documents (idempotent, re-using unchanged vectors) and removes episodes.
 import type { Client } from '@opensearch-project/opensearch';
-import type { Embedder } from '../src/embedder.js';
+import { signatureOf, type Embedder } from '../src/embedder.js';
+import { indexEmbedder, mismatchMessage } from '../src/embedders/index-signature.js';
 import type { Logger } from '../src/logger.js';
 import type { IndexAliases } from '../src/store/opensearch.js';
+import { analysisOf } from '../src/store/languages.js';
 import type { PassageDoc } from '../src/store/documents.js';
 import { changeBetween, recordChanges, type ChangeEntry, type ChangeLogOptions, type EpisodeState } from '../src/store/changes.js';
 import { bulkWrite, type BulkOp } from './bulk.js';
@@ -12,7 +14,7 @@ import { deleteWhere, scrollHits } from './scroll.js';
 import type { EpisodeRecord } from './schemas.js';
 
 /** What the indexer needs of an embedder. */
-export type PassageEmbedder = Pick<Embedder, 'modelId' | 'dimension' | 'embedPassages'>;
+export type PassageEmbedder = Pick<Embedder, 'modelId' | 'dimension' | 'signature' | 'embedPassages'>;
 
 /** Everything an indexing call works with, made once per process and passed in. */
 export interface IndexContext {
@@ -24,6 +26,8 @@ export interface IndexContext {
   embedChunk?: number;
   /** The change feed's retention (CHANGES_RETENTION_DAYS, default 30) and clock. */
   changes?: ChangeLogOptions;
+  /** LANGUAGES: which languages have an analyzer of their own (the ingest summary names the episodes that fall back). */
+  languages?: readonly string[];
 }
 
 /** Appends changes to the channels' change feeds; a failure is the indexer's to classify (retried when transient). */
@@ -42,6 +46,10 @@ export interface EpisodeResult {
   reused: number;
   /** Stored passages of this episode that the new version no longer has. */
   removedPassages: number;
+  /** The language it is spoken in (primary subtag: its own, else its channel's, else `en`). */
+  language?: string;
+  /** The analyzer its words are searched with: the language's own, or `standard` (the fallback). */
+  analyzer?: string;
 }
 
 /** Model recorded in `_meta.model` of the index behind the passages alias. */
@@ -51,14 +59,22 @@ export async function passagesIndexModel(client: Client, aliases: IndexAliases):
   return entry?.mappings?._meta?.model;
 }
 
-/** Refuses to mix vectors of two models in one index: a model change needs `npm run reindex`. */
-export async function assertIndexModel(client: Client, aliases: IndexAliases, modelId: string): Promise<void> {
-  const model = await passagesIndexModel(client, aliases);
-  if (model !== modelId) {
+/**
+ * Refuses to mix vectors of two embedders in one index: the index's recorded embedder (kind,
+ * model, dimension, pooling, prefixes; see src/embedders/signature.ts) must be `embedder`'s, or,
+ * given a bare model id, its model must be that one. A change needs `npm run reindex`.
+ */
+export async function assertIndexModel(client: Client, aliases: IndexAliases, embedder: string | PassageEmbedder): Promise<void> {
+  if (typeof embedder === 'string') {
+    const model = await passagesIndexModel(client, aliases);
+    if (model === embedder) return;
     throw createIndexError('model_mismatch', {
-      message: `${aliases.passages} holds vectors of model "${model ?? 'unknown'}" but the embedder is "${modelId}"; run \`npm run reindex\``,
+      message: `${aliases.passages} holds vectors of model "${model ?? 'unknown'}" but the embedder is "${embedder}"; run \`npm run reindex\``,
     });
   }
+  const live = await storeCall('get passages mapping', () => indexEmbedder(client, aliases.passages));
+  const message = mismatchMessage(live, signatureOf(embedder));
+  if (message) throw createIndexError('model_mismatch', { message });
 }
 
 /** Stored vectors of `ids` whose textHash is still the same, by id. */
@@ -110,8 +126,9 @@ export async function indexEpisode(
     ? (stored.body as { _source?: { sourceHash?: string } & EpisodeState })._source
     : undefined;
   const storedHash = storedDoc?.sourceHash;
+  const { language, analyzer } = analysisOf(record.language ?? (await channelLanguage(ctx, record.channelId)), { ...(ctx.languages ? { languages: ctx.languages } : {}) });
   if (storedHash === hash && !force) {
-    return { id: record.id, outcome: 'unchanged', passages: 0, embedded: 0, reused: 0, removedPassages: 0 };
+    return { id: record.id, outcome: 'unchanged', passages: 0, embedded: 0, reused: 0, removedPassages: 0, language, analyzer };
   }
 
   const docs = episodeDocuments(record, { modelId: embedder.modelId, indexedAt: now.toISOString(), hash });
@@ -164,7 +181,14 @@ export async function indexEpisode(
   if (change) await recordEpisodeChanges(ctx, [{ channelId: record.channelId, episodeId: record.id, ...change }]);
   await bulkWrite(client, [{ op: 'index', index: aliases.episodes, id: record.id, doc: docs.episode }]);
   ctx.log?.debug({ episodeId: record.id, passages: docs.passages.length, embedded: missing.length, reused, removedPassages }, 'episode indexed');
-  return { id: record.id, outcome: 'indexed', passages: docs.passages.length, embedded: missing.length, reused, removedPassages };
+  return { id: record.id, outcome: 'indexed', passages: docs.passages.length, embedded: missing.length, reused, removedPassages, language, analyzer };
+}
+
+/** The stored channel's `language` (the meta job writes channels before their episodes); undefined when it has none. */
+async function channelLanguage(ctx: Pick<IndexContext, 'client' | 'aliases'>, channelId: string): Promise<string | undefined> {
+  const res = await storeCall('get channel', () => ctx.client.get({ index: ctx.aliases.channels, id: channelId, _source_includes: ['language'] } as never, { ignore: [404] }));
+  const body = res.body as { found?: boolean; _source?: { language?: string | null } };
+  return (body.found && body._source?.language) || undefined;
 }
 
 /**

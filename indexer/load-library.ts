@@ -4,6 +4,7 @@ import type { Logger } from '../src/logger.js';
 import type { IndexLayout } from '../src/config.js';
 import { ensureIndices, indexAliases, INDEX_NAMES } from '../src/store/opensearch.js';
 import { embedInTurns } from './embed-turns.js';
+import { signatureOf } from '../src/embedder.js';
 import { RetryableIndexError, retryIndexErrors, storeCall } from './errors.js';
 import { libraryJobs, runJob, type IngestJob, type JobResult } from './jobs.js';
 import { formatIssue } from './library-reader.js';
@@ -48,6 +49,8 @@ export interface LoadLibraryOptions {
   episodesInFlight?: number;
   /** The change feed's retention (CHANGES_RETENTION_DAYS). */
   changeRetentionDays?: number | undefined;
+  /** LANGUAGES: the languages given sub-fields of their own (default `en,es,de,fr,pt,it,nl`). */
+  languages?: readonly string[] | undefined;
 }
 
 /** Runs a job, retrying {@link RetryableIndexError}s with exponential backoff, as the worker would. */
@@ -85,11 +88,20 @@ export async function loadLibrary({
   layout,
   episodesInFlight = 2,
   changeRetentionDays,
+  languages,
 }: LoadLibraryOptions): Promise<LoadSummary> {
   const summary = createSummary(dir);
-  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout });
-  await assertIndexModel(client, aliases, embedder.modelId);
-  const ctx: IndexContext = { client, embedder, aliases, log, ...(embedChunk ? { embedChunk } : {}), changes: { retentionDays: changeRetentionDays } };
+  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: signatureOf(embedder), layout, ...(languages ? { languages } : {}) });
+  await assertIndexModel(client, aliases, embedder);
+  const ctx: IndexContext = {
+    client,
+    embedder,
+    aliases,
+    log,
+    ...(embedChunk ? { embedChunk } : {}),
+    changes: { retentionDays: changeRetentionDays },
+    ...(languages ? { languages } : {}),
+  };
   const embedderFor = embedInTurns(embedder);
   const progress: LoadProgress = { done: 0, total: 0, embedded: 0 };
   let storeDown = 0;

@@ -43,7 +43,7 @@ export async function ingestQueued({ config, dir, force, wait, modelId, log }: Q
   }
   try {
     const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-    await ensureIndices(client, { prefix: config.indexPrefix, modelId, layout: config.indexLayout });
+    await ensureIndices(client, { prefix: config.indexPrefix, modelId, layout: config.indexLayout, languages: config.languages });
     await client.close();
     for await (const job of jobs({
       onIssue: (issue) => {

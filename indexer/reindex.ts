@@ -1,6 +1,9 @@
 // Reindex by alias swap: new versioned indices, copy (or re-embed), one atomic swap, then drop the old.
 import type { Client } from '@opensearch-project/opensearch';
 import type { IndexLayout } from '../src/config.js';
+import { signatureOf } from '../src/embedder.js';
+import { mappingSignature } from '../src/embedders/index-signature.js';
+import { describeSignature, legacySignature, signatureDifferences, type EmbedderSignature } from '../src/embedders/signature.js';
 import type { Logger } from '../src/logger.js';
 import type { PassageDoc } from '../src/store/documents.js';
 import { INDEX_NAMES, createVersionedIndices, readIndexDefinition, resolveAliases, swapAliases, type IndexName } from '../src/store/opensearch.js';
@@ -16,8 +19,14 @@ export interface ReindexOptions {
   /** Model the new passages index is for (`_meta.model`); the configured model. */
   modelId: string;
   /**
-   * Called only when the stored vectors are of another model: returns the embedder
-   * of `modelId` (loading a model is slow, so it is not loaded when not needed).
+   * The configured embedder as known without loading it (kind, model, pooling, prefixes; the
+   * dimension when known). Default: the local defaults of `modelId`. Stored vectors are kept
+   * when the index recorded this embedder, else passages are re-embedded.
+   */
+  target?: TargetEmbedder;
+  /**
+   * Called only when the stored vectors are of another embedder: returns the embedder
+   * of `target` (loading a model is slow, so it is not loaded when not needed).
    */
   embedder?: () => Promise<PassageEmbedder>;
   log?: Logger | undefined;
@@ -30,6 +39,15 @@ export interface ReindexOptions {
   layout?: IndexLayout | undefined;
 }
 
+/** An embedder's signature before it is loaded: the dimension may still be unknown. */
+export type TargetEmbedder = Omit<EmbedderSignature, 'dimension'> & { dimension?: number | undefined };
+
+/** Whether vectors of `stored` serve an index for `target` (every field equal; the dimension when known). */
+export function fitsTarget(stored: EmbedderSignature | undefined, target: TargetEmbedder): boolean {
+  if (!stored) return false;
+  return signatureDifferences(stored, { ...target, dimension: target.dimension ?? stored.dimension }).length === 0;
+}
+
 export interface ReindexSummary {
   from: Partial<Record<IndexName, string>>;
   to: Record<IndexName, string>;
@@ -38,6 +56,9 @@ export interface ReindexSummary {
   reembedded: boolean;
   previousModel: string | null;
   model: string;
+  /** The embedders of the old and the new passages index, in one line each. */
+  previousEmbedder: string | null;
+  embedder: string;
   deleted: string[];
   durationMs: number;
 }
@@ -56,7 +77,9 @@ async function setWriteBlock(client: Client, indices: string[], blocked: boolean
  * Rebuilds every index of `prefix` from `mappings/`: the current indices are made
  * read-only (writers get a retryable block error instead of writing into an index
  * about to be dropped), new versioned indices are filled from them — passages keep
- * their vectors when `_meta.model` equals `modelId`, else their text is re-embedded —
+ * their vectors when the index recorded the `target` embedder (kind, model, pooling,
+ * prefixes), else their text is re-embedded and the new index gets the new embedder's
+ * dimension and `_meta.embedder` —
  * counts are checked, then all aliases move in one `_aliases` call. Searches keep
  * reading the old indices until that call and the new ones after it, so they never
  * see an error or an empty index. Old indices are deleted only after the swap (and
@@ -67,6 +90,7 @@ export async function reindex({
   client,
   prefix,
   modelId,
+  target = withoutDimension(legacySignature(modelId, 0)),
   embedder: loadEmbedder,
   log,
   graceMs = 2000,
@@ -78,26 +102,32 @@ export async function reindex({
   const from = await resolveAliases(client, prefix);
   const oldIndices = Object.values(from);
   let previousModel: string | null = null;
+  let stored: EmbedderSignature | undefined;
   if (from.passages) {
     const res = await storeCall('get mapping', () => client.indices.getMapping({ index: from.passages! }));
-    const entry = Object.values(res.body as Record<string, { mappings?: { _meta?: { model?: string } } }>)[0];
+    const entry = Object.values(res.body as Record<string, Parameters<typeof mappingSignature>[0] & { mappings?: { _meta?: { model?: string } } }>)[0];
     previousModel = entry?.mappings?._meta?.model ?? null;
+    stored = mappingSignature(entry);
   }
-  const reembed = from.passages !== undefined && previousModel !== modelId;
+  const reembed = from.passages !== undefined && !fitsTarget(stored, target);
   let embedder: PassageEmbedder | undefined;
+  // The new passages index is made for this embedder: its dimension and `_meta.embedder`.
+  let signature: EmbedderSignature | undefined = reembed ? undefined : stored;
   if (reembed) {
-    if (!loadEmbedder) throw new Error(`stored vectors are of "${previousModel}", not "${modelId}": an embedder is needed to re-embed`);
+    const wanted = `${target.kind} "${target.model}"`;
+    if (!loadEmbedder) throw new Error(`stored vectors are of ${stored ? describeSignature(stored) : `"${previousModel}"`}, not ${wanted}: an embedder is needed to re-embed`);
     embedder = await loadEmbedder();
-    if (embedder.modelId !== modelId) throw new Error(`embedder is "${embedder.modelId}", expected "${modelId}"`);
+    signature = signatureOf(embedder);
+    if (embedder.modelId !== modelId || !fitsTarget(signature, target)) throw new Error(`embedder is ${describeSignature(signature)}, expected ${wanted}`);
   }
-  log?.info({ prefix, from, previousModel, model: modelId, reembed }, 'reindex started');
+  log?.info({ prefix, from, previousModel, model: modelId, reembed, embedder: signature && describeSignature(signature) }, 'reindex started');
 
   await setWriteBlock(client, oldIndices, true);
   let to: Record<IndexName, string> | undefined;
   const copied: Partial<Record<IndexName, number>> = {};
   let swapped = false;
   try {
-    to = await createVersionedIndices(client, { prefix, modelId, ...(layout ? { layout } : {}) });
+    to = await createVersionedIndices(client, { prefix, modelId, embedding: signature, ...(layout ? { layout } : {}) });
     await storeCall('pause refresh', () => client.indices.putSettings({ index: Object.values(to!).join(','), body: { 'index.refresh_interval': '-1' } } as never));
     for (const name of INDEX_NAMES) {
       const source = from[name];
@@ -151,6 +181,8 @@ export async function reindex({
     reembedded: reembed,
     previousModel,
     model: modelId,
+    previousEmbedder: stored ? describeSignature(stored) : null,
+    embedder: describeSignature(signature ?? legacySignature(modelId, 384)),
     deleted: retired,
     durationMs: Date.now() - started,
   };
@@ -165,4 +197,9 @@ async function reembedPage(embedder: PassageEmbedder, docs: { id: string; doc: P
     id: d.id,
     doc: { ...d.doc, embedding: vectors[i]!, textHash: textHash(embedder.modelId, d.doc.text) },
   }));
+}
+
+function withoutDimension(s: EmbedderSignature): TargetEmbedder {
+  const { dimension: _unknown, ...rest } = s;
+  return rest;
 }

@@ -19,6 +19,13 @@ export interface LoadSummary {
     removed: number;
   };
   passages: { written: number; embedded: number; reused: number; removed: number };
+  /** Episodes read by the language they are spoken in (primary subtag). */
+  languages: Record<string, number>;
+  /**
+   * Episodes in a language without an analyzer of its own here (not in LANGUAGES, or none built into the engine):
+   * searched with the fallback `standard` analysis, by language.
+   */
+  fallback: Record<string, number>;
   /** Files and records that were skipped, with path, line and reason. */
   skipped: LibraryIssue[];
   /** Records that were read but could not be indexed. */
@@ -39,6 +46,8 @@ export function createSummary(library: string, started = Date.now()) {
     facets: 0,
     episodes: { read: 0, indexed: 0, unchanged: 0, failed: 0, removed: 0 },
     passages: { written: 0, embedded: 0, reused: 0, removed: 0 },
+    languages: {},
+    fallback: {},
     skipped: [],
     failed: [],
     syncWithheld: null,
@@ -65,6 +74,10 @@ export function createSummary(library: string, started = Date.now()) {
         s.passages.embedded += r.embedded;
         s.passages.reused += r.reused;
         s.passages.removed += r.removedPassages;
+        if (r.language) {
+          s.languages[r.language] = (s.languages[r.language] ?? 0) + 1;
+          if (r.analyzer === 'standard') s.fallback[r.language] = (s.fallback[r.language] ?? 0) + 1;
+        }
       }
     },
     /** A job that could not be done; `id` is the episode id, or `meta`/`sync`. */
@@ -91,6 +104,14 @@ export function formatSummary(s: LoadSummary): string {
     `  passages written ${s.passages.written} (embedded ${s.passages.embedded}, vectors re-used ${s.passages.reused}), stale removed ${s.passages.removed}`,
     `  users ${s.users}, channels ${s.channels}, facets ${s.facets}`,
   ];
+  const languages = Object.entries(s.languages);
+  if (languages.length > 1 || (languages.length === 1 && languages[0]![0] !== 'en')) lines.push(`  languages: ${languages.map(([l, n]) => `${l} ${n}`).join(', ')}`);
+  const fallback = Object.entries(s.fallback);
+  if (fallback.length > 0) {
+    lines.push(
+      `  analysed with the fallback (standard: no stemming or stop words of their own): ${fallback.map(([l, n]) => `${l} ${n}`).join(', ')}; add the language to LANGUAGES (when the engine has an analyzer for it) and reindex`,
+    );
+  }
   if (s.syncWithheld) lines.push(`  removal withheld: ${s.syncWithheld}`);
   if (s.skipped.length) lines.push(`  skipped ${s.skipped.length}:`, ...s.skipped.map((i) => `    ${formatIssue(i)}`));
   if (s.failed.length) lines.push(`  failed ${s.failed.length}:`, ...s.failed.map((f) => `    ${f.id}: ${f.reason}`));

@@ -80,6 +80,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     aliases,
     settings: config.search,
     channelSites: config.channelSites,
+    languages: config.languages,
     queryCache: caches.query ?? fresh!.query,
     hydrationCache: caches.hydration ?? fresh!.hydration,
   };

@@ -3,6 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Embedder } from './embedder.js';
+import { resolvePooling, resolvePrefixes, type EmbedderSignature, type PoolingSetting } from './embedders/signature.js';
 import type { Logger } from './logger.js';
 
 /** Why a vector could not be had: every worker busy and the queue full, or the model failed on it. */
@@ -53,6 +54,10 @@ export interface EmbedderPoolOptions {
    * little CPU but must not wait behind it. Default 10.
    */
   nice?: number;
+  /** Pooling and prefixes of the model (see `createEmbedder`); defaults from the model id. */
+  pooling?: PoolingSetting;
+  queryPrefix?: string | undefined;
+  passagePrefix?: string | undefined;
   log?: Logger;
 }
 
@@ -62,6 +67,9 @@ export interface WorkerOptions {
   modelDir: string | undefined;
   maxQueryTokens: number;
   nice: number;
+  pooling: 'cls' | 'mean';
+  queryPrefix: string;
+  passagePrefix: string;
 }
 
 /** A job sent to a worker. */
@@ -140,11 +148,16 @@ export async function createEmbedderPool({
   queryTimeoutMs = 500,
   maxQueryTokens = 128,
   nice = 10,
+  pooling: poolingSetting = 'auto',
+  queryPrefix: querySetting,
+  passagePrefix: passageSetting,
   log,
 }: EmbedderPoolOptions): Promise<EmbedderPool> {
   if (!Number.isInteger(count) || count < 1) throw new Error(`workers must be a positive integer, got ${count}`);
   if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error(`nice must be an integer 0..19, got ${nice}`);
-  const options: WorkerOptions = { modelId, modelDir, maxQueryTokens, nice };
+  const pooling = resolvePooling(modelId, poolingSetting);
+  const { queryPrefix, passagePrefix } = resolvePrefixes(modelId, { queryPrefix: querySetting, passagePrefix: passageSetting });
+  const options: WorkerOptions = { modelId, modelDir, maxQueryTokens, nice, pooling, queryPrefix, passagePrefix };
   const queue: PendingJob[] = [];
   const slots: Slot[] = [];
   let nextId = 1;
@@ -244,8 +257,10 @@ export async function createEmbedderPool({
     });
   };
 
+  const signature: EmbedderSignature = { kind: 'local', model: modelId, dimension, pooling, queryPrefix, passagePrefix };
   return {
     modelId,
+    signature,
     get dimension() {
       return dimension;
     },

@@ -35,12 +35,12 @@ function lowerPriority(nice: number): void {
 // The API went away (exit, crash, kill): nobody is left to answer.
 process.on('disconnect', () => process.exit(0));
 
-const { modelId, modelDir, maxQueryTokens, nice } = JSON.parse(process.argv[2] ?? '{}') as WorkerOptions;
+const { modelId, modelDir, maxQueryTokens, nice, pooling, queryPrefix, passagePrefix } = JSON.parse(process.argv[2] ?? '{}') as WorkerOptions;
 lowerPriority(nice);
 try {
   // Imported only now, so that the model library's threads start at the lowered priority.
   const { createEmbedder } = await import('./embedder.js');
-  const embedder = await createEmbedder({ modelId, modelDir, maxQueryTokens });
+  const embedder = await createEmbedder({ modelId, modelDir, maxQueryTokens, pooling, queryPrefix, passagePrefix });
   lowerPriority(nice);
   process.on('message', async (job: WorkerJob) => {
     try {

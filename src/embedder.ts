@@ -1,18 +1,24 @@
 // The one text embedder, shared by the API (queries) and the indexer (segments), so both sides use the same model.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { env, pipeline } from '@xenova/transformers';
+import { BGE_QUERY_PREFIX, legacySignature, resolvePooling, resolvePrefixes, type EmbedderSignature, type PoolingSetting } from './embedders/signature.js';
 import type { Logger } from './logger.js';
 
 /** bge v1.5's retrieval instruction: prepended to queries, never to passages. */
-export const QUERY_PREFIX = 'Represent this sentence for searching relevant passages: ';
+export const QUERY_PREFIX = BGE_QUERY_PREFIX;
 
 export interface Embedder {
   readonly modelId: string;
   /** Length of every vector (384 for bge-small and MiniLM). */
   readonly dimension: number;
-  /** Passages: no prefix. Batches internally by batchSize. Returns unit-length vectors. */
+  /**
+   * Kind, model, dimension, pooling and prefixes: what a passages index records and is checked
+   * against. Unset (test doubles): the local defaults of `modelId` (see {@link signatureOf}).
+   */
+  readonly signature?: EmbedderSignature;
+  /** Passages get the passage prefix (none by default). Batches internally by batchSize. Returns unit-length vectors. */
   embedPassages(texts: string[]): Promise<number[][]>;
-  /** Queries get the bge prefix {@link QUERY_PREFIX} (bge models only). Returns a unit-length vector. */
+  /** Queries get the query prefix (the bge instruction {@link QUERY_PREFIX} for bge models by default). Returns a unit-length vector. */
   embedQuery(text: string): Promise<number[]>;
   /** Number of texts embedded since creation (lets tests prove `fast=true` never embeds). */
   readonly embeddedCount: number;
@@ -40,14 +46,34 @@ export interface EmbedderOptions {
    * with the input, and a question's meaning sits in its first words: the API caps it.
    */
   maxQueryTokens?: number;
+  /** `auto` (default): `cls` for bge models, `mean` for others (sentence-transformers). */
+  pooling?: PoolingSetting;
+  /** Put before every query; unset: the bge instruction for bge models, else none. */
+  queryPrefix?: string | undefined;
+  /** Put before every passage; unset: none (e5 models want `passage: `). */
+  passagePrefix?: string | undefined;
   log?: Logger;
+}
+
+/** The signature of `embedder`: its own, or the local defaults of its model id (test doubles declare none). */
+export function signatureOf(embedder: Pick<Embedder, 'modelId' | 'dimension' | 'signature'>): EmbedderSignature {
+  return embedder.signature ?? legacySignature(embedder.modelId, embedder.dimension);
 }
 
 /**
  * Loads the model once and returns an {@link Embedder}. Inputs longer than 512 tokens
  * are truncated by the tokenizer. Note that `modelDir` sets Transformers.js's global `env`.
  */
-export async function createEmbedder({ modelId, modelDir, batchSize = 1, maxQueryTokens = 512, log }: EmbedderOptions): Promise<Embedder> {
+export async function createEmbedder({
+  modelId,
+  modelDir,
+  batchSize = 1,
+  maxQueryTokens = 512,
+  pooling: poolingSetting = 'auto',
+  queryPrefix: querySetting,
+  passagePrefix: passageSetting,
+  log,
+}: EmbedderOptions): Promise<Embedder> {
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
   if (!Number.isInteger(maxQueryTokens) || maxQueryTokens < 1) throw new Error(`maxQueryTokens must be a positive integer, got ${maxQueryTokens}`);
   if (modelDir !== undefined) {
@@ -57,9 +83,8 @@ export async function createEmbedder({ modelId, modelDir, batchSize = 1, maxQuer
   const started = Date.now();
   const extractor = await pipeline('feature-extraction', modelId, { quantized: true });
   // bge is trained to pool on [CLS] and to prefix queries; sentence-transformers models (MiniLM) mean-pool.
-  const isBge = /bge/i.test(modelId);
-  const pooling = isBge ? 'cls' : 'mean';
-  const queryPrefix = isBge ? QUERY_PREFIX : '';
+  const pooling = resolvePooling(modelId, poolingSetting);
+  const { queryPrefix, passagePrefix } = resolvePrefixes(modelId, { queryPrefix: querySetting, passagePrefix: passageSetting });
   const dimension = Number((extractor.model.config as { hidden_size?: unknown }).hidden_size);
   if (!Number.isInteger(dimension) || dimension < 1) throw new Error(`${modelId}: config.json has no usable hidden_size`);
   log?.info({ modelId, modelDir, dimension, pooling, ms: Date.now() - started }, 'embedding model loaded');
@@ -81,9 +106,11 @@ export async function createEmbedder({ modelId, modelDir, batchSize = 1, maxQuer
     return toRows(output.data as Float32Array, texts.length, dimension);
   }
 
+  const signature: EmbedderSignature = { kind: 'local', model: modelId, dimension, pooling, queryPrefix, passagePrefix };
   return {
     modelId,
     dimension,
+    signature,
     get embeddedCount() {
       return embeddedCount;
     },
@@ -92,7 +119,7 @@ export async function createEmbedder({ modelId, modelDir, batchSize = 1, maxQuer
       for (let i = 0; i < texts.length; i += batchSize) {
         // onnxruntime-node 1.14 runs the model synchronously on the main thread: let I/O in between calls.
         if (i > 0) await nextTurn();
-        vectors.push(...(await run(texts.slice(i, i + batchSize))));
+        vectors.push(...(await run(texts.slice(i, i + batchSize).map((t) => passagePrefix + t))));
       }
       return vectors;
     },

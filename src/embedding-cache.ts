@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, open, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Embedder } from './embedder.js';
+import { signatureOf, type Embedder } from './embedder.js';
+import { legacySignature, signatureDifferences, type EmbedderSignature } from './embedders/signature.js';
 
 const KEY_BYTES = 32;
 
@@ -14,14 +15,15 @@ export interface CachedEmbedder extends Embedder {
 
 /**
  * Wraps `embedder` so that `embedPassages` answers known texts from an append-only file
- * `<dir>/<model>.vectors` (sha256 key + float32 vector per record) and appends new ones.
+ * `<dir>/<model>-<dimension>[-<embedder hash>].vectors` (sha256 key + float32 vector per record)
+ * and appends new ones. One file per embedder signature (see {@link cacheFileName}).
  * Queries are not cached here (the search path has its own LRU). `embeddedCount` still
  * counts only what the model itself embedded. A torn tail (a process killed mid-append)
  * is cut off on open.
  */
 export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: string }): Promise<CachedEmbedder> {
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `${embedder.modelId.replace(/[^A-Za-z0-9._-]+/g, '_')}-${embedder.dimension}.vectors`);
+  const file = join(dir, cacheFileName(signatureOf(embedder)));
   const recordBytes = KEY_BYTES + embedder.dimension * 4;
   const known = new Map<string, Float32Array>();
   /** Bytes of the file already read: records other processes append later are picked up on a miss. */
@@ -61,6 +63,9 @@ export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: str
     get modelId() {
       return embedder.modelId;
     },
+    get signature() {
+      return embedder.signature;
+    },
     get dimension() {
       return embedder.dimension;
     },
@@ -97,4 +102,21 @@ export async function withEmbeddingCache(embedder: Embedder, { dir }: { dir: str
       return keys.map((k) => Array.from(known.get(k)!));
     },
   };
+}
+
+/**
+ * The cache file of an embedder: `<model>-<dimension>.vectors` for a local model with the
+ * defaults of its id (the name every cache had before embedders were configurable, so existing
+ * caches stay valid), with a hash of the whole signature added for any other (another kind,
+ * pooling or passage prefix gives other vectors for the same text).
+ */
+export function cacheFileName(signature: EmbedderSignature): string {
+  const base = `${signature.model.replace(/[^A-Za-z0-9._-]+/g, '_')}-${signature.dimension}`;
+  const defaults = legacySignature(signature.model, signature.dimension);
+  // The query prefix never touches a passage vector: it does not split the cache.
+  const differs = signatureDifferences(defaults, signature).filter((k) => k !== 'queryPrefix');
+  if (differs.length === 0) return `${base}.vectors`;
+  const { kind, model, dimension, pooling, passagePrefix } = signature;
+  const hash = createHash('sha256').update(JSON.stringify({ kind, model, dimension, pooling, passagePrefix })).digest('hex').slice(0, 12);
+  return `${base}-${hash}.vectors`;
 }

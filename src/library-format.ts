@@ -31,6 +31,8 @@ export const Channel = Type.Object({
   ownerId: Id,
   memberIds: IdList,
   customDomain: Type.Optional(Nullable(Type.String({ format: 'hostname' }))),
+  /** BCP 47 (`en`, `es`, `de-AT`): what its episodes are spoken in unless one says otherwise; absent means `en`. */
+  language: Type.Optional(Nullable(Type.String())),
   /** Where the importer took the channel from; an import from another source is refused unless told. */
   source: Type.Optional(
     Type.Object({
@@ -120,6 +122,8 @@ export const Episode = Type.Object({
   collectionIds: Type.Optional(IdList),
   transcript: Type.Optional(Nullable(TranscriptDocument)),
   chapters: Type.Optional(Nullable(Type.Array(Chapter))),
+  /** BCP 47; overrides the channel's (a transcriber's detection lands here). */
+  language: Type.Optional(Nullable(Type.String())),
 });
 export type EpisodeRecord = Static<typeof Episode>;
 

@@ -97,6 +97,12 @@ export const EpisodeSchema = Type.Object(
     personIds: Type.Optional(Type.Array(Type.String())),
     entityIds: Type.Optional(Type.Array(Type.String())),
     collectionIds: Type.Optional(Type.Array(Type.String())),
+    language: Type.Optional(
+      Type.String({
+        description:
+          "BCP 47 tag of the language it is spoken in (additive): the episode's own (a transcriber's detection lands there), else its channel's; `en` when the library names none.",
+      }),
+    ),
   },
   { description: 'Catalog row. Archived episodes are never returned.' },
 );

@@ -96,7 +96,7 @@ export function durationOf(seconds: number | null | undefined): number | null {
 }
 
 /** What an importer knows of an episode: every catalog field it may fill, each given (null when the source has none). */
-export type EpisodeFields = Required<Omit<EpisodeRecord, 'status' | 'error' | 'entityIds' | 'collectionIds'>>;
+export type EpisodeFields = Required<Omit<EpisodeRecord, 'status' | 'error' | 'entityIds' | 'collectionIds' | 'language'>>;
 
 /** A published episode record, keys always in this order. */
 export function episodeRecord(f: EpisodeFields): EpisodeRecord {

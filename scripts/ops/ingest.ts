@@ -44,6 +44,7 @@ async function direct(): Promise<LoadSummary> {
       force: opts.force ?? false,
       layout: config.indexLayout,
       changeRetentionDays: config.changes.retentionDays,
+      languages: config.languages,
       onProgress: (p) => progress.update(p.done, p.total, { embedded: p.embedded }),
     });
   } finally {

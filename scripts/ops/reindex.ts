@@ -1,7 +1,7 @@
 // `npm run reindex`: rebuild every index of INDEX_PREFIX from mappings/ and swap the aliases atomically.
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../src/config.js';
-import { createEmbedder } from '../../src/embedder.js';
+import { configuredModelId, configuredSignature, createConfiguredEmbedder } from '../../src/embedders/configured.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient } from '../../src/store/opensearch.js';
 import { createProgress } from '../../indexer/progress.js';
@@ -17,9 +17,12 @@ const program = new Command()
   .name('reindex')
   .description(
     'Build new versioned indices from mappings/ for INDEX_PREFIX, copy every document into them\n' +
-      '(stored vectors are kept when the passages index was built for MODEL_ID; otherwise passages are\n' +
-      're-embedded with MODEL_ID), swap all aliases in one atomic call, then delete the old indices.\n' +
-      'Writes are blocked on the old indices meanwhile (the worker retries them); searches are not affected.',
+      '(stored vectors are kept when the passages index was built by the configured embedder: EMBEDDER,\n' +
+      'MODEL_ID or EMBEDDINGS_MODEL, MODEL_POOLING, MODEL_QUERY_PREFIX, MODEL_PASSAGE_PREFIX; otherwise\n' +
+      'passages are re-embedded with it and the new index takes its dimension), swap all aliases in one\n' +
+      'atomic call, then delete the old indices. Writes are blocked on the old indices meanwhile (the\n' +
+      'worker retries them); searches keep reading the old indices until the swap. After a change of\n' +
+      'embedder, restart the API and the worker with the new configuration once this has finished.',
   )
   .option('--grace <ms>', 'wait after the swap before deleting the old indices', nonNegative, 2000)
   .parse();
@@ -36,8 +39,9 @@ async function main(): Promise<void> {
     const summary = await reindex({
       client,
       prefix: config.indexPrefix,
-      modelId: config.modelId,
-      embedder: () => createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log }),
+      modelId: configuredModelId(config),
+      target: configuredSignature(config),
+      embedder: () => createConfiguredEmbedder(config, { log }),
       log,
       graceMs: opts.grace,
       layout: config.indexLayout,

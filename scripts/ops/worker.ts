@@ -2,8 +2,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createOpenSearchClient, ensureIndices } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { createIndexerEmbedder } from '../../indexer/embedder.js';
+import { signatureOf, type Embedder } from '../../src/embedder.js';
+import { guardIndexEmbedder, startupMismatch } from '../../src/embedders/index-guard.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection } from '../../indexer/queue.js';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../../src/metrics/listener.js';
@@ -49,15 +51,42 @@ const opts = program.opts<{
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 
+/**
+ * The worker's embedder: refuses to start when the live passages index was built by another
+ * embedder, and stops the worker (exit 3) when a reindex swaps one in: jobs then wait for a
+ * worker restarted with the configuration the index was rebuilt for.
+ */
+async function guardedEmbedder(client: Client, model: Embedder): Promise<Embedder> {
+  const alias = indexAliases(config.indexPrefix).passages;
+  const refusal = await startupMismatch(client, alias, model);
+  if (refusal) throw new Error(refusal);
+  return guardIndexEmbedder(model, {
+    client,
+    alias,
+    log,
+    onMismatch: () => {
+      process.exitCode = 3;
+      process.kill(process.pid, 'SIGTERM'); // the usual shutdown: current jobs end (they fail), nothing new is taken
+    },
+  });
+}
+
 async function main(): Promise<void> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-  const embedder = await createIndexerEmbedder(config, { module: opts.embedderModule, log });
-  const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
+  const model = await createIndexerEmbedder(config, { module: opts.embedderModule, log });
+  const embedder = await guardedEmbedder(client, model);
+  const aliases = await ensureIndices(client, {
+    prefix: config.indexPrefix,
+    modelId: embedder.modelId,
+    embedding: signatureOf(model),
+    layout: config.indexLayout,
+    languages: config.languages,
+  });
   const connection = createRedisConnection(config.redisUrl);
   const worker = createIngestWorker({
     connection,
     name: config.queueName,
-    ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays } },
+    ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays }, languages: config.languages },
     concurrency: opts.concurrency,
     lockDurationMs: opts.lockDuration,
     stalledIntervalMs: opts.stalledInterval,
@@ -68,7 +97,7 @@ async function main(): Promise<void> {
         connection,
         indexPrefix: config.indexPrefix,
         pipeline: config.pipeline,
-        ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays } },
+        ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays }, languages: config.languages },
         lockDurationMs: opts.lockDuration,
         stalledIntervalMs: opts.stalledInterval,
         log,
@@ -106,7 +135,7 @@ async function main(): Promise<void> {
         connection.disconnect();
         await client.close();
         log.info('worker stopped');
-        process.exit(0);
+        process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
       })
       .catch((err: unknown) => {
         log.error({ err }, 'worker did not close cleanly');

@@ -1,4 +1,5 @@
-"""The local transcription service: OpenAI's `POST /v1/audio/transcriptions` over faster-whisper, and `GET /health`.
+"""The local transcription service: OpenAI's `POST /v1/audio/transcriptions` over faster-whisper, `GET /health`,
+and, when started with --embeddings-model, OpenAI's `POST /v1/embeddings` over an ONNX sentence-embedding model.
 
 Bound to 127.0.0.1 unless --host says otherwise (the container image binds its own interface,
 never published). One model is loaded at start; requests are decoded one at a time (each
@@ -6,6 +7,7 @@ uses every core), while /health keeps answering. Errors are OpenAI's JSON shape
 `{"error": {"message", "type", "param", "code"}}`.
 
 Usage: server.py --port N [--host ADDRESS] --model <model folder | hub id> [--name NAME] [--max-bytes N]
+                 [--embeddings-model <Transformers.js model folder>] [--embeddings-pooling cls|mean]
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import engine
+from embeddings import EmbeddingModel
 
 FORMATS = ("json", "verbose_json")
+EMBED_MAX_BYTES = 8 * 1024 * 1024
+EMBED_MAX_INPUTS = 2048
 GRANULARITIES = ("word", "segment")
 
 
@@ -73,6 +78,7 @@ class Handler(BaseHTTPRequestHandler):
     model_name = "base"
     max_bytes = 256 * 1024 * 1024
     languages: set[str] = set()
+    embedder: EmbeddingModel | None = None
     lock = threading.Lock()
     # Counted for /health: a test (and an operator) can see that an abandoned request stopped decoding.
     counts = {"transcribed": 0, "abandoned": 0}
@@ -99,6 +105,9 @@ class Handler(BaseHTTPRequestHandler):
             self.fail(RequestError(404, f"no route GET {self.path.split('?')[0]}", code="not_found"))
 
     def do_POST(self) -> None:
+        if self.path.split("?")[0] == "/v1/embeddings":
+            self.embeddings_route()
+            return
         started = time.monotonic()
         try:
             if self.path.split("?")[0] != "/v1/audio/transcriptions":
@@ -118,6 +127,59 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as err:  # noqa: BLE001 - a decoding failure must still answer in the API's shape
             self.fail(RequestError(500, f"transcription failed: {type(err).__name__}", code="transcription_failed"))
             log(msg="failed", error=repr(err))
+
+    def embeddings_route(self) -> None:
+        started = time.monotonic()
+        try:
+            body = self.embed()
+            self.answer(200, body)
+            log(msg="embedded", seconds=round(time.monotonic() - started, 3), inputs=len(body["data"]))
+        except RequestError as err:
+            self.close_connection = True
+            self.fail(err)
+            log(msg="refused", status=err.status, error=str(err))
+        except Exception as err:  # noqa: BLE001 - a model failure must still answer in the API's shape
+            self.fail(RequestError(500, f"embedding failed: {type(err).__name__}", code="embedding_failed"))
+            log(msg="failed", error=repr(err))
+
+    def embed(self) -> dict[str, Any]:
+        """`{model, input: string | string[]}` to `{data: [{embedding, index}], model, usage}` (floats only)."""
+        if self.embedder is None:
+            raise RequestError(404, "this service was started without an embeddings model", code="not_found")
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            raise RequestError(411, "send the request with a Content-Length", code="length_required")
+        try:
+            length = int(self.headers.get("Content-Length") or "")
+        except ValueError:
+            raise RequestError(411, "send the request with a Content-Length", code="length_required") from None
+        if length > EMBED_MAX_BYTES:
+            raise RequestError(413, f"Maximum allowed size is {EMBED_MAX_BYTES} bytes", code="body_too_large")
+        try:
+            request = json.loads(self.rfile.read(length) or b"null")
+        except (ValueError, UnicodeDecodeError):
+            raise RequestError(400, "the body is not JSON", code="invalid_body") from None
+        if not isinstance(request, dict):
+            raise RequestError(400, "the body must be a JSON object", code="invalid_body")
+        model = request.get("model")
+        if not isinstance(model, str) or not model.strip():
+            raise RequestError(400, "the field model is missing", param="model", code="missing_model")
+        texts = request.get("input")
+        if isinstance(texts, str):
+            texts = [texts]
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            raise RequestError(400, "input must be a string or a non-empty array of strings", param="input", code="invalid_input")
+        if len(texts) > EMBED_MAX_INPUTS:
+            raise RequestError(400, f"input holds more than {EMBED_MAX_INPUTS} texts", param="input", code="invalid_input")
+        if request.get("encoding_format", "float") != "float":
+            raise RequestError(400, "encoding_format must be float here", param="encoding_format")
+        vectors, tokens = self.embedder.embed(texts)
+        return {
+            "object": "list",
+            "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+            # The one model this service serves answers to whatever name the deployment gave it.
+            "model": model,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
 
     def client_gone(self) -> bool:
         """True once the client has closed its side of the connection (it sends nothing while it waits)."""
@@ -209,7 +271,11 @@ def main() -> None:
     parser.add_argument("--model", required=True, help="model folder, or a faster-whisper hub id")
     parser.add_argument("--name", default=None, help="name shown by /health")
     parser.add_argument("--max-bytes", type=int, default=256 * 1024 * 1024)
+    parser.add_argument("--embeddings-model", default=None, help="Transformers.js model folder served on /v1/embeddings")
+    parser.add_argument("--embeddings-pooling", default="cls", choices=["cls", "mean"], help="pooling of that model (default cls, as bge)")
     args = parser.parse_args()
+    if args.embeddings_model:
+        Handler.embedder = EmbeddingModel(args.embeddings_model, args.embeddings_pooling)
 
     from faster_whisper.tokenizer import _LANGUAGE_CODES
 

@@ -38,6 +38,11 @@ export const SCHEMAS: Record<string, JsonSchema> = {
         type: 'boolean',
         description: "True when the channel owner's plan includes API access; false means the channel's data endpoints answer 403.",
       },
+      language: {
+        type: 'string',
+        description:
+          'BCP 47 tag of the language its episodes are spoken in unless one says otherwise (additive); `en` when the library names none. Searches of the channel are analysed in it.',
+      },
     },
   },
   ChannelList: {

@@ -16,6 +16,7 @@ export function listChannels(): RequestHandler {
         title: c.title,
         providerType: c.providerType,
         apiAccess: paid.has(c.ownerId),
+        language: c.language ?? 'en',
       })),
     });
   };

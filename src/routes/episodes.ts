@@ -7,8 +7,8 @@ import { channelOrigin, episodeUrl, type ChannelSites } from '../channel-urls.js
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import { filtersFromQuery } from './filters.js';
 
-/** The spec's catalog row (plus the page URL and facet ids, additive) from a stored episode. */
-export function toEpisode(e: EpisodeDoc, origin: string) {
+/** The spec's catalog row (plus the page URL, facet ids and language, additive) from a stored episode of a channel spoken in `channelLanguage`. */
+export function toEpisode(e: EpisodeDoc, origin: string, channelLanguage: string | null | undefined = undefined) {
   return {
     id: e.id,
     title: e.title,
@@ -27,6 +27,7 @@ export function toEpisode(e: EpisodeDoc, origin: string) {
     personIds: e.personIds ?? [],
     entityIds: e.entityIds ?? [],
     collectionIds: e.collectionIds ?? [],
+    language: e.language ?? channelLanguage ?? 'en',
   };
 }
 
@@ -46,7 +47,7 @@ export function listEpisodes({ channelSites }: { channelSites: ChannelSites }): 
     const last = page.at(-1);
     const origin = channelOrigin(channel, channelSites);
     res.json({
-      episodes: page.map((r) => toEpisode(r.episode, origin)),
+      episodes: page.map((r) => toEpisode(r.episode, origin, channel.language)),
       nextCursor: rows.length > limit && last ? encodeCursor(last.sort as SortKey, digest) : null,
     });
   };

@@ -4,6 +4,7 @@ import type { IndexAliases } from '../store/opensearch.js';
 import { englishTerms, matchTokens } from './english.js';
 import { DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, PASSAGE_SOURCE, passageSource } from './fields.js';
 import { buildFilters, type QueryClause } from '../store/filters.js';
+import { analysisOf, DEFAULT_LANGUAGES, languageFields } from '../store/languages.js';
 import type { HydrationCache } from './hydration-cache.js';
 import { HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from './landing.js';
 import { keywordText } from './keyword-query.js';
@@ -40,12 +41,12 @@ function splitHash(source: Record<string, unknown> | undefined): { hash: string 
   return { hash: typeof sourceHash === 'string' ? sourceHash : undefined, rest };
 }
 
-/** A hydrated passage, with the query's terms where the highlighter found them in its text; kept in `cache` by its record version. */
-function passageOf(h: RawHit, cache?: { cache: HydrationCache; store: string }): PassageHit {
+/** A hydrated passage, with the query's terms where the highlighter found them in its text (`field`: `text` or a language's sub-field); kept in `cache` by its record version. */
+function passageOf(h: RawHit, cache?: { cache: HydrationCache; store: string }, field = 'text'): PassageHit {
   const { hash, rest } = splitHash(h._source);
   const passage = { ...(rest as unknown as PassageHit), id: h._id };
   if (cache && hash) cache.cache.putPassage(cache.store, hash, passage);
-  const tagged = h.highlight?.text?.[0];
+  const tagged = h.highlight?.[field]?.[0];
   const matches = tagged === undefined ? [] : parseHighlight(tagged, passage.text);
   // Object.assign rather than a spread plus a property: see combine() in fusion.ts.
   return matches ? Object.assign({}, passage, { matches }) : passage;
@@ -55,13 +56,14 @@ function passageOf(h: RawHit, cache?: { cache: HydrationCache; store: string }):
  * Highlighting of the query's words in passage text, whole text in one fragment with
  * marker characters, so the ranges can be read back exactly (landing and `highlights`).
  * `text` only: a speaker name or chapter title says nothing about where in the speech
- * the answer is.
+ * the answer is. `field` is `text`, or the sub-field of the channel's language (`text.es`): the highlighter
+ * then analyses the query and the text as the keyword leg did.
  */
-export function textHighlight(query: string): QueryClause {
+export function textHighlight(query: string, field = 'text'): QueryClause {
   return {
     pre_tags: [HIGHLIGHT_PRE],
     post_tags: [HIGHLIGHT_POST],
-    fields: { text: { type: 'unified', number_of_fragments: 0, highlight_query: { match: { text: { query } } } } },
+    fields: { [field]: { type: 'unified', number_of_fragments: 0, highlight_query: { match: { [field]: { query } } } } },
   };
 }
 
@@ -86,10 +88,19 @@ export function planHydration(
   params: SearchParams,
   channel: ChannelDoc,
   groups: readonly EpisodeGroup[],
-  { passageFields = DEFAULT_PASSAGE_FIELDS, cache }: { passageFields?: readonly string[]; cache?: HydrationCache } = {},
+  {
+    passageFields = DEFAULT_PASSAGE_FIELDS,
+    cache,
+    languages = DEFAULT_LANGUAGES,
+  }: { passageFields?: readonly string[]; cache?: HydrationCache; languages?: readonly string[] } = {},
 ): HydratePlan {
-  const highlighted = keywordText(params.query);
-  const terms = cache ? englishTerms(highlighted) : undefined;
+  const analysis = analysisOf(channel.language, { languages });
+  const english = analysis.suffix === '';
+  const textField = english ? 'text' : `text.${analysis.suffix}`;
+  passageFields = languageFields(passageFields, analysis);
+  const highlighted = keywordText(params.query, analysis.language);
+  // Words are found in cached passages in process only for English: english.ts is that analyzer, no other.
+  const terms = cache && english ? englishTerms(highlighted) : undefined;
   const known = new Map<string, EpisodeMeta>();
   for (const g of groups) if (g.title) known.set(g.episodeId, g.title.episode);
   const cachedPassages = new Map<string, PassageHit>();
@@ -113,7 +124,7 @@ export function planHydration(
   const missing = groups.map((g) => g.episodeId).filter((id) => !known.has(id));
   const titleOnly = groups.filter((g) => g.passages.length === 0).map((g) => g.episodeId);
   const passageFilter = buildFilters(params, channel);
-  const highlight = textHighlight(highlighted);
+  const highlight = textHighlight(highlighted, textField);
   const fill = cache ? { cache, store: aliases.passages } : undefined;
   const passageRead = passageSource(cache ? [...PASSAGE_SOURCE, 'sourceHash'] : PASSAGE_SOURCE);
 
@@ -130,7 +141,7 @@ export function planHydration(
         highlight,
       },
     });
-    readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h, fill))));
+    readers.push((hits, into) => hits.forEach((h) => into.passages.set(h._id, passageOf(h, fill, textField))));
   }
   if (missing.length > 0) {
     searches.push({
@@ -172,7 +183,7 @@ export function planHydration(
     });
     readers.push((hits, into) =>
       hits.forEach((h) => {
-        const p = passageOf(h, fill);
+        const p = passageOf(h, fill, textField);
         into.titleSegments.set(p.episodeId, p);
       }),
     );

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, legSource } from './fields.js';
 import { buildFilters, type QueryClause } from '../store/filters.js';
+import { analysisOf, DEFAULT_LANGUAGES, languageFields } from '../store/languages.js';
 import type { SearchParams } from './types.js';
 
 export interface KeywordQueryOptions {
@@ -26,6 +27,11 @@ export interface KeywordQueryOptions {
    * hybrid +0.016 on tutorialvqa speech only, qmsum unchanged within 0.003.
    */
   dropFraming?: boolean;
+  /**
+   * LANGUAGES (default `en,es,de,fr,pt,it,nl`): a channel in one of them is searched in its language's
+   * sub-fields (`text.es`), analysed by that language's analyzer; one in another language in the fallback's.
+   */
+  languages?: readonly string[];
 }
 
 /**
@@ -37,8 +43,12 @@ export const QUESTION_WORDS: ReadonlySet<string> = new Set(
   'how what which who whom whose why when where do does did done doing i me my you your we our us can could would should shall might must were been am'.split(' '),
 );
 
-/** The words of `query` the keyword leg matches: without its question framing, unless nothing else is left. */
-export function keywordText(query: string): string {
+/**
+ * The words of `query` the keyword leg matches: without its (English) question framing, unless nothing else is
+ * left. A query in another language is left whole: its analyzer drops that language's stop words.
+ */
+export function keywordText(query: string, language = 'en'): string {
+  if (language !== 'en') return query;
   const kept = query.split(/\s+/).filter((w) => w !== '' && !QUESTION_WORDS.has(w.toLowerCase().replace(/[^a-z']/g, '')));
   return kept.length > 0 ? kept.join(' ') : query;
 }
@@ -64,9 +74,14 @@ export function buildKeywordQuery(
     episodeCandidates = 20,
     withText = false,
     dropFraming = true,
+    languages = DEFAULT_LANGUAGES,
   }: KeywordQueryOptions = {},
 ): KeywordQuery {
-  const text = dropFraming ? keywordText(params.query) : params.query;
+  // An English channel (no language, or `en`) keeps the base fields: its queries are exactly what they were.
+  const analysis = analysisOf(channel.language, { languages });
+  passageFields = languageFields(passageFields, analysis);
+  episodeFields = languageFields(episodeFields, analysis);
+  const text = dropFraming ? keywordText(params.query, analysis.language) : params.query;
   const match = (fields: readonly string[]) => ({ multi_match: { query: text, fields: [...fields], type } });
   return {
     passages: {

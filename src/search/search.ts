@@ -52,6 +52,8 @@ export interface SearchDeps {
    * audience's queries. Default `members` (the harness and benchmarks).
    */
   audience?: 'members' | 'anonymous';
+  /** LANGUAGES: the languages searched in sub-fields of their own (see `buildKeywordQuery`); default `en,es,de,fr,pt,it,nl`. */
+  languages?: readonly string[];
 }
 
 /**
@@ -140,7 +142,8 @@ export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: S
   const searches: SearchRequest[] = [];
   const readers: Array<(hits: RawHit[]) => Leg> = [];
   if (wanted.has('keyword')) {
-    const kw = buildKeywordQuery(p, channel, { candidates }, { ...options.keyword, withText: options.withText });
+    const languages = deps.languages ? { languages: deps.languages } : {};
+    const kw = buildKeywordQuery(p, channel, { candidates }, { ...languages, ...options.keyword, withText: options.withText });
     searches.push({ index: deps.aliases.passages, body: kw.passages }, { index: deps.aliases.episodes, body: kw.episodes });
     readers.push(
       (h) => ({ name: 'keyword', hits: toPassageHits(h) }),
@@ -191,7 +194,11 @@ export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: S
 
   // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip, for what the cache lacks.
   const cache = deps.hydrationCache ?? defaultHydrationCache(deps.client, settings.hydrationCacheMb);
-  const plan = planHydration(deps.aliases, p, channel, trace.groups, { passageFields: options.keyword?.passageFields, cache });
+  const plan = planHydration(deps.aliases, p, channel, trace.groups, {
+    passageFields: options.keyword?.passageFields,
+    cache,
+    ...(deps.languages ? { languages: deps.languages } : {}),
+  });
   trace.hydration = plan.counts;
   t = performance.now();
   const hydrated = plan.read(await runMsearch(deps.client, plan.searches, deps.storeTimeoutMs?.(), deps.signal));

@@ -19,6 +19,8 @@ export interface ChannelDoc {
   /** Always includes the owner. */
   memberIds: string[];
   customDomain: string | null;
+  /** BCP 47 as the library gives it; absent means `en`. The keyword leg analyses queries in it. */
+  language?: string;
 }
 
 export interface ApiKeyDoc {
@@ -69,6 +71,8 @@ export interface EpisodeDoc {
   /** sha256 of the episode record as read; an unchanged record is not re-derived. */
   sourceHash: string;
   indexedAt: string;
+  /** The episode's own BCP 47 `language` when the record has one; absent: the channel's. */
+  language?: string;
 }
 
 /** The transcript exactly as read from the library; `_id` is the episode id. */

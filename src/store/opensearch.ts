@@ -3,6 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { Client } from '@opensearch-project/opensearch';
 import { DEFAULT_INDEX_LAYOUT, type IndexLayout } from '../config.js';
 import { packageFile } from '../package-root.js';
+import type { EmbedderSignature } from '../embedders/signature.js';
+import { passagesMeta, withDefaultDimension, withVectorDimension } from './vector-field.js';
+import { DEFAULT_LANGUAGES, LANGUAGE_FIELDS, languageSubFields, withLanguageFields } from './languages.js';
 
 export type { Client };
 
@@ -11,8 +14,9 @@ export type { Client };
  * `changes` holds the per-channel change feed (store/changes.ts); a reindex copies it like the rest.
  * `webhooks` holds the registered webhook endpoints with their secrets and cursors (pipeline/webhooks/store.ts).
  */
-export const INDEX_NAMES = ['channels', 'users', 'api-keys', 'facets', 'episodes', 'transcripts', 'chapters', 'passages', 'changes', 'webhooks'] as const;
-export type IndexName = (typeof INDEX_NAMES)[number];
+import { INDEX_NAMES, type IndexDefinition, type IndexName } from './index-names.js';
+
+export { INDEX_NAMES, type IndexDefinition, type IndexName };
 
 /** Alias names for one prefix, keyed by logical name. */
 export type IndexAliases = Readonly<Record<IndexName, string>>;
@@ -49,14 +53,9 @@ export function indexAliases(prefix: string): IndexAliases {
   return Object.fromEntries(INDEX_NAMES.map((n) => [n, `${prefix}${n}`])) as Record<IndexName, string>;
 }
 
-export interface IndexDefinition {
-  settings: Record<string, unknown>;
-  mappings: { _meta?: Record<string, unknown>; properties: Record<string, unknown>; [k: string]: unknown };
-}
-
-/** Reads `mappings/<name>.json`. */
+/** Reads `mappings/<name>.json` (the passages vector field at the default dimension; an index gets its embedder's). */
 export async function readIndexDefinition(name: IndexName): Promise<IndexDefinition> {
-  return JSON.parse(await readFile(`${MAPPINGS_DIR}${name}.json`, 'utf8')) as IndexDefinition;
+  return withDefaultDimension(JSON.parse(await readFile(`${MAPPINGS_DIR}${name}.json`, 'utf8')) as IndexDefinition);
 }
 
 /**
@@ -77,24 +76,64 @@ export function indexSettings(fileSettings: Record<string, unknown>, layout: Ind
   return { number_of_shards: layout.shards, ...replicas, ...settings, ...derived };
 }
 
+/** How text is analysed per language: LANGUAGES, and whether the ICU plugin is there for the fallback's folding. */
+export interface LanguageOptions {
+  /** Languages with a sub-field of their own (LANGUAGES); default `en,es,de,fr,pt,it,nl`. */
+  languages?: readonly string[];
+  /** Fold the fallback with `icu_folding`; default: asked of the engine (every node has `analysis-icu`). */
+  icu?: boolean;
+}
+
+/** Whether every node of the cluster has the ICU analysis plugin (the fallback then folds accents and case with it). */
+export async function icuProvisioned(client: Client): Promise<boolean> {
+  const res = await client.cat.plugins({ format: 'json' } as never);
+  const rows = (res.body ?? []) as { name?: string; component?: string }[];
+  const nodes = new Set(rows.map((r) => r.name));
+  const withIcu = new Set(rows.filter((r) => r.component === 'analysis-icu').map((r) => r.name));
+  return nodes.size > 0 && withIcu.size === nodes.size;
+}
+
+/** {@link readIndexDefinition} with the language sub-fields of `languages` (see `withLanguageFields`). */
+export async function languageIndexDefinition(name: IndexName, { languages = DEFAULT_LANGUAGES, icu = false }: LanguageOptions = {}): Promise<IndexDefinition> {
+  return withLanguageFields(name, await readIndexDefinition(name), { languages, icu });
+}
+
 /**
  * Creates a new concrete index for each logical name, named
  * `<prefix><name>-v<mappingVersion>-<timestamp>`, without touching any alias.
- * The passages index records the embedding model in `_meta.model`, so a reindex
- * knows whether stored vectors can be re-used. Shards and replicas come from `layout`
+ * The passages index gets the vector dimension of `embedding` and records it in `_meta.embedder`
+ * (kind, model, dimension, pooling, prefixes; the model also in `_meta.model`), so a reindex
+ * knows whether stored vectors can be re-used and a process whether its embedder fits. Shards and replicas come from `layout`
  * (INDEX_SHARDS, INDEX_REPLICAS).
  */
 export async function createVersionedIndices(
   client: Client,
-  { prefix, modelId, names = INDEX_NAMES, layout = DEFAULT_INDEX_LAYOUT }: { prefix: string; modelId: string; names?: readonly IndexName[]; layout?: IndexLayout },
+  {
+    prefix,
+    modelId,
+    embedding,
+    names = INDEX_NAMES,
+    layout = DEFAULT_INDEX_LAYOUT,
+    languages = DEFAULT_LANGUAGES,
+    icu,
+  }: {
+    prefix: string;
+    modelId: string;
+    /** The embedder the passages index is for; unset: the local defaults of `modelId` at 384 dimensions. */
+    embedding?: EmbedderSignature | undefined;
+    names?: readonly IndexName[];
+    layout?: IndexLayout;
+  } & LanguageOptions,
 ): Promise<Record<IndexName, string>> {
   const stamp = Date.now().toString();
   const created = {} as Record<IndexName, string>;
+  const folded = icu ?? (names.some((n) => LANGUAGE_FIELDS[n]) ? await icuProvisioned(client) : false);
   for (const name of names) {
-    const def = await readIndexDefinition(name);
+    const read = await languageIndexDefinition(name, { languages, icu: folded });
+    const def = name === 'passages' && embedding ? withVectorDimension(read, embedding.dimension) : read;
     const version = Number(def.mappings._meta?.version ?? 1);
     const index = `${prefix}${name}-v${version}-${stamp}`;
-    const mappings = { ...def.mappings, _meta: { ...def.mappings._meta, ...(name === 'passages' ? { model: modelId } : {}) } };
+    const mappings = { ...def.mappings, _meta: name === 'passages' ? passagesMeta(def.mappings._meta, modelId, embedding) : { ...def.mappings._meta } };
     await client.indices.create({ index, body: { settings: indexSettings(def.settings, layout), mappings } as never });
     created[name] = index;
   }
@@ -121,12 +160,21 @@ export async function resolveAliases(client: Client, prefix: string): Promise<Pa
  * indices for the missing ones and adding to existing ones the fields their mapping
  * file gained since (see {@link addMissingFields}). Safe to call on every start.
  */
-export async function ensureIndices(client: Client, { prefix, modelId, layout }: { prefix: string; modelId: string; layout?: IndexLayout }): Promise<IndexAliases> {
+export async function ensureIndices(
+  client: Client,
+  {
+    prefix,
+    modelId,
+    embedding,
+    layout,
+    languages = DEFAULT_LANGUAGES,
+  }: { prefix: string; modelId: string; embedding?: EmbedderSignature | undefined; layout?: IndexLayout; languages?: readonly string[] },
+): Promise<IndexAliases> {
   const existing = await resolveAliases(client, prefix);
   const missing = INDEX_NAMES.filter((n) => !existing[n]);
-  await addMissingFields(client, existing);
+  await addMissingFields(client, existing, { languages });
   if (missing.length > 0) {
-    const created = await createVersionedIndices(client, { prefix, modelId, names: missing, ...(layout ? { layout } : {}) });
+    const created = await createVersionedIndices(client, { prefix, modelId, embedding, names: missing, languages, ...(layout ? { layout } : {}) });
     await swapAliases(client, prefix, created);
   }
   return indexAliases(prefix);
@@ -137,22 +185,37 @@ export async function ensureIndices(client: Client, { prefix, modelId, layout }:
  * the indices are `strict`, so a document with a field added after the index was
  * created would be rejected. Only additions: a changed field (type, analyzer, sub-field)
  * needs `npm run reindex`. Documents written before keep the new field empty until they
- * are re-derived (bump the indexer's derivation version). Returns the added fields by index.
+ * are re-derived (bump the indexer's derivation version). The language sub-fields of `languages` an index lacks
+ * (LANGUAGES gained one) are added the same way, with the plain `standard` fallback: an analyzer of the settings
+ * cannot be added to an open index. Returns the added fields (`text.es` for a sub-field) by index.
  */
-export async function addMissingFields(client: Client, indices: Partial<Record<IndexName, string>>): Promise<Record<string, string[]>> {
+export async function addMissingFields(
+  client: Client,
+  indices: Partial<Record<IndexName, string>>,
+  { languages = DEFAULT_LANGUAGES }: { languages?: readonly string[] } = {},
+): Promise<Record<string, string[]>> {
   const entries = Object.entries(indices) as [IndexName, string][];
   if (entries.length === 0) return {};
   const res = await client.indices.getMapping({ index: entries.map(([, index]) => index) });
-  const current = res.body as Record<string, { mappings?: { properties?: Record<string, unknown> } }>;
+  const current = res.body as Record<string, { mappings?: { properties?: Record<string, { fields?: Record<string, unknown> }> } }>;
   const added: Record<string, string[]> = {};
   for (const [name, index] of entries) {
     const stored = current[index]?.mappings?.properties ?? {};
     const wanted = (await readIndexDefinition(name)).mappings.properties;
     const fields = Object.keys(wanted).filter((f) => !(f in stored));
-    if (fields.length === 0) continue;
-    const properties = Object.fromEntries(fields.map((f) => [f, wanted[f]]));
+    const properties: Record<string, unknown> = Object.fromEntries(fields.map((f) => [f, wanted[f]]));
+    const names = [...fields];
+    // A multi-field can be added to an existing text field as long as the field's own analyzer is restated unchanged.
+    for (const field of LANGUAGE_FIELDS[name] ?? []) {
+      const have = field in stored ? stored[field]! : undefined;
+      const lacking = Object.entries(languageSubFields(languages)).filter(([suffix]) => have && !(suffix in (have.fields ?? {})));
+      if (!have || lacking.length === 0) continue;
+      properties[field] = { ...have, fields: { ...have.fields, ...Object.fromEntries(lacking) } };
+      names.push(...lacking.map(([suffix]) => `${field}.${suffix}`));
+    }
+    if (names.length === 0) continue;
     await client.indices.putMapping({ index, body: { properties } as never });
-    added[index] = fields;
+    added[index] = names;
   }
   return added;
 }

@@ -176,6 +176,7 @@ describe('API episode list: views, sorts, filters and keyset pagination', functi
       'personIds',
       'entityIds',
       'collectionIds',
+      'language',
     );
     const custom = await world.api.request('/api/v1/channels/custom/episodes', { headers: world.memberHeaders });
     expect(custom.body.episodes[0].url).to.equal('https://show.example.org/episodes/ep_custom1');

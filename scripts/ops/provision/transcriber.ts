@@ -10,6 +10,7 @@ import { aptInstall } from './apt.js';
 import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
 import { ProvisionError, createProvisionError } from './errors.js';
 import { ensureMediaTools } from './media-tools.js';
+import { MODEL_ID as EMBEDDING_MODEL_ID, modelDirFor } from './model.js';
 import { CACHE_DIR, PROJECT_ROOT, RUN_DIR } from './paths.js';
 import { checkPinnedPort, choosePort } from './ports.js';
 import { isOurProcess, sleep, stopProcess } from './processes.js';
@@ -212,7 +213,10 @@ export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }:
   fs.mkdirSync(LOG_DIR, { recursive: true });
   const out = fs.openSync(LOG_FILE, 'a');
   // -B: no __pycache__ written into the source tree.
-  const child = spawn(python, ['-B', SERVER, '--port', String(port), '--model', modelArg, '--name', model], {
+  // The embedding model the API provisions, served on /v1/embeddings too (an OpenAI-compatible embedder for EMBEDDER=openai).
+  const embeddingModel = path.join(modelDirFor(CACHE_DIR), ...EMBEDDING_MODEL_ID.split('/'));
+  const embeddingArgs = fs.existsSync(path.join(embeddingModel, 'tokenizer.json')) ? ['--embeddings-model', embeddingModel] : [];
+  const child = spawn(python, ['-B', SERVER, '--port', String(port), '--model', modelArg, '--name', model, ...embeddingArgs], {
     cwd: SERVICE_DIR,
     detached: true, // outlives `up`, like redis-server --daemonize
     stdio: ['ignore', out, out],

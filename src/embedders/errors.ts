@@ -1,0 +1,26 @@
+// The remote embedder's error catalogue: stable codes, and which of them a retry may cure.
+
+/** Code → whether it is transient (retried with backoff) and its message. */
+export const EMBEDDINGS_ERRORS = {
+  embeddings_unreachable: { transient: true, message: 'the embeddings service did not answer' },
+  embeddings_timeout: { transient: true, message: 'the embeddings service took longer than the timeout' },
+  embeddings_busy: { transient: true, message: 'the embeddings service is overloaded (429 or 5xx)' },
+  embeddings_rejected: { transient: false, message: 'the embeddings service refused the request' },
+  embeddings_bad_answer: { transient: false, message: 'the embeddings service answered something other than one vector per input' },
+  embeddings_dimension_changed: { transient: false, message: 'the embeddings service changed its vector dimension' },
+} as const;
+
+export type EmbeddingsErrorCode = keyof typeof EMBEDDINGS_ERRORS;
+
+/** A remote embedding failure, with a stable code; `transient` decides whether it is retried. */
+export class EmbeddingsError extends Error {
+  readonly transient: boolean;
+  constructor(
+    readonly code: EmbeddingsErrorCode,
+    detail?: string,
+  ) {
+    super(detail ? `${EMBEDDINGS_ERRORS[code].message}: ${detail}` : EMBEDDINGS_ERRORS[code].message);
+    this.name = 'EmbeddingsError';
+    this.transient = EMBEDDINGS_ERRORS[code].transient;
+  }
+}
