@@ -36,6 +36,8 @@ async function main(): Promise<number> {
   let startedTranscriber = false;
   if (!opts.unit) {
     const before = await servicesStatus();
+    // The model first: the transcription service also serves it on /v1/embeddings (the remote embedder's tests).
+    env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
     const services = await servicesUp({ log, transcriber: true });
     startedHere = !before.opensearch.running || !before.redis.running;
     startedTranscriber = before.transcriber?.running === false;
@@ -44,7 +46,6 @@ async function main(): Promise<number> {
     env.TRANSCRIBE_URL = services.transcribeUrl;
     // The transcription suites speak real sentences (espeak-ng) and cut audio (ffmpeg).
     await ensureMediaTools({ env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
-    env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
     env.CHROMIUM_PATH = await ensureChromium({ env, log });
     // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
     env.EMBED_CACHE_DIR = env.EMBED_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');

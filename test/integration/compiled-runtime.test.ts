@@ -29,7 +29,8 @@ async function stop(child: ChildProcess): Promise<void> {
 
 describe('compiled runtime: npm start and the worker run the JavaScript of npm run build', function () {
   this.timeout(120_000);
-  const world = useWorldStore();
+  // Labelled with the configured model: `npm start` refuses an index built for another embedder (the world holds no vectors).
+  const world = useWorldStore({ modelId: loadConfig(process.env).modelId });
 
   before(function () {
     rmSync(OUT_DIR, { recursive: true, force: true });

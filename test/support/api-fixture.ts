@@ -22,9 +22,10 @@ export interface ApiTestStore {
   drop(): Promise<void>;
 }
 
-export async function createApiTestStore(client: Client): Promise<ApiTestStore> {
+/** `modelId`: the model the passages index says it was built for (the world holds no vectors). */
+export async function createApiTestStore(client: Client, { modelId = 'test-model' }: { modelId?: string } = {}): Promise<ApiTestStore> {
   const prefix = `test-api-${randomBytes(4).toString('hex')}-`;
-  const aliases = await ensureIndices(client, { prefix, modelId: 'test-model' });
+  const aliases = await ensureIndices(client, { prefix, modelId });
   const bulk = async (ops: { index: string; id: string; doc: unknown }[]) => {
     if (ops.length === 0) return;
     const body = ops.flatMap((o) => [{ index: { _index: o.index, _id: o.id } }, o.doc]);

@@ -26,12 +26,12 @@ export interface ApiWorld extends WorldStore {
  * a fresh prefix and drop it afterwards, for suites that start their own apps over it.
  * The returned object is filled in by that `before`: read it inside hooks and tests.
  */
-export function useWorldStore(): WorldStore {
+export function useWorldStore({ modelId }: { modelId?: string } = {}): WorldStore {
   const world = {} as WorldStore;
   let client: Client | undefined;
   before(async function () {
     client = createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 30_000 });
-    world.store = await createApiTestStore(client);
+    world.store = await createApiTestStore(client, modelId ? { modelId } : {});
     ({ alpha: world.alpha } = await seedWorld(world.store));
   });
   after(async function () {
