@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
-import { deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { runScript, REPO_ROOT, type Child } from '../../scripts/lib/child.js';
 import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { startApi } from '../support/api-harness.js';
 import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
@@ -60,20 +61,24 @@ async function rows(client: Client, prefix: string): Promise<Map<string, Row>> {
   return new Map(hits.map((h) => [h._source.title, h._source]));
 }
 
-/** Where a citation of `words` starts: the passage holding them, and its sentence mark at or before them. */
-async function citation(client: Client, prefix: string, words: string): Promise<{ episodeId: string; startMs: number } | undefined> {
-  const index = indexAliases(prefix).passages;
-  await client.indices.refresh({ index });
-  const res = await client.search({
-    index,
-    body: { size: 1, query: { match: { text: { query: words, operator: 'and' } } }, _source: ['episodeId', 'text', 'marks', 'startMs'] },
-  } as never);
-  const hit = (res.body as { hits: { hits: { _source: { episodeId: string; text: string; marks: number[]; startMs: number } }[] } }).hits.hits[0]?._source;
-  if (!hit) return undefined;
-  const at = hit.text.toLowerCase().indexOf(words.toLowerCase().split(' ')[0]!);
-  let startMs = hit.startMs;
-  for (let i = 0; i + 1 < hit.marks.length; i += 2) if (hit.marks[i]! <= at) startMs = hit.marks[i + 1]!;
-  return { episodeId: hit.episodeId, startMs };
+/**
+ * The API's answer to a search for `words` on the followed channel: the first episode it cites and the moment its
+ * first segment starts. Anonymous reads of published episodes, keyword leg (the test's workers embed with the hash
+ * embedder, whose vectors mean nothing).
+ */
+async function citation(prefix: string, words: string): Promise<{ episodeId: string; startMs: number } | undefined> {
+  const client = createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 30_000 });
+  await client.indices.refresh({ index: `${prefix}*` });
+  await client.close();
+  const api = await startApi({ env: { INDEX_PREFIX: prefix, ANONYMOUS_READ: 'published' } });
+  try {
+    const res = await api.request(`/api/v1/channels/${SLUG}/search?query=${encodeURIComponent(words)}&fast=true&limit=1`);
+    expect(res.status, res.text).to.equal(200);
+    const [episode] = res.body.episodes as { episodeId: string; segments: { startMs: number }[] }[];
+    return episode ? { episodeId: episode.episodeId, startMs: episode.segments[0]!.startMs } : undefined;
+  } finally {
+    await api.close();
+  }
 }
 
 describe('follow: a feed followed end to end', function () {
@@ -195,7 +200,7 @@ describe('follow: a feed followed end to end', function () {
     expect(now.get('Gardening')!.status).to.equal('published');
     expect(now.get('Lost episode')).to.include({ status: 'failed', error: 'the audio URL answered 404' });
 
-    const cited = await citation(client, prefix, 'steep hills');
+    const cited = await citation(prefix, 'steep hills');
     expect(cited?.episodeId).to.equal(now.get('Bicycles')!.id);
     const truth = spoken.get('Bicycles')![1]!.startMs;
     expect(Math.abs(cited!.startMs - truth), `cited at ${cited!.startMs} ms, spoken at ${truth} ms`).to.be.at.most(3000);
@@ -227,7 +232,7 @@ describe('follow: a feed followed end to end', function () {
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/1 new/);
     await until('Kites published', async () => (await rows(client, prefix)).get('Kites')?.status === 'published');
-    expect((await citation(client, prefix, 'power lines'))?.episodeId).to.equal((await rows(client, prefix)).get('Kites')!.id);
+    expect((await citation(prefix, 'power lines'))?.episodeId).to.equal((await rows(client, prefix)).get('Kites')!.id);
   });
 
   it('leaves exactly one copy of an item whose worker was killed while processing it', async function () {
@@ -255,7 +260,7 @@ describe('follow: a feed followed end to end', function () {
     const ids = (stored.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
     expect(ids.length).to.be.greaterThan(0);
     expect(new Set(ids).size).to.equal(ids.length);
-    expect((await citation(client, prefix, 'fishing fleet'))?.episodeId).to.equal(id);
+    expect((await citation(prefix, 'fishing fleet'))?.episodeId).to.equal(id);
     const files = (await readdir(join(libraryDir, SLUG, 'episodes'))).filter((f) => f.startsWith(id));
     expect(files).to.deep.equal([`${id}.json`]);
   });
@@ -269,7 +274,7 @@ describe('follow: a feed followed end to end', function () {
     expect(summary.failed).to.deep.equal([]);
     const after = await rows(client, prefix);
     expect(new Map([...after].map(([k, v]) => [k, v.status]))).to.deep.equal(new Map([...before].map(([k, v]) => [k, v.status])));
-    expect((await citation(client, prefix, 'steep hills'))?.episodeId).to.equal(after.get('Bicycles')!.id);
+    expect((await citation(prefix, 'steep hills'))?.episodeId).to.equal(after.get('Bicycles')!.id);
     expect(relay!.count()).to.equal(calls);
   });
 });
