@@ -2,48 +2,22 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createOpenSearchClient, ensureIndices } from '../../src/store/opensearch.js';
 import { KeyStoreError, listApiKeys, newApiKey, revokeApiKey, storeApiKey, type KeyStoreDeps } from '../../src/auth/key-store.js';
-import { isTransientStoreError, retryTransient, storeFailure } from '../../src/store/transient.js';
 import { positive } from '../lib/cli-args.js';
+import { withOperatorStore } from '../lib/operator-store.js';
 
 const config = loadConfig(process.env);
 // Logs go to stderr: stdout carries only what a script may capture (the key on the last line).
 const log = createLogger({ name: 'keys', level: config.logLevel, fd: 2 });
 
 /**
- * Runs one key operation, again with backoff while the store fails transiently, for up
- * to `--wait` seconds. A reindex write-blocks the old indices until its alias swap, so a
- * create or revoke during one fails with `cluster_block_exception` and succeeds once it
- * is over. An attempt may also time out after its write landed, so every operation is
- * safe to run again: create stores a key made once, before the first attempt, under an id
- * it cannot write twice; revoke only rewrites the one record; list only reads.
+ * Runs one api-keys operation against the store, again while a reindex write-blocks it (see withOperatorStore). Each
+ * is safe to run again: create stores a key made once, before the first attempt, under an id it cannot write twice;
+ * revoke only rewrites the one record; list only reads.
  */
 async function withStore<T>(run: (deps: KeyStoreDeps) => Promise<T>): Promise<T> {
   const { wait } = program.opts<{ wait: number }>();
-  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
-  try {
-    return await retryTransient(
-      async () => {
-        const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: config.modelId, layout: config.indexLayout });
-        return await run({ client, aliases });
-      },
-      {
-        budgetMs: wait * 1000,
-        onRetry: (err, attempt) => log.warn({ reason: storeFailure(err)?.reason, attempt }, 'store busy; retrying'),
-      },
-    );
-  } catch (error) {
-    if (!isTransientStoreError(error)) throw error;
-    const failure = storeFailure(error);
-    throw new KeyStoreError(
-      failure?.type === 'cluster_block_exception'
-        ? `the api-keys index is still write-blocked after ${wait} s: a reindex is probably in progress; retry when it has finished`
-        : `OpenSearch still failing after ${wait} s (${failure?.reason}); retry shortly`,
-    );
-  } finally {
-    await client.close();
-  }
+  return withOperatorStore({ config, log, waitSeconds: wait, index: 'api-keys', refuse: (message) => new KeyStoreError(message) }, run);
 }
 
 const program = new Command()

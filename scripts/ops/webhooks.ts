@@ -3,41 +3,20 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createOpenSearchClient, ensureIndices } from '../../src/store/opensearch.js';
-import { isTransientStoreError, retryTransient, storeFailure } from '../../src/store/transient.js';
 import { WebhookError } from '../../pipeline/webhooks/errors.js';
 import { listEndpoints, newEndpoint, removeEndpoint, rotateSecret, storeEndpoint, type EndpointDoc, type WebhookStoreDeps } from '../../pipeline/webhooks/store.js';
 import { newSecret } from '../../pipeline/webhooks/signing.js';
 import { positive } from '../lib/cli-args.js';
+import { withOperatorStore } from '../lib/operator-store.js';
 
 const config = loadConfig(process.env);
 // Logs go to stderr: stdout carries only what a script may capture (the secret on the last line).
 const log = createLogger({ name: 'webhooks', level: config.logLevel, fd: 2 });
 
-/** Runs one operation, again while the store fails transiently (a reindex's write block), for up to `--wait` seconds. */
+/** Runs one webhooks operation against the store, again while a reindex write-blocks it (see withOperatorStore). */
 async function withStore<T>(run: (deps: WebhookStoreDeps) => Promise<T>): Promise<T> {
   const { wait } = program.opts<{ wait: number }>();
-  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
-  try {
-    return await retryTransient(
-      async () => {
-        const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: config.modelId, layout: config.indexLayout });
-        return await run({ client, aliases });
-      },
-      { budgetMs: wait * 1000, onRetry: (err, attempt) => log.warn({ reason: storeFailure(err)?.reason, attempt }, 'store busy; retrying') },
-    );
-  } catch (error) {
-    if (!isTransientStoreError(error)) throw error;
-    const failure = storeFailure(error);
-    throw new WebhookError(
-      'store_busy',
-      failure?.type === 'cluster_block_exception'
-        ? `the webhooks index is still write-blocked after ${wait} s: a reindex is probably in progress; retry when it has finished`
-        : `OpenSearch still failing after ${wait} s (${failure?.reason}); retry shortly`,
-    );
-  } finally {
-    await client.close();
-  }
+  return withOperatorStore({ config, log, waitSeconds: wait, index: 'webhooks', refuse: (message) => new WebhookError('store_busy', message) }, run);
 }
 
 /** One line of `list`: id, channel, URL, last delivery, failures in a row, state. Never the secret. */
