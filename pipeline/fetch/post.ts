@@ -1,10 +1,10 @@
 // One outbound POST (webhook deliveries) under the safe fetcher's rules: scheme and every address checked, the checked
 // address pinned for the connection, one deadline for the whole exchange, redirects never followed, and no more of the
 // answer read than a few kB.
-import http, { type IncomingMessage } from 'node:http';
+import http from 'node:http';
 import https from 'node:https';
 import type { LookupAddress } from 'node:dns';
-import { checkedAddresses, pinnedLookup, type SafeFetchOptions } from './safe-fetch.js';
+import { checkedAddresses, parseHttpUrl, pinnedLookup, toHeaders, type SafeFetchOptions } from './safe-fetch.js';
 import { FetchError } from './errors.js';
 
 /** Bytes of an answer kept (for logs); the rest is not read. */
@@ -31,27 +31,6 @@ export interface PostResponse {
   body: Buffer;
   /** True when the body went on past what was kept. */
   truncated: boolean;
-}
-
-function parseTarget(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new FetchError('bad_url', text, `${text}: not a valid URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('scheme', url.href, `${url.href}: only http and https are posted to`);
-  if (!url.hostname) throw new FetchError('bad_url', url.href, `${url.href}: no host`);
-  return url;
-}
-
-function toHeaders(res: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return headers;
 }
 
 /** Sends the request to the checked addresses and reads at most `max` bytes of the answer, then lets the socket go. */
@@ -108,7 +87,7 @@ export async function postBytes(
   body: Buffer | string,
   { timeoutMs = 10_000, userAgent, headers = {}, contentType = 'application/json', maxResponseBytes = POST_RESPONSE_MAX_BYTES, signal, ca, ...rules }: SafePostOptions,
 ): Promise<PostResponse> {
-  const target = parseTarget(url);
+  const target = parseHttpUrl(url, undefined, 'posted to');
   const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new FetchError('timeout', target.href, `${target.href}: no answer within ${timeoutMs} ms`, { limit: timeoutMs })), timeoutMs);

@@ -65,15 +65,15 @@ export interface SafeResponse {
   body: Buffer;
 }
 
-/** `text` as an http(s) URL, resolved against `base` for a redirect's Location. */
-function parseHttpUrl(text: string, base?: URL): URL {
+/** `text` as an http(s) URL, resolved against `base` for a redirect's Location; `verb` says what is done with it in the refusal. */
+export function parseHttpUrl(text: string, base?: URL, verb = 'fetched'): URL {
   let url: URL;
   try {
     url = new URL(text, base);
   } catch {
     throw new FetchError('bad_url', text, `${text}: not a valid URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('scheme', url.href, `${url.href}: only http and https are fetched`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('scheme', url.href, `${url.href}: only http and https are ${verb}`);
   if (!url.hostname) throw new FetchError('bad_url', url.href, `${url.href}: no host`);
   return url;
 }
@@ -174,7 +174,8 @@ function byteLimit(maxBytes: number, url: string): Transform & { bytes: number }
   return limiter;
 }
 
-function toHeaders(res: IncomingMessage): Headers {
+/** A response's headers as a fetch `Headers` (repeated headers appended). */
+export function toHeaders(res: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.headers)) {
     if (value === undefined) continue;
