@@ -64,8 +64,16 @@ async function bestTranscript(
       notes.push(err instanceof ImportProblem ? err.message : `${t.url}: ${(err as Error).message}`);
     }
   }
+  return bestDraft(drafts);
+}
+
+/**
+ * The best of an item's parsed transcripts: the source's own word times first, then one timed by cue (captions
+ * before other cues) before an HTML transcript, whose times mark only where monologues start.
+ */
+export function bestDraft(drafts: readonly { draft: DraftTranscript; captions: boolean }[]): DraftTranscript | undefined {
   const rank = (d: { draft: DraftTranscript; captions: boolean }) => (d.draft.timing === 'source' ? 4 : 0) + (d.draft.format === 'html' ? 0 : 2) + (d.captions ? 1 : 0);
-  return drafts.sort((a, b) => rank(b) - rank(a))[0]?.draft;
+  return [...drafts].sort((a, b) => rank(b) - rank(a))[0]?.draft;
 }
 
 function publishedAt(item: Item): string | undefined {

@@ -8,6 +8,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { PipelineConfig } from '../../src/config.js';
 import type { ChapterRecord, TranscriptRecord } from '../../src/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../indexer/import/chapters.js';
+import { bestDraft } from '../../indexer/import/feed.js';
 import { episodeEnd, transcriptRecord as draftRecord } from '../../indexer/import/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../indexer/import/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../indexer/import/text.js';
@@ -66,8 +67,7 @@ async function feedTranscript(
       notes.push(err instanceof ImportProblem ? err.message : (err as Error).message);
     }
   }
-  const rank = (d: { draft: DraftTranscript; captions: boolean }) => (d.draft.timing === 'source' ? 4 : 0) + (d.draft.format === 'html' ? 0 : 2) + (d.captions ? 1 : 0);
-  return drafts.sort((a, b) => rank(b) - rank(a))[0]?.draft;
+  return bestDraft(drafts);
 }
 
 /**
