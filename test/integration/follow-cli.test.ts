@@ -3,21 +3,21 @@
 // changed, Retry-After, a feed that answers 404 or garbage, and a yt-dlp folder. Every item carries an SRT
 // transcript (or fails before transcription), so nothing here waits on the transcriber: its URL is a counting relay
 // to nowhere, asked zero times.
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
-import { deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { createRedisConnection } from '../../indexer/queue.js';
-import { createPollQueue, createProcessQueue, schedulerId } from '../../pipeline/follow/queues.js';
+import { createPollQueue, schedulerId } from '../../pipeline/follow/queues.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
-import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
 import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
+import { dropFollowStore, runFollow } from '../support/follow-env.js';
 
 const OWNER = 'u_follow_cli';
 const INTERVAL_SECONDS = 600;
@@ -72,18 +72,7 @@ describe('follow: the commands and the paths around the happy one', function () 
   const servers: FeedServer[] = [];
 
   /** `npm run follow -- …` as a child process. */
-  const follow = (...args: string[]): Promise<Run> =>
-    new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/follow.ts', ...args, '--embedder-module', HASH_EMBEDDER_MODULE], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    });
+  const follow = (...args: string[]): Promise<Run> => runFollow(args, env);
 
   const ok = async (...args: string[]): Promise<string> => {
     const r = await follow(...args);
@@ -187,14 +176,7 @@ describe('follow: the commands and the paths around the happy one', function () 
   after(async function () {
     await workers?.close();
     if (!client) return;
-    const connection = createRedisConnection(config.redisUrl);
-    for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
-      await q.obliterate({ force: true });
-      await q.close();
-    }
-    connection.disconnect();
-    await deleteIndices(client, prefix);
-    await client.close();
+    await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
     for (const s of servers) await s.close();
     await relay?.close();
     await rm(libraryDir, { recursive: true, force: true });

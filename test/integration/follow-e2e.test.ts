@@ -1,6 +1,5 @@
 // A followed feed end to end on loopback: the follow CLI, the worker's polls and processing jobs, the real
 // transcription service (behind a counting relay), OpenSearch and Redis. The steps build on each other, in order.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,34 +8,18 @@ import { loadConfig } from '../../src/config.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { createRedisConnection } from '../../indexer/queue.js';
-import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
-import { runScript, REPO_ROOT, type Child } from '../../scripts/lib/child.js';
+import { runScript, type Child } from '../../scripts/lib/child.js';
 import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
 import { startApi } from '../support/api-harness.js';
 import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
+import { dropFollowStore, runFollow } from '../support/follow-env.js';
 
 const config = loadConfig(process.env);
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
 const SLUG = 'loopback-radio';
 const OWNER = 'u_follow_owner';
-
-/** Runs `npm run follow -- …` as a child process; resolves with its exit code and output. */
-function follow(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/follow.ts', ...args, '--embedder-module', HASH_EMBEDDER_MODULE], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 120_000, everyMs = 200 } = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -152,14 +135,7 @@ describe('follow: a feed followed end to end', function () {
   after(async function () {
     for (const w of workers.splice(0)) if (w.alive()) w.process.kill('SIGKILL');
     if (!client) return;
-    const connection = createRedisConnection(config.redisUrl);
-    for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
-      await q.obliterate({ force: true });
-      await q.close();
-    }
-    connection.disconnect();
-    await deleteIndices(client, prefix);
-    await client.close();
+    await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
     await feed?.close();
     await relay?.close();
     await rm(libraryDir, { recursive: true, force: true });
@@ -172,7 +148,7 @@ describe('follow: a feed followed end to end', function () {
       [[feed.feedUrl, '--channel', SLUG, '--owner', 'u_nobody'], /no such user/],
       [['ftp://example.org/feed', '--channel', SLUG, '--owner', OWNER], /not an http\(s\) feed URL/],
     ] as const) {
-      const r = await follow([...args], env);
+      const r = await runFollow([...args], env);
       expect(r.code, r.stderr).to.equal(1);
       expect(r.stderr.trim().split('\n')).to.have.length(1);
       expect(r.stderr).to.match(says);
@@ -181,7 +157,7 @@ describe('follow: a feed followed end to end', function () {
   });
 
   it('shows every new item at once as pending with its catalog row, before any worker runs', async function () {
-    const r = await follow([feed.feedUrl, '--channel', SLUG, '--owner', OWNER], env);
+    const r = await runFollow([feed.feedUrl, '--channel', SLUG, '--owner', OWNER], env);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/4 new/);
     const now = await rows(client, prefix);
@@ -214,7 +190,7 @@ describe('follow: a feed followed end to end', function () {
   it('polls again conditionally and changes nothing', async function () {
     const before = await rows(client, prefix);
     const sent = feed.requests.length;
-    const r = await follow(['--poll', SLUG], env);
+    const r = await runFollow(['--poll', SLUG], env);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/: 304/);
     const poll = feed.requests.slice(sent).find((q) => q.path === '/feed.xml')!;
@@ -228,7 +204,7 @@ describe('follow: a feed followed end to end', function () {
     spoken.set('Kites', await speak(['Kites need a steady wind.', 'Never fly them near power lines.'], file));
     feed.setFile('/audio/Kites.mp3', await readFile(file), 'audio/mpeg');
     feed.addItem({ guid: 'kites', title: 'Kites', pubDate: new Date(Date.UTC(2026, 0, 5)), enclosure: '/audio/Kites.mp3' });
-    const r = await follow(['--poll', SLUG], env);
+    const r = await runFollow(['--poll', SLUG], env);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/1 new/);
     await until('Kites published', async () => (await rows(client, prefix)).get('Kites')?.status === 'published');
@@ -244,7 +220,7 @@ describe('follow: a feed followed end to end', function () {
     feed.setFile('/audio/Harbour.mp3', await readFile(file), 'audio/mpeg');
     feed.addItem({ guid: 'harbour', title: 'Harbour', pubDate: new Date(Date.UTC(2026, 0, 6)), enclosure: '/audio/Harbour.mp3' });
     const calls = relay!.count();
-    expect((await follow(['--poll', SLUG], env)).code).to.equal(0);
+    expect((await runFollow(['--poll', SLUG], env)).code).to.equal(0);
     await until('Harbour processing', async () => (await rows(client, prefix)).get('Harbour')?.status === 'processing' && relay!.count() > calls, { everyMs: 50 });
     for (const w of workers) if (w.alive()) w.process.kill('SIGKILL');
     // Killed mid-transcription: nothing was published, and the service was asked once.

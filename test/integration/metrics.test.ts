@@ -32,6 +32,7 @@ import { freePort, runScript, waitFor, type Child } from '../../scripts/lib/chil
 import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
 import { feedXml, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { speak } from '../support/speech.js';
+import { dropFollowStore } from '../support/follow-env.js';
 
 const config = loadConfig(process.env);
 const log = createLogger({ level: 'silent' });
@@ -261,14 +262,7 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
   after(async function () {
     if (worker?.alive()) worker.process.kill('SIGKILL');
     if (!client) return;
-    const connection = createRedisConnection(config.redisUrl);
-    for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
-      await q.obliterate({ force: true });
-      await q.close();
-    }
-    connection.disconnect();
-    await deleteIndices(client, prefix);
-    await client.close();
+    await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
     await feed?.close();
     await relay?.close();
     await rm(libraryDir, { recursive: true, force: true });

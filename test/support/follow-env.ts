@@ -1,0 +1,40 @@
+// What the follow suites share: `npm run follow` as a child process, and dropping a suite's pipeline queues and indices.
+import { spawn } from 'node:child_process';
+import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
+import { createRedisConnection } from '../../indexer/queue.js';
+import { deleteIndices, type Client } from '../../src/store/opensearch.js';
+import { REPO_ROOT } from '../../scripts/lib/child.js';
+import { HASH_EMBEDDER_MODULE } from './hash-embedder.js';
+
+export interface FollowRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npm run follow -- …` (with the hash embedder) as a child process; resolves with its exit code and output. */
+export function runFollow(args: readonly string[], env: Record<string, string>): Promise<FollowRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/follow.ts', ...args, '--embedder-module', HASH_EMBEDDER_MODULE], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Obliterates the suite's poll and process queues and deletes its indices, then closes `client`. */
+export async function dropFollowStore({ client, prefix, redisUrl }: { client: Client; prefix: string; redisUrl: string }): Promise<void> {
+  const connection = createRedisConnection(redisUrl);
+  for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
+    await q.obliterate({ force: true });
+    await q.close();
+  }
+  connection.disconnect();
+  await deleteIndices(client, prefix);
+  await client.close();
+}
