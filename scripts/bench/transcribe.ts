@@ -212,7 +212,7 @@ async function searchable(client: Client, aliases: { episodes: string; passages:
  */
 async function freshness(transcribeUrl: string, items: number) {
   const urls = await servicesUp({ log });
-  const modelDir = process.env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
+  const modelDir = loadConfig(process.env).modelDir ?? (await ensureModel({ cacheDir: CACHE_DIR, log }));
   const prefix = `bench-fresh-${randomBytes(4).toString('hex')}-`;
   const libraryDir = await mkdtemp(path.join(tmpdir(), 'bench-fresh-'));
   const env = {

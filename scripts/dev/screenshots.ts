@@ -30,18 +30,18 @@ async function main(): Promise<void> {
   const channel: ChannelDoc = await loadedChannel(client, config.indexPrefix, opts.channel);
   const host = channelHost(channel, config.channelSites);
   const served = await serveInChildProcess({ INDEX_PREFIX: config.indexPrefix, LOG_LEVEL: 'warn', PAGES_RATE_LIMIT_MAX: '100000' });
-  process.env.SCREENSHOT_DIR = path.resolve(opts.out);
+  const dir = path.resolve(opts.out);
   const browser = await launchBrowser([host], { wavSeconds: 2 * 60 * 60 });
   try {
     const origin = `http://${host}:${new URL(served.baseUrl).port}`;
     const page = await browser.newPage();
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${origin}/search?q=${encodeURIComponent(opts.query)}`);
-    process.stderr.write(`search page: ${await screenshot(page, 'search-page')}\n`);
+    process.stderr.write(`search page: ${await screenshot(page, 'search-page', { dir })}\n`);
     const citation = page.locator('a[data-cite]').first();
     await Promise.all([page.waitForURL(/\/episodes\/.+\?t=/), citation.click()]);
     await page.waitForFunction(() => (document.querySelector('audio')?.readyState ?? 1) >= 1, undefined, { timeout: 15_000 }).catch(() => undefined);
-    process.stderr.write(`episode page at ${page.url()}: ${await screenshot(page, 'episode-page')}\n`);
+    process.stderr.write(`episode page at ${page.url()}: ${await screenshot(page, 'episode-page', { dir })}\n`);
   } finally {
     await browser.close();
     await served.stop();

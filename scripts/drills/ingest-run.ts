@@ -42,14 +42,17 @@ export async function startIngestRun({
   prefix,
   queueName,
   logLevel = 'warn',
+  env: base = process.env,
 }: {
   library?: string;
   prefix: string;
   queueName: string;
   /** LOG_LEVEL of the ingest and the workers (`info` logs every completed job). */
   logLevel?: string;
+  /** The environment the run's stores are read from and its processes start with (e.g. every node of a local cluster in OPENSEARCH_URL). */
+  env?: NodeJS.ProcessEnv;
 }): Promise<IngestRun> {
-  const config = loadConfig(process.env);
+  const config = loadConfig(base);
   const client: Client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
   const connection = createRedisConnection(config.redisUrl);
   const queue = createIngestQueue({ connection, name: queueName });
@@ -59,7 +62,7 @@ export async function startIngestRun({
   const records: EpisodeRecord[] = [];
   for await (const job of libraryJobs(library, { onIssue: () => undefined })) if (job.kind === 'episode') records.push(job.record);
 
-  const env: NodeJS.ProcessEnv = { ...process.env, INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: logLevel };
+  const env: NodeJS.ProcessEnv = { ...base, INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: logLevel };
   delete env.EMBED_CACHE_DIR;
   const workers: Child[] = [];
   const startWorker = () => {

@@ -95,9 +95,8 @@ export async function nodeLossDrill({ library = SAMPLE_LIBRARY, downSeconds = 15
     return drillResult('node-loss', [check('a local cluster of 3 nodes runs', false, 'start one with `npm run services -- up --nodes 3`')], {});
   }
   const urls = state.nodes.map((n) => n.url);
-  const savedUrl = process.env.OPENSEARCH_URL;
-  process.env.OPENSEARCH_URL = clusterUrls(state); // the API, the ingest and the worker all get every node
-  const config = loadConfig(process.env);
+  const env = { ...process.env, OPENSEARCH_URL: clusterUrls(state) }; // the API, the ingest and the worker all get every node
+  const config = loadConfig(env);
   const admin = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
   const checks: Check[] = [];
   const figures: Record<string, unknown> = { nodes: nodes.length, layout: config.indexLayout };
@@ -116,7 +115,7 @@ export async function nodeLossDrill({ library = SAMPLE_LIBRARY, downSeconds = 15
     const loops = PATHS.map((p) => requestLoop(api.baseUrl, p, headers, 200));
     try {
       for (const fault of FAULTS) {
-        const result = await loseOneNode(fault, { library, downSeconds, admin, urls, log, loops: loops.map((l) => l.samples) });
+        const result = await loseOneNode(fault, { library, downSeconds, admin, urls, env, log, loops: loops.map((l) => l.samples) });
         checks.push(...result.checks.map((c) => ({ ...c, name: `${fault.label}: ${c.name}` })));
         figures[fault.label] = result.figures;
       }
@@ -130,8 +129,6 @@ export async function nodeLossDrill({ library = SAMPLE_LIBRARY, downSeconds = 15
     return drillResult('node-loss', checks, figures);
   } finally {
     await admin.close();
-    if (savedUrl === undefined) delete process.env.OPENSEARCH_URL;
-    else process.env.OPENSEARCH_URL = savedUrl;
   }
 }
 
@@ -142,11 +139,12 @@ async function loseOneNode(
     downSeconds,
     admin,
     urls,
+    env,
     log,
     loops,
-  }: { library: string; downSeconds: number; admin: Client; urls: string[]; log: ReturnType<typeof createLogger>; loops: Sample[][] },
+  }: { library: string; downSeconds: number; admin: Client; urls: string[]; env: NodeJS.ProcessEnv; log: ReturnType<typeof createLogger>; loops: Sample[][] },
 ): Promise<{ checks: Check[]; figures: Record<string, unknown> }> {
-  const run = await startIngestRun({ library, prefix: INGEST_PREFIX, queueName: 'drill-nodes' });
+  const run = await startIngestRun({ library, prefix: INGEST_PREFIX, queueName: 'drill-nodes', env });
   try {
     let doneBefore = 0;
     await waitFor(async () => {
@@ -184,7 +182,7 @@ async function loseOneNode(
     await sleep(Math.max(0, killedAt + downSeconds * 1000 - Date.now()));
 
     const restartedAt = Date.now();
-    await restartNodes(readClusterState()!, [victim], { env: process.env, log });
+    await restartNodes(readClusterState()!, [victim], { env, log });
     process.stderr.write(`drill node-loss: restarted ${victim} after ${((restartedAt - killedAt) / 1000).toFixed(1)} s\n`);
     const greenMs = await timeUntil(restartedAt, async () => {
       const h = await health(urls);

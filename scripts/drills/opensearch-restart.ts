@@ -1,4 +1,5 @@
 // Drill: OpenSearch stopped and restarted under a light request loop: 503 JSON with Retry-After while down, quickly, then full recovery.
+import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { ensureOpenSearch, stopOpenSearch } from '../ops/provision/opensearch.js';
 import { startLocalApi } from './local-api.js';
@@ -9,7 +10,7 @@ const PATH = '/api/v1/channels/research-meetings/episodes?limit=5';
 
 export async function openSearchRestartDrill({ prefix, downSeconds = 5 }: { prefix: string; downSeconds?: number }): Promise<DrillResult> {
   const log = createLogger({ name: 'drill', level: 'warn', fd: 2 });
-  const port = new URL(process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200').port || '9200';
+  const port = new URL(loadConfig(process.env).opensearchNodes[0]!).port || '9200';
   const api = await startLocalApi({ prefix, env: { RATE_LIMIT_MAX: '10000000' }, keys: 1, embedder: false });
   const headers = { 'x-api-key': api.keys[0]! };
   try {

@@ -1,5 +1,6 @@
 // Drill: Redis killed outright in the middle of an ingest and started again: the same worker resumes the
 // queue (append-only file) and every episode ends up indexed exactly once.
+import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { ensureRedis, stopRedis } from '../ops/provision/redis.js';
 import { fail, startIngestRun } from './ingest-run.js';
@@ -8,7 +9,7 @@ import { check, drillResult, sleep, type DrillResult } from './request-loop.js';
 
 export async function redisQueueDrill({ library, downSeconds = 8 }: { library?: string; downSeconds?: number } = {}): Promise<DrillResult> {
   const log = createLogger({ name: 'drill', level: 'warn', fd: 2 });
-  const redisPort = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').port || '6379';
+  const redisPort = new URL(loadConfig(process.env).redisUrl).port || '6379';
   const run = await startIngestRun({ library, prefix: 'drill-queue-', queueName: 'drill-queue' });
   try {
     let doneBefore = 0;

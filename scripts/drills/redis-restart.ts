@@ -1,4 +1,5 @@
 // Drill: Redis stopped and restarted under requests. The API keeps answering with rate limiting off (fail open), and limits return after.
+import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { ensureRedis, stopRedis } from '../ops/provision/redis.js';
 import { startLocalApi } from './local-api.js';
@@ -8,7 +9,7 @@ const PATH = '/api/v1/channels/research-meetings/episodes?limit=5';
 
 export async function redisRestartDrill({ prefix, downSeconds = 8 }: { prefix: string; downSeconds?: number }): Promise<DrillResult> {
   const log = createLogger({ name: 'drill', level: 'warn', fd: 2 });
-  const redisPort = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').port || '6379';
+  const redisPort = new URL(loadConfig(process.env).redisUrl).port || '6379';
   const LIMIT = 5;
   const api = await startLocalApi({ prefix, env: { RATE_LIMIT_MAX: String(LIMIT), RATE_LIMIT_WINDOW_SECONDS: '600' }, keys: 3, embedder: false });
   const [limited, looped, after] = api.keys.map((k) => ({ 'x-api-key': k }));

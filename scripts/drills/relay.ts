@@ -3,7 +3,10 @@
 // prebuilt `_msearch` to the node over a keep-alive agent and pipes the node's answer back unread.
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
+import { loadConfig } from '../../src/config.js';
 
+// HOST and PORT as the API reads them (serveInChildProcess sets both); RELAY_* are this relay's own, set by bench:search.
+const { host, port } = loadConfig(process.env);
 const node = new URL(process.env.RELAY_MSEARCH_URL!);
 const bodies = JSON.parse(readFileSync(process.env.RELAY_BODIES!, 'utf8')) as Record<string, string[]>;
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -26,4 +29,4 @@ createServer((req, res) => {
   });
   upstream.on('error', (error) => res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: error.message })));
   upstream.end(body);
-}).listen(Number(process.env.PORT), '127.0.0.1');
+}).listen(port, host);

@@ -46,10 +46,10 @@ const remaining = (header: string | undefined) => /;\s*r=(\d+)/.exec(header ?? '
 
 export async function scaleOutDrill({ library = SAMPLE_LIBRARY, workers = 3, apis = 2 }: { library?: string; workers?: number; apis?: number } = {}): Promise<DrillResult> {
   const { state, nodes } = await clusterStatus();
-  const savedUrl = process.env.OPENSEARCH_URL;
-  if (state && nodes.every((n) => n.running)) process.env.OPENSEARCH_URL = clusterUrls(state);
-  const config = loadConfig(process.env);
-  const run = await startIngestRun({ library, prefix: PREFIX, queueName: 'drill-scale', logLevel: 'info' });
+  // Every process of the drill gets every node of the local cluster when it runs.
+  const base = state && nodes.every((n) => n.running) ? { ...process.env, OPENSEARCH_URL: clusterUrls(state) } : process.env;
+  const config = loadConfig(base);
+  const run = await startIngestRun({ library, prefix: PREFIX, queueName: 'drill-scale', logLevel: 'info', env: base });
   const servers: Child[] = [];
   const admin = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
   try {
@@ -63,7 +63,7 @@ export async function scaleOutDrill({ library = SAMPLE_LIBRARY, workers = 3, api
     // API processes on the same store and Redis; one key, its requests alternating between them.
     const ports: number[] = [];
     for (let i = 0; i < apis; i++) ports.push(await choosePort({ env: {}, preferred: 18080 + i, avoid: ports, what: 'API' }));
-    const env = { ...process.env, HOST: '127.0.0.1', INDEX_PREFIX: PREFIX, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: String(QUOTA), RATE_LIMIT_WINDOW_SECONDS: '600' };
+    const env = { ...base, HOST: '127.0.0.1', INDEX_PREFIX: PREFIX, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: String(QUOTA), RATE_LIMIT_WINDOW_SECONDS: '600' };
     for (const port of ports) servers.push(runScript('src/server.ts', [], { ...env, PORT: String(port) }));
     const listening = await waitFor(async () => (await Promise.all(ports.map((p) => get(p, '/healthz', {})))).every((r) => r.status === 200), 120_000);
     const { key } = await createApiKey({ client: admin, aliases: indexAliases(PREFIX) }, { userId: 'u_member', name: 'scale-out drill (throw-away)' });
@@ -105,7 +105,5 @@ export async function scaleOutDrill({ library = SAMPLE_LIBRARY, workers = 3, api
     await Promise.all(servers.map((s) => s.exited));
     await run.close();
     await admin.close();
-    if (savedUrl === undefined) delete process.env.OPENSEARCH_URL;
-    else process.env.OPENSEARCH_URL = savedUrl;
   }
 }

@@ -130,11 +130,15 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
 }
 
 /**
- * Saves a screenshot in SCREENSHOT_DIR (default `.cache/screenshots`, out of git); `npm run screenshots` points it
- * at `docs/images/` to refresh the pictures the README and docs show.
+ * Saves a screenshot in `dir`: by default SCREENSHOT_DIR (a knob of the browser suites), else `.cache/screenshots`, out
+ * of git; `npm run screenshots` gives `docs/images/` to refresh the pictures the README and docs show.
  */
-export async function screenshot(target: Page | Locator, name: string, { fullPage = false } = {}): Promise<string> {
-  const file = path.join(process.env.SCREENSHOT_DIR || path.join(process.cwd(), '.cache', 'screenshots'), `${name}.png`);
+export async function screenshot(
+  target: Page | Locator,
+  name: string,
+  { fullPage = false, dir = process.env.SCREENSHOT_DIR || path.join(process.cwd(), '.cache', 'screenshots') } = {},
+): Promise<string> {
+  const file = path.join(dir, `${name}.png`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // A locator (one section of a page) is taken alone; a page is its viewport, or all of it.
   if ('goto' in target) await target.screenshot({ path: file, fullPage });

@@ -15,15 +15,19 @@ export class ConfigError extends Error {
 export type Env = Record<string, string | undefined>;
 
 /**
- * One variable as the schema declares it: what it sets, its default and accepted values as the
- * documentation shows them, and how its text is read (blank counts as unset).
+ * One environment variable as the schema declares it: its name, what it sets, its default and
+ * accepted values as the documentation shows them, and how its text is read (blank counts as unset).
  */
-export interface VarSpec<T> {
+export interface Setting<T> {
+  name: string;
   description: string;
   /** The default as documented: a value in backticks, or a phrase ("unset"). */
   shown: string;
   /** The accepted values as documented. */
   accepts: string;
+  /** Former names, read when `name` is unset, until they are removed. */
+  aliases?: readonly string[];
+  /** `raw` is the variable's text, or undefined when unset; `name` is the variable it came from, for errors. */
   read(raw: string | undefined, name: string): T;
 }
 
@@ -38,58 +42,73 @@ function parseInt10(raw: string, name: string, min: number, max: number): number
 }
 
 /** An integer in `min..max`. */
-export function integer(fallback: number, min: number, max: number, description: string): VarSpec<number> {
+export function integer(name: string, fallback: number, min: number, max: number, description: string): Setting<number> {
   return {
+    name,
     description,
     shown: code(fallback),
     accepts: `integer ${min}–${max}`,
-    read: (raw, name) => (present(raw) === undefined ? fallback : parseInt10(present(raw)!, name, min, max)),
+    read: (raw, as) => (present(raw) === undefined ? fallback : parseInt10(present(raw)!, as, min, max)),
   };
 }
 
 /** An integer in `min..max`, or unset. */
-export function optionalInteger(min: number, max: number, description: string, shown = 'unset'): VarSpec<number | undefined> {
-  return { description, shown, accepts: `integer ${min}–${max}`, read: (raw, name) => (present(raw) === undefined ? undefined : parseInt10(present(raw)!, name, min, max)) };
+export function optionalInteger(name: string, min: number, max: number, description: string, shown = 'unset'): Setting<number | undefined> {
+  return {
+    name,
+    description,
+    shown,
+    accepts: `integer ${min}–${max}`,
+    read: (raw, as) => (present(raw) === undefined ? undefined : parseInt10(present(raw)!, as, min, max)),
+  };
 }
 
 /** A finite number ≥ `min`. */
-export function decimal(fallback: number, min: number, description: string): VarSpec<number> {
+export function decimal(name: string, fallback: number, min: number, description: string): Setting<number> {
   return {
+    name,
     description,
     shown: code(fallback),
     accepts: `number ≥ ${min}`,
-    read(raw, name) {
+    read(raw, as) {
       const v = present(raw);
       if (v === undefined) return fallback;
       const n = Number(v);
-      if (!Number.isFinite(n) || n < min) throw new ConfigError(name, `expected a number >= ${min}, got "${v}"`);
+      if (!Number.isFinite(n) || n < min) throw new ConfigError(as, `expected a number >= ${min}, got "${v}"`);
       return n;
     },
   };
 }
 
 /** Free text, trimmed. */
-export function text(fallback: string, description: string): VarSpec<string> {
-  return { description, shown: code(fallback), accepts: 'text', read: (raw) => present(raw) ?? fallback };
+export function text(name: string, fallback: string, description: string, { accepts = 'text' }: { accepts?: string } = {}): Setting<string> {
+  return { name, description, shown: code(fallback), accepts, read: (raw) => present(raw) ?? fallback };
 }
 
-/** Free text, or unset; `shown` documents a default computed elsewhere. */
-export function optionalText(description: string, { shown = 'unset', accepts = 'text' }: { shown?: string; accepts?: string } = {}): VarSpec<string | undefined> {
-  return { description, shown, accepts, read: (raw) => present(raw) };
+/** Free text, or unset; `shown` documents a default computed from other settings. */
+export function optionalText(name: string, description: string, { shown = 'unset', accepts = 'text' }: { shown?: string; accepts?: string } = {}): Setting<string | undefined> {
+  return { name, description, shown, accepts, read: (raw) => present(raw) };
 }
 
 /** One of `values`. */
-export function choice<const T extends string>(fallback: T, values: readonly T[], description: string): VarSpec<T> {
+export function choice<const T extends string>(name: string, fallback: T, values: readonly T[], description: string): Setting<T> {
   return {
+    name,
     description,
     shown: code(fallback),
     accepts: values.map(code).join(', '),
-    read(raw, name) {
+    read(raw, as) {
       const v = present(raw) ?? fallback;
-      if (!(values as readonly string[]).includes(v)) throw new ConfigError(name, `expected one of ${values.join(', ')}, got "${v}"`);
+      if (!(values as readonly string[]).includes(v)) throw new ConfigError(as, `expected one of ${values.join(', ')}, got "${v}"`);
       return v as T;
     },
   };
+}
+
+/** A switch written as one of two words (`on`/`off` unless given): true for the first. */
+export function toggle(name: string, fallback: boolean, description: string, [yes, no]: readonly [string, string] = ['on', 'off']): Setting<boolean> {
+  const words = choice(name, fallback ? yes : no, [yes, no], description);
+  return { ...words, read: (raw, as) => words.read(raw, as) === yes };
 }
 
 /** A URL of one of `protocols`, without trailing slashes. */
@@ -108,43 +127,57 @@ const protocolNames = (protocols: readonly string[]) => protocols.map((p) => p.r
 
 /** A URL of one of `protocols`; unset: `fallback` (undefined: the caller derives it). */
 export function address<F extends string | undefined>(
+  name: string,
   fallback: F,
   protocols: readonly string[],
   description: string,
   shown?: string,
-): VarSpec<F extends string ? string : string | undefined> {
+): Setting<F extends string ? string : string | undefined> {
   return {
+    name,
     description,
     shown: shown ?? (fallback === undefined ? 'unset' : code(fallback)),
     accepts: `${protocolNames(protocols)} URL`,
-    read: (raw, name) => {
+    read: (raw, as) => {
       const v = present(raw) ?? fallback;
-      return (v === undefined ? undefined : checkedUrl(v, name, protocols)) as F extends string ? string : string | undefined;
+      return (v === undefined ? undefined : checkedUrl(v, as, protocols)) as F extends string ? string : string | undefined;
     },
   };
 }
 
 /** One or more URLs, comma-separated, none repeated. */
-export function addressList(fallback: string, protocols: readonly string[], description: string): VarSpec<string[]> {
+export function addressList(name: string, fallback: string, protocols: readonly string[], description: string): Setting<readonly string[]> {
   return {
+    name,
     description,
     shown: code(fallback),
     accepts: `comma-separated ${protocolNames(protocols)} URLs`,
-    read(raw, name) {
+    read(raw, as) {
       const all = present(raw) ?? fallback;
       const entries = all.split(',').map((s) => s.trim());
-      if (entries.some((e) => e === '')) throw new ConfigError(name, `expected comma-separated URLs without empty entries, got "${all}"`);
-      const urls = entries.map((entry) => checkedUrl(entry, name, protocols));
+      if (entries.some((e) => e === '')) throw new ConfigError(as, `expected comma-separated URLs without empty entries, got "${all}"`);
+      const urls = entries.map((entry) => checkedUrl(entry, as, protocols));
       const repeated = urls.find((u, i) => urls.indexOf(u) !== i);
-      if (repeated) throw new ConfigError(name, `lists ${repeated} twice`);
+      if (repeated) throw new ConfigError(as, `lists ${repeated} twice`);
       return urls;
     },
   };
 }
 
-/** Anything else: its own reader, and how the documentation shows it. */
-export function custom<T>(shown: string, accepts: string, description: string, read: (raw: string | undefined, name: string) => T): VarSpec<T> {
-  return { description, shown, accepts, read: (raw, name) => read(present(raw), name) };
+/**
+ * Anything else: its own reader, which gets the variable's trimmed text, else `fallback` (the
+ * default, written once, as text), else undefined; `shown` documents a default that is not text.
+ */
+export function custom<T>(name: string, doc: { fallback: string; shown?: string; accepts: string }, description: string, read: (raw: string, name: string) => T): Setting<T>;
+export function custom<T>(name: string, doc: { shown: string; accepts: string }, description: string, read: (raw: string | undefined, name: string) => T): Setting<T>;
+export function custom<T>(
+  name: string,
+  { fallback, shown = fallback === undefined ? 'unset' : code(fallback), accepts }: { fallback?: string; shown?: string; accepts: string },
+  description: string,
+  read: (raw: string, name: string) => T,
+): Setting<T> {
+  // Undefined reaches only the readers declared without a fallback, whose signature takes it.
+  return { name, description, shown, accepts, read: (raw, as) => read((present(raw) ?? fallback) as string, as) };
 }
 
 /** An ISO 8601 date, or undefined. */

@@ -11,7 +11,7 @@ describe('docs/configuration.md', function () {
 
   it('documents every declared variable once, with a default, what it accepts and a meaning', function () {
     const doc = readFileSync(CONFIGURATION_DOC, 'utf8');
-    for (const [name, spec] of Object.entries(ENV)) {
+    for (const [name, spec] of ENV) {
       expect(doc.split(`| \`${name}\` |`).length - 1, name).to.equal(1);
       expect(spec.shown, name).to.not.equal('');
       expect(spec.accepts, name).to.not.equal('');

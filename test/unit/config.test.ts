@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import express from 'express';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_INDEX_LAYOUT, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', function () {
   it('gives documented defaults for an empty environment', function () {
@@ -46,6 +46,9 @@ describe('loadConfig', function () {
     ['INDEX_PREFIX', 'Upper-', /INDEX_PREFIX: expected lowercase/],
     ['ANONYMOUS_READ', 'everything', /ANONYMOUS_READ: expected one of none, published/],
     ['RRF_K', '-1', /RRF_K: expected a number >= 1/],
+    ['SEARCH_FUSION', 'zscore', /SEARCH_FUSION: expected one of rrf, minmax, got "zscore"/],
+    ['SEARCH_KEYWORD_WEIGHT', '-1', /SEARCH_KEYWORD_WEIGHT: expected a number >= 0/],
+    ['RRF_SEMANTIC_WEIGHT', 'heavy', /RRF_SEMANTIC_WEIGHT: expected a number >= 0, got "heavy"/],
     ['API_V1_DEPRECATED_AT', 'someday', /API_V1_DEPRECATED_AT: expected an ISO 8601 date/],
     ['TRUST_PROXY', 'true', /TRUST_PROXY: "true" trusts any X-Forwarded-For, which every client can forge/],
     ['TRUST_PROXY', '33', /TRUST_PROXY: expected a hop count 0\.\.32/],
@@ -118,5 +121,52 @@ describe('loadConfig', function () {
 
   it('trims trailing slashes from URLs so paths can be appended', function () {
     expect(loadConfig({ OPENSEARCH_URL: 'http://127.0.0.1:9201/' }).opensearchUrl).to.equal('http://127.0.0.1:9201');
+  });
+
+  it('derives the fields other variables default: base URL and user agent from PORT, queue from INDEX_PREFIX, embeddings model from MODEL_ID', function () {
+    const config = loadConfig({ PORT: '9090', INDEX_PREFIX: 'drill-', MODEL_ID: 'Xenova/all-MiniLM-L6-v2' });
+    expect(config.publicBaseUrl).to.equal('http://localhost:9090');
+    expect(config.queueName).to.equal('drill-ingest');
+    expect(config.embedding.remote.model).to.equal('Xenova/all-MiniLM-L6-v2');
+    expect(config.pipeline.userAgent).to.match(/^CreatorContentAPI\/\S+ \(\+http:\/\/localhost:9090\)$/);
+    const given = loadConfig({ PORT: '9090', PUBLIC_BASE_URL: 'https://api.example.com/', QUEUE_NAME: 'jobs', EMBEDDINGS_MODEL: 'text-embedding-3-small' });
+    expect([given.publicBaseUrl, given.queueName, given.embedding.remote.model]).to.deep.equal(['https://api.example.com', 'jobs', 'text-embedding-3-small']);
+    expect(given.pipeline.userAgent).to.match(/\(\+https:\/\/api\.example\.com\)$/);
+  });
+
+  it('reads the on/off and true/false switches as booleans and lower-cases the channel base domain', function () {
+    const config = loadConfig({ CHANNEL_CUSTOM_DOMAINS: 'off', OUTBOUND_ALLOW_PRIVATE: 'true', CHANNEL_BASE_DOMAIN: 'Creators.Example.ORG' });
+    expect(config.channelSites).to.deep.equal({ baseDomain: 'creators.example.org', scheme: 'https', customDomains: false, port: undefined });
+    expect(config.pipeline.allowPrivate).to.equal(true);
+    expect(loadConfig({}).pipeline.allowPrivate).to.equal(false);
+    expect(() => loadConfig({ OUTBOUND_ALLOW_PRIVATE: 'yes' })).to.throw(ConfigError, /OUTBOUND_ALLOW_PRIVATE: expected one of true, false/);
+  });
+
+  it('sets the deprecation of /api/v1 only when API_V1_DEPRECATED_AT is set', function () {
+    expect(loadConfig({ API_V1_SUNSET_AT: '2027-01-01', API_V1_SUCCESSOR: 'https://api.example.com/v2' }).deprecation).to.equal(undefined);
+    expect(loadConfig({ API_V1_DEPRECATED_AT: '2026-06-01', API_V1_SUCCESSOR: 'https://api.example.com/v2' }).deprecation).to.deep.equal({
+      deprecatedAt: new Date('2026-06-01'),
+      sunsetAt: undefined,
+      successor: 'https://api.example.com/v2',
+    });
+  });
+
+  it('reads the fusion weights from SEARCH_*_WEIGHT, else from their deprecated RRF_*_WEIGHT names', function () {
+    expect(loadConfig({}).search).to.include({ keywordWeight: 1, semanticWeight: 1 });
+    expect(loadConfig({ SEARCH_KEYWORD_WEIGHT: '0.5', SEARCH_SEMANTIC_WEIGHT: '2' }).search).to.include({ keywordWeight: 0.5, semanticWeight: 2 });
+    expect(loadConfig({ RRF_KEYWORD_WEIGHT: '0.5', RRF_SEMANTIC_WEIGHT: '2' }).search).to.include({ keywordWeight: 0.5, semanticWeight: 2 });
+    expect(loadConfig({ SEARCH_KEYWORD_WEIGHT: '3', RRF_KEYWORD_WEIGHT: '0.5', SEARCH_SEMANTIC_WEIGHT: ' ', RRF_SEMANTIC_WEIGHT: '2' }).search).to.include({
+      keywordWeight: 3,
+      semanticWeight: 2,
+    });
+  });
+
+  it('always sets the cache sizes, to the documented defaults when unset', function () {
+    expect(loadConfig({}).search).to.include({ queryCacheSize: 256, queryCacheChannels: 64, hydrationCacheMb: 64 });
+  });
+
+  it('takes the default index layout from the schema, as an empty environment reads it', function () {
+    expect(DEFAULT_INDEX_LAYOUT).to.deep.equal(loadConfig({}).indexLayout);
+    expect(Object.isFrozen(DEFAULT_INDEX_LAYOUT)).to.equal(true);
   });
 });

@@ -1,6 +1,7 @@
 // One fuzz run end to end: provision schemathesis, start the API over the qmsum prefix with a key, fuzz, stop.
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { loadConfig } from '../../../src/config.js';
 import type { Embedder } from '../../../src/embedder.js';
 import { OPERATIONS } from '../../../src/openapi/operations.js';
 import { DEFAULT_PREFIX, startLocalApi } from '../../drills/local-api.js';
@@ -28,7 +29,7 @@ export async function fuzzLocalApi({
   prefix = DEFAULT_PREFIX,
   seed,
   echo = false,
-  embedder = Boolean(process.env.MODEL_DIR),
+  embedder = loadConfig(process.env).modelDir !== undefined,
   progress = (line) => process.stderr.write(`${line}\n`),
 }: FuzzLocalOptions = {}): Promise<FuzzResult & { statuses: Record<string, Record<string, number>> }> {
   const cli = await ensureSchemathesis({ log: progress });
