@@ -3,8 +3,10 @@
 The same files the Node side loads (a Transformers.js model folder: `onnx/model_quantized.onnx` or
 `onnx/model.onnx`, and `tokenizer.json`), pooled and normalised as the API's local embedder does
 it, so a deployment can move its embedding to this service (or to any OpenAI-compatible one)
-and get the same vectors. Texts are run one per model call: the int8 model quantizes its
-activations per call, so a text's vector would otherwise depend on its batch mates.
+and get the same vectors (while onnxruntime stays at the version requirements.txt pins: the int8
+model amplifies any change in the runtime's float kernels). Texts are run one per model call: the
+int8 model quantizes its activations per call, so a text's vector would otherwise depend on its
+batch mates.
 """
 
 from __future__ import annotations

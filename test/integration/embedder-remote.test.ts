@@ -1,7 +1,5 @@
 // EMBEDDER=openai against a real OpenAI-compatible server: the local service's /v1/embeddings on the same bge-small ONNX file.
-import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
@@ -13,11 +11,30 @@ import { indexEmbedder } from '../../src/embedders/index-signature.js';
 import { createRemoteEmbedder, type RemoteEmbedder } from '../../src/embedders/openai.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { assertIndexModel } from '../../indexer/load-episode.js';
+import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';
+import { buildPassages } from '../../indexer/passages.js';
 import { copyLibrary, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
+import { CORPUS_DIR } from '../support/qmsum-fixture.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 const MODEL = 'Xenova/bge-small-en-v1.5';
+
+/** Every how many passages of the compact qmsum corpus the agreement test embeds on both sides. */
+const SAMPLE_EVERY = 4;
+
+/** Every `every`th passage text of the compact corpus (twelve real meetings), built as the indexer builds them. */
+async function corpusSample(every: number): Promise<string[]> {
+  const meta = await readLibraryMeta(CORPUS_DIR);
+  const texts: string[] = [];
+  const onIssue = (issue: LibraryIssue) => {
+    throw new Error(issue.reason);
+  };
+  for await (const { record } of readEpisodes(CORPUS_DIR, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue })) {
+    for (const passage of buildPassages(record)) texts.push(passage.text);
+  }
+  return texts.filter((_, i) => i % every === 0);
+}
 
 const PASSAGES = [
   'The cat sat on the mat',
@@ -82,14 +99,14 @@ describe('remote embedder (OpenAI-compatible /v1/embeddings of the local service
     }
   });
 
-  it("stays close over a real episode's passages: median cosine ≥ 0.999, none below 0.995 (int8 kernels of two onnxruntime versions)", async function () {
-    const episode = JSON.parse(await readFile(join(SAMPLE_LIBRARY, 'episodes', 'lf-002-groundwater.json'), 'utf8')) as unknown;
-    const texts = [...JSON.stringify(episode).matchAll(/"text":"([^"]{20,})"/g)].map((m) => m[1]!);
-    expect(texts.length).to.be.greaterThan(5);
+  it('matches the local model over real meeting passages: the lowest cosine of the sample is at least 0.999', async function () {
+    // The lowest, not a mean: through the int8 layers a float kernel that differs in its last bit moves some passages
+    // much more than others (why services/transcriber pins onnxruntime).
+    const texts = await corpusSample(SAMPLE_EVERY);
+    expect(texts.length).to.be.greaterThan(100);
     const [a, b] = await Promise.all([local.embedPassages(texts), remote.embedPassages(texts)]);
-    const cosines = texts.map((_, i) => dot(a[i]!, b[i]!)).sort((x, y) => x - y);
-    expect(cosines[0]).to.be.at.least(0.995);
-    expect(cosines[cosines.length >> 1]).to.be.at.least(0.999);
+    const worst = texts.map((text, i) => ({ text, cosine: dot(a[i]!, b[i]!) })).reduce((w, x) => (x.cosine < w.cosine ? x : w));
+    expect(worst.cosine, worst.text.slice(0, 100)).to.be.at.least(0.999);
   });
 
   it('prefixes a query with the bge instruction as the local embedder does (cosine ≥ 0.999, and not the passage vector)', async function () {
