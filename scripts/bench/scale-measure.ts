@@ -82,12 +82,12 @@ export async function measureSearch(deps: SearchDeps, sample: Probe[], fast: boo
   const tick = setInterval(() => process.stderr.write(`\r  ${label}: ${totals.length}/${sample.length}`), 1000);
   try {
     for (const q of sample) {
-      const { trace } = await runSearch(deps, q.channel, params(q));
-      totals.push(trace.timings.totalMs);
-      legs.push(trace.timings.msearchMs);
-      embedMaxMs = Math.max(embedMaxMs, trace.timings.embedMs);
-      rest.push(trace.timings.totalMs - trace.timings.msearchMs - trace.timings.embedMs);
-      if (q.size >= 5_000) big.push(trace.timings.totalMs);
+      const { timings } = await runSearch(deps, q.channel, params(q));
+      totals.push(timings.totalMs);
+      legs.push(timings.msearchMs);
+      embedMaxMs = Math.max(embedMaxMs, timings.embedMs);
+      rest.push(timings.totalMs - timings.msearchMs - timings.embedMs);
+      if (q.size >= 5_000) big.push(timings.totalMs);
     }
   } finally {
     clearInterval(tick);

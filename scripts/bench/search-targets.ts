@@ -1,7 +1,7 @@
 // bench:search, its parts: the targets (API process, engine, native pipeline), timing in turns, step profiles and the figures they print.
 import type { Redis } from 'ioredis';
 import { fileURLToPath } from 'node:url';
-import { type SearchTrace } from '../../src/search/search.js';
+import { type SearchTimings } from '../../src/search/search.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { type Client, type IndexAliases } from '../../src/store/opensearch.js';
 import { freePort, serveInChildProcess, type Served } from '../lib/child.js';
@@ -117,7 +117,7 @@ export async function measureInTurns<T extends string = Target>(
  * Where an API search's time goes, each step timed alone at concurrency 1, the steps taking
  * turns (one of each per round): the store reads of the credential and channel check, one
  * at a time and as the API now sends them, the rate limiter's Redis round trip, an HTTP hop
- * to the API that does nothing, and the pipeline's own phases from its trace.
+ * to the API that does nothing, and the pipeline's own phases from its timings.
  */
 export async function profileSteps(
   {
@@ -129,7 +129,7 @@ export async function profileSteps(
     apiBase,
     requests,
   }: { client: Client; redis: Redis; aliases: IndexAliases; keyHash: string; channel: ChannelDoc; apiBase: string; requests: number },
-  search: (mode: 'fast' | 'hybrid', i: number) => Promise<{ result: unknown; trace: SearchTrace }>,
+  search: (mode: 'fast' | 'hybrid', i: number) => Promise<{ result: unknown; timings: SearchTimings }>,
 ): Promise<{ step: string; p50: number; p95: number }[]> {
   const times = new Map<string, number[]>();
   const record = (step: string, ms: number) => times.set(step, [...(times.get(step) ?? []), ms]);
@@ -153,12 +153,12 @@ export async function profileSteps(
     await timed('HTTP hop to the API (GET /healthz)', async () => (await fetch(`${apiBase}/healthz`)).text());
     for (const mode of ['fast', 'hybrid'] as const) {
       const t = performance.now();
-      const { result, trace } = await search(mode, i);
-      const { msearchMs, hydrateMs } = trace.timings;
+      const { result, timings } = await search(mode, i);
+      const { msearchMs, hydrateMs } = timings;
       record(`${mode}: whole pipeline`, performance.now() - t);
       record(`${mode}: legs _msearch`, msearchMs);
       record(`${mode}: hydration _msearch`, hydrateMs);
-      record(`${mode}: in-process (build, fuse, group, cite${mode === 'hybrid' ? ', cached vector' : ''})`, trace.timings.totalMs - msearchMs - hydrateMs);
+      record(`${mode}: in-process (build, fuse, group, cite${mode === 'hybrid' ? ', cached vector' : ''})`, timings.totalMs - msearchMs - hydrateMs);
       await timed(`${mode}: JSON of the answer`, async () => JSON.stringify(result));
     }
   }

@@ -5,7 +5,7 @@
 //                           [--baseline <checkout>] [--compare <prefix>] [--steps]
 //
 // The API runs as `npm start` runs it, in a process of its own on a loopback port, with a throw-away
-// API key; `pipeline` is searchChannel called in this process (the API minus HTTP, auth and rate
+// API key; `pipeline` is runSearch called in this process (the API minus HTTP, auth and rate
 // limiting); the engine side sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid
 // only) sends the same passage keyword and k-NN queries as OpenSearch's own `hybrid` query, fused
 // engine-side by a score-ranker RRF search pipeline: the anchor our own fusion is measured against.
@@ -25,7 +25,7 @@ import { buildKnnQuery } from '../../src/search/knn-query.js';
 import { buildMsearchBody, MSEARCH_FILTER_PATH, readMsearchResponse } from '../../src/search/msearch.js';
 import { defaultQueryCache } from '../../src/search/query-cache.js';
 import { parseQueries, evenSubset } from '../eval/relevance.js';
-import { runSearch, searchChannel, type SearchDeps } from '../../src/search/search.js';
+import { runSearch, type SearchDeps } from '../../src/search/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { createApiKey } from '../../src/auth/key-store.js';
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
     const deps: SearchDeps = { client, embedder, aliases, settings: config.search, channelSites: config.channelSites, queryCache };
     const pipelineCall = (mode: 'fast' | 'hybrid') => async (i: number) => {
       const q = queries[i % queries.length]!;
-      await searchChannel(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
+      await runSearch(deps, channels.get(q.channel)!, { query: q.query, fast: mode === 'fast', limit: 10, publishedOnly: false });
     };
     const apiCall =
       (mode: 'fast' | 'hybrid', base = apiBase, apiKey = key) =>

@@ -7,7 +7,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Embedder } from '../../src/embedder.js';
 import { createQueryVectorCache } from '../../src/search/query-cache.js';
 import { judge, landing, meanLanding, meanScores, rankedSegments, type JudgedQuery, type Landing, type QueryScores } from './relevance.js';
-import { runSearch, type SearchDeps, type SearchOptions } from '../../src/search/search.js';
+import type { SearchDeps } from '../../src/search/search.js';
+import { evalSearch, type Tuning } from './search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { SearchResult } from '../../src/search/types.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
@@ -17,7 +18,7 @@ import { useProvisionedModel } from '../ops/provision/model.js';
 
 export const MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type Mode = (typeof MODES)[number];
-const MODE_LEGS: Record<Mode, SearchOptions['legs']> = {
+const MODE_LEGS: Record<Mode, Tuning['legs']> = {
   keyword: ['keyword'],
   semantic: ['semantic'],
   hybrid: ['keyword', 'semantic'],
@@ -36,7 +37,7 @@ export interface LocalSearch {
   embedder: Embedder | undefined;
   deps: SearchDeps;
   channel(slug: string): Promise<ChannelDoc>;
-  search(q: Pick<EvalQuery, 'channel' | 'query' | 'episodeIds'>, mode: Mode, options?: SearchOptions, limit?: number): ReturnType<typeof runSearch>;
+  search(q: Pick<EvalQuery, 'channel' | 'query' | 'episodeIds'>, mode: Mode, tuning?: Tuning, limit?: number): ReturnType<typeof evalSearch>;
   close(): Promise<void>;
 }
 
@@ -94,9 +95,9 @@ export async function openLocalSearch({
     embedder,
     deps,
     channel,
-    async search(q, mode, options = {}, limit = 10) {
+    async search(q, mode, tuning = {}, limit = 10) {
       const params: SearchParams = { query: q.query, fast: mode === 'keyword', limit, publishedOnly: false, ...(q.episodeIds ? { episodeIds: q.episodeIds } : {}) };
-      return runSearch(deps, await channel(q.channel), params, { ...options, legs: MODE_LEGS[mode] });
+      return evalSearch(deps, await channel(q.channel), params, { ...tuning, legs: MODE_LEGS[mode] });
     },
     close: () => client.close(),
   };
@@ -159,10 +160,10 @@ export function summarize(library: string, mode: Mode, judged: readonly Judged[]
 
 /**
  * Parses a settings spec, `"k=30 keyword=1.5 semantic=1 title=0.5 candidates=200
- * fields=text,chapterTitle^2 efields=title^3,summary type=most_fields agg=sum landing=off window=15000"`.
+ * fields=text,chapterTitle^2 efields=title^3,summary type=most_fields landing=off window=15000"`.
  */
-export function parseSettings(spec: string): SearchOptions {
-  const options: SearchOptions = {};
+export function parseSettings(spec: string): Tuning {
+  const options: Tuning = {};
   for (const part of spec.split(/\s+/).filter(Boolean)) {
     const [name, value = ''] = part.split('=', 2) as [string, string?];
     const num = () => {
@@ -200,10 +201,6 @@ export function parseSettings(spec: string): SearchOptions {
         if (!['best_fields', 'most_fields', 'cross_fields'].includes(value)) throw new Error(`type: unknown "${value}"`);
         options.keyword = { ...options.keyword, type: value as 'best_fields' };
         break;
-      case 'agg':
-        if (value !== 'max' && value !== 'sum') throw new Error(`agg: expected max or sum`);
-        options.episodeScore = value;
-        break;
       case 'landing':
         if (value !== 'off' && value !== 'on') throw new Error('landing: expected on or off');
         options.landing = { ...options.landing, off: value === 'off' };
@@ -219,12 +216,9 @@ export function parseSettings(spec: string): SearchOptions {
       case 'longchapter':
         options.longChapterMs = num();
         break;
-      case 'support':
-        options.support = num();
-        break;
       case 'fusion':
-        if (!['rrf', 'minmax', 'zscore'].includes(value)) throw new Error('fusion: expected rrf, minmax or zscore');
-        options.fusion = value as 'rrf';
+        if (value !== 'rrf' && value !== 'minmax') throw new Error('fusion: expected rrf or minmax');
+        options.fusion = value;
         break;
       case 'slack':
         options.landing = { ...options.landing, slack: num() };
@@ -237,7 +231,7 @@ export function parseSettings(spec: string): SearchOptions {
         break;
       default:
         throw new Error(
-          `unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, agg, framing, chapterhits, longchapter, support, fusion, landing, lookahead, slack, window)`,
+          `unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, framing, chapterhits, longchapter, fusion, landing, lookahead, slack, window)`,
         );
     }
   }

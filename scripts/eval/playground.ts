@@ -8,10 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Command, Option } from 'commander';
 import { judge, evenSubset, parseQueries, rankedSegments, overlaps, type JudgedQuery } from './relevance.js';
-import type { SearchOptions, SearchTrace } from '../../src/search/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS } from '../../src/search/fields.js';
-import { TITLE_WEIGHT_RATIO, runSearch } from '../../src/search/search.js';
+import { evalSearch, tunedRanking, type SearchTrace, type Tuning } from './search.js';
 import type { FusedHit, LegHit, SearchResult } from '../../src/search/types.js';
 import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './harness.js';
 import { positive } from '../lib/cli-args.js';
@@ -21,7 +20,7 @@ const HELP = `Type a query to search. Commands:
   :w keyword=1.5 semantic=1     leg weights (keyword, semantic, title; 0 turns a leg off)
   :fields text,chapterTitle^2   passage fields of the keyword leg      :efields title^3,summary  episode fields
   :candidates 200               passages per leg                       :type most_fields        multi_match type
-  :agg max|sum                  episode score from its passages        :mode keyword|semantic|hybrid
+  :mode keyword|semantic|hybrid legs to run
   :filter year=2020 topicIds=a,b   filters (topicIds personIds entityIds episodeIds collectionId year); ':filter' clears
   :channel <slug>               channel to search                      :top 10   rows per table
   :run <queryId>                run a judged query (--queries), marking relevant segments with *
@@ -42,27 +41,26 @@ function describeHit(hit: LegHit | FusedHit, width = 70): string {
 interface State {
   channel: string;
   mode: Mode;
-  options: SearchOptions;
+  options: Tuning;
   filters: Partial<SearchParams>;
   top: number;
   last?: { query: string; judged?: JudgedQuery; result: SearchResult; trace: SearchTrace };
 }
 
 function settingsLine(s: State, local: LocalSearch): string {
-  const cfg = local.config.search;
-  const keyword = s.options.weights?.keyword ?? cfg.keywordWeight;
-  const w = { keyword, semantic: cfg.semanticWeight, title: TITLE_WEIGHT_RATIO * keyword, ...s.options.weights };
+  const ranking = tunedRanking(local.config.search, s.options);
+  const w = ranking.weights;
   const kw = s.options.keyword ?? {};
   return [
     `channel=${s.channel}`,
     `mode=${s.mode}`,
-    `k=${s.options.rrfK ?? cfg.rrfK}`,
+    `fusion=${ranking.fusion}`,
+    `k=${ranking.rrfK}`,
     `w=keyword:${w.keyword},semantic:${w.semantic},title:${w.title}`,
-    `candidates=${s.options.candidates ?? cfg.candidates}`,
+    `candidates=${s.options.candidates ?? local.config.search.candidates}`,
     `fields=${(kw.passageFields ?? DEFAULT_PASSAGE_FIELDS).join(',')}`,
     `efields=${(kw.episodeFields ?? DEFAULT_EPISODE_FIELDS).join(',')}`,
     `type=${kw.type ?? 'most_fields'}`,
-    `agg=${s.options.episodeScore ?? 'max'}`,
     ...(Object.keys(s.filters).length ? [`filters=${JSON.stringify(s.filters)}`] : []),
   ].join('  ');
 }
@@ -80,7 +78,7 @@ function render(s: State, run: NonNullable<State['last']>, previous: State['last
     out.push(`\n── ${leg.name} leg: ${leg.hits.length} hits ${leg.name === 'semantic' ? '(cosine score (1+cos)/2)' : '(BM25)'}`);
     for (const h of leg.hits.slice(0, s.top)) out.push(`${mark(h)}${String(h.rank).padStart(3)}  ${h.score.toFixed(3).padStart(8)}  ${describeHit(h)}`);
   }
-  out.push(`\n── fused (RRF): ${trace.fused.length} hits`);
+  out.push(`\n── fused: ${trace.fused.length} hits`);
   const prevRank = new Map(previous?.trace.fused.map((h, i) => [`${h.type}:${h.id}`, i + 1]));
   trace.fused.slice(0, s.top).forEach((h, i) => {
     const legs = Object.entries(h.legs)
@@ -135,7 +133,7 @@ async function interactive(local: LocalSearch, channel: string, judged: Map<stri
   const search = async (query: string, q?: JudgedQuery) => {
     const params: SearchParams = { query, fast: s.mode === 'keyword', limit: 10, publishedOnly: false, ...s.filters };
     const legs = s.mode === 'keyword' ? ['keyword' as const] : s.mode === 'semantic' ? ['semantic' as const] : undefined;
-    const { result, trace } = await runSearch(local.deps, await local.channel(q?.channel ?? s.channel), params, {
+    const { result, trace } = await evalSearch(local.deps, await local.channel(q?.channel ?? s.channel), params, {
       ...s.options,
       ...(legs ? { legs } : {}),
       withText: true, // every leg's text is shown; timings include loading it
@@ -189,9 +187,8 @@ async function interactive(local: LocalSearch, channel: string, judged: Map<stri
         case ':fields':
         case ':efields':
         case ':candidates':
-        case ':type':
-        case ':agg': {
-          const name = { ':k': 'k', ':fields': 'fields', ':efields': 'efields', ':candidates': 'candidates', ':type': 'type', ':agg': 'agg' }[cmd as ':k'];
+        case ':type': {
+          const name = { ':k': 'k', ':fields': 'fields', ':efields': 'efields', ':candidates': 'candidates', ':type': 'type' }[cmd as ':k'];
           const next = parseSettings(cmd === ':w' ? args : `${name}=${args.replace(/\s+/g, '')}`);
           s.options = {
             ...s.options,

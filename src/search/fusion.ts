@@ -1,4 +1,4 @@
-// Reciprocal rank fusion: merges ranked legs by rank alone, so BM25 and cosine scores never need calibrating.
+// Fusing the legs, pure: a weighted sum of min-max normalized scores (the default), or reciprocal rank fusion (ranks alone).
 import type { FusedHit, Leg, LegName } from './types.js';
 
 export interface FusionOptions {
@@ -44,8 +44,8 @@ function combine(legs: readonly Leg[], weights: Partial<Record<LegName, number>>
       const id = `${hit.type}:${hit.id}`;
       let entry = fused.get(id);
       if (!entry) {
-        // Object.assign, not `{ ...hit, fusedScore, legs }`: on Node 20 a spread followed by more
-        // properties leaves V8's fast clone path and cost about 1.6 µs a hit (0.35 ms a hybrid search).
+        // Object.assign, not `{ ...hit, fusedScore, legs }`: a spread followed by more properties
+        // leaves V8's fast clone path (docs/performance.md, "Choices in the search code").
         entry = { hit: Object.assign({}, hit, { fusedScore: 0, legs: {} }), key: id, bestRank: hit.rank };
         fused.set(id, entry);
       }
@@ -58,42 +58,25 @@ function combine(legs: readonly Leg[], weights: Partial<Record<LegName, number>>
   return [...fused.values()].sort((a, b) => b.hit.fusedScore - a.hit.fusedScore || a.bestRank - b.bestRank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((e) => e.hit);
 }
 
-/** How a leg's raw scores are put on one scale before a convex combination. */
-export type ScoreNormalization = 'minmax' | 'zscore';
-
 export interface ConvexFusionOptions {
-  normalization: ScoreNormalization;
   /** Multiplier per leg; a missing leg weighs 1, a leg weighing 0 is left out. */
   weights?: Partial<Record<LegName, number>>;
 }
 
-/**
- * Per-leg normalized scores of a leg's hits, in its order. Min-max maps the leg's best
- * to 1 and its last to 0 (a leg with one hit or equal scores gives 1); z-score maps the
- * leg's mean to 0 in units of its standard deviation, shifted so that the leg's lowest
- * hit sits at 0 (a hit a leg did not return then counts as that leg's floor).
- */
-export function normalizeScores(scores: readonly number[], normalization: ScoreNormalization): number[] {
+/** A leg's scores mapped onto [0, 1], in its order: its best hit 1, its last 0 (one hit, or equal scores: 1). */
+export function minMaxScores(scores: readonly number[]): number[] {
   if (scores.length === 0) return [];
   const min = Math.min(...scores);
   const max = Math.max(...scores);
-  if (normalization === 'minmax') return scores.map((s) => (max > min ? (s - min) / (max - min) : 1));
-  const mean = scores.reduce((a, s) => a + s, 0) / scores.length;
-  const sd = Math.sqrt(scores.reduce((a, s) => a + (s - mean) ** 2, 0) / scores.length);
-  return scores.map((s) => (sd > 0 ? (s - min) / sd : 1));
+  return scores.map((s) => (max > min ? (s - min) / (max - min) : 1));
 }
 
 /**
- * Convex combination of normalized leg scores: score(d) = Σ over legs that found d of
- * weight × normalized score. Unlike RRF it keeps how far ahead a leg's top hit is
+ * Convex combination of min-max normalized leg scores: score(d) = Σ over legs that found d
+ * of weight × normalized score. Unlike RRF it keeps how far ahead a leg's top hit is
  * (a BM25 score twice the next one counts), at the price of trusting each leg's scale
  * after normalization. Same hit keys and tie-breaks as {@link reciprocalRankFusion}.
  */
-export function convexFusion(legs: readonly Leg[], { normalization, weights = {} }: ConvexFusionOptions): FusedHit[] {
-  return combine(legs, weights, (leg, weight) =>
-    normalizeScores(
-      leg.hits.map((h) => h.score),
-      normalization,
-    ).map((n) => weight * n),
-  );
+export function convexFusion(legs: readonly Leg[], { weights = {} }: ConvexFusionOptions = {}): FusedHit[] {
+  return combine(legs, weights, (leg, weight) => minMaxScores(leg.hits.map((h) => h.score)).map((n) => weight * n));
 }

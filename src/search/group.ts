@@ -1,31 +1,16 @@
 // Groups fused hits by episode: the ranked episodes of the response, each with its best passages.
 import type { EpisodeGroup, FusedHit, FusedPassage, LegName } from './types.js';
 
-export interface GroupOptions {
-  /**
-   * How an episode's passages add up: `max` takes its best passage (an episode with one
-   * precise moment is not beaten by one with many weak ones), `sum` adds its top
-   * `maxSegments`. Either way a title match adds its own fused score. On the qmsum dev
-   * queries `max` scored best; so did it against fusing again at the episode level
-   * (each leg ranking episodes by their best passage): 0.559 vs 0.555 nDCG@10.
-   */
-  episodeScore?: 'max' | 'sum';
-  /**
-   * Weight of the episode's other evidence: the fused scores of all its passages beyond
-   * the counted ones, times this, are added to its score. An answer that runs for
-   * minutes (a meeting's topic) leaves many fused passages in its episode. 0 = off.
-   */
-  support?: number;
-}
-
 /**
  * Groups fused hits (best first) into at most `limit` episodes, each with at most
- * `maxSegments` passages, best first. A passage starting where a better one of the same
- * episode starts is skipped: both would cite the same `?t=` (a chapter title and the
- * first words of that chapter, typically), so the slot goes to another moment.
- * Episodes are ordered by score, ties by id.
+ * `maxSegments` passages, best first. An episode scores its best passage plus its title
+ * match, if any: one precise moment is not outweighed by many weak ones (adding up
+ * passages, or an episode's further evidence, scored worse: docs/relevance.md, Experiments).
+ * A passage starting where a better one of the same episode starts is skipped: both would
+ * cite the same `?t=` (a chapter title and the first words of that chapter, typically), so
+ * the slot goes to another moment. Episodes are ordered by score, ties by id.
  */
-export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSegments = 3, { episodeScore = 'max', support = 0 }: GroupOptions = {}): EpisodeGroup[] {
+export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSegments = 3): EpisodeGroup[] {
   const groups = new Map<string, EpisodeGroup>();
   for (const hit of fused) {
     let group = groups.get(hit.episodeId);
@@ -37,11 +22,8 @@ export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSeg
       group.title = hit;
       group.score += hit.fusedScore;
     } else if (group.passages.length < maxSegments && !group.passages.some((p) => p.startMs === hit.startMs)) {
-      if (episodeScore === 'sum' || group.passages.length === 0) group.score += hit.fusedScore;
-      else group.score += support * hit.fusedScore;
+      if (group.passages.length === 0) group.score += hit.fusedScore;
       group.passages.push(hit);
-    } else {
-      group.score += support * hit.fusedScore;
     }
   }
   return [...groups.values()].sort((a, b) => b.score - a.score || (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0)).slice(0, limit);
@@ -49,9 +31,8 @@ export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSeg
 
 /**
  * A chapter longer than this is no landing point: its start can be minutes before the
- * moment asked about. Shorter ones (a tutorial's steps: median 29 s on tutorialvqa) are
- * cited as they are; on the qmsum meetings 93 % of chapters (topics) are longer. Handing
- * the short ones over too cost tutorialvqa hybrid MRR 0.434 → 0.400 with chapters.
+ * moment asked about (a meeting's topic). Shorter ones (a tutorial's steps) are the
+ * answers and are cited as they are (docs/relevance.md, Experiments: long chapter hits).
  */
 export const LONG_CHAPTER_MS = 120_000;
 

@@ -13,18 +13,17 @@ export interface KeywordQueryOptions {
   episodeFields?: readonly string[];
   /**
    * `multi_match` type of both searches; default `most_fields`: a passage whose words
-   * and chapter title both match outranks one matching in one field only (on the qmsum
-   * dev queries +0.01 to +0.03 nDCG@10 over `best_fields`).
+   * and chapter title both match outranks one matching in one field only (docs/relevance.md,
+   * Experiments: `most_fields`).
    */
   type?: 'best_fields' | 'most_fields' | 'cross_fields';
-  /** Episodes the title leg returns; default 20 (deeper ranks add almost nothing under RRF). */
+  /** Episodes the title leg returns; default 20 (deeper ranks add almost nothing to the fusion). */
   episodeCandidates?: number;
   /** Return passage text with the hits (see {@link legSource}); default false. */
   withText?: boolean;
   /**
    * Leave a question's framing words out of the BM25 query (see {@link keywordText});
-   * default true: keyword MRR +0.018 / +0.041 on tutorialvqa (with chapters / speech only),
-   * hybrid +0.016 on tutorialvqa speech only, qmsum unchanged within 0.003.
+   * default true (docs/relevance.md, Experiments: question framing).
    */
   dropFraming?: boolean;
   /**

@@ -26,8 +26,9 @@ export interface RawHit {
 /**
  * What search reads of an `_msearch` answer (OpenSearch's `filter_path`): each item's status
  * and error, and its hits' id, score, doc values, source and highlights. Not the index name
- * of every hit, nor totals, shards and timings: a qmsum hybrid answer is 53 kB instead of 64.
- * `status` is always present, so an item with no hits still answers as `{ status }`.
+ * of every hit, nor totals, shards and timings: a smaller answer to parse (docs/performance.md,
+ * "Choices in the search code"). `status` is always present, so an item with no hits still
+ * answers as `{ status }`.
  */
 export const MSEARCH_FILTER_PATH = [
   'responses.status',
@@ -97,8 +98,8 @@ export async function runMsearch(client: Client, searches: readonly SearchReques
 
 /**
  * Passage hits of a leg, ranked from 1; `passage` only when the leg fetched `_source`. Built
- * property by property: conditional spreads (`...(kind ? { kind } : {})`) cost about 0.2 µs
- * each on Node 20, times three per hit and a hundred hits per leg.
+ * property by property rather than with conditional spreads (`...(kind ? { kind } : {})`):
+ * three per hit, a hundred hits per leg (docs/performance.md, "Choices in the search code").
  */
 export function toPassageHits(hits: readonly RawHit[]): LegHit[] {
   return hits.map((h, i) => {

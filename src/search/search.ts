@@ -1,17 +1,16 @@
-// Hybrid search of one channel: build the legs, one `_msearch`, fuse, group, hydrate, cite.
+// Hybrid search of one channel: numbered pure stages around two round trips (every leg in one `_msearch`, then what the answer shows).
 import type { Config } from '../config.js';
 import type { Embedder } from '../embedder.js';
 import { EmbedderUnavailableError } from '../embedder-pool.js';
 import type { ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
-import { convexFusion, reciprocalRankFusion, type ScoreNormalization } from './fusion.js';
-import { absorbChapterHits, groupByEpisode } from './group.js';
-import { planHydration } from './hydrate.js';
+import { convexFusion, reciprocalRankFusion } from './fusion.js';
+import { absorbChapterHits, groupByEpisode, LONG_CHAPTER_MS } from './group.js';
+import { planHydration, type HydratePlan } from './hydrate.js';
 import { defaultHydrationCache, type HydrationCache } from './hydration-cache.js';
 import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
 import { buildKnnQuery } from './knn-query.js';
-import type { LandingOptions } from './landing.js';
 import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchRequest } from './msearch.js';
 import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
 import { boundQueryTerms } from './query-terms.js';
@@ -22,8 +21,8 @@ import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams, SearchResult }
  * Weight of the title leg relative to the keyword weight. The leg exists so that an
  * episode whose catalog row matches is found even when no passage does; as a ranking
  * signal it is coarse (a whole episode, generic summary words), and at full weight it
- * pushed episodes ahead of the ones holding the cited moment: on the qmsum dev queries
- * nDCG@10 went from 0.50 (weight 1) to 0.55 (0.1).
+ * pushed episodes ahead of the ones holding the cited moment (docs/relevance.md,
+ * Experiments: title leg weight).
  */
 export const TITLE_WEIGHT_RATIO = 0.1;
 
@@ -65,163 +64,184 @@ export type DegradedReason = 'embedder_busy' | 'embedder_failed';
 /** The API's search answer: the result, plus `degraded` when the semantic leg was skipped. */
 export type SearchAnswer = SearchResult & { degraded?: DegradedReason };
 
-/**
- * Tuning knobs beyond the public parameters, for the relevance harness, the playground
- * and the benchmark. Every one defaults to the configured behaviour.
- */
-export interface SearchOptions {
-  /** Passage legs to run. `keyword` brings the title leg with it. Default both (`fast`: keyword). */
-  legs?: readonly ('keyword' | 'semantic')[];
-  rrfK?: number;
-  /** How legs are fused: reciprocal rank fusion, or a weighted sum of min-max or z-score normalized scores. */
-  fusion?: 'rrf' | ScoreNormalization;
-  /** Per-leg fusion weights (either kind); `title` defaults to {@link TITLE_WEIGHT_RATIO} × the keyword weight. */
-  weights?: Partial<Record<LegName, number>>;
-  /** Passages each leg contributes (and k of k-NN). */
-  candidates?: number;
-  /** Fetch passage text with every leg's hits (the playground shows them); slower. */
-  withText?: boolean;
-  keyword?: KeywordQueryOptions;
-  episodeScore?: 'max' | 'sum';
-  /**
-   * Chapter-title hits: `absorb` hands their score to the best speech passage inside the
-   * chapter and drops them, `lend` hands it over and keeps them after that passage, `keep`
-   * leaves them alone (cited at the chapter start). See `absorbChapterHits`.
-   */
-  chapterHits?: 'absorb' | 'lend' | 'keep';
-  /** Chapters longer than this (ms) are handed over; default `LONG_CHAPTER_MS`. */
-  longChapterMs?: number;
-  /** Weight of an episode's further passages in its score (see `groupByEpisode`). */
-  support?: number;
-  maxSegments?: number;
-  /** Where citations begin; `{ off: true }` cites passage starts (the eval's before/after). */
-  landing?: LandingOptions;
-}
-
-/** Everything a search saw on its way, for the playground and the benchmark. */
-export interface SearchTrace {
-  legs: Leg[];
-  fused: FusedHit[];
-  groups: EpisodeGroup[];
-  /** The first round trip, as sent (vectors included). */
-  searches: SearchRequest[];
+/** Where a search's time went: returned with every answer (the metrics and benchmarks read it). */
+export interface SearchTimings {
+  /** A query vector was found: the semantic leg ran. */
   embedded: boolean;
-  timings: { embedMs: number; msearchMs: number; hydrateMs: number; totalMs: number };
-  /** Passages and catalog rows shown: from the hydration cache, and read from the store (0 of them: no second round trip). */
-  hydration: { cached: number; fetched: number };
+  /** The store was searched (not for an empty query). */
+  searched: boolean;
+  /** Getting the query vector, from the cache or the model. */
+  embedMs: number;
+  /** The first round trip: every leg. */
+  msearchMs: number;
+  /** The second round trip: what the answer shows and the hydration cache lacked. */
+  hydrateMs: number;
+  totalMs: number;
 }
 
-/** Searches one channel: the function the API's search route calls. */
-export async function searchChannel(deps: SearchDeps, channel: ChannelDoc, params: SearchParams): Promise<SearchAnswer> {
-  return (await runSearch(deps, channel, params)).result;
+/** What {@link runSearch} returns. */
+export interface SearchOutcome {
+  result: SearchAnswer;
+  timings: SearchTimings;
 }
 
-/** {@link searchChannel} with tuning options, returning the trace as well. */
-export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: SearchParams, options: SearchOptions = {}): Promise<{ result: SearchAnswer; trace: SearchTrace }> {
-  const started = performance.now();
-  const query = params.query.trim();
-  const trace: SearchTrace = {
-    legs: [],
-    fused: [],
-    groups: [],
-    searches: [],
-    embedded: false,
-    timings: { embedMs: 0, msearchMs: 0, hydrateMs: 0, totalMs: 0 },
-    hydration: { cached: 0, fetched: 0 },
+/** How hits are ranked: the configured settings ({@link configuredRanking}), or an evaluation's. */
+export interface Ranking {
+  /** A weighted sum of min-max normalized scores, or reciprocal rank fusion. */
+  fusion: 'rrf' | 'minmax';
+  /** The RRF constant (`fusion: 'rrf'`). */
+  rrfK: number;
+  /** Per-leg weights, either fusion. */
+  weights: Record<LegName, number>;
+  /** Chapter-title hits: `lend` their score to the best speech passage inside and follow it, `absorb` (the same, chapter dropped), or `keep` them as they are. See `absorbChapterHits`. */
+  chapterHits: 'absorb' | 'lend' | 'keep';
+  /** Chapters longer than this (ms) are handed over. */
+  longChapterMs: number;
+  /** Segments an episode shows at most. */
+  maxSegments: number;
+}
+
+/** Per-leg weights: the title leg weighs {@link TITLE_WEIGHT_RATIO} × the keyword leg. */
+export function legWeights(keyword: number, semantic: number): Record<LegName, number> {
+  return { keyword, semantic, title: TITLE_WEIGHT_RATIO * keyword };
+}
+
+/** The ranking this deployment is configured with. */
+export function configuredRanking(settings: Config['search']): Ranking {
+  return {
+    fusion: settings.fusion,
+    rrfK: settings.rrfK,
+    weights: legWeights(settings.keywordWeight, settings.semanticWeight),
+    chapterHits: settings.chapterHits,
+    longChapterMs: LONG_CHAPTER_MS,
+    maxSegments: 3,
   };
-  if (query === '') return { result: { query: '', episodes: [] }, trace };
-  // The engine gets a bounded copy of the words (its clause limit); the answer echoes the query as asked.
-  const p: SearchParams = { ...params, query: boundQueryTerms(query) };
-  const { settings } = deps;
-  const candidates = options.candidates ?? settings.candidates;
-  const wanted = new Set(options.legs ?? (params.fast ? ['keyword'] : ['keyword', 'semantic']));
-  if (params.fast) wanted.delete('semantic');
-  if (!deps.embedder) wanted.delete('semantic');
+}
 
-  // 1. Build the legs; the semantic leg needs the query vector first.
+/** The query as answered (trimmed) and the parameters the engine gets (its words bounded); undefined for an empty query, which searches nothing. */
+export function prepareQuery(params: SearchParams): { query: string; bounded: SearchParams } | undefined {
+  const query = params.query.trim();
+  // The engine gets a bounded copy of the words (its clause limit); the answer echoes the query as asked.
+  return query === '' ? undefined : { query, bounded: { ...params, query: boundQueryTerms(query) } };
+}
+
+/**
+ * The query vector of the semantic leg, cached per channel and audience (so no caller can
+ * time whether another channel or audience searched this text). No model: nothing. Every
+ * embedder worker busy, or the model failing: no vector and why, so the search answers
+ * keyword-only and says so rather than queue or fail.
+ */
+export async function embedQuery(deps: SearchDeps, channel: ChannelDoc, query: string): Promise<{ vector?: number[]; degraded?: DegradedReason }> {
+  const { embedder, settings } = deps;
+  if (!embedder) return {};
+  const cache = deps.queryCache ?? defaultQueryCache(embedder, settings.queryCacheSize, settings.queryCacheChannels);
+  try {
+    return { vector: await cache.embed(embedder, query, `${channel.id}\u0000${deps.audience ?? 'members'}`) };
+  } catch (error) {
+    if (!(error instanceof EmbedderUnavailableError)) throw error;
+    return { degraded: error.reason === 'busy' ? 'embedder_busy' : 'embedder_failed' };
+  }
+}
+
+/** The searches of the first round trip, in `_msearch` order, and how to read their answers back into legs. */
+export interface LegsPlan {
+  searches: SearchRequest[];
+  read(answers: RawHit[][]): Leg[];
+}
+
+/**
+ * Builds the legs: BM25 over passages and over episodes' catalog rows (the title leg),
+ * unless `keyword` is false, and k-NN over passages when there is a `vector`.
+ * `keywordOptions` and `withText` are the evaluation's (fields, framing, text with every hit).
+ */
+export function buildLegs(
+  deps: Pick<SearchDeps, 'aliases' | 'languages'>,
+  channel: ChannelDoc,
+  params: SearchParams,
+  {
+    keyword = true,
+    vector,
+    candidates,
+    keywordOptions,
+    withText,
+  }: { keyword?: boolean; vector?: number[] | undefined; candidates: number; keywordOptions?: KeywordQueryOptions; withText?: boolean },
+): LegsPlan {
   const searches: SearchRequest[] = [];
   const readers: Array<(hits: RawHit[]) => Leg> = [];
-  if (wanted.has('keyword')) {
+  if (keyword) {
     const languages = deps.languages ? { languages: deps.languages } : {};
-    const kw = buildKeywordQuery(p, channel, { candidates }, { ...languages, ...options.keyword, withText: options.withText });
+    const kw = buildKeywordQuery(params, channel, { candidates }, { ...languages, ...keywordOptions, withText });
     searches.push({ index: deps.aliases.passages, body: kw.passages }, { index: deps.aliases.episodes, body: kw.episodes });
     readers.push(
       (h) => ({ name: 'keyword', hits: toPassageHits(h) }),
       (h) => ({ name: 'title', hits: toEpisodeHits(h) }),
     );
   }
-  let degraded: DegradedReason | undefined;
-  if (wanted.has('semantic') && deps.embedder) {
-    const t = performance.now();
-    const cache = deps.queryCache ?? defaultQueryCache(deps.embedder, settings.queryCacheSize, settings.queryCacheChannels);
-    // Scoped by channel: no caller can time whether another channel searched this text.
-    const vector = await cache.embed(deps.embedder, query, `${channel.id}\u0000${deps.audience ?? 'members'}`).catch((error: unknown) => {
-      // Embedder workers saturated or failing: answer keyword-only, and say so, rather than queue or fail.
-      if (!(error instanceof EmbedderUnavailableError)) throw error;
-      degraded = error.reason === 'busy' ? 'embedder_busy' : 'embedder_failed';
-      return undefined;
-    });
-    trace.embedded = vector !== undefined;
-    trace.timings.embedMs = performance.now() - t;
-    if (vector) {
-      searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, p, channel, candidates, { withText: options.withText }) });
-      readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
-    }
+  if (vector) {
+    searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, params, channel, candidates, { withText }) });
+    readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
   }
-  trace.searches = searches;
-
-  // 2. One round trip for every leg.
-  let t = performance.now();
-  const answers = await runMsearch(deps.client, searches, deps.storeTimeoutMs?.(), deps.signal);
-  trace.timings.msearchMs = performance.now() - t;
-  trace.legs = readers.map((read, i) => read(answers[i] ?? []));
-
-  // 3. Fuse and group: pure.
-  const fusion = {
-    k: options.rrfK ?? settings.rrfK,
-    weights: {
-      keyword: settings.keywordWeight,
-      semantic: settings.semanticWeight,
-      title: TITLE_WEIGHT_RATIO * (options.weights?.keyword ?? settings.keywordWeight),
-      ...options.weights,
-    },
-  };
-  const method = options.fusion ?? settings.fusion;
-  trace.fused = method === 'rrf' ? reciprocalRankFusion(trace.legs, fusion) : convexFusion(trace.legs, { normalization: method, weights: fusion.weights });
-  const chapterHits = options.chapterHits ?? settings.chapterHits;
-  if (chapterHits !== 'keep') trace.fused = absorbChapterHits(trace.fused, { keepChapters: chapterHits === 'lend', minSpanMs: options.longChapterMs });
-  trace.groups = groupByEpisode(trace.fused, p.limit, options.maxSegments ?? 3, { episodeScore: options.episodeScore, support: options.support });
-
-  // 4. Text of the passages shown, catalog rows, a citation for title-only episodes: the second and last round trip, for what the cache lacks.
-  const cache = deps.hydrationCache ?? defaultHydrationCache(deps.client, settings.hydrationCacheMb);
-  const plan = planHydration(deps.aliases, p, channel, trace.groups, {
-    passageFields: options.keyword?.passageFields,
-    cache,
-    ...(deps.languages ? { languages: deps.languages } : {}),
-  });
-  trace.hydration = plan.counts;
-  t = performance.now();
-  const hydrated = plan.read(await runMsearch(deps.client, plan.searches, deps.storeTimeoutMs?.(), deps.signal));
-  trace.timings.hydrateMs = performance.now() - t;
-
-  const result = toSearchResult({
-    query,
-    groups: trace.groups,
-    ...hydrated,
-    channel,
-    channelSites: deps.channelSites,
-    landing: options.landing,
-  });
-  trace.timings.totalMs = performance.now() - started;
-  return { result: degraded ? { ...result, degraded } : result, trace };
+  return { searches, read: (answers) => readers.map((read, i) => read(answers[i] ?? [])) };
 }
 
-/** A search sent before the request's credential and channel were checked (see `startEarlySearch` in routes/search.ts). */
-export interface EarlySearch {
-  /** The channel as read when the credential was last let in; the search ran over it. */
-  channel: ChannelDoc;
-  params: SearchParams;
-  outcome: Promise<{ result: SearchAnswer; trace: SearchTrace }>;
-  /** Set once the route has decided whether to use it; until then a refusal throws it away. */
-  settled?: boolean;
+/** One `_msearch` on the request's store budget, cancelled when its caller has gone; none for no searches. */
+export function roundTrip(deps: SearchDeps, searches: readonly SearchRequest[]): Promise<RawHit[][]> {
+  return runMsearch(deps.client, searches, deps.storeTimeoutMs?.(), deps.signal);
+}
+
+/** Ranks the legs' hits, pure: fuses them, hands long chapter hits to the speech inside, groups by episode. */
+export function rankHits(legs: readonly Leg[], limit: number, ranking: Ranking): { fused: FusedHit[]; groups: EpisodeGroup[] } {
+  const { weights } = ranking;
+  let fused = ranking.fusion === 'rrf' ? reciprocalRankFusion(legs, { k: ranking.rrfK, weights }) : convexFusion(legs, { weights });
+  if (ranking.chapterHits !== 'keep') fused = absorbChapterHits(fused, { keepChapters: ranking.chapterHits === 'lend', minSpanMs: ranking.longChapterMs });
+  return { fused, groups: groupByEpisode(fused, limit, ranking.maxSegments) };
+}
+
+/** Plans the second round trip with the process's hydration cache (see `planHydration`); `passageFields` are the evaluation's. */
+export function planShown(deps: SearchDeps, params: SearchParams, channel: ChannelDoc, groups: readonly EpisodeGroup[], passageFields?: readonly string[]): HydratePlan {
+  const cache = deps.hydrationCache ?? defaultHydrationCache(deps.client, deps.settings.hydrationCacheMb);
+  return planHydration(deps.aliases, params, channel, groups, { passageFields, cache, ...(deps.languages ? { languages: deps.languages } : {}) });
+}
+
+/**
+ * Searches one channel as configured: what the API, the pages and MCP call. The evaluation
+ * composes the same stages with its tuning and a full trace (`evalSearch`, scripts/eval).
+ */
+export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: SearchParams): Promise<SearchOutcome> {
+  const started = performance.now();
+  const timings: SearchTimings = { embedded: false, searched: false, embedMs: 0, msearchMs: 0, hydrateMs: 0, totalMs: 0 };
+  const asked = prepareQuery(params);
+  if (!asked) return { result: { query: '', episodes: [] }, timings };
+  const { query, bounded } = asked;
+
+  // 1. The query vector, unless `fast` (or no model): the semantic leg needs it.
+  let vector: number[] | undefined;
+  let degraded: DegradedReason | undefined;
+  let t = performance.now();
+  if (!params.fast && deps.embedder) {
+    ({ vector, degraded } = await embedQuery(deps, channel, query));
+    timings.embedMs = performance.now() - t;
+    timings.embedded = vector !== undefined;
+  }
+
+  // 2. Every leg in one round trip.
+  const legs = buildLegs(deps, channel, bounded, { vector, candidates: deps.settings.candidates });
+  t = performance.now();
+  const hits = legs.read(await roundTrip(deps, legs.searches));
+  timings.msearchMs = performance.now() - t;
+  timings.searched = legs.searches.length > 0;
+
+  // 3. Rank, pure: fuse, hand long chapter hits to the speech inside, group by episode.
+  const { groups } = rankHits(hits, bounded.limit, configuredRanking(deps.settings));
+
+  // 4. The text and catalog rows shown, and a citation for title-only episodes: the second and last round trip, for what the cache lacks.
+  const plan = planShown(deps, bounded, channel, groups);
+  t = performance.now();
+  const hydrated = plan.read(await roundTrip(deps, plan.searches));
+  timings.hydrateMs = performance.now() - t;
+
+  // 5. The answer, each segment cited from the sentence where its answer begins.
+  const result = toSearchResult({ query, groups, ...hydrated, channel, channelSites: deps.channelSites });
+  timings.totalMs = performance.now() - started;
+  return { result: degraded ? { ...result, degraded } : result, timings };
 }

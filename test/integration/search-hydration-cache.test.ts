@@ -7,6 +7,7 @@ import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { loadConfig } from '../../src/config.js';
 import { createHydrationCache, type HydrationCache } from '../../src/search/hydration-cache.js';
 import { runSearch, type SearchDeps } from '../../src/search/search.js';
+import { evalSearch } from '../../scripts/eval/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
@@ -37,7 +38,7 @@ describe('search: the hydration cache', function () {
   }
 
   /** The passage of the episode whose text opens the transcript, as a search shows it. */
-  const opening = (result: Awaited<ReturnType<typeof runSearch>>['result']) =>
+  const opening = (result: Awaited<ReturnType<typeof evalSearch>>['result']) =>
     result.episodes.find((e) => e.episodeId === 'ep_bn_001')?.segments.find((s) => s.text.includes('Build Notes'));
 
   before(async function () {
@@ -65,13 +66,13 @@ describe('search: the hydration cache', function () {
     const store = deps(createHydrationCache(0));
     for (const query of QUERIES) {
       const cache = createHydrationCache(16 * 1024 * 1024);
-      const first = await runSearch(deps(cache), channel, params(query));
+      const first = await evalSearch(deps(cache), channel, params(query));
       expect(first.result.episodes.length, query).to.be.greaterThan(0);
       expect(first.trace.hydration.fetched, query).to.be.greaterThan(0);
-      const again = await runSearch(deps(cache), channel, params(query));
+      const again = await evalSearch(deps(cache), channel, params(query));
       expect(again.trace.hydration, query).to.deep.include({ fetched: 0 });
       expect(again.trace.hydration.cached, query).to.be.greaterThan(0);
-      const fromStore = await runSearch(store, channel, params(query));
+      const fromStore = await evalSearch(store, channel, params(query));
       expect(fromStore.trace.hydration.cached).to.equal(0);
       expect(again.result, query).to.deep.equal(fromStore.result);
       expect(again.result.episodes.flatMap((e) => e.segments.flatMap((s) => s.highlights)).length, query).to.be.greaterThan(0);
@@ -81,7 +82,7 @@ describe('search: the hydration cache', function () {
   it('shows a changed episode’s new title and text on its very next search', async function () {
     const cache = createHydrationCache(16 * 1024 * 1024);
     const query = 'flaky tests build notes';
-    const before = await runSearch(deps(cache), channel, params(query));
+    const before = await evalSearch(deps(cache), channel, params(query));
     expect(opening(before.result)?.text).to.include('Hi, this is Build Notes');
     await reload((r) => {
       r.title = `${r.title}, revisited`;
@@ -89,7 +90,7 @@ describe('search: the hydration cache', function () {
       segment.text = segment.text.replace('Hi,', 'Hello,');
       segment.words![0]!.t = 'Hello,';
     });
-    const after = await runSearch(deps(cache), channel, params(query));
+    const after = await evalSearch(deps(cache), channel, params(query));
     expect(after.trace.hydration.fetched).to.be.greaterThan(0);
     expect(after.result.episodes.find((e) => e.episodeId === 'ep_bn_001')?.title).to.match(/, revisited$/);
     expect(opening(after.result)?.text).to.include('Hello, this is Build Notes');
@@ -104,8 +105,8 @@ describe('search: the hydration cache', function () {
     });
     const cache = createHydrationCache(16 * 1024 * 1024);
     const query = 'flaky tests build notes';
-    await runSearch(deps(cache), channel, params(query));
-    const again = await runSearch(deps(cache), channel, params(query));
+    await evalSearch(deps(cache), channel, params(query));
+    const again = await evalSearch(deps(cache), channel, params(query));
     expect(opening(again.result)?.text).to.include('日本語');
     // Every other passage and row from memory; that one from the store, highlighted by the engine.
     expect(again.trace.hydration.fetched).to.equal(1);

@@ -1,6 +1,6 @@
 // Citations that land: on real qmsum transcripts, a question about speech 40 s into a passage is cited where that speech begins.
 import { expect } from 'chai';
-import { searchChannel } from '../../src/search/search.js';
+import { runSearch } from '../../src/search/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { ChannelDoc, PassageDoc } from '../../src/store/documents.js';
 import { skipWithoutDataset } from '../support/datasets.js';
@@ -58,7 +58,7 @@ describe('search: citations land where the answer begins (qmsum transcripts)', f
 
   it('cites each such answer within 5 s of where it is said, not at the passage start', async function () {
     for (const { passage, atMs, query } of cases) {
-      const result = await searchChannel(qm.deps(), channel, params(query, [passage.episodeId]));
+      const { result } = await runSearch(qm.deps(), channel, params(query, [passage.episodeId]));
       const segment = result.episodes[0]?.segments.find((s) => s.segmentId === passage.id);
       expect(segment, `${query}: passage ${passage.id} cited`).to.not.equal(undefined);
       expect(segment!.startMs - passage.startMs, query).to.be.at.least(35_000);

@@ -4,7 +4,8 @@ import { loadConfig } from '../../src/config.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
 import { toEpisode } from '../../src/routes/episodes.js';
-import { runSearch, type SearchDeps } from '../../src/search/search.js';
+import type { SearchDeps } from '../../src/search/search.js';
+import { evalSearch } from '../../scripts/eval/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
@@ -49,7 +50,7 @@ describe('search: every channel in its own language', function () {
   });
 
   const keywordHits = async (channel: string, query: string) => {
-    const { result, trace } = await runSearch(deps, channels[channel]!, params(query));
+    const { result, trace } = await evalSearch(deps, channels[channel]!, params(query));
     return { result, passages: trace.legs.find((l) => l.name === 'keyword')!.hits.map((h) => h.id), titles: trace.legs.find((l) => l.name === 'title')!.hits };
   };
 

@@ -1,11 +1,12 @@
 // Hybrid search over real qmsum meetings (the compact corpus in the repository) with the real model: ranking, filters, citations and visibility.
 import { expect } from 'chai';
 import { channelHost } from '../../src/channel-urls.js';
-import { runSearch, searchChannel } from '../../src/search/search.js';
+import { runSearch, type SearchDeps } from '../../src/search/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { SearchResult } from '../../src/search/types.js';
 import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
 import { QMSUM_LOAD_TIMEOUT_MS, openCorpusSearch, type QmsumSearch } from '../support/search-qmsum.js';
+import { evalSearch } from '../../scripts/eval/search.js';
 
 const params = (query: string, overrides: Partial<SearchParams> = {}): SearchParams => ({
   query,
@@ -15,6 +16,7 @@ const params = (query: string, overrides: Partial<SearchParams> = {}): SearchPar
   ...overrides,
 });
 const ids = (r: SearchResult) => r.episodes.map((e) => e.episodeId);
+const searchChannel = async (deps: SearchDeps, channel: ChannelDoc, p: SearchParams) => (await runSearch(deps, channel, p)).result;
 
 describe('search over qmsum meetings', function () {
   this.timeout(120_000);
@@ -30,7 +32,7 @@ describe('search over qmsum meetings', function () {
   });
 
   it('ranks a passage found by both legs above one found at the same or a worse rank by a single leg', async function () {
-    const { trace } = await runSearch(qm.deps(), channel, params('disadvantages of ATLAS as a storage format'));
+    const { trace } = await evalSearch(qm.deps(), channel, params('disadvantages of ATLAS as a storage format'));
     const keyword = trace.legs.find((l) => l.name === 'keyword')!;
     const semantic = trace.legs.find((l) => l.name === 'semantic')!;
     expect(keyword.hits.length).to.be.greaterThan(0);
@@ -56,7 +58,7 @@ describe('search over qmsum meetings', function () {
 
   it('never calls the embedder when fast=true, and sends no k-NN search', async function () {
     const before = qm.embedder.embeddedCount;
-    const { result, trace } = await runSearch(qm.deps(), channel, params('belief net structure for the tourist domain', { fast: true }));
+    const { result, trace } = await evalSearch(qm.deps(), channel, params('belief net structure for the tourist domain', { fast: true }));
     expect(qm.embedder.embeddedCount).to.equal(before);
     expect(trace.embedded).to.equal(false);
     expect(JSON.stringify(trace.searches)).not.to.contain('"knn"');
@@ -67,6 +69,20 @@ describe('search over qmsum meetings', function () {
   it('answers an empty or blank query with no episodes', async function () {
     expect(await searchChannel(qm.deps(), channel, params(''))).to.deep.equal({ query: '', episodes: [] });
     expect(await searchChannel(qm.deps(), channel, params(' \t '))).to.deep.equal({ query: '', episodes: [] });
+  });
+
+  it('answers as the evaluation’s search does with no tuning, so the eval measures the product', async function () {
+    const asked = [
+      params('disadvantages of ATLAS as a storage format'),
+      params('how should the wizard recruit participants', { fast: true }),
+      params('belief net structure', { limit: 3, publishedOnly: true }),
+      params('what did the professor think about the belief net', { year: [...catalog.values()].find((e) => !e.archived)!.year }),
+    ];
+    for (const p of asked) {
+      const product = (await runSearch(qm.deps(), channel, p)).result;
+      expect(product.episodes.length, p.query).to.be.greaterThan(0);
+      expect((await evalSearch(qm.deps(), channel, p)).result, p.query).to.deep.equal(product);
+    }
   });
 
   it('embeds a repeated query once', async function () {
@@ -115,7 +131,7 @@ describe('search over qmsum meetings', function () {
 
   it('cites a passage of each episode matched by title alone, found in the engine', async function () {
     // With the passage legs weighed 0 only the title leg ranks: every episode is a title-only match.
-    const { result } = await runSearch(qm.deps(), channel, params('belief net structure'), {
+    const { result } = await evalSearch(qm.deps(), channel, params('belief net structure'), {
       weights: { keyword: 0, semantic: 0, title: 1 },
     });
     expect(result.episodes.length).to.be.greaterThan(1);

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
-import { runSearch, type SearchDeps } from '../../src/search/search.js';
+import type { SearchDeps } from '../../src/search/search.js';
+import { evalSearch } from '../../scripts/eval/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import {
@@ -103,13 +104,13 @@ describe('speaker names in the keyword leg', function () {
       [kirsty, 0],
       [params('What did Suzy Davies say about the school meals budget?'), 40_000],
     ] as const) {
-      const { result, trace } = await runSearch(deps, CHANNEL, query);
+      const { result, trace } = await evalSearch(deps, CHANNEL, query);
       expect(trace.embedded).to.equal(false);
       expect(trace.legs.find((l) => l.name === 'keyword')!.hits[0]?.id, query.query).to.equal(`ep_meals:t:${startMs}`);
       expect(result.episodes[0]?.segments[0], query.query).to.include({ segmentId: `ep_meals:t:${startMs}` });
     }
     // Without the speakers the shorter passage, Suzy Davies's, wins on the words alone.
-    const { trace } = await runSearch(deps, CHANNEL, kirsty, { keyword: { passageFields: ['text', 'chapterTitle'] } });
+    const { trace } = await evalSearch(deps, CHANNEL, kirsty, { keyword: { passageFields: ['text', 'chapterTitle'] } });
     expect(trace.legs.find((l) => l.name === 'keyword')!.hits[0]?.id).to.equal('ep_meals:t:40000');
   });
 });

@@ -1,4 +1,4 @@
-// The search suites' view of a loaded qmsum library (the compact corpus or the whole data set): deps for searchChannel plus the stored catalog to check answers against.
+// The search suites' view of a loaded qmsum library (the compact corpus or the whole data set): deps for runSearch plus the stored catalog to check answers against.
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Embedder } from '../../src/embedder.js';
 import type { SearchDeps } from '../../src/search/search.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { SearchError } from '../../src/search/errors.js';
 import { readMsearchResponse } from '../../src/search/msearch.js';
 import { createOpenSearchClient } from '../../src/store/opensearch.js';
-import { searchChannel } from '../../src/search/search.js';
+import { runSearch } from '../../src/search/search.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { indexAliases } from '../../src/store/opensearch.js';
 import { CHANNEL, params } from '../support/search-fixtures.js';
@@ -45,10 +45,20 @@ describe('the _msearch step', function () {
       client,
       embedder,
       aliases: indexAliases('none-'),
-      settings: { fusion: 'minmax' as const, rrfK: 60, keywordWeight: 1, semanticWeight: 1, chapterHits: 'lend' as const, candidates: 100, queryCacheSize: 10 },
+      settings: {
+        fusion: 'minmax' as const,
+        rrfK: 60,
+        keywordWeight: 1,
+        semanticWeight: 1,
+        chapterHits: 'lend' as const,
+        candidates: 100,
+        queryCacheSize: 10,
+        queryCacheChannels: 1,
+        hydrationCacheMb: 0,
+      },
       channelSites: { baseDomain: 'b.test', scheme: 'https' as const, customDomains: true },
     };
-    expect(await searchChannel(deps, CHANNEL, params({ query: '   ' }))).to.deep.equal({ query: '', episodes: [] });
+    expect((await runSearch(deps, CHANNEL, params({ query: '   ' }))).result).to.deep.equal({ query: '', episodes: [] });
     expect(embedder.embeddedCount).to.equal(0);
     await client.close();
   });

@@ -1,7 +1,7 @@
 // What the workbench runs, all through the eval harness and the search pipeline (no second implementation): one query
 // under a configuration with each hit's leg ranks, fused score and where its citation lands; a whole query set as an
 // experiment with the eval's own measures; and the version of the library it ran on.
-import type { SearchOptions } from '../../../src/search/search.js';
+import type { Tuning } from '../search.js';
 import type { FusedHit } from '../../../src/search/types.js';
 import { indexAliases } from '../../../src/store/opensearch.js';
 import { evaluate, parseSettings, summarize, MODES, type Judged, type LocalSearch, type Mode, type Row } from '../harness.js';
@@ -53,7 +53,7 @@ export interface Ranking {
 /** One query under one configuration, every shown segment with its legs and its judgment. */
 export async function rankQuery(local: LocalSearch, config: WorkbenchConfig, q: Pick<JudgedQuery, 'channel' | 'query'> & { relevant?: RelevantRange[] }): Promise<Ranking> {
   const started = performance.now();
-  const options: SearchOptions = parseSettings(config.settings);
+  const options: Tuning = parseSettings(config.settings);
   const { result, trace } = await local.search(q, config.mode, options, 10);
   const fused = new Map<string, FusedHit>(trace.fused.map((h) => [h.id, h]));
   const relevant = q.relevant ?? [];

@@ -1,0 +1,123 @@
+// The evaluation's search: the product's stages (src/search/search.ts) under tuning knobs, with everything they saw.
+import { LONG_CHAPTER_MS } from '../../src/search/group.js';
+import type { KeywordQueryOptions } from '../../src/search/keyword-query.js';
+import type { LandingOptions } from '../../src/search/landing.js';
+import type { SearchRequest } from '../../src/search/msearch.js';
+import { toSearchResult } from '../../src/search/result.js';
+import {
+  buildLegs,
+  configuredRanking,
+  embedQuery,
+  legWeights,
+  planShown,
+  prepareQuery,
+  rankHits,
+  roundTrip,
+  type DegradedReason,
+  type Ranking,
+  type SearchAnswer,
+  type SearchDeps,
+  type SearchTimings,
+} from '../../src/search/search.js';
+import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams } from '../../src/search/types.js';
+import type { ChannelDoc } from '../../src/store/documents.js';
+
+/**
+ * What an evaluation may change beyond the configuration; each one left out is as configured
+ * (or as the product has it), so `{}` searches exactly as `runSearch` does.
+ */
+export interface Tuning {
+  /** Passage legs to run. `keyword` brings the title leg with it. Default both (`fast`: keyword). */
+  legs?: readonly ('keyword' | 'semantic')[];
+  /** Passages each leg contributes (and k of k-NN). */
+  candidates?: number;
+  fusion?: Ranking['fusion'];
+  rrfK?: number;
+  /** Per-leg weights; `title` defaults to `TITLE_WEIGHT_RATIO` × the keyword weight. */
+  weights?: Partial<Record<LegName, number>>;
+  chapterHits?: Ranking['chapterHits'];
+  longChapterMs?: number;
+  maxSegments?: number;
+  /** Fields, `multi_match` type, title-leg depth, question framing of the keyword legs. */
+  keyword?: KeywordQueryOptions;
+  /** Fetch passage text with every leg's hits (the playground shows them); slower. */
+  withText?: boolean;
+  /** Where citations begin; `{ off: true }` cites passage starts (the eval's before/after). */
+  landing?: LandingOptions;
+}
+
+/** Everything a search saw on its way: each leg's hits, the fusion, the groups, the first round trip as sent. */
+export interface SearchTrace {
+  legs: Leg[];
+  fused: FusedHit[];
+  groups: EpisodeGroup[];
+  /** The first round trip, as sent (vectors included). */
+  searches: SearchRequest[];
+  embedded: boolean;
+  timings: SearchTimings;
+  /** Passages and catalog rows shown: from the hydration cache, and read from the store (0 of them: no second round trip). */
+  hydration: { cached: number; fetched: number };
+}
+
+/** The configured ranking with a tuning's changes. */
+export function tunedRanking(settings: SearchDeps['settings'], tuning: Tuning): Ranking {
+  const configured = configuredRanking(settings);
+  const w = tuning.weights ?? {};
+  return {
+    fusion: tuning.fusion ?? configured.fusion,
+    rrfK: tuning.rrfK ?? configured.rrfK,
+    weights: { ...legWeights(w.keyword ?? settings.keywordWeight, w.semantic ?? settings.semanticWeight), ...w },
+    chapterHits: tuning.chapterHits ?? configured.chapterHits,
+    longChapterMs: tuning.longChapterMs ?? LONG_CHAPTER_MS,
+    maxSegments: tuning.maxSegments ?? configured.maxSegments,
+  };
+}
+
+/**
+ * `runSearch` under a tuning, returning its trace as well: the same stages in the same
+ * order (a test holds the two to the same answers), timed the same way.
+ */
+export async function evalSearch(deps: SearchDeps, channel: ChannelDoc, params: SearchParams, tuning: Tuning = {}): Promise<{ result: SearchAnswer; trace: SearchTrace }> {
+  const started = performance.now();
+  const timings: SearchTimings = { embedded: false, searched: false, embedMs: 0, msearchMs: 0, hydrateMs: 0, totalMs: 0 };
+  const trace: SearchTrace = { legs: [], fused: [], groups: [], searches: [], embedded: false, timings, hydration: { cached: 0, fetched: 0 } };
+  const asked = prepareQuery(params);
+  if (!asked) return { result: { query: '', episodes: [] }, trace };
+  const { query, bounded } = asked;
+  const wanted = new Set(tuning.legs ?? ['keyword', 'semantic']);
+  if (params.fast) wanted.delete('semantic');
+
+  let vector: number[] | undefined;
+  let degraded: DegradedReason | undefined;
+  let t = performance.now();
+  if (wanted.has('semantic') && deps.embedder) {
+    ({ vector, degraded } = await embedQuery(deps, channel, query));
+    timings.embedMs = performance.now() - t;
+    timings.embedded = trace.embedded = vector !== undefined;
+  }
+
+  const legs = buildLegs(deps, channel, bounded, {
+    keyword: wanted.has('keyword'),
+    vector,
+    candidates: tuning.candidates ?? deps.settings.candidates,
+    keywordOptions: tuning.keyword,
+    withText: tuning.withText,
+  });
+  trace.searches = legs.searches;
+  t = performance.now();
+  trace.legs = legs.read(await roundTrip(deps, legs.searches));
+  timings.msearchMs = performance.now() - t;
+  timings.searched = legs.searches.length > 0;
+
+  ({ fused: trace.fused, groups: trace.groups } = rankHits(trace.legs, bounded.limit, tunedRanking(deps.settings, tuning)));
+
+  const plan = planShown(deps, bounded, channel, trace.groups, tuning.keyword?.passageFields);
+  trace.hydration = plan.counts;
+  t = performance.now();
+  const hydrated = plan.read(await roundTrip(deps, plan.searches));
+  timings.hydrateMs = performance.now() - t;
+
+  const result = toSearchResult({ query, groups: trace.groups, ...hydrated, channel, channelSites: deps.channelSites, landing: tuning.landing });
+  timings.totalMs = performance.now() - started;
+  return { result: degraded ? { ...result, degraded } : result, trace };
+}
