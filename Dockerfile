@@ -1,7 +1,7 @@
 # One image for the API and the worker (docker-compose.yml picks the command).
 # Stage 1 compiles TypeScript with the dev dependencies; stage 2 runs the JavaScript with the
 # production dependencies only, as a non-root user.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +12,7 @@ COPY pipeline ./pipeline
 COPY scripts ./scripts
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 # The worker's transcription client probes and cuts audio with ffprobe and ffmpeg (Debian's package).
 RUN apt-get update \

@@ -1,7 +1,8 @@
 // The runtime image holds every file the compiled product reads beside its code: each top-level folder or file that
 // src/ names through packageFile() is copied into the Dockerfile's runtime stage (web/ was once missing, and the
 // compiled server would not have started in the image, since the pages read their assets at start). The worker runs
-// that image and needs ffmpeg; the transcription service's image is built with the provisioner's pins.
+// that image and needs ffmpeg; both stages run a Node LTS line that `engines` admits. The transcription service's image
+// is built with the provisioner's pins.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -25,6 +26,22 @@ describe('Dockerfile: the runtime stage', function () {
     const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
     const copied = [...runtime.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));
     for (const name of read) expect(copied, `the runtime stage copies ${name}`).to.include(name);
+  });
+
+  it("builds and runs on one Node LTS line that package.json's engines admits", function () {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-\S+ AS \S+$/gm)].map((m) => Number(m[1]));
+    expect(majors, 'both stages name a node image').to.have.length(2);
+    expect(majors[0], 'the build and runtime stages share their Node').to.equal(majors[1]);
+    // Even majors become LTS; 22 is the oldest still receiving security fixes.
+    expect(majors[0]! % 2, 'an LTS line').to.equal(0);
+    expect(majors[0]).to.be.at.least(22);
+    const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    const admits = engines.split('||').some((range) => {
+      const [, op, major] = /^\s*(\^|>=)\s*(\d+)/.exec(range) ?? [];
+      return op === '^' ? Number(major) === majors[0] : op === '>=' ? majors[0]! >= Number(major) : false;
+    });
+    expect(admits, `engines "${engines}" admits node:${majors[0]}`).to.equal(true);
   });
 
   it("installs Debian's ffmpeg (with ffprobe), which the worker's transcription client runs", function () {

@@ -13,7 +13,10 @@ export const PROVISION_ERRORS = {
   no_free_port: { message: (what: string) => `no free loopback port for ${what}: free some ports and run up again` },
   tool_missing: { message: (tool: string, fix: string) => `${tool} is not installed: ${fix}` },
   java_not_found: {
-    message: (seen: string) => `no Java 17-23 found${seen}: install one (e.g. apt-get install openjdk-17-jdk-headless) or set OPENSEARCH_JAVA_HOME to a JDK 17 or 21`,
+    message: (seen: string, fix: string) => `no Java 17-23 found${seen}: ${fix}; or set OPENSEARCH_JAVA_HOME to a JDK 17 or 21`,
+  },
+  maven_missing: {
+    message: (fix: string) => `mvn (Maven) is not installed, and it fetches OpenSearch and the embedding model once: ${fix}`,
   },
   download_failed: {
     message: (artifact: string, detail: string) => `mvn could not fetch ${artifact} (${detail}): check that mvn reaches Maven Central, then run up again`,

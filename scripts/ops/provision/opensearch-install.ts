@@ -1,10 +1,13 @@
-// The OpenSearch 2.19.1 install with k-NN, neural-search and English analysis, assembled from Maven artifacts (no Docker), and the Java it runs on.
+// The OpenSearch 2.19.1 install with k-NN, neural-search and English analysis, assembled from Maven artifacts (no Docker), and the Java it runs on
+// (Debian's JDK, installed when none is found and we are root on Debian or Ubuntu).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../../src/logger.js';
 import { CACHE_DIR } from './paths.js';
-import { exec, findExecutable, lastLine, type Env } from './commands.js';
+import { aptInstall, planAptInstall, readOsRelease, type AptPackage } from './apt.js';
+import { exec, findExecutable, isRoot, lastLine, type Env } from './commands.js';
 import { createProvisionError } from './errors.js';
+import { ensureMaven } from './maven.js';
 
 /** Distribution, modules and k-NN plugin must carry exactly this OpenSearch version. */
 export const OPENSEARCH_VERSION = '2.19.1';
@@ -18,6 +21,8 @@ const DOWNLOAD_DIR = path.join(CACHE_DIR, 'downloads');
 const STAMP_FILE = '.provisioned.json';
 /** 2.19 runs on 17 and 21; 24+ removed the security manager it relies on. */
 const JAVA_MAJOR = { min: 17, max: 23 };
+/** Debian's JDK when none is found: 17 where the release has it, 21 on those that dropped 17. */
+export const JDK_PACKAGE: AptPackage = ['openjdk-17-jdk-headless', 'openjdk-21-jdk-headless'];
 
 const DISTRIBUTION = `org.opensearch.distribution.integ-test-zip:opensearch:${OPENSEARCH_VERSION}:zip`;
 const KNN_PLUGIN = `org.opensearch.plugin:opensearch-knn:${KNN_VERSION}:zip`;
@@ -54,6 +59,9 @@ const MODULES = [
 export const REQUIRED_PLUGINS = ['opensearch-knn', 'opensearch-neural-search'];
 export const REQUIRED_MODULES = ['lang-painless', 'analysis-common', 'transport-netty4'];
 
+/** Where Debian's (and most distributions') JDK packages install. */
+const JVM_DIR = '/usr/lib/jvm';
+
 export interface JavaHome {
   home: string;
   major: number;
@@ -71,14 +79,13 @@ async function javaMajor(home: string): Promise<number | undefined> {
   return first === 1 ? Number(match[2]) : first; // "1.8.0" is Java 8
 }
 
-/** A JDK 17-23: OPENSEARCH_JAVA_HOME, JAVA_HOME, `java` on PATH, then the distro's JVM folder. */
-export async function findJava(env: Env, log: Logger): Promise<JavaHome> {
+/** The first JDK 17-23 of OPENSEARCH_JAVA_HOME, JAVA_HOME, `java` on PATH, then the distro's JVM folder, and the ones it passed over. */
+async function locateJava(env: Env, log: Logger): Promise<{ java?: JavaHome; rejected: string[] }> {
   const candidates: string[] = [];
   for (const value of [env.OPENSEARCH_JAVA_HOME, env.JAVA_HOME]) if (value?.trim()) candidates.push(value.trim());
   const onPath = findExecutable('java', env);
   if (onPath) candidates.push(path.dirname(path.dirname(fs.realpathSync(onPath))));
-  const jvmDir = '/usr/lib/jvm';
-  if (fs.existsSync(jvmDir)) for (const name of fs.readdirSync(jvmDir).sort()) candidates.push(path.join(jvmDir, name));
+  if (fs.existsSync(JVM_DIR)) for (const name of fs.readdirSync(JVM_DIR).sort()) candidates.push(path.join(JVM_DIR, name));
 
   const seen = new Set<string>();
   const rejected: string[] = [];
@@ -94,12 +101,25 @@ export async function findJava(env: Env, log: Logger): Promise<JavaHome> {
     const major = await javaMajor(home);
     if (major !== undefined && major >= JAVA_MAJOR.min && major <= JAVA_MAJOR.max) {
       log.info({ javaHome: home, major }, 'using Java for OpenSearch');
-      return { home, major };
+      return { java: { home, major }, rejected };
     }
     rejected.push(`${home} (${major ?? 'unknown'})`);
     log.debug({ javaHome: home, major }, 'skipping Java outside 17-23');
   }
-  throw createProvisionError('java_not_found', rejected.length ? ` (only ${rejected.join(', ')})` : '');
+  return { rejected };
+}
+
+/** A JDK 17-23 (see locateJava), or Debian's installed now when there is none and we are root on Debian or Ubuntu. */
+export async function findJava(env: Env, log: Logger): Promise<JavaHome> {
+  const first = await locateJava(env, log);
+  if (first.java) return first.java;
+  const seen = first.rejected.length ? ` (only ${first.rejected.join(', ')})` : '';
+  const plan = planAptInstall([JDK_PACKAGE], { root: isRoot(), osRelease: readOsRelease() });
+  if (plan.action === 'refuse') throw createProvisionError('java_not_found', seen, plan.fix);
+  await aptInstall(plan.packages, log);
+  const { java } = await locateJava(env, log);
+  if (!java) throw createProvisionError('java_not_found', seen, `apt-get installed a JDK but none of 17-23 turned up in ${JVM_DIR}`);
+  return java;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,8 +168,7 @@ export async function ensureInstall(java: JavaHome, log: Logger): Promise<void> 
 }
 
 async function mvn(args: string[], what: string, java: JavaHome, log: Logger, cwd = CACHE_DIR): Promise<void> {
-  const mvnBin = findExecutable('mvn');
-  if (!mvnBin) throw createProvisionError('tool_missing', 'mvn', 'install Maven (e.g. apt-get install maven), then run up again');
+  const mvnBin = await ensureMaven({ env: process.env, log });
   const started = Date.now();
   log.info({ artifact: what }, 'fetching with mvn');
   const result = await exec(mvnBin, ['-B', '-ntp', '-Dstyle.color=never', ...args], {
