@@ -1,35 +1,62 @@
-// The embedder of the indexer CLIs (ingest --direct, worker, reindex): the configured one (EMBEDDER=local|openai) behind the passage-vector cache.
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// The embedder of the indexer CLIs (ingest --direct, worker, reindex): the configured one (EMBEDDER=local|openai) behind
+// the passage-vector cache; and its identity for the commands that create indices without embedding anything.
 import type { Config } from '../src/config.js';
-import type { Embedder } from '../src/embedder.js';
-import { createConfiguredEmbedder } from '../src/embedders/configured.js';
+import { signatureOf, type Embedder } from '../src/embedder.js';
+import { configuredModelId, configuredSignature, createConfiguredEmbedder, type EmbedderConfig } from '../src/embedders/configured.js';
+import type { EmbedderSignature } from '../src/embedders/signature.js';
 import { withEmbeddingCache } from '../src/embedding-cache.js';
 import type { Logger } from '../src/logger.js';
+import { ensureIndices, resolveAliases, type Client, type IndexAliases } from '../src/store/opensearch.js';
 
 /**
  * The configured embedder (the model in this process, or the remote service), answered from
  * `EMBED_CACHE_DIR` first when that is set (the same text under the same embedder is then
- * embedded once per machine). `module` replaces it with the embedder of that module (see
- * {@link embedderFromModule}), never cached.
+ * embedded once per machine).
  */
 export async function createIndexerEmbedder(
   config: Pick<Config, 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedCacheDir' | 'embedding'>,
-  { module, log }: { module?: string | undefined; log?: Logger } = {},
+  { log }: { log?: Logger } = {},
 ): Promise<Embedder> {
-  if (module !== undefined) return embedderFromModule(module);
   const model = await createConfiguredEmbedder(config, { log });
   if (!config.embedCacheDir) return model;
   log?.info({ dir: config.embedCacheDir }, 'passage vectors are cached (EMBED_CACHE_DIR)');
   return withEmbeddingCache(model, { dir: config.embedCacheDir });
 }
 
+/** A local model's vector length: `hidden_size` of its config.json, read as the embedder reads it, without loading the model. */
+async function localModelDimension({ modelId, modelDir }: Pick<Config, 'modelId' | 'modelDir'>): Promise<number> {
+  // Imported here: the remote embedder's commands never load Transformers.js.
+  const { AutoConfig, env } = await import('@xenova/transformers');
+  if (modelDir !== undefined) {
+    env.allowRemoteModels = false;
+    env.localModelPath = modelDir;
+  }
+  const dimension = Number(((await AutoConfig.from_pretrained(modelId)) as { hidden_size?: unknown }).hidden_size);
+  if (!Number.isInteger(dimension) || dimension < 1) throw new Error(`${modelId}: config.json has no usable hidden_size`);
+  return dimension;
+}
+
 /**
- * The embedder a module's `createEmbedder()` returns: how the tests run the CLIs with a
- * deterministic embedder (test/support/hash-embedder.ts) without the product shipping one.
+ * The signature the configured embedder writes into a passages index it creates (what ingest and the worker record),
+ * without loading a model: the dimension is a local model's `hidden_size`, or the remote service's answer to the
+ * embedder's one probe request.
  */
-export async function embedderFromModule(file: string): Promise<Embedder> {
-  const mod = (await import(pathToFileURL(resolve(file)).href)) as { createEmbedder?: () => Embedder | Promise<Embedder> };
-  if (typeof mod.createEmbedder !== 'function') throw new Error(`${file} exports no createEmbedder()`);
-  return mod.createEmbedder();
+export async function configuredEmbedderSignature(config: EmbedderConfig, { log }: { log?: Logger | undefined } = {}): Promise<EmbedderSignature> {
+  if (config.embedding.kind === 'openai') return signatureOf(await createConfiguredEmbedder(config, { log }));
+  return { ...configuredSignature(config), dimension: await localModelDimension(config) };
+}
+
+/**
+ * {@link ensureIndices} for a command that writes no vectors (queued ingest, the keys and webhooks CLIs): a passages
+ * index it has to create records the configured embedder as ingest would, so the API and the worker accept it. The
+ * embedder is asked for its dimension only then.
+ */
+export async function ensureConfiguredIndices(
+  client: Client,
+  config: EmbedderConfig & Pick<Config, 'indexPrefix' | 'indexLayout' | 'languages'>,
+  { log }: { log?: Logger | undefined } = {},
+): Promise<IndexAliases> {
+  const existing = await resolveAliases(client, config.indexPrefix);
+  const embedding = existing.passages ? undefined : await configuredEmbedderSignature(config, { log });
+  return ensureIndices(client, { prefix: config.indexPrefix, modelId: configuredModelId(config), embedding, layout: config.indexLayout, languages: config.languages });
 }

@@ -1,7 +1,8 @@
 // A library loaded through the queue: its jobs enqueued for `npm run worker`, then (optionally) waited for, with jobs Redis lost put back.
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
-import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
+import { createOpenSearchClient } from '../src/store/opensearch.js';
+import { ensureConfiguredIndices } from './embedder.js';
 import { jobIdOf, libraryJobs, type IngestJob } from './jobs.js';
 import { formatIssue } from './library-reader.js';
 import { createProgress } from './progress.js';
@@ -20,18 +21,17 @@ export interface QueuedIngestOptions {
   force: boolean;
   /** Wait for the worker to finish the jobs (else return once they are enqueued). */
   wait: boolean;
-  /** The model the indices are created for (the configured one, or a test embedder's). */
-  modelId: string;
   log: Logger;
 }
 
 /**
  * Enqueues one job per episode, one for users/channels/facets and one that removes episodes no
- * longer in the library, after creating the indices (so that a worker started later finds them);
- * with `wait`, follows the jobs to the end with a progress bar and re-enqueues, from the library,
- * any job Redis lost (a crash between fsyncs). The summary counts what the worker reported.
+ * longer in the library, after creating the indices for the configured embedder (so that a worker
+ * started later finds them and accepts them); with `wait`, follows the jobs to the end with a
+ * progress bar and re-enqueues, from the library, any job Redis lost (a crash between fsyncs).
+ * The summary counts what the worker reported.
  */
-export async function ingestQueued({ config, dir, force, wait, modelId, log }: QueuedIngestOptions): Promise<LoadSummary> {
+export async function ingestQueued({ config, dir, force, wait, log }: QueuedIngestOptions): Promise<LoadSummary> {
   const connection = createRedisConnection(config.redisUrl);
   const queue = createIngestQueue({ connection, name: config.queueName, log });
   const summary = createSummary(dir);
@@ -43,8 +43,11 @@ export async function ingestQueued({ config, dir, force, wait, modelId, log }: Q
   }
   try {
     const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-    await ensureIndices(client, { prefix: config.indexPrefix, modelId, layout: config.indexLayout, languages: config.languages });
-    await client.close();
+    try {
+      await ensureConfiguredIndices(client, config, { log });
+    } finally {
+      await client.close();
+    }
     for await (const job of jobs({
       onIssue: (issue) => {
         summary.issue(issue);

@@ -1,8 +1,9 @@
-// The store as the operator's command lines (keys, webhooks) use it: indices ensured, one operation run again with
-// backoff while the store fails transiently, for up to `waitSeconds`.
+// The store as the operator's command lines (keys, webhooks) use it: indices ensured for the configured embedder, one
+// operation run again with backoff while the store fails transiently, for up to `waitSeconds`.
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
-import { createOpenSearchClient, ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { ensureConfiguredIndices } from '../../indexer/embedder.js';
 import { isTransientStoreError, retryTransient, storeFailure } from '../../src/store/transient.js';
 
 /**
@@ -19,7 +20,7 @@ export async function withOperatorStore<T>(
   try {
     return await retryTransient(
       async () => {
-        const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: config.modelId, layout: config.indexLayout, languages: config.languages });
+        const aliases = await ensureConfiguredIndices(client, config, { log });
         return await run({ client, aliases });
       },
       { budgetMs: waitSeconds * 1000, onRetry: (err, attempt) => log.warn({ reason: storeFailure(err)?.reason, attempt }, 'store busy; retrying') },

@@ -9,10 +9,11 @@ import { Command } from 'commander';
 import { channelOrigin } from '../../src/channel-urls.js';
 import { loadConfig } from '../../src/config.js';
 import path from 'node:path';
-import { createEmbedder } from '../../src/embedder.js';
+import type { Embedder } from '../../src/embedder.js';
 import { createLogger } from '../../src/logger.js';
 import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { ensureMediaTools } from './provision/media-tools.js';
 import { ensureModel } from './provision/model.js';
@@ -90,7 +91,9 @@ async function main(): Promise<void> {
   const urls = await servicesUp({ log, transcriber: true });
   // espeak-ng speaks the demo feed; ffmpeg makes its MP3s and the transcription client probes them.
   await ensureMediaTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
-  const modelDir = process.env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
+  // EMBEDDER=openai embeds on its service (EMBEDDINGS_URL): no model to provision.
+  const remote = loadConfig(process.env).embedding.kind === 'openai';
+  const modelDir = process.env.MODEL_DIR || (remote ? '' : await ensureModel({ cacheDir: CACHE_DIR, log }));
   // Channel pages at http://<slug>.localhost:<port>/ (browsers and curl send *.localhost to loopback by themselves),
   // and the API's episode URLs and citations say so: a citation from the demo opens its moment.
   // The sample channel's custom domain is not this machine: custom domains are off.
@@ -98,7 +101,7 @@ async function main(): Promise<void> {
   const env = { ...sites, ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir, TRANSCRIBE_URL: urls.transcribeUrl ?? '' };
   const config = loadConfig(env);
   client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
-  const embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: config.embedBatchSize, log });
+  const embedder = await createIndexerEmbedder(config, { log });
 
   log.info({ dir: SAMPLE_LIBRARY, prefix: config.indexPrefix }, 'loading the sample library');
   const summary = await loadLibrary({
@@ -153,7 +156,7 @@ async function followSpokenFeed({
 }: {
   config: ReturnType<typeof loadConfig>;
   env: NodeJS.ProcessEnv;
-  embedder: Awaited<ReturnType<typeof createEmbedder>>;
+  embedder: Embedder;
   base: string;
   key: string;
 }): Promise<void> {

@@ -1,11 +1,12 @@
 // `npm run follow -- <feed URL | yt-dlp folder> --channel <slug> --owner <user id>`, `--poll <slug>`, `--list`,
 // `--stop <slug>`, `--retry <slug>`: channels that follow their feed. The worker (`npm run worker`) does the rest.
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../../src/store/opensearch.js';
-import { createIndexerEmbedder, embedderFromModule } from '../../indexer/embedder.js';
+import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import type { PassageEmbedder } from '../../indexer/load-episode.js';
+import { signatureOf } from '../../src/embedder.js';
 import { INDEXER_TIMEOUT_MS } from '../../indexer/queued-ingest.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { followSource, formatSource, listSources, retryFailed, stopFollowing } from '../../pipeline/follow/commands.js';
@@ -28,7 +29,6 @@ const program = new Command()
   .option('--list', 'show each followed source: last poll, HTTP outcome, items seen, errors, next poll')
   .option('--stop <slug>', 'stop following (episodes stay)')
   .option('--retry <slug>', "retry the channel's failed episodes now")
-  .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
   .showHelpAfterError();
 program.parse();
 
@@ -40,21 +40,17 @@ interface Opts {
   list?: boolean;
   stop?: string;
   retry?: string;
-  embedderModule?: string;
 }
 const opts = program.opts<Opts>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'follow', level: config.logLevel, fd: 2 });
 
 /**
- * The model, as the worker has it: a poll writes new items as catalog rows (nothing to embed), but a change of a
- * published episode's catalog fields re-indexes its passages, whose vectors are re-used from the store when their
- * texts are unchanged; that needs the same model id and dimension.
+ * The configured embedder, as the worker has it: a poll writes new items as catalog rows (nothing to embed), but a
+ * change of a published episode's catalog fields re-indexes its passages, whose vectors are re-used from the store
+ * when their texts are unchanged; that needs the embedder the index was built with.
  */
-async function embedderFor(): Promise<PassageEmbedder> {
-  if (opts.embedderModule) return embedderFromModule(opts.embedderModule);
-  return createIndexerEmbedder(config, { log });
-}
+const embedderFor = (): Promise<PassageEmbedder> => createIndexerEmbedder(config, { log });
 
 function printReport(r: PollReport): void {
   const lines = [
@@ -90,7 +86,7 @@ async function main(): Promise<number> {
       return 0;
     }
     const embedder = await embedderFor();
-    const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
+    const aliases = await ensureIndices(client, { prefix: config.indexPrefix, modelId: embedder.modelId, embedding: signatureOf(embedder), layout: config.indexLayout });
     const deps = { pipeline: config.pipeline, ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays } }, processQueue, pollQueue, log };
     if (opts.retry) {
       const n = await retryFailed(deps, slug);

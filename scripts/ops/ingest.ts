@@ -1,10 +1,10 @@
 // `npm run ingest -- <libraryDir> [--direct]`: enqueue a library for the worker, or load it in-process.
 import { resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient } from '../../src/store/opensearch.js';
-import { createIndexerEmbedder, embedderFromModule } from '../../indexer/embedder.js';
+import { createIndexerEmbedder } from '../../indexer/embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createProgress } from '../../indexer/progress.js';
 import { INDEXER_TIMEOUT_MS, ingestQueued } from '../../indexer/queued-ingest.js';
@@ -22,17 +22,16 @@ const program = new Command()
   .option('--direct', 'load in this process without Redis (same code as the worker; for small loads)')
   .option('--no-wait', 'queue mode: enqueue and exit without waiting for the worker')
   .option('--force', 'rewrite every episode even when unchanged (stored vectors of unchanged text are re-used)')
-  .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
   .parse();
 
-const opts = program.opts<{ direct?: boolean; wait: boolean; force?: boolean; embedderModule?: string }>();
+const opts = program.opts<{ direct?: boolean; wait: boolean; force?: boolean }>();
 const dir = resolve(program.args[0]!);
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'ingest', level: config.logLevel, fd: 2 });
 
 async function direct(): Promise<LoadSummary> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-  const embedder = await createIndexerEmbedder(config, { module: opts.embedderModule, log });
+  const embedder = await createIndexerEmbedder(config, { log });
   const progress = createProgress({ label: 'ingest', log });
   try {
     return await loadLibrary({
@@ -54,8 +53,7 @@ async function direct(): Promise<LoadSummary> {
 }
 
 async function queued(): Promise<LoadSummary> {
-  const modelId = opts.embedderModule ? (await embedderFromModule(opts.embedderModule)).modelId : config.modelId;
-  return ingestQueued({ config, dir, force: opts.force ?? false, wait: opts.wait, modelId, log });
+  return ingestQueued({ config, dir, force: opts.force ?? false, wait: opts.wait, log });
 }
 
 async function main(): Promise<number> {

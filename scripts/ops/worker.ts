@@ -1,5 +1,5 @@
 // `npm run worker`: processes ingest jobs and the feed pipeline's polls and processing jobs until SIGTERM/SIGINT.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
@@ -31,7 +31,6 @@ const program = new Command()
   .option('--no-pipeline', 'run ingest jobs only, not the followed feeds’ polls and transcriptions')
   .option('--no-webhooks', 'deliver no webhooks (`npm run webhooks`); another worker does')
   .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
-  .addOption(new Option('--embedder-module <file>', 'TEST ONLY: the embedder of this module’s createEmbedder() instead of the model').hideHelp())
   .parse();
 
 function port(value: string): number {
@@ -46,7 +45,6 @@ const opts = program.opts<{
   pipeline: boolean;
   webhooks: boolean;
   metricsPort?: number;
-  embedderModule?: string;
 }>();
 const config = loadConfig(process.env);
 const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
@@ -73,7 +71,7 @@ async function guardedEmbedder(client: Client, model: Embedder): Promise<Embedde
 
 async function main(): Promise<void> {
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
-  const model = await createIndexerEmbedder(config, { module: opts.embedderModule, log });
+  const model = await createIndexerEmbedder(config, { log });
   const embedder = await guardedEmbedder(client, model);
   const aliases = await ensureIndices(client, {
     prefix: config.indexPrefix,

@@ -14,7 +14,7 @@ import { createRedisConnection } from '../../indexer/queue.js';
 import { createPollQueue, schedulerId } from '../../pipeline/follow/queues.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
 import { dropFollowStore, runFollow } from '../support/follow-env.js';
@@ -68,6 +68,8 @@ describe('follow: the commands and the paths around the happy one', function () 
   let work: string;
   let relay: Awaited<ReturnType<typeof startCountingRelay>>;
   let env: Record<string, string>;
+  /** The follow CLI's embedder (EMBEDDER=openai): the hash embedder served over the embeddings protocol. */
+  let embeddings: HashEmbeddingsServer;
   let workers: PipelineWorkers | undefined;
   const servers: FeedServer[] = [];
 
@@ -123,8 +125,8 @@ describe('follow: the commands and the paths around the happy one', function () 
 
   const startWorkers = async (): Promise<PipelineWorkers> => {
     const cfg = loadConfig({ ...process.env, ...env });
-    const embedder = createHashEmbedder();
-    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: cfg.indexLayout });
+    const embedder = embeddings.embedder();
+    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
     const connection = createRedisConnection(cfg.redisUrl);
     const started = await startPipelineWorkers({
       connection,
@@ -160,6 +162,7 @@ describe('follow: the commands and the paths around the happy one', function () 
     libraryDir = await mkdtemp(join(tmpdir(), 'follow-cli-lib-'));
     work = await mkdtemp(join(tmpdir(), 'follow-cli-work-'));
     relay = await startCountingRelay('http://127.0.0.1:9');
+    embeddings = await startHashEmbeddingsServer();
     env = {
       INDEX_PREFIX: prefix,
       FOLLOW_LIBRARY_DIR: libraryDir,
@@ -167,14 +170,16 @@ describe('follow: the commands and the paths around the happy one', function () 
       TRANSCRIBE_URL: relay.url,
       FOLLOW_POLL_INTERVAL_SECONDS: String(INTERVAL_SECONDS),
       LOG_LEVEL: 'warn',
+      ...embeddings.env,
     };
-    const aliases = await ensureIndices(client, { prefix, modelId: createHashEmbedder().modelId, layout: config.indexLayout });
+    const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
     await client.index({ index: aliases.users, id: OWNER, body: userDocument({ id: OWNER, name: 'Owner', plan: 'paid' }), refresh: true } as never);
     workers = await startWorkers();
   });
 
   after(async function () {
     await workers?.close();
+    await embeddings?.close();
     if (!client) return;
     await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
     for (const s of servers) await s.close();

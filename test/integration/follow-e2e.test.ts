@@ -9,7 +9,8 @@ import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, typ
 import { userDocument } from '../../indexer/documents.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
-import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { startApi } from '../support/api-harness.js';
 import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
@@ -73,11 +74,13 @@ describe('follow: a feed followed end to end', function () {
   let feed: FeedServer;
   let relay: Awaited<ReturnType<typeof startCountingRelay>> | undefined;
   let env: Record<string, string>;
+  /** The CLIs' embedder (EMBEDDER=openai): the hash embedder served over the embeddings protocol. */
+  let embeddings: HashEmbeddingsServer;
   const workers: Child[] = [];
   const spoken = new Map<string, SpokenSentence[]>();
 
   const startWorker = (): Child => {
-    const w = runScript('scripts/ops/worker.ts', ['--embedder-module', HASH_EMBEDDER_MODULE, '--lock-duration', '3000', '--stalled-interval', '1000'], { ...process.env, ...env });
+    const w = runScript('scripts/ops/worker.ts', ['--lock-duration', '3000', '--stalled-interval', '1000'], { ...process.env, ...env });
     workers.push(w);
     return w;
   };
@@ -89,6 +92,7 @@ describe('follow: a feed followed end to end', function () {
     libraryDir = await mkdtemp(join(tmpdir(), 'follow-lib-'));
     audioDir = await mkdtemp(join(tmpdir(), 'follow-audio-'));
     relay = await startCountingRelay(TRANSCRIBE_URL!);
+    embeddings = await startHashEmbeddingsServer();
     env = {
       INDEX_PREFIX: prefix,
       FOLLOW_LIBRARY_DIR: libraryDir,
@@ -96,8 +100,9 @@ describe('follow: a feed followed end to end', function () {
       TRANSCRIBE_URL: relay.url,
       FOLLOW_POLL_INTERVAL_SECONDS: '3600',
       LOG_LEVEL: 'warn',
+      ...embeddings.env,
     };
-    const aliases = await ensureIndices(client, { prefix, modelId: createHashEmbedder().modelId, layout: config.indexLayout });
+    const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
     for (const u of [
       { id: OWNER, name: 'Owner', plan: 'paid' },
       { id: 'u_free', name: 'Free', plan: 'free' },
@@ -134,6 +139,7 @@ describe('follow: a feed followed end to end', function () {
 
   after(async function () {
     for (const w of workers.splice(0)) if (w.alive()) w.process.kill('SIGKILL');
+    await embeddings?.close();
     if (!client) return;
     await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
     await feed?.close();

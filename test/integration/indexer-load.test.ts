@@ -5,7 +5,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { ApiResponse } from '@opensearch-project/opensearch';
-import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+import { startHashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import type { EpisodeDoc, PassageDoc } from '../../src/store/documents.js';
 import { episodeDocuments } from '../../indexer/documents.js';
@@ -217,17 +218,18 @@ describe('indexer: loading a library directly', function () {
   it('exits non-zero from `npm run ingest -- --direct` when something was skipped, naming path and line', async function () {
     lib = await copyLibrary(SAMPLE_LIBRARY, (f) => f.startsWith('bn-'));
     await writeFile(join(lib, 'episodes', 'bn-more.jsonl'), `${(await readFile(join(lib, 'episodes', 'bn-more.jsonl'), 'utf8')).trimEnd()}\n{"id": "ep_broken"\n`);
+    const embeddings = await startHashEmbeddingsServer();
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/ingest.ts', lib!, '--direct', '--embedder-module', HASH_EMBEDDER_MODULE], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/ingest.ts', lib!, '--direct'], {
         cwd: REPO_ROOT,
-        env: { ...process.env, INDEX_PREFIX: prefix, LOG_LEVEL: 'warn' },
+        env: { ...process.env, INDEX_PREFIX: prefix, LOG_LEVEL: 'warn', ...embeddings.env },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       child.on('error', reject);
       child.on('exit', (c) => resolve({ code: c, stderr: err }));
-    });
+    }).finally(() => embeddings.close());
     expect(code, stderr).to.equal(1);
     expect(stderr).to.include(`${join(lib, 'episodes', 'bn-more.jsonl')}:4: invalid JSON`);
     expect(stderr).to.match(/indexed 5, unchanged 0, failed 0/);

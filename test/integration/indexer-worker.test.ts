@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
-import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
-import { SLOW_HASH_EMBEDDER_MODULE } from '../support/slow-hash-embedder.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, type IngestQueue } from '../../indexer/queue.js';
@@ -30,6 +30,8 @@ async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 
 
 describe('indexer: queue and worker', function () {
   this.timeout(240_000);
+  /** The CLIs' embedder (EMBEDDER=openai): the hash embedder served over the embeddings protocol. */
+  let embeddings: HashEmbeddingsServer;
   let client: Client;
   let connection: Redis;
   let prefix: string;
@@ -37,6 +39,15 @@ describe('indexer: queue and worker', function () {
   let queue: IngestQueue;
   let lib: string | undefined;
   const children: Child[] = [];
+  const servers: HashEmbeddingsServer[] = [];
+
+  before(async function () {
+    embeddings = await startHashEmbeddingsServer();
+  });
+
+  after(async function () {
+    await embeddings?.close();
+  });
 
   beforeEach(function () {
     client = testClient();
@@ -48,6 +59,7 @@ describe('indexer: queue and worker', function () {
 
   afterEach(async function () {
     for (const c of children.splice(0)) if (c.alive()) c.process.kill('SIGKILL');
+    for (const s of servers.splice(0)) await s.close();
     await queue.obliterate({ force: true });
     await queue.close();
     connection.disconnect();
@@ -59,16 +71,20 @@ describe('indexer: queue and worker', function () {
 
   it('ends with every episode indexed exactly once when the worker is killed mid-batch and restarted', async function () {
     lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 12);
-    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
-    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait', '--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn', ...embeddings.env };
+    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait'], env);
     children.push(ingest);
     expect(await ingest.exited, ingest.stderr()).to.equal(0);
     const ids = (await queue.getJobs(['waiting'])).map((j) => j.id!);
     expect(ids).to.have.length(14); // meta + 12 episodes + sync
 
-    const workerArgs = ['--embedder-module', HASH_EMBEDDER_MODULE, '--lock-duration', '2000', '--stalled-interval', '1000'];
-    // The first worker embeds slowly, so the job it is killed in is still in flight when the SIGKILL lands.
-    const first = script('scripts/ops/worker.ts', ['--embedder-module', SLOW_HASH_EMBEDDER_MODULE, ...workerArgs.slice(2)], env);
+    const workerArgs = ['--lock-duration', '2000', '--stalled-interval', '1000'];
+    // The first worker embeds slowly (400 ms a request), so the job it is killed in is still in flight when the
+    // SIGKILL lands: the plain server answers an episode in milliseconds, and on a busy machine the job could
+    // complete between the test seeing it active and the kill.
+    const slow = await startHashEmbeddingsServer({ delayMs: 400 });
+    servers.push(slow);
+    const first = script('scripts/ops/worker.ts', workerArgs, { ...env, ...slow.env });
     children.push(first);
     // Kill it just after it has started an episode, with some episodes already done.
     const seen = new Set<string>();
@@ -112,8 +128,8 @@ describe('indexer: queue and worker', function () {
   });
 
   it('re-enqueues a job that vanished from Redis while `npm run ingest` waits, and ends with every episode indexed', async function () {
-    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
-    const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn', ...embeddings.env };
+    const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY], env);
     children.push(ingest);
     await until('all 13 jobs waiting', async () => (await queue.getWaitingCount()) === 13);
     // What a Redis crash between two fsyncs looks like to the queue: the job is simply gone.
@@ -122,8 +138,8 @@ describe('indexer: queue and worker', function () {
     expect(await queue.getJob(victim)).to.equal(undefined);
     await until('ingest to notice the loss and re-add the job', async () => (await queue.getJob(victim)) !== undefined, { timeoutMs: 30_000 });
 
-    const embedder = createHashEmbedder();
-    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+    const embedder = embeddings.embedder();
+    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature });
     const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
     try {
       expect(await ingest.exited, ingest.stderr()).to.equal(0);
@@ -185,11 +201,11 @@ describe('indexer: queue and worker', function () {
 
   it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
     lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 6);
-    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn' };
-    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait', '--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn', ...embeddings.env };
+    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait'], env);
     children.push(ingest);
     expect(await ingest.exited, ingest.stderr()).to.equal(0);
-    const worker = script('scripts/ops/worker.ts', ['--embedder-module', HASH_EMBEDDER_MODULE], env);
+    const worker = script('scripts/ops/worker.ts', [], env);
     children.push(worker);
     let current: string | undefined;
     await until('an active episode job', async () => {
@@ -239,22 +255,24 @@ describe('indexer: queue and worker', function () {
     expect(await queue.getWaitingCount()).to.equal(13);
     await queue.obliterate({ force: true });
 
-    const embedder = createHashEmbedder();
-    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+    const embedder = embeddings.embedder();
+    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature });
     const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
     try {
-      const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], {
+      const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY], {
         INDEX_PREFIX: prefix,
         QUEUE_NAME: queueName,
         LOG_LEVEL: 'warn',
+        ...embeddings.env,
       });
       children.push(ingest);
       expect(await ingest.exited, ingest.stderr()).to.equal(0);
       expect(ingest.stderr()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
-      const again = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--embedder-module', HASH_EMBEDDER_MODULE], {
+      const again = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY], {
         INDEX_PREFIX: prefix,
         QUEUE_NAME: queueName,
         LOG_LEVEL: 'warn',
+        ...embeddings.env,
       });
       children.push(again);
       expect(await again.exited, again.stderr()).to.equal(0);

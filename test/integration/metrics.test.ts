@@ -29,7 +29,7 @@ import { userDocument } from '../../indexer/documents.js';
 import { followSource } from '../../pipeline/follow/commands.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { freePort, runScript, waitFor, type Child } from '../../scripts/lib/child.js';
-import { createHashEmbedder, HASH_EMBEDDER_MODULE } from '../support/hash-embedder.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { speak } from '../support/speech.js';
 import { dropFollowStore } from '../support/follow-env.js';
@@ -250,10 +250,13 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
   let feed: FeedServer;
   let relay: Awaited<ReturnType<typeof failingOnceRelay>>;
   let worker: Child | undefined;
+  /** The worker's embedder (EMBEDDER=openai): the hash embedder served over the embeddings protocol. */
+  let embeddings: HashEmbeddingsServer;
 
   before(async function () {
     if (!TRANSCRIBE_URL) this.skip(); // the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
     client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
+    embeddings = await startHashEmbeddingsServer();
     libraryDir = await mkdtemp(join(tmpdir(), 'metrics-follow-'));
     relay = await failingOnceRelay(TRANSCRIBE_URL!);
     feed = await startFeedServer({ title: 'Metrics Radio' });
@@ -261,6 +264,7 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
 
   after(async function () {
     if (worker?.alive()) worker.process.kill('SIGKILL');
+    await embeddings?.close();
     if (!client) return;
     await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
     await feed?.close();
@@ -276,9 +280,10 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
       TRANSCRIBE_URL: relay.url,
       FOLLOW_POLL_INTERVAL_SECONDS: '3600',
       LOG_LEVEL: 'warn',
+      ...embeddings.env,
     };
     const pipeline = loadConfig({ ...process.env, ...env }).pipeline;
-    const aliases = await ensureIndices(client, { prefix, modelId: createHashEmbedder().modelId, layout: config.indexLayout });
+    const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
     await client.index({ index: aliases.users, id: OWNER, body: userDocument({ id: OWNER, name: 'Owner', plan: 'paid' }), refresh: true } as never);
 
     // Channel "metrics-radio": an audio item (its first transcription answers 503, then it is retried), an item whose
@@ -307,13 +312,13 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
     const pollQueue = createPollQueue(connection, prefix);
     const processQueue = createProcessQueue(connection, prefix);
     try {
-      const deps = { pipeline, ctx: { client, embedder: createHashEmbedder(), aliases, log }, processQueue, pollQueue, log };
+      const deps = { pipeline, ctx: { client, embedder: embeddings.embedder(), aliases, log }, processQueue, pollQueue, log };
       // The first polls are the CLI's (`npm run follow`), not the worker's: they are not in its metrics.
       await followSource(deps, { source: feed.feedUrl, slug: 'metrics-radio', ownerId: OWNER });
       await followSource(deps, { source: `${feed.url}/other.xml`, slug: 'metrics-other', ownerId: OWNER });
 
       const port = await freePort();
-      worker = runScript('scripts/ops/worker.ts', ['--embedder-module', HASH_EMBEDDER_MODULE, '--metrics-port', String(port)], { ...process.env, ...env });
+      worker = runScript('scripts/ops/worker.ts', ['--metrics-port', String(port)], { ...process.env, ...env });
       const url = `http://127.0.0.1:${port}/metrics`;
       const up = await waitFor(
         () =>

@@ -4,7 +4,6 @@ import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queue
 import { createRedisConnection } from '../../indexer/queue.js';
 import { deleteIndices, type Client } from '../../src/store/opensearch.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
-import { HASH_EMBEDDER_MODULE } from './hash-embedder.js';
 
 export interface FollowRun {
   code: number | null;
@@ -12,10 +11,13 @@ export interface FollowRun {
   stderr: string;
 }
 
-/** Runs `npm run follow -- …` (with the hash embedder) as a child process; resolves with its exit code and output. */
+/**
+ * Runs `npm run follow -- …` as a child process; resolves with its exit code and output. `env` names the embedder as
+ * the worker's (a hash embeddings server's `env`), else the CLI loads the configured model.
+ */
 export function runFollow(args: readonly string[], env: Record<string, string>): Promise<FollowRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/follow.ts', ...args, '--embedder-module', HASH_EMBEDDER_MODULE], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/follow.ts', ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
     });

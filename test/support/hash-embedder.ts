@@ -1,14 +1,6 @@
-// The test double of src/embedder.ts: deterministic vectors without a model, for unit tests and the indexer's CLI tests.
-import { fileURLToPath } from 'node:url';
+// The test double of src/embedder.ts: deterministic vectors without a model, for unit tests, in-process indexing, and
+// the CLIs' tests through the embeddings server that serves them (hash-embeddings-server.ts).
 import type { Embedder } from '../../src/embedder.js';
-
-/** This module, for the indexer CLIs' `--embedder-module` (see indexer/embedder.ts). */
-export const HASH_EMBEDDER_MODULE = fileURLToPath(import.meta.url);
-
-/** What `--embedder-module` calls: the hash embedder at the model's 384 dimensions. */
-export function createEmbedder(): Embedder {
-  return createHashEmbedder();
-}
 
 /**
  * A deterministic bag-of-hashed-words embedder with no model behind it.
