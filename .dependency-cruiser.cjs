@@ -2,6 +2,7 @@
 //
 //   app.ts, server.ts                       the composition root
 //   routes/, mcp/, pages/                   what answers a request
+//   serve/                                  the search service every search goes through
 //   metrics/                                what is measured
 //   http/                                   middleware
 //   openapi/                                the API's description
@@ -15,14 +16,15 @@
 // on those and indexer/; the API in src/ never uses pipeline/, and of indexer/ only the importer uses its fetching;
 // scripts/ may use anything; nothing in src/, indexer/ or pipeline/ uses scripts/.
 const ABOVE = {
-  ground: ['store', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
-  store: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
-  search: ['errors', 'auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
-  errors: ['auth', 'openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
-  auth: ['openapi', 'http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
-  openapi: ['http', 'metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
-  http: ['metrics', 'routes', 'mcp', 'pages', 'app', 'server'],
-  metrics: ['routes', 'mcp', 'pages', 'app', 'server'],
+  ground: ['store', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  store: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  search: ['errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  errors: ['auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  auth: ['openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  openapi: ['http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  http: ['metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  metrics: ['serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  serve: ['routes', 'mcp', 'pages', 'app', 'server'],
   routes: ['mcp', 'pages', 'app', 'server'],
   mcp: ['routes', 'pages', 'app', 'server'],
   pages: ['mcp', 'app', 'server'],

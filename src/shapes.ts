@@ -1,4 +1,4 @@
-// The API's public shapes, written once as JSON Schemas (TypeBox): the TypeScript types, the OpenAPI components and the MCP tool's output schema all come from here.
+// The API's public shapes, every body it answers with, written once as JSON Schemas (TypeBox): the handlers' types, the OpenAPI components and the MCP tool's output schema all come from here.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, StringEnum } from './library-format.js';
 
@@ -22,7 +22,7 @@ export const MATCHED_VIA_DESCRIPTIONS = {
  */
 export type MatchedVia = keyof typeof MATCHED_VIA_DESCRIPTIONS;
 
-export const MatchedViaSchema = Type.Array(StringEnum(Object.keys(MATCHED_VIA_DESCRIPTIONS) as MatchedVia[]), {
+const MatchedViaSchema = Type.Array(StringEnum(Object.keys(MATCHED_VIA_DESCRIPTIONS) as MatchedVia[]), {
   // One list item per value, quoted from the table above, so the document cannot drift from it.
   description: `Why a result is there:\n${Object.entries(MATCHED_VIA_DESCRIPTIONS)
     .map(([value, meaning]) => `- \`${value}\`: ${meaning}`)
@@ -30,9 +30,9 @@ export const MatchedViaSchema = Type.Array(StringEnum(Object.keys(MATCHED_VIA_DE
 });
 
 /** A character range of a text, `end` exclusive. */
-export const TermRangeSchema = Type.Object({ start: Type.Integer({ minimum: 0 }), end: Type.Integer({ minimum: 1 }) });
+const TermRangeSchema = Type.Object({ start: Type.Integer({ minimum: 0 }), end: Type.Integer({ minimum: 1 }) });
 
-export const MatchedSegmentSchema = Type.Object(
+const MatchedSegmentSchema = Type.Object(
   {
     segmentId: Type.String({ description: 'Id of the indexed passage the segment was found in.' }),
     text: Type.String({ description: 'What is said from `startMs` to `endMs` (or the chapter or key-moment title).' }),
@@ -55,7 +55,7 @@ export const MatchedSegmentSchema = Type.Object(
   },
 );
 
-export const SearchResultEpisodeSchema = Type.Object({
+const SearchResultEpisodeSchema = Type.Object({
   episodeId: Type.String(),
   title: Type.String(),
   url: Type.String({ format: 'uri', description: 'Absolute URL of the episode page.' }),
@@ -78,7 +78,7 @@ export const SearchResultSchema = Type.Object({
   ),
 });
 
-export const EpisodeSchema = Type.Object(
+const EpisodeSchema = Type.Object(
   {
     id: Type.String(),
     title: Type.String(),
@@ -107,21 +107,21 @@ export const EpisodeSchema = Type.Object(
   { description: 'Catalog row. Archived episodes are never returned.' },
 );
 
-export const KeyMomentSchema = Type.Object({
+const KeyMomentSchema = Type.Object({
   type: Type.String({ description: 'Highlight kind, an open list: story, qa, prediction, insight, debate, quote, …' }),
   title: Type.String({ description: 'A self-contained citable claim.' }),
   startMs: Type.Integer(),
   endMs: Type.Optional(Type.Integer()),
 });
 
-export const ChapterSchema = Type.Object({
+const ChapterSchema = Type.Object({
   title: Type.String(),
   startMs: Type.Integer(),
   endMs: Type.Integer(),
   moments: Type.Array(component('KeyMoment', KeyMomentSchema)),
 });
 
-export const RelatedEpisodeSchema = Type.Object(
+const RelatedEpisodeSchema = Type.Object(
   {
     id: Type.String(),
     title: Type.String(),
@@ -135,6 +135,69 @@ export const RelatedEpisodeSchema = Type.Object(
   { description: 'Another published episode of the same channel sharing topics.' },
 );
 
+/** What every error response carries (never HTML); the OpenAPI document adds the list of codes to its description. */
+const ErrorBodySchema = Type.Object({
+  error: Type.String({ description: 'Human-readable sentence.' }),
+  code: Type.String({ pattern: '^[a-z][a-z0-9_]*$', description: 'Stable snake_case code; branch on this, not on `error`.' }),
+  requestId: Type.String({ description: 'Same value as the `X-Request-Id` response header.' }),
+  parameter: Type.Optional(Type.String({ description: 'For 400s: the query parameter at fault.' })),
+});
+
+const ChannelSummarySchema = Type.Object({
+  id: Type.String(),
+  slug: Type.String({ description: "The `{slug}` of the channel-scoped endpoints; the channel's subdomain." }),
+  title: Type.String(),
+  providerType: StringEnum(['youtube', 'rss'] as const),
+  apiAccess: Type.Boolean({
+    description: "True when the channel owner's plan includes API access; false means the channel's data endpoints answer 403.",
+  }),
+  language: Type.Optional(
+    Type.String({
+      description:
+        'BCP 47 tag of the language its episodes are spoken in unless one says otherwise (additive); `en` when the library names none. Searches of the channel are analysed in it.',
+    }),
+  ),
+});
+
+const ChannelListSchema = Type.Object({ channels: Type.Array(component('ChannelSummary', ChannelSummarySchema)) });
+
+const EpisodePageSchema = Type.Object({
+  episodes: Type.Array(component('Episode', EpisodeSchema)),
+  nextCursor: Nullable(Type.String({ description: 'Opaque; pass back as `cursor` with the same filters and sort. Null on the last page.' })),
+});
+
+const HealthSchema = Type.Object({ status: Type.Literal('ok') });
+
+const ReadinessChecksSchema = Type.Object({
+  opensearch: StringEnum(['ok', 'unreachable'] as const),
+  redis: StringEnum(['ok', 'unreachable'] as const),
+});
+
+const ReadinessSchema = Type.Object({ status: StringEnum(['ok', 'unavailable'] as const), checks: ReadinessChecksSchema });
+
+/** The readiness probe's 503: the error body with the checks that failed. */
+const ReadinessErrorSchema = Type.Intersect([
+  component('Error', ErrorBodySchema),
+  Type.Object({ checks: Type.Unsafe<Static<typeof ReadinessChecksSchema>>({ $ref: '#/components/schemas/Readiness/properties/checks' }) }),
+]);
+
+const ProtectedResourceMetadataSchema = Type.Object(
+  {
+    resource: Type.String({ format: 'uri' }),
+    authorization_servers: Type.Array(Type.String({ format: 'uri' })),
+    scopes_supported: Type.Array(Type.String()),
+    bearer_methods_supported: Type.Array(StringEnum(['header'] as const)),
+  },
+  { description: 'OAuth 2.0 Protected Resource Metadata (RFC 9728).' },
+);
+
+/** What a client may rely on in the served OpenAPI document. */
+const OpenApiDocumentSchema = Type.Object({
+  openapi: Type.String({ pattern: '^3\\.1\\.' }),
+  info: Type.Object({ version: Type.String() }),
+  paths: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+});
+
 export type MatchedSegment = Static<typeof MatchedSegmentSchema>;
 export type SearchResultEpisode = Static<typeof SearchResultEpisodeSchema>;
 export type SearchResult = Static<typeof SearchResultSchema>;
@@ -142,10 +205,20 @@ export type EpisodeRow = Static<typeof EpisodeSchema>;
 export type KeyMoment = Static<typeof KeyMomentSchema>;
 export type Chapter = Static<typeof ChapterSchema>;
 export type RelatedEpisode = Static<typeof RelatedEpisodeSchema>;
+export type ErrorBody = Static<typeof ErrorBodySchema>;
+export type ChannelSummary = Static<typeof ChannelSummarySchema>;
+export type ChannelList = Static<typeof ChannelListSchema>;
+export type EpisodePage = Static<typeof EpisodePageSchema>;
+export type Health = Static<typeof HealthSchema>;
+export type Readiness = Static<typeof ReadinessSchema>;
 
 /** The shapes by their OpenAPI component names. */
 export const SHAPES = {
+  Error: ErrorBodySchema,
+  ChannelSummary: ChannelSummarySchema,
+  ChannelList: ChannelListSchema,
   Episode: EpisodeSchema,
+  EpisodePage: EpisodePageSchema,
   MatchedSegment: MatchedSegmentSchema,
   MatchedVia: MatchedViaSchema,
   SearchResultEpisode: SearchResultEpisodeSchema,
@@ -153,6 +226,11 @@ export const SHAPES = {
   KeyMoment: KeyMomentSchema,
   Chapter: ChapterSchema,
   RelatedEpisode: RelatedEpisodeSchema,
+  ProtectedResourceMetadata: ProtectedResourceMetadataSchema,
+  Health: HealthSchema,
+  Readiness: ReadinessSchema,
+  ReadinessError: ReadinessErrorSchema,
+  OpenApiDocument: OpenApiDocumentSchema,
 } as const;
 
 /** `schema` with every `#/components/schemas/<name>` reference among {@link SHAPES} replaced by that shape: one self-contained schema (the MCP tool's). */

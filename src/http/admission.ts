@@ -1,5 +1,5 @@
 // Admission control for searches: a few run at once, a few more wait briefly, the rest are refused at once: 429 when the caller is over its share, else 503 search_busy.
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { createError } from '../errors.js';
 
@@ -68,7 +68,7 @@ export function overShare({ held, callers, concurrency }: { held: number; caller
  * the longest-waiting of that caller), and when the
  * queue is full a caller with fewer searches waiting takes the place of the newest search of
  * the caller with the most. One caller's flood fills the gate only while nobody else asks;
- * a single caller is served first come, first served, as before.
+ * a single caller is served first come, first served.
  */
 export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOptions): Admission {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
@@ -187,22 +187,6 @@ export function createAdmission({ concurrency, queue, maxWaitMs }: AdmissionOpti
 
 /** The caller of an anonymous search: its client IP (an IPv6 address by its /56, as the rate limiters count it). */
 export const clientAddress = (req: Request): string => `ip:${ipKeyGenerator(req.ip ?? 'unknown')}`;
-
-/**
- * Middleware holding one place of the gate `placeOf` picks for a request (none: it passes),
- * for whose search it is, from before its credential is looked up until its response is done.
- * In front of everything that costs a store round trip, so a refused search costs none, and
- * before the request's store budget starts, so the wait for a place does not eat it.
- */
-export function admissionGate(placeOf: (req: Request) => { admission: Admission; caller: string } | undefined): RequestHandler {
-  return async (req, res, next) => {
-    const place = placeOf(req);
-    if (!place) return next();
-    const release = await place.admission.admit(abandoned(res), place.caller);
-    res.once('finish', release).once('close', release);
-    next();
-  };
-}
 
 /** Aborts when the connection closes before the answer is sent: a request still waiting for a place then leaves the queue, a running search stops. */
 export function abandoned(res: Response): AbortSignal {

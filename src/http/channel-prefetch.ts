@@ -28,7 +28,7 @@ export function channelPathParser(operations: readonly OperationDef[]): (path: s
   };
 }
 
-/** A channel operation whose request may start its work beside the credential check (the search, see `startEarlySearch`). */
+/** A channel operation whose request may start its work beside the credential check (the search, see `src/serve/search-service.ts`). */
 export interface EarlyOperation {
   operationId: string;
   /** The id the slug named when this credential was last let in, if it was. */
@@ -37,7 +37,7 @@ export interface EarlyOperation {
 }
 
 /**
- * For `resolveCredential`'s `prefetch`: when the request's path is one of `operations`
+ * For `authenticate`'s `beside`: when the request's path is one of `operations`
  * under `/channels/{slug}/`, starts `req.queries.channelAndOwner(slug)` (not awaited; the
  * route awaits the same read); for a GET of `early.operationId`, with the channel id the
  * credential was last let into, and `early.start` too. A path it does not recognise, or

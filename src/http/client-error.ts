@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { API_ERRORS, type ApiErrorCode } from '../errors.js';
+import { API_ERRORS, createError, type ApiErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { errorBody } from './errors.js';
 import { ALLOW } from './methods.js';
 
 const REASONS: Record<number, string> = {
@@ -40,7 +41,7 @@ function codeFor(err: NodeJS.ErrnoException): ApiErrorCode {
 function errorResponse(code: ApiErrorCode, extraHeaders = ''): { text: string; requestId: string } {
   const { status } = API_ERRORS[code];
   const requestId = randomUUID();
-  const body = JSON.stringify({ error: API_ERRORS[code].message, code, requestId });
+  const body = JSON.stringify(errorBody(createError(code), requestId));
   const text =
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +

@@ -1,9 +1,22 @@
 // The one place errors become responses: JSON `{ error, code, requestId }`, never HTML, never a stack trace.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { createError, toApiError } from '../errors.js';
+import { createError, type ApiError } from '../errors.js';
+import { logFailure } from './log-failure.js';
 import { bearerChallenge, scopeChallenge } from '../auth/challenge.js';
 import { credentialPresented } from '../auth/authenticate.js';
 import type { Logger } from '../logger.js';
+import type { ErrorBody } from '../shapes.js';
+
+/** The body of every error response, the HTTP parser's refusals included: the error's additive fields, then the sentence, code, request id and parameter at fault. */
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return {
+    ...error.extra,
+    error: error.message,
+    code: error.code,
+    requestId,
+    ...(error.parameter !== undefined ? { parameter: error.parameter } : {}),
+  };
+}
 
 /** Last route: nothing matched. */
 export function routeNotFound(): RequestHandler {
@@ -15,11 +28,7 @@ export function routeNotFound(): RequestHandler {
 /** Renders anything thrown; 401s get the Bearer challenge, a missing scope its scope challenge, 5xx are logged with their cause. */
 export function renderErrors({ publicBaseUrl, log }: { publicBaseUrl: string; log: Logger }): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const error = toApiError(err);
-    const reqLog = req.log ?? log;
-    // A 500 is our bug: full error. Other 5xx are outages of something we depend on: a warning.
-    if (error.status === 500) reqLog.error({ err, code: error.code }, 'request failed');
-    else if (error.status > 500) reqLog.warn({ err: error.cause ?? error, code: error.code }, 'request failed');
+    const error = logFailure(req.log ?? log, err, 'request failed');
     if (res.headersSent) {
       // Too late for an error body (a streamed response broke): cut the connection so the client sees a failure.
       res.destroy();
@@ -31,12 +40,6 @@ export function renderErrors({ publicBaseUrl, log }: { publicBaseUrl: string; lo
     } else if (error.code === 'insufficient_scope') {
       res.setHeader('WWW-Authenticate', scopeChallenge(publicBaseUrl));
     }
-    res.status(error.status).json({
-      ...error.extra,
-      error: error.message,
-      code: error.code,
-      requestId: req.requestId,
-      ...(error.parameter !== undefined ? { parameter: error.parameter } : {}),
-    });
+    res.status(error.status).json(errorBody(error, req.requestId));
   };
 }

@@ -1,9 +1,10 @@
 // Query parameters validated by ajv against the very schemas the OpenAPI document publishes.
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { Type, type TObject } from '@sinclair/typebox';
 import type { OperationDef } from '../openapi/operations.js';
-import type { ParameterDef } from '../openapi/parameters.js';
+import type { ValidQuery } from '../openapi/parameters.js';
 import { createError } from '../errors.js';
 
 /** One ajv instance for request and stored-document validation: strict, with formats and defaults. */
@@ -13,13 +14,16 @@ export function createAjv(): Ajv2020 {
   return ajv;
 }
 
+/** What a query parameter's schema says about it, as far as the converter and the error sentences need. */
+type ParamSchema = { type?: unknown; enum?: unknown; pattern?: unknown };
+
 /**
  * Query strings are text; the published schemas say integer or boolean. Convert only exact
  * spellings (`12`, not `012`, `1e1` or ` 12`; `true|false|1|0`) and leave anything else
  * as it came, so ajv rejects it against the published type. A repeated parameter stays
  * an array and fails the same way.
  */
-function fromQueryString(value: unknown, schema: ParameterDef['schema']): unknown {
+function fromQueryString(value: unknown, schema: ParamSchema): unknown {
   if (typeof value !== 'string') return value;
   if (schema.type === 'integer' && /^(0|-?[1-9][0-9]{0,15})$/.test(value)) return Number(value);
   if (schema.type === 'boolean') {
@@ -29,54 +33,68 @@ function fromQueryString(value: unknown, schema: ParameterDef['schema']): unknow
   return value;
 }
 
-function explain(error: ErrorObject, def: ParameterDef, value: unknown): string {
+function explain(error: ErrorObject, schema: ParamSchema, value: unknown): string {
   if (Array.isArray(value)) return 'must be given once';
   switch (error.keyword) {
     case 'type':
-      return def.schema.type === 'boolean' ? 'must be true, false, 1 or 0' : `must be ${String(def.schema.type)}`;
+      return schema.type === 'boolean' ? 'must be true, false, 1 or 0' : `must be ${String(schema.type)}`;
     case 'enum':
-      return `must be one of: ${(def.schema.enum as string[]).join(', ')}`;
+      return `must be one of: ${(schema.enum as string[]).join(', ')}`;
     case 'pattern':
-      return String(def.schema.pattern).includes(',') ? 'must be a comma-separated list of ids without empty items or spaces' : 'is not in the expected format';
+      return String(schema.pattern).includes(',') ? 'must be a comma-separated list of ids without empty items or spaces' : 'is not in the expected format';
     default:
       return error.message ?? 'is invalid';
   }
 }
 
+const NO_PARAMETERS = Type.Object({});
+
 /**
- * Types `raw` (a request's query) for an operation: its parameters converted and checked,
- * defaults filled in. Unknown parameters are ignored (decision 3); the first bad one throws
- * a 400 naming it.
+ * Types `raw` (a request's query) by a query schema (src/openapi/parameters.ts): its
+ * parameters converted and checked, defaults filled in. Unknown parameters are ignored
+ * (decision 3); the first bad one throws a 400 naming it.
  */
-export function queryParamsParser(op: OperationDef, ajv: Ajv2020): (raw: Record<string, unknown>) => Record<string, unknown> {
-  const defs = op.parameters.filter((p) => p.in === 'query');
-  const validate: ValidateFunction = ajv.compile({
-    type: 'object',
-    properties: Object.fromEntries(defs.map((d) => [d.name, d.schema])),
-  });
+export function queryParser<T extends TObject>(schema: T, ajv: Ajv2020): (raw: Record<string, unknown>) => ValidQuery<T> {
+  const validate: ValidateFunction = ajv.compile(schema);
+  const params = Object.entries(schema.properties as Record<string, ParamSchema>);
   return (raw) => {
     const typed: Record<string, unknown> = {};
-    for (const def of defs) {
-      if (raw[def.name] !== undefined) typed[def.name] = fromQueryString(raw[def.name], def.schema);
+    for (const [name, param] of params) {
+      if (raw[name] !== undefined) typed[name] = fromQueryString(raw[name], param);
     }
     if (!validate(typed)) {
       const error = validate.errors![0]!;
       const name = error.instancePath.split('/')[1] ?? '';
-      const def = defs.find((d) => d.name === name)!;
       throw createError('invalid_parameter', {
         parameter: name,
-        message: `Query parameter "${name}" ${explain(error, def, raw[name])}.`,
+        message: `Query parameter "${name}" ${explain(error, schema.properties[name] as ParamSchema, raw[name])}.`,
       });
     }
-    return typed;
+    // The validator has just checked `typed` against `schema` and filled in its defaults.
+    return typed as ValidQuery<T>;
   };
 }
 
-/** Validates and types `req.query` for an operation into `req.validQuery` (see {@link queryParamsParser}). */
+/** Which schema validated each request's `validQuery`, so {@link validQuery} can vouch for its type. */
+const validatedBy = new WeakMap<Request, TObject>();
+
+/** Validates and types `req.query` for an operation into `req.validQuery` (see {@link queryParser}); an operation without query parameters ignores the query string. */
 export function validateParams(op: OperationDef, ajv: Ajv2020): RequestHandler {
-  const parse = queryParamsParser(op, ajv);
+  const schema = op.query ?? NO_PARAMETERS;
+  const parse = queryParser(schema, ajv);
   return (req, _res, next) => {
     req.validQuery = parse(req.query as Record<string, unknown>);
+    validatedBy.set(req, schema);
     next();
   };
+}
+
+/**
+ * A handler's parameters, typed by the query schema its operation declares:
+ * `validQuery(req, SearchQuery).limit` is a number. Throws (a 500: our bug) when the
+ * route validated the request against another schema, or not at all.
+ */
+export function validQuery<T extends TObject>(req: Request, schema: T): ValidQuery<T> {
+  if (validatedBy.get(req) !== schema) throw new Error(`${req.path}: the query was not validated against the schema its handler reads`);
+  return req.validQuery as ValidQuery<T>;
 }

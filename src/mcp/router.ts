@@ -3,11 +3,10 @@ import { readFileSync } from 'node:fs';
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createError, toApiError } from '../errors.js';
-import { abandoned, clientAddress, type Admission } from '../http/admission.js';
-import type { Logger } from '../logger.js';
+import { createError } from '../errors.js';
+import { logFailure } from '../http/log-failure.js';
 import type { ApiMetrics } from '../metrics/api-metrics.js';
-import { runSearch, type SearchDeps } from '../search/search.js';
+import type { SearchService } from '../serve/search-service.js';
 import type { ChannelSites } from '../channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
@@ -25,12 +24,9 @@ const TITLE_CHARS = 60;
 const MAX_BODY_BYTES = 64 * 1024;
 
 export interface McpDeps {
-  search: SearchDeps;
+  /** A tool call's search is anonymous: it waits in the anonymous share of the gate (by the client's address), never in a member's place. */
+  search: SearchService;
   metrics?: ApiMetrics | undefined;
-  /** The anonymous share of the search admission (anonymous REST searches draw on it too): MCP never takes a member's place. */
-  admission?: Admission | undefined;
-  /** Whose searches these are in the gate (the client's address): one client's flood waits behind others. */
-  caller?: string | undefined;
 }
 
 /** What the routes need beyond the tool server's dependencies. */
@@ -49,8 +45,8 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** The server of one channel for one request: one read-only tool, `search`, over published episodes. */
-export function createChannelServer(channel: ChannelDoc, { search, metrics, admission, caller }: McpDeps, log: Logger): McpServer {
+/** The server of one channel for one request (`req`: whose budget, hang-up and log the searches use): one read-only tool, `search`, over published episodes. */
+export function createChannelServer(channel: ChannelDoc, { search, metrics }: McpDeps, req: Request): McpServer {
   // What the assistant reads as instructions names the channel by its slug (checked `[a-z0-9-]`), never by its free-text
   // title (prompt injection through a feed title); the display titles carry the title folded to one short line.
   const label = oneLine(channel.title, TITLE_CHARS);
@@ -72,11 +68,8 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics, admi
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async (args) => {
-      let release: (() => void) | undefined;
       try {
-        release = await admission?.admit(search.signal, caller);
-        const { result, trace } = await runSearch(search, channel, toSearchParams(args));
-        metrics?.observeSearch(trace);
+        const result = await search.run(req, channel, toSearchParams(args));
         metrics?.toolCall('search', 'ok');
         return {
           content: [{ type: 'text', text: renderSearchText(result, channel.title) }],
@@ -84,14 +77,9 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics, admi
         };
       } catch (err) {
         // An error result, never a protocol failure: the assistant reads the sentence, the log keeps the cause.
-        const error = toApiError(err);
-        metrics?.storeError(err);
+        const error = logFailure(req.log, err, 'MCP search failed');
         metrics?.toolCall('search', 'error');
-        if (error.status === 500) log.error({ err, code: error.code }, 'MCP search failed');
-        else log.warn({ err: error.cause ?? error, code: error.code }, 'MCP search failed');
         return { isError: true, content: [{ type: 'text', text: error.message }] };
-      } finally {
-        release?.();
       }
     },
   );
@@ -115,9 +103,7 @@ function serve(deps: McpRouterDeps, locate: (req: Request) => ChannelLocator | u
     // MCP 2025-06-18 removed JSON-RPC batching: one request is one call, so one POST cannot run a hundred searches.
     if (Array.isArray(req.body))
       return jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed batching); send one message per request.');
-    // The search's round trips draw on the request's store budget, as REST search does, and stop when the client goes.
-    const search = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal: abandoned(res), audience: 'anonymous' as const };
-    const server = createChannelServer(channel, { ...deps, search, caller: clientAddress(req) }, req.log);
+    const server = createChannelServer(channel, deps, req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     res.on('close', () => {
       void transport.close();

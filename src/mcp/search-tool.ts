@@ -1,29 +1,46 @@
 // The MCP `search` tool: its schemas, its arguments as SearchParams, and the text an assistant quotes.
+import { Type } from '@sinclair/typebox';
 import { z } from 'zod';
 import type { SearchParams, SearchResult } from '../search/types.js';
+import { SearchQuery, withOptions, type ValidQuery } from '../openapi/parameters.js';
 import { inlineShapes, SearchResultSchema } from '../shapes.js';
+import { FilterId } from '../store/filters.js';
 
-const ID = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^,\s]+$/, 'an id has no commas or spaces');
-const ids = (what: string) => z.array(ID).min(1).max(100).optional().describe(`${what}; an episode matches when it has any of them (AND across filters).`);
+const REST = SearchQuery.properties;
 
-/** Input schema: `query` and the filters of REST search, ids as JSON arrays instead of comma-separated strings. */
-export const SEARCH_INPUT = {
-  query: z.string().trim().min(1).max(1000).describe('What to look for, in plain language (a question works well).'),
-  fast: z.boolean().default(false).describe('Keyword matching only: faster, but misses moments phrased differently from the query.'),
-  limit: z.number().int().min(1).max(50).default(5).describe('Episodes to return, 1–50 (default 5); each cites up to 3 moments.'),
+/** An id-list filter as an assistant passes it: a JSON array of the ids the REST parameter takes comma-separated. */
+const ids = (what: string) =>
+  Type.Optional(Type.Array(FilterId, { minItems: 1, maxItems: 100, description: `${what}; an episode matches when it has any of them (AND across filters).` }));
+
+/**
+ * The tool's input: REST search's parameters (src/openapi/parameters.ts) as an assistant
+ * passes them. `query` is required and not blank (no `q` alias), the id lists are JSON arrays
+ * of the filters' ids, and 5 episodes come by default: an assistant quotes them all.
+ */
+const SearchInputSchema = Type.Object({
+  // Not blank: some character that `trim()` keeps.
+  query: Type.Optional(withOptions(REST.query, { minLength: 1, pattern: '\\S', description: 'What to look for, in plain language (a question works well).' }), false),
+  fast: withOptions(REST.fast, { description: 'Keyword matching only: faster, but misses moments phrased differently from the query.' }),
+  limit: withOptions(REST.limit, { default: 5, description: 'Episodes to return, 1–50 (default 5); each cites up to 3 moments.' }),
   episodeIds: ids('Only these episodes'),
   topicIds: ids('Topic ids'),
   personIds: ids('Person ids (hosts and guests)'),
   entityIds: ids('Company or product ids'),
-  collectionId: ID.optional().describe('Only episodes of this collection (a playlist).'),
-  year: z.number().int().min(1000).max(9999).optional().describe('Only episodes published in this year (UTC).'),
-};
+  collectionId: withOptions(REST.collectionId, { description: 'Only episodes of this collection (a playlist).' }),
+  year: withOptions(REST.year, { description: 'Only episodes published in this year (UTC).' }),
+});
 
-export type SearchArgs = z.infer<z.ZodObject<typeof SEARCH_INPUT>>;
+/** A tool call's arguments once the SDK has validated them (defaults filled in). */
+export type SearchArgs = ValidQuery<typeof SearchInputSchema>;
+
+/**
+ * The input schema as the SDK takes it (zod, read from {@link SearchInputSchema}): it validates
+ * tool calls and lists the schema in `tools/list`. Typed by what it parses to, which zod
+ * cannot infer from a JSON Schema.
+ */
+export const SEARCH_INPUT = (z.fromJSONSchema(SearchInputSchema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodObject).shape as {
+  [K in keyof SearchArgs]-?: z.ZodType<SearchArgs[K]>;
+};
 
 /**
  * Output schema: the REST API's SearchResult, the very shape the OpenAPI document publishes
@@ -35,7 +52,7 @@ export const SEARCH_OUTPUT = z.fromJSONSchema(inlineShapes(SearchResultSchema) a
 /** The tool's arguments as search parameters: published episodes only, always. */
 export function toSearchParams(args: SearchArgs): SearchParams {
   return {
-    query: args.query,
+    query: args.query.trim(),
     fast: args.fast,
     limit: args.limit,
     publishedOnly: true,

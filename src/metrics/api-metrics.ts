@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Admission } from '../http/admission.js';
 import type { HydrationCache } from '../search/hydration-cache.js';
 import type { QueryVectorCache } from '../search/query-cache.js';
-import type { SearchTrace } from '../search/search.js';
+import type { SearchTimings } from '../search/search.js';
 import { storeErrorKind } from './store-errors.js';
 
 /** Seconds; from a cached keyword search (a few ms) to a store budget running out (1.5 s default) and beyond. */
@@ -17,10 +17,10 @@ export interface ApiMetrics {
   /** Error middleware just before the renderer: counts store failures by kind, passes the error on. */
   countStoreErrors(): ErrorRequestHandler;
   /** Records a search's phases (embed only when the query was embedded). */
-  observeSearch(trace: SearchTrace): void;
-  /** A store failure handled without the error middleware (inside an MCP tool call). */
+  observeSearch(timings: SearchTimings): void;
+  /** A store failure a search met (the search service counts it; the error middleware then does not count it again). */
   storeError(error: unknown): void;
-  /** What became of a search sent beside its request's checks (see `startEarlySearch`). */
+  /** What became of a search sent beside its request's checks (see `src/serve/search-service.ts`). */
   earlySearch(outcome: EarlySearchOutcome): void;
   /** One MCP tool call and whether it answered or gave an error result. */
   toolCall(tool: string, outcome: 'ok' | 'error'): void;
@@ -149,7 +149,13 @@ export function createApiMetrics({
     registers: [registry],
   });
 
+  /** Errors counted already: a search's failure reaches the error middleware after the search service counted it. */
+  const counted = new WeakSet<object>();
   const storeError = (error: unknown) => {
+    if (typeof error === 'object' && error !== null) {
+      if (counted.has(error)) return;
+      counted.add(error);
+    }
     const kind = storeErrorKind(error);
     if (kind) storeErrors.inc({ kind });
   };
@@ -173,11 +179,11 @@ export function createApiMetrics({
         next(err);
       };
     },
-    observeSearch(trace) {
-      if (trace.embedded) phases.observe({ phase: 'embed' }, trace.timings.embedMs / 1000);
-      if (trace.searches.length > 0) {
-        phases.observe({ phase: 'engine' }, trace.timings.msearchMs / 1000);
-        phases.observe({ phase: 'hydrate' }, trace.timings.hydrateMs / 1000);
+    observeSearch(timings) {
+      if (timings.embedded) phases.observe({ phase: 'embed' }, timings.embedMs / 1000);
+      if (timings.searched) {
+        phases.observe({ phase: 'engine' }, timings.msearchMs / 1000);
+        phases.observe({ phase: 'hydrate' }, timings.hydrateMs / 1000);
       }
     },
     storeError,

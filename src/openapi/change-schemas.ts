@@ -20,7 +20,7 @@ export const ChangeSchema = Type.Object({
   }),
   occurredAt: Type.String({ format: 'date-time', description: 'When the change was recorded (ISO 8601 UTC).' }),
 });
-export type ChangeShape = Static<typeof ChangeSchema>;
+type ChangeShape = Static<typeof ChangeSchema>;
 
 export const ChangePageSchema = Type.Object({
   changes: Type.Array(Type.Unsafe<ChangeShape>({ $ref: '#/components/schemas/Change' }), { description: 'Oldest first; empty when caught up.' }),

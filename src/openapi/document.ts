@@ -1,4 +1,5 @@
 // Builds the OpenAPI 3.1 document from the operations, parameters and schemas of this folder.
+import type { TObject } from '@sinclair/typebox';
 import type { Config } from '../config.js';
 import { OPERATIONS, type OperationDef } from './operations.js';
 import { SCHEMAS, type JsonSchema } from './schemas.js';
@@ -99,6 +100,17 @@ Rules the specification left open (see docs/api.md):
 - Searches are admitted a few at a time: one that finds no place after a short wait is 503 \`search_busy\` with \`Retry-After: 1\`, never a slow or silently weaker answer; when its caller already holds its share of the running searches it is 429 \`too_many_searches\` instead (the client's own flood, not an outage). A search whose query vector is late runs keyword-only and says so (\`degraded\`).
 - \`/healthz\` is not rate limited (it touches no dependency).`;
 
+/** One OpenAPI parameter per property of an operation's parameter object, the property's description shown beside its schema. */
+function parametersOf(where: 'path' | 'query', params: TObject | undefined): Record<string, unknown>[] {
+  return Object.entries(params?.properties ?? {}).map(([name, { description, ...schema }]) => ({
+    name,
+    in: where,
+    required: params!.required?.includes(name) ?? false,
+    description,
+    schema,
+  }));
+}
+
 /** The liveness probe is not rate limited: it touches no dependency, Redis included. */
 const UNLIMITED = new Set(['getHealth']);
 
@@ -126,6 +138,7 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
       ['Retry-After'],
     );
   }
+  const parameters = [...parametersOf('path', op.pathParams), ...parametersOf('query', op.query)];
   const security = op.auth === 'none' ? [] : [{ ApiKeyHeader: [] }, { BearerAuth: ['creator:read'] }, ...(anonymousRead && op.anonymous ? [{}] : [])];
   return {
     operationId: op.operationId,
@@ -133,9 +146,7 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
     description: op.description,
     tags: op.tags,
     security,
-    ...(op.parameters.length > 0
-      ? { parameters: op.parameters.map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, description: p.description, schema: p.schema })) }
-      : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     responses,
   };
 }

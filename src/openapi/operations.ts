@@ -1,5 +1,6 @@
 // Every endpoint once: path, parameters, success body and error statuses. Routing, validation and the document all read this.
-import { FILTER_PARAMS, PARAMS, type ParameterDef } from './parameters.js';
+import type { TObject } from '@sinclair/typebox';
+import { ChangesQuery, ChannelPath, EpisodeListQuery, EpisodePath, SearchQuery } from './parameters.js';
 import type { JsonSchema } from './schemas.js';
 
 export interface OperationDef {
@@ -9,7 +10,10 @@ export interface OperationDef {
   summary: string;
   description: string;
   tags: string[];
-  parameters: ParameterDef[];
+  /** Path parameters (src/openapi/parameters.ts), each required. */
+  pathParams?: TObject;
+  /** Query parameters: the document lists them, `validateParams` checks a request against them, and the handler reads them typed by them. */
+  query?: TObject;
   /** `credential`: needs an API key or token (or anonymous read, where allowed); `none`: public. */
   auth: 'credential' | 'none';
   /** Whether `ANONYMOUS_READ=published` opens this endpoint to calls without a credential. */
@@ -45,7 +49,6 @@ export const OPERATIONS: OperationDef[] = [
     summary: "List the caller's channels",
     description: "Channels the credential's owner is a member of, by slug; the discovery call that yields slugs. Always needs a credential, even with anonymous reading enabled.",
     tags: ['channels'],
-    parameters: [],
     auth: 'credential',
     anonymous: false,
     success: {
@@ -66,7 +69,8 @@ export const OPERATIONS: OperationDef[] = [
     description:
       'Semantic plus keyword search over every non-archived episode (drafts included; published only on anonymous reads). Returns ranked episodes with up to 3 best-matching timestamped segments, each with a citation URL. No match is 200 with an empty `episodes` array, never 404.',
     tags: ['search'],
-    parameters: [PARAMS.slug, PARAMS.query, PARAMS.q, PARAMS.fast, PARAMS.searchLimit, ...FILTER_PARAMS],
+    pathParams: ChannelPath,
+    query: SearchQuery,
     auth: 'credential',
     anonymous: true,
     success: { status: 200, description: 'Ranked episodes (possibly none).', schema: schema('SearchResult'), links: episodeLinks('/episodes/0/episodeId', 'hit') },
@@ -79,7 +83,8 @@ export const OPERATIONS: OperationDef[] = [
     description:
       'Catalog rows of every non-archived status (published only on anonymous reads), with keyset pagination: pass `nextCursor` back as `cursor` until it is null. Paging never skips or repeats a row while the data does not change.',
     tags: ['episodes'],
-    parameters: [PARAMS.slug, PARAMS.status, PARAMS.sort, PARAMS.cursor, PARAMS.listLimit, ...FILTER_PARAMS],
+    pathParams: ChannelPath,
+    query: EpisodeListQuery,
     auth: 'credential',
     anonymous: true,
     success: {
@@ -106,7 +111,8 @@ export const OPERATIONS: OperationDef[] = [
       'Pass `cursor` back to get what happened after; an empty `changes` means caught up. Ordered per channel, at-least-once (de-duplicate on `id`), kept for the retention ' +
       '(CHANGES_RETENTION_DAYS, default 30): an older cursor is 410 `cursor_expired`, list the catalog again. Anonymous reads see published episodes only: publishing is a creation, unpublishing a deletion.',
     tags: ['episodes'],
-    parameters: [PARAMS.slug, PARAMS.changesCursor, PARAMS.changesLimit],
+    pathParams: ChannelPath,
+    query: ChangesQuery,
     auth: 'credential',
     anonymous: true,
     success: {
@@ -134,7 +140,7 @@ export const OPERATIONS: OperationDef[] = [
     summary: "An episode's transcript",
     description: 'The word-timed transcript exactly as stored. 404 when the episode has none yet; 502 when the stored transcript cannot be read or fails validation.',
     tags: ['episodes'],
-    parameters: [PARAMS.episodeId],
+    pathParams: EpisodePath,
     auth: 'credential',
     anonymous: true,
     success: { status: 200, description: 'The transcript.', schema: schema('TranscriptDocument') },
@@ -146,7 +152,7 @@ export const OPERATIONS: OperationDef[] = [
     summary: "An episode's chapters",
     description: 'Chapters with their typed key moments, as stored; an episode without chapters gives `[]`.',
     tags: ['episodes'],
-    parameters: [PARAMS.episodeId],
+    pathParams: EpisodePath,
     auth: 'credential',
     anonymous: true,
     success: { status: 200, description: 'The chapters.', schema: arrayOf('Chapter') },
@@ -159,7 +165,7 @@ export const OPERATIONS: OperationDef[] = [
     description:
       'Up to 10 other published episodes of the same channel, ranked by the number of topic ids shared with this one (ties: newest first). An episode without topics has none.',
     tags: ['episodes'],
-    parameters: [PARAMS.episodeId],
+    pathParams: EpisodePath,
     auth: 'credential',
     anonymous: true,
     success: { status: 200, description: 'Related episodes.', schema: arrayOf('RelatedEpisode'), links: episodeLinks('/0/id', 'related episode') },
@@ -171,7 +177,6 @@ export const OPERATIONS: OperationDef[] = [
     summary: 'This document',
     description: 'The OpenAPI 3.1 description of the API, served without a credential.',
     tags: ['meta'],
-    parameters: [],
     auth: 'none',
     anonymous: true,
     success: { status: 200, description: 'The OpenAPI document.', schema: schema('OpenApiDocument') },
@@ -183,7 +188,6 @@ export const OPERATIONS: OperationDef[] = [
     summary: 'OAuth protected resource metadata',
     description: 'RFC 9728 metadata the 401 challenge points at; served without a credential.',
     tags: ['meta'],
-    parameters: [],
     auth: 'none',
     anonymous: true,
     success: { status: 200, description: 'The metadata.', schema: schema('ProtectedResourceMetadata') },
@@ -195,7 +199,6 @@ export const OPERATIONS: OperationDef[] = [
     summary: 'Liveness',
     description: 'The process is up. Touches no dependency, and is not rate limited.',
     tags: ['operations'],
-    parameters: [],
     auth: 'none',
     anonymous: true,
     success: { status: 200, description: 'Up.', schema: schema('Health') },
@@ -207,7 +210,6 @@ export const OPERATIONS: OperationDef[] = [
     summary: 'Readiness',
     description: 'OpenSearch and Redis both answer; 503 with the failing checks otherwise.',
     tags: ['operations'],
-    parameters: [],
     auth: 'none',
     anonymous: true,
     success: { status: 200, description: 'Ready.', schema: schema('Readiness') },

@@ -1,122 +1,101 @@
-// Request parameters of every operation: published in the OpenAPI document and the schemas ajv validates requests with.
-import type { JsonSchema } from './schemas.js';
-import { SORTS, STATUS_VIEWS } from '../store/episode-queries.js';
+// Request parameters of every operation, one TypeBox object each: the OpenAPI document lists them, ajv validates requests with them and handlers are typed by them.
+import { CloneType, Type, type SchemaOptions, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
+import { StringEnum } from '../library-format.js';
+import { SORTS, STATUS_VIEWS, type SortName, type StatusView } from '../store/episode-queries.js';
+import { EpisodeFiltersSchema, FilterId } from '../store/filters.js';
 
-export interface ParameterDef {
-  name: string;
-  in: 'path' | 'query';
-  required?: boolean;
-  description: string;
-  /** Self-contained (no `$ref`), so the same object is compiled by the request validator. */
-  schema: JsonSchema;
-}
+declare const defaulted: unique symbol;
 
-/** Comma-separated ids without empty items or spaces (decision 3). */
-const ID_LIST: JsonSchema = { type: 'string', pattern: '^[^,\\s]+(,[^,\\s]+)*$', maxLength: 4000 };
-const ONE_ID: JsonSchema = { type: 'string', pattern: '^[^,\\s]+$', maxLength: 200 };
+/** A parameter the validator fills in when it is absent: optional on the wire, always set for the handler. */
+type TDefaulted<T extends TSchema> = TOptional<T> & { [defaulted]: true };
 
-const idList = (name: string, what: string): ParameterDef => ({
-  name,
-  in: 'query',
-  description: `Comma-separated ${what}; an episode matches when it has any of them (OR within the list, AND across parameters). An empty item is a 400.`,
-  schema: ID_LIST,
+const Defaulted = <T extends TSchema>(schema: T, value: Static<T>): TDefaulted<T> => Type.Optional(withOptions(schema, { default: value })) as TDefaulted<T>;
+
+/** The same schema with `options` set over its own (another description, default or bound). */
+export const withOptions = <T extends TSchema>(schema: T, options: SchemaOptions): T => CloneType({ ...schema, ...options });
+
+const described = <T extends TSchema>(schema: T, description: string): T => withOptions(schema, { description });
+
+/**
+ * What a handler gets for a query schema once validated: its `Static` type, with every
+ * defaulted parameter present.
+ */
+export type ValidQuery<T extends TObject> = Static<T> & {
+  [K in keyof T['properties'] as T['properties'][K] extends { [defaulted]: true } ? K : never]-?: Static<T['properties'][K]>;
+};
+
+/** An id list in a query string: the filter's ids comma-separated, without empty items or spaces (decision 3). */
+const ID = String(FilterId.pattern).slice(1, -1);
+const commaList = (description: string) => Type.Optional(Type.String({ pattern: `^${ID}(,${ID})*$`, maxLength: 4000, description }));
+const anyOf = (what: string) =>
+  commaList(`Comma-separated ${what}; an episode matches when it has any of them (OR within the list, AND across parameters). An empty item is a 400.`);
+
+/** A path segment the router captures; required by construction. */
+const Slug = Type.String({
+  pattern: '^[a-z0-9-]{1,63}$',
+  description: "The channel's slug (from `GET /api/v1/channels`), lowercase `[a-z0-9-]{1,63}`. Unknown, malformed and not-a-member give the same 404.",
+});
+const EpisodeId = Type.String({ description: 'Episode id. Unknown, archived and not-a-member give the same 404.' });
+
+export const ChannelPath = Type.Object({ slug: Slug });
+export const EpisodePath = Type.Object({ episodeId: EpisodeId });
+
+/** Filters the list and search share, in the REST form of {@link EpisodeFiltersSchema}: lists comma-separated. */
+export const FilterQuery = Type.Object({
+  topicIds: anyOf('topic ids'),
+  personIds: anyOf('person entity ids (hosts and guests)'),
+  entityIds: anyOf('company/product entity ids'),
+  episodeIds: commaList('Comma-separated episode ids; scopes the request to those episodes. An empty item is a 400.'),
+  collectionId: Type.Optional(described(FilterId, 'One collection id (a mirrored playlist).')),
+  year: Type.Optional(described(EpisodeFiltersSchema.properties.year, 'Publication year (UTC), a 4-digit integer.')),
 });
 
-export const PARAMS = {
-  slug: {
-    name: 'slug',
-    in: 'path',
-    required: true,
-    description: "The channel's slug (from `GET /api/v1/channels`), lowercase `[a-z0-9-]{1,63}`. Unknown, malformed and not-a-member give the same 404.",
-    schema: { type: 'string', pattern: '^[a-z0-9-]{1,63}$' },
-  },
-  episodeId: {
-    name: 'episodeId',
-    in: 'path',
-    required: true,
-    description: 'Episode id. Unknown, archived and not-a-member give the same 404.',
-    schema: { type: 'string' },
-  },
-  query: {
-    name: 'query',
-    in: 'query',
-    description: 'Natural-language query. Wins over `q` when non-blank (decision 2); both blank or missing gives 200 with no episodes.',
-    schema: { type: 'string', maxLength: 1000 },
-  },
-  q: {
-    name: 'q',
-    in: 'query',
-    description: 'Alias of `query`, used only when `query` is missing or blank.',
-    schema: { type: 'string', maxLength: 1000 },
-  },
-  fast: {
-    name: 'fast',
-    in: 'query',
-    description: 'True skips the semantic leg (keyword only, cheaper). Accepts `true`, `false`, `1`, `0`.',
-    schema: { type: 'boolean', default: false },
-  },
-  searchLimit: {
-    name: 'limit',
-    in: 'query',
-    description: 'Number of episodes, 1–50 (default 10); each carries up to 3 segments.',
-    schema: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
-  },
-  listLimit: {
-    name: 'limit',
-    in: 'query',
-    description: 'Page size, 1–100 (default 20).',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  },
-  changesLimit: {
-    name: 'limit',
-    in: 'query',
-    description: 'Changes per page, 1–100 (default 50).',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-  },
-  changesCursor: {
-    name: 'cursor',
-    in: 'query',
-    description:
-      'Opaque `cursor` of the previous answer: the changes after it. Without it, the feed from its oldest kept change. Made for another channel or view, or malformed: 400 `invalid_cursor`; older than the retention: 410 `cursor_expired` (list the catalog again).',
-    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 2048 },
-  },
-  topicIds: idList('topicIds', 'topic ids'),
-  personIds: idList('personIds', 'person entity ids (hosts and guests)'),
-  entityIds: idList('entityIds', 'company/product entity ids'),
-  episodeIds: { ...idList('episodeIds', 'episode ids'), description: 'Comma-separated episode ids; scopes the request to those episodes. An empty item is a 400.' },
-  collectionId: {
-    name: 'collectionId',
-    in: 'query',
-    description: 'One collection id (a mirrored playlist).',
-    schema: ONE_ID,
-  },
-  year: {
-    name: 'year',
-    in: 'query',
-    description: 'Publication year (UTC), a 4-digit integer.',
-    schema: { type: 'integer', minimum: 1000, maximum: 9999 },
-  },
-  status: {
-    name: 'status',
-    in: 'query',
-    description:
-      'Processing-status view (decision 1): `queued` = pending, `indexing` = processing, `live` = indexed or published, `failed` = failed, `all` (default) = every non-archived status.',
-    schema: { type: 'string', enum: Object.keys(STATUS_VIEWS), default: 'all' },
-  },
-  sort: {
-    name: 'sort',
-    in: 'query',
-    description:
-      'Row order, ties broken by episode id: `newest` (publishedAt desc, default), `popular` (viewCount desc), `longest` (durationMs desc), `oldest` (publishedAt asc). Rows without the sort value come last.',
-    schema: { type: 'string', enum: Object.keys(SORTS), default: 'newest' },
-  },
-  cursor: {
-    name: 'cursor',
-    in: 'query',
-    description: 'Opaque `nextCursor` of the previous page. Valid only with the same channel, filters and sort (any `limit`); otherwise 400 `invalid_cursor`.',
-    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: 2048 },
-  },
-} satisfies Record<string, ParameterDef>;
+/** An opaque keyset cursor: base64url. */
+const Cursor = (description: string) => Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 2048, description }));
 
-/** Filters the list and search share. */
-export const FILTER_PARAMS: ParameterDef[] = [PARAMS.topicIds, PARAMS.personIds, PARAMS.entityIds, PARAMS.episodeIds, PARAMS.collectionId, PARAMS.year];
+const Limit = (maximum: number, value: number, description: string) => Defaulted(Type.Integer({ minimum: 1, maximum, description }), value);
+
+/** `GET /api/v1/channels/{slug}/search`. */
+export const SearchQuery = Type.Object({
+  query: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: 'Natural-language query. Wins over `q` when non-blank (decision 2); both blank or missing gives 200 with no episodes.',
+    }),
+  ),
+  q: Type.Optional(Type.String({ maxLength: 1000, description: 'Alias of `query`, used only when `query` is missing or blank.' })),
+  fast: Defaulted(Type.Boolean({ description: 'True skips the semantic leg (keyword only, cheaper). Accepts `true`, `false`, `1`, `0`.' }), false),
+  limit: Limit(50, 10, 'Number of episodes, 1–50 (default 10); each carries up to 3 segments.'),
+  ...FilterQuery.properties,
+});
+/** Search parameters as the handler gets them: validated, converted, defaults filled in. */
+export type SearchQueryValues = ValidQuery<typeof SearchQuery>;
+
+/** `GET /api/v1/channels/{slug}/episodes`. */
+export const EpisodeListQuery = Type.Object({
+  status: Defaulted(
+    StringEnum(Object.keys(STATUS_VIEWS) as StatusView[], {
+      description:
+        'Processing-status view (decision 1): `queued` = pending, `indexing` = processing, `live` = indexed or published, `failed` = failed, `all` (default) = every non-archived status.',
+    }),
+    'all',
+  ),
+  sort: Defaulted(
+    StringEnum(Object.keys(SORTS) as SortName[], {
+      description:
+        'Row order, ties broken by episode id: `newest` (publishedAt desc, default), `popular` (viewCount desc), `longest` (durationMs desc), `oldest` (publishedAt asc). Rows without the sort value come last.',
+    }),
+    'newest',
+  ),
+  cursor: Cursor('Opaque `nextCursor` of the previous page. Valid only with the same channel, filters and sort (any `limit`); otherwise 400 `invalid_cursor`.'),
+  limit: Limit(100, 20, 'Page size, 1–100 (default 20).'),
+  ...FilterQuery.properties,
+});
+
+/** `GET /api/v1/channels/{slug}/changes`. */
+export const ChangesQuery = Type.Object({
+  cursor: Cursor(
+    'Opaque `cursor` of the previous answer: the changes after it. Without it, the feed from its oldest kept change. Made for another channel or view, or malformed: 400 `invalid_cursor`; older than the retention: 410 `cursor_expired` (list the catalog again).',
+  ),
+  limit: Limit(100, 50, 'Changes per page, 1–100 (default 50).'),
+});

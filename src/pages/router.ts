@@ -4,10 +4,10 @@ import compression from 'compression';
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { PAID_PLAN } from '../auth/access.js';
 import { toApiError } from '../errors.js';
-import type { Admission } from '../http/admission.js';
-import { abandoned, clientAddress } from '../http/admission.js';
+import { logFailure } from '../http/log-failure.js';
 import { packageFile } from '../package-root.js';
-import { runSearch, type SearchAnswer, type SearchDeps } from '../search/search.js';
+import type { SearchAnswer } from '../search/search.js';
+import type { SearchService } from '../serve/search-service.js';
 import { renderEpisodePage } from './html/episode.js';
 import { errorText, renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
 import {
@@ -28,11 +28,10 @@ import { wantsMarkdown } from './negotiate.js';
 import { requestHost } from '../http/host.js';
 
 export interface PagesDeps {
-  search: SearchDeps;
+  /** A page search is anonymous: it waits in the anonymous share of the gate, never in a member's place. */
+  search: SearchService;
   channelSites: ChannelSites;
   publicBaseUrl: string;
-  /** The anonymous share of the search gate: a page search never takes a member's place. */
-  admission: Admission;
   /** The pages' own per-IP budget (decision 20). */
   limiter: RequestHandler;
   /** MCP tool servers are on (`MCP_SERVER`): llms.txt lists the channel's when its owner's plan has one. */
@@ -195,16 +194,7 @@ export function pagesRouter(deps: PagesDeps): Router {
       if (md === undefined) return notAcceptable(req, res);
       const query = queryOf(req.query.q);
       let answer: SearchAnswer | undefined;
-      if (query) {
-        const signal = abandoned(res);
-        const release = await deps.admission.admit(signal, clientAddress(req));
-        try {
-          const searchDeps = { ...deps.search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal, audience: 'anonymous' as const };
-          answer = (await runSearch(searchDeps, channel(req).doc, { query, fast: false, limit: 10, publishedOnly: true })).result;
-        } finally {
-          release();
-        }
-      }
+      if (query) answer = await deps.search.run(req, channel(req).doc, { query, fast: false, limit: 10, publishedOnly: true });
       const twin = `${channel(req).origin}/search.md${query ? `?q=${encodeURIComponent(query)}` : ''}`;
       send(res, 200, md ? MARKDOWN : HTML, md ? searchMarkdown(channel(req), query, answer) : renderSearchPage(channel(req), query, answer), {
         vary: markdown === undefined,
@@ -241,9 +231,7 @@ function notAcceptable(req: Request, res: Response): void {
 
 /** Errors on page paths are pages too (429, 503, …), in the representation asked for; the log keeps the cause. */
 const pageErrors: ErrorRequestHandler = (err, req, res, _next) => {
-  const error = toApiError(err);
-  if (error.status === 500) req.log.error({ err, code: error.code }, 'page failed');
-  else if (error.status > 500) req.log.warn({ err: error.cause ?? error, code: error.code }, 'page failed');
+  const error = logFailure(req.log, err, 'page failed');
   if (res.headersSent) return void res.destroy();
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   // Before the channel was read (a 429 from the limiter, a failed lookup) there is no channel frame: a bare page.

@@ -3,6 +3,8 @@ import type { RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
 import { createError } from '../errors.js';
 import { decodeCursor, encodeCursor, queryDigest } from '../http/cursor.js';
+import { validQuery } from '../http/validate-params.js';
+import { ChangesQuery } from '../openapi/parameters.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
 import { DEFAULT_GAP_GRACE_MS, DEFAULT_RETENTION_DAYS, changesAfter, lastSeq, memberView, pageOfChanges, publishedView } from '../store/changes.js';
 
@@ -53,12 +55,11 @@ export function listChanges({
   gapGraceMs?: number;
 }): RequestHandler {
   return async (req, res) => {
-    const q = req.validQuery;
+    const { limit, cursor } = validQuery(req, ChangesQuery);
     const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, String(req.params.slug));
-    const limit = q.limit as number;
     const now = new Date();
     const view = { channelId: channel.id, publishedOnly };
-    const afterSeq = typeof q.cursor === 'string' ? decodeChangesCursor(q.cursor, view, { now, retentionDays }).seq : 0;
+    const afterSeq = cursor !== undefined ? decodeChangesCursor(cursor, view, { now, retentionDays }).seq : 0;
     const fetched = (publishedOnly ? limit * PUBLISHED_READ_FACTOR : limit) + 1;
     const timeout = { requestTimeout: req.queries.timeLeftMs() };
     const [rows, head] = await Promise.all([

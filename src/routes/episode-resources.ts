@@ -4,6 +4,23 @@ import type { ValidateFunction } from 'ajv';
 import { accessEpisode } from '../auth/access.js';
 import { channelOrigin, episodeUrl, type ChannelSites } from '../channel-urls.js';
 import { createError } from '../errors.js';
+import type { Chapter, RelatedEpisode } from '../shapes.js';
+import type { EpisodeDoc } from '../store/documents.js';
+
+/** A related episode as the API shows it: the topic ids it shares with the episode asked about, and their number as its score. */
+function toRelatedEpisode(r: EpisodeDoc, origin: string, topics: ReadonlySet<string>): RelatedEpisode {
+  const sharedTopicIds = [...new Set(r.topicIds)].filter((t) => topics.has(t));
+  return {
+    id: r.id,
+    title: r.title,
+    url: episodeUrl(origin, r.id),
+    publishedAt: r.publishedAt,
+    durationMs: r.durationMs ?? null,
+    thumbnail: r.thumbnail ?? null,
+    sharedTopicIds,
+    score: sharedTopicIds.length,
+  };
+}
 
 /**
  * The transcript exactly as stored (decision 17): none stored is a 404; stored but not
@@ -36,7 +53,8 @@ export function getChapters(): RequestHandler {
   return async (req, res) => {
     const { episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
     const stored = await req.queries.chapters(episode.id);
-    res.json(stored?.chapters ?? []);
+    const body: Chapter[] = stored?.chapters ?? [];
+    res.json(body);
   };
 }
 
@@ -47,20 +65,7 @@ export function getRelated({ channelSites }: { channelSites: ChannelSites }): Re
     const topics = new Set(episode.topicIds ?? []);
     const related = await req.queries.relatedEpisodes({ channel, episodeId: episode.id, topicIds: [...topics] });
     const origin = channelOrigin(channel, channelSites);
-    res.json(
-      related.map((r) => {
-        const sharedTopicIds = [...new Set(r.topicIds)].filter((t) => topics.has(t));
-        return {
-          id: r.id,
-          title: r.title,
-          url: episodeUrl(origin, r.id),
-          publishedAt: r.publishedAt,
-          durationMs: r.durationMs ?? null,
-          thumbnail: r.thumbnail ?? null,
-          sharedTopicIds,
-          score: sharedTopicIds.length,
-        };
-      }),
-    );
+    const body: RelatedEpisode[] = related.map((r) => toRelatedEpisode(r, origin, topics));
+    res.json(body);
   };
 }

@@ -2,13 +2,17 @@
 import type { RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
 import type { EpisodeDoc } from '../store/documents.js';
-import type { SortName, StatusView } from '../store/episode-queries.js';
 import { channelOrigin, episodeUrl, type ChannelSites } from '../channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
+import { validQuery } from '../http/validate-params.js';
+import { EpisodeListQuery } from '../openapi/parameters.js';
+import type { EpisodePage, EpisodeRow } from '../shapes.js';
 import { filtersFromQuery } from './filters.js';
 
 /** The spec's catalog row (plus the page URL, facet ids and language, additive) from a stored episode of a channel spoken in `channelLanguage`. */
-export function toEpisode(e: EpisodeDoc, origin: string, channelLanguage: string | null | undefined = undefined) {
+export function toEpisode(e: EpisodeDoc, origin: string, channelLanguage: string | null | undefined = undefined): EpisodeRow {
+  // Every read of the catalog leaves archived episodes out; one reaching here is our bug, not a row to serve.
+  if (e.status === 'archived') throw new Error(`archived episode ${e.id} reached the catalog`);
   return {
     id: e.id,
     title: e.title,
@@ -33,22 +37,20 @@ export function toEpisode(e: EpisodeDoc, origin: string, channelLanguage: string
 
 export function listEpisodes({ channelSites }: { channelSites: ChannelSites }): RequestHandler {
   return async (req, res) => {
-    const q = req.validQuery;
+    const { status, sort, limit, cursor, ...q } = validQuery(req, EpisodeListQuery);
     const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, String(req.params.slug));
-    const status = q.status as StatusView;
-    const sort = q.sort as SortName;
-    const limit = q.limit as number;
     const filters = filtersFromQuery(q);
     // Everything that decides which rows exist and their order; `limit` may change between pages.
     const digest = queryDigest({ channel: channel.id, status, sort, publishedOnly, ...filters });
-    const searchAfter = typeof q.cursor === 'string' ? decodeCursor(q.cursor, digest) : undefined;
+    const searchAfter = cursor !== undefined ? decodeCursor(cursor, digest) : undefined;
     const rows = await req.queries.listEpisodes({ channel, status, sort, publishedOnly, filters, searchAfter, size: limit + 1 });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const origin = channelOrigin(channel, channelSites);
-    res.json({
+    const body: EpisodePage = {
       episodes: page.map((r) => toEpisode(r.episode, origin, channel.language)),
       nextCursor: rows.length > limit && last ? encodeCursor(last.sort as SortKey, digest) : null,
-    });
+    };
+    res.json(body);
   };
 }

@@ -1,16 +1,18 @@
 // Facet filters from validated query parameters, shared by the episode list and search.
+import type { Static } from '@sinclair/typebox';
+import type { FilterQuery } from '../openapi/parameters.js';
 import type { EpisodeFilters } from '../search/types.js';
 
-const split = (value: unknown): string[] | undefined => (typeof value === 'string' ? value.split(',') : undefined);
+const split = (value: string | undefined): string[] | undefined => value?.split(',');
 
-/** Validated `topicIds`, `personIds`, `entityIds`, `episodeIds`, `collectionId`, `year` as filters. */
-export function filtersFromQuery(q: Record<string, unknown>): EpisodeFilters {
+/** Validated `topicIds`, `personIds`, `entityIds`, `episodeIds`, `collectionId`, `year` as filters: the id lists split at their commas. */
+export function filtersFromQuery(q: Static<typeof FilterQuery>): EpisodeFilters {
   return {
     topicIds: split(q.topicIds),
     personIds: split(q.personIds),
     entityIds: split(q.entityIds),
     episodeIds: split(q.episodeIds),
-    collectionId: q.collectionId as string | undefined,
-    year: q.year as number | undefined,
+    collectionId: q.collectionId,
+    year: q.year,
   };
 }

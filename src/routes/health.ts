@@ -3,10 +3,12 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Client } from '../store/opensearch.js';
 import { RETRY_AFTER_SECONDS, createError } from '../errors.js';
+import type { Health, Readiness } from '../shapes.js';
 
 export function health(): RequestHandler {
   return (_req, res) => {
-    res.json({ status: 'ok' });
+    const body: Health = { status: 'ok' };
+    res.json(body);
   };
 }
 
@@ -22,9 +24,10 @@ export function readiness({ client, redis, timeoutMs = 1000 }: { client: Client;
   };
   return async (_req, res) => {
     const [opensearch, redisState] = await Promise.all([check(() => client.ping({}, { requestTimeout: timeoutMs })), check(() => redis.ping())]);
-    const checks = { opensearch, redis: redisState };
+    const checks: Readiness['checks'] = { opensearch, redis: redisState };
     if (opensearch === 'ok' && redisState === 'ok') {
-      res.json({ status: 'ok', checks });
+      const body: Readiness = { status: 'ok', checks };
+      res.json(body);
       return;
     }
     throw createError('not_ready', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) }, extra: { checks } });

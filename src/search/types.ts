@@ -1,5 +1,5 @@
 // Shapes of the search pipeline: its parameters, the public SearchResult (spec part 2) and the internal hits between stages.
-import type { PassageKind } from '../store/documents.js';
+import type { EpisodeDoc, PassageDoc, PassageKind } from '../store/documents.js';
 import type { FilterScope } from '../store/filters.js';
 
 export type { EpisodeFilters, FilterScope } from '../store/filters.js';
@@ -27,30 +27,15 @@ export { MATCHED_VIA_DESCRIPTIONS, type MatchedSegment, type MatchedVia, type Se
  */
 export type LegName = 'keyword' | 'semantic' | 'title';
 
-/** The passage fields search reads (never the embedding). */
-export interface PassageHit {
-  id: string;
-  episodeId: string;
-  kind: PassageKind;
-  text: string;
-  chapterTitle: string | null;
-  startMs: number;
-  endMs: number;
-  speaker: string | null;
-  /** Sentence and turn starts in `text`, flat `[charOffset, ms, …]` (absent in stores loaded before they existed). */
-  marks?: number[];
-  /** The query's terms in `text`, from the engine's highlighter (hydration only). */
-  matches?: TermRange[];
-}
+/** The passage fields search reads (never the embedding); `marks` is absent in stores loaded before it existed. */
+export type PassageHit = Pick<PassageDoc, 'id' | 'episodeId' | 'kind' | 'text' | 'chapterTitle' | 'startMs' | 'endMs' | 'speaker'> &
+  Partial<Pick<PassageDoc, 'marks'>> & {
+    /** The query's terms in `text`, from the engine's highlighter (hydration only). */
+    matches?: TermRange[];
+  };
 
 /** The episode fields search reads. */
-export interface EpisodeMeta {
-  id: string;
-  title: string;
-  summary: string | null;
-  publishedAt: string;
-  durationMs: number | null;
-}
+export type EpisodeMeta = Pick<EpisodeDoc, 'id' | 'title' | 'summary' | 'publishedAt' | 'durationMs'>;
 
 /**
  * One ranked hit of one leg; `rank` starts at 1. A passage hit carries only what ranking

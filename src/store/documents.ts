@@ -1,7 +1,10 @@
 // Shapes of the documents the indexer writes and the API reads: the contract between them.
 import type { EpisodeStatus } from '../library-format.js';
+import type { Chapter } from '../shapes.js';
 
 export { EPISODE_STATUSES, type EpisodeStatus } from '../library-format.js';
+/** Chapters are stored as the API serves them: a key moment's missing end is left out, never `null` as the library may write it. */
+export type { Chapter, KeyMoment } from '../shapes.js';
 
 export interface UserDoc {
   id: string;
@@ -82,20 +85,6 @@ export interface TranscriptDoc {
   status: EpisodeStatus;
   archived: boolean;
   document: unknown;
-}
-
-export interface KeyMoment {
-  type: string;
-  title: string;
-  startMs: number;
-  endMs?: number;
-}
-
-export interface Chapter {
-  title: string;
-  startMs: number;
-  endMs: number;
-  moments: KeyMoment[];
 }
 
 /** All chapters of one episode; `_id` is the episode id. */

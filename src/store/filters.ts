@@ -1,18 +1,27 @@
 // The filter every search leg and the episode list share: channel, visibility and facets, as one bool clause.
+import { Type, type Static } from '@sinclair/typebox';
 import type { ChannelDoc } from './documents.js';
+
+/** One id as a filter names it: no commas or spaces (decision 3), so a comma-separated list of them reads back unambiguously. */
+export const FilterId = Type.String({ pattern: '^[^,\\s]+$', maxLength: 200 });
+
+const Ids = Type.Optional(Type.Array(FilterId));
 
 /**
  * Facet and scope filters (decision 6): AND across parameters, OR within one list, an
- * empty list no filter. Search and the episode list share their meaning and their builder.
+ * empty list no filter. Search and the episode list share their meaning and their builder;
+ * REST search and the episode list take the lists comma-separated, the MCP tool as arrays
+ * (both built from this schema).
  */
-export interface EpisodeFilters {
-  topicIds?: string[];
-  personIds?: string[];
-  entityIds?: string[];
-  episodeIds?: string[];
-  collectionId?: string;
-  year?: number;
-}
+export const EpisodeFiltersSchema = Type.Object({
+  topicIds: Ids,
+  personIds: Ids,
+  entityIds: Ids,
+  episodeIds: Ids,
+  collectionId: Type.Optional(FilterId),
+  year: Type.Optional(Type.Integer({ minimum: 1000, maximum: 9999 })),
+});
+export type EpisodeFilters = Static<typeof EpisodeFiltersSchema>;
 
 /** What every read of episodes or passages is filtered by: the facets and the caller's visibility. */
 export interface FilterScope extends EpisodeFilters {

@@ -140,9 +140,9 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
      * The channel behind `slug` (a search, as {@link channelBySlug}) and, in the same round
      * trip, its owner when the slug's owner hint is right; a wrong or missing hint reads the
      * owner when {@link ChannelAndOwner.owner} is called (only members need it). Made once
-     * per request and slug, so a read started early (see `resolveCredential`) is the one
+     * per request and slug, so a read started early (see `authenticate`'s `beside`) is the one
      * the route awaits. `channelId`, the id the slug named when the caller was last let
-     * in (a search grant, see `startEarlySearch`), makes the channel one more real-time GET
+     * in (a search grant, see `src/serve/search-service.ts`), makes the channel one more real-time GET
      * in that round trip instead of a search of its own; the GET counts only if the
      * channel still carries the slug, else the slug is searched as without it. Callers
      * never let in give none, so their reads stay the same.

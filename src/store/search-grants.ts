@@ -8,7 +8,7 @@ import type { ChannelDoc } from './documents.js';
  * channel as last read by any credential let in, at most `maxChannels` of them (a channel
  * document carries its member list, so it is kept once, not once per credential); the
  * least recently granted go first. A grant only decides whether a search is sent before the
- * checks answer (see `startEarlySearch`); the checks still run at call time and decide, and
+ * checks answer (see `src/serve/search-service.ts`); the checks still run at call time and decide, and
  * nothing is answered from a grant. A refused request takes its grant back, so a revoked key
  * or a removed member costs at most one search that is thrown away.
  */
