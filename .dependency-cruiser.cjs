@@ -10,11 +10,12 @@
 //   errors.ts                               the API's error catalogue
 //   search/                                 the search pipeline
 //   store/                                  reads and writes of OpenSearch documents
-//   config, logger, embedder, library format, channel URLs, shapes   the ground floor
+//   config/, embedding/, contract/, ground/  the ground floor: settings, embedders, the contract's shapes, small helpers
 //
-// indexer/ stands on the ground floor, store/ and search/ only; pipeline/ (following sources, fetching, transcribing)
-// on those and indexer/; the API in src/ never uses pipeline/, and of indexer/ only the importer uses its fetching;
-// scripts/ may use anything; nothing in src/, indexer/ or pipeline/ uses scripts/.
+// indexer/ and importer/ stand on the ground floor, store/ and search/ only; pipeline/ (following sources, fetching,
+// transcribing) on those, indexer/ and importer/; the API in src/ never uses pipeline/, and of it the importer uses only
+// its fetching. bin/ (the production command lines) may use all of those; scripts/ (development and operations
+// tooling) anything; nothing of the product uses scripts/.
 const ABOVE = {
   ground: ['store', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
   store: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
@@ -32,7 +33,8 @@ const ABOVE = {
 
 /** A path pattern for a floor of src/: a folder (`src/store/`) or a file (`src/errors.ts`). */
 const floor = (name) => (['errors', 'app', 'server'].includes(name) ? `^src/${name}\\.ts$` : `^src/${name}/`);
-const GROUND = '^src/(config|logger|embedder|embedder-pool|embedder-worker|embedding-cache|library-format|channel-urls|package-root|shapes)(\\.ts$|/)';
+/** The ground floor is four folders: settings, embedding, the shapes of the contract, and small shared helpers. */
+const GROUND = '^src/(config|embedding|contract|ground)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -55,13 +57,13 @@ module.exports = {
       name: 'indexer-floors',
       severity: 'error',
       comment: 'The indexer stands on the ground floor, store/ and search/ only.',
-      from: { path: '^indexer/' },
+      from: { path: '^(indexer|importer)/' },
       to: { path: `(${ABOVE.search.map(floor).join('|')})` },
     },
     {
       name: 'pipeline-floors',
       severity: 'error',
-      comment: 'The pipeline stands on the ground floor, store/, search/ and indexer/ only.',
+      comment: 'The pipeline stands on the ground floor, store/, search/, indexer/ and importer/ only.',
       from: { path: '^pipeline/' },
       to: { path: `(${ABOVE.search.map(floor).join('|')})` },
     },
@@ -75,15 +77,22 @@ module.exports = {
     {
       name: 'indexer-uses-only-pipeline-fetch',
       severity: 'error',
-      comment: 'Of the pipeline, the importer uses only its safe fetching.',
-      from: { path: '^indexer/' },
+      comment: 'Of the pipeline, the importer uses only its safe fetching; the indexer none of it.',
+      from: { path: '^(importer|indexer)/' },
       to: { path: '^pipeline/(?!fetch/)' },
+    },
+    {
+      name: 'no-command-lines-in-product',
+      severity: 'error',
+      comment: 'bin/ holds entry points over the product; the product never imports them.',
+      from: { path: '^(src|indexer|importer|pipeline)/' },
+      to: { path: '^bin/' },
     },
     {
       name: 'no-scripts-in-product',
       severity: 'error',
       comment: 'scripts/ are command lines over the product; the product never imports them.',
-      from: { path: '^(src|indexer|pipeline)/' },
+      from: { path: '^(src|indexer|importer|pipeline|bin)/' },
       to: { path: '^scripts/' },
     },
   ],

@@ -8,8 +8,10 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY indexer ./indexer
+COPY importer ./importer
 COPY pipeline ./pipeline
-COPY scripts ./scripts
+# The production command lines (worker, ingest, reindex, keys, import, follow, webhooks); scripts/ is development tooling and stays out.
+COPY bin ./bin
 RUN npm run build
 
 FROM node:24-bookworm-slim AS runtime
@@ -32,6 +34,6 @@ COPY web ./web
 RUN mkdir -p node_modules/@xenova/transformers/.cache && chown -R node:node node_modules/@xenova/transformers/.cache
 USER node
 EXPOSE 8080
-# The API; the worker is `node dist/scripts/ops/worker.js`, ingest `node dist/scripts/ops/ingest.js <library>`,
-# following a feed `node dist/scripts/ops/follow.js <feed URL> --channel <slug> --owner <user id>` (in the worker's container).
+# The API; the worker is `node dist/bin/worker.js`, ingest `node dist/bin/ingest.js <library>`,
+# following a feed `node dist/bin/follow.js <feed URL> --channel <slug> --owner <user id>` (in the worker's container).
 CMD ["node", "dist/src/server.js"]

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-const ENV_MESSAGE = 'Only src/config.ts reads the environment: take the value from loadConfig.';
+const ENV_MESSAGE = 'Only src/config/load.ts reads the environment: take the value from loadConfig.';
 
 export default defineConfig(
   { ignores: ['node_modules/', 'dist/', '.cache/'] },
@@ -19,7 +19,7 @@ export default defineConfig(
   },
   {
     // The pages' script runs in the browser.
-    files: ['web/**/*.js'],
+    files: ['web/**/*.js', 'scripts/eval/workbench/public/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: { window: 'readonly', document: 'readonly', location: 'readonly', history: 'readonly', navigator: 'readonly', Element: 'readonly' },
@@ -27,7 +27,7 @@ export default defineConfig(
   },
   {
     // The workbench page: fetch and forms, and Observable Plot loaded as a script before it.
-    files: ['web/workbench/*.js'],
+    files: ['scripts/eval/workbench/public/*.js'],
     languageOptions: { globals: { fetch: 'readonly', FormData: 'readonly', Node: 'readonly', alert: 'readonly', Plot: 'readonly' } },
   },
   {
@@ -36,11 +36,11 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // Configuration is read once, by loadConfig in src/config.ts, and handed down as values.
+    // Configuration is read once, by loadConfig in src/config/load.ts, and handed down as values.
     // scripts/ and test/ are exempt: they are entry points that pass process.env to loadConfig
     // and build the environments of the child processes they start (services, the API, workers).
-    files: ['src/**/*.ts', 'indexer/**/*.ts', 'pipeline/**/*.ts'],
-    ignores: ['src/config.ts'],
+    files: ['src/**/*.ts', 'indexer/**/*.ts', 'importer/**/*.ts', 'pipeline/**/*.ts'],
+    ignores: ['src/config/load.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: ENV_MESSAGE }],
       'no-restricted-imports': ['error', { paths: ['process', 'node:process'].map((name) => ({ name, importNames: ['env'], message: ENV_MESSAGE })) }],

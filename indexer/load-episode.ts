@@ -1,8 +1,8 @@
 // Writes one episode's documents (idempotent, re-using unchanged vectors) and removes episodes.
 import type { Client } from '@opensearch-project/opensearch';
-import { signatureOf, type Embedder } from '../src/embedder.js';
-import { indexEmbedder, mismatchMessage } from '../src/embedders/index-signature.js';
-import type { Logger } from '../src/logger.js';
+import { signatureOf, type Embedder } from '../src/embedding/embedder.js';
+import { indexEmbedder, mismatchMessage } from '../src/embedding/index-signature.js';
+import type { Logger } from '../src/ground/logger.js';
 import type { IndexAliases } from '../src/store/opensearch.js';
 import { analysisOf } from '../src/store/languages.js';
 import type { PassageDoc } from '../src/store/documents.js';
@@ -61,7 +61,7 @@ export async function passagesIndexModel(client: Client, aliases: IndexAliases):
 
 /**
  * Refuses to mix vectors of two embedders in one index: the index's recorded embedder (kind,
- * model, dimension, pooling, prefixes; see src/embedders/signature.ts) must be `embedder`'s, or,
+ * model, dimension, pooling, prefixes; see src/embedding/signature.ts) must be `embedder`'s, or,
  * given a bare model id, its model must be that one. A change needs `npm run reindex`.
  */
 export async function assertIndexModel(client: Client, aliases: IndexAliases, embedder: string | PassageEmbedder): Promise<void> {

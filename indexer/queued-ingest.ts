@@ -1,8 +1,8 @@
 // A library loaded through the queue: its jobs enqueued for `npm run worker`, then (optionally) waited for, with jobs Redis lost put back.
-import type { Config } from '../src/config.js';
-import type { Logger } from '../src/logger.js';
+import type { Config } from '../src/config/load.js';
+import type { Logger } from '../src/ground/logger.js';
 import { createOpenSearchClient } from '../src/store/opensearch.js';
-import { ensureConfiguredIndices } from './embedder.js';
+import { ensureConfiguredIndices } from './ensure-indices.js';
 import { jobIdOf, libraryJobs, type IngestJob } from './jobs.js';
 import { formatIssue } from './library-reader.js';
 import { createProgress } from './progress.js';

@@ -1,10 +1,10 @@
 // Reindex by alias swap: new versioned indices, copy (or re-embed), one atomic swap, then drop the old.
 import type { Client } from '@opensearch-project/opensearch';
-import type { IndexLayout } from '../src/config.js';
-import { signatureOf } from '../src/embedder.js';
-import { mappingSignature } from '../src/embedders/index-signature.js';
-import { describeSignature, legacySignature, signatureDifferences, type EmbedderSignature } from '../src/embedders/signature.js';
-import type { Logger } from '../src/logger.js';
+import type { IndexLayout } from '../src/config/load.js';
+import { signatureOf } from '../src/embedding/embedder.js';
+import { mappingSignature } from '../src/embedding/index-signature.js';
+import { describeSignature, legacySignature, signatureDifferences, type EmbedderSignature } from '../src/embedding/signature.js';
+import type { Logger } from '../src/ground/logger.js';
 import type { PassageDoc } from '../src/store/documents.js';
 import { INDEX_NAMES, createVersionedIndices, readIndexDefinition, resolveAliases, swapAliases, type IndexName } from '../src/store/opensearch.js';
 import { bulkWrite, type BulkOp } from './bulk.js';

@@ -1,4 +1,4 @@
-// The library format's record schemas (src/library-format.ts) compiled once with ajv, and the checks a schema cannot say.
+// The library format's record schemas (src/contract/library-format.ts) compiled once with ajv, and the checks a schema cannot say.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FacetKind } from '../src/store/documents.js';
@@ -14,9 +14,19 @@ import {
   type EpisodeRecord,
   type FacetRecord,
   type UserRecord,
-} from '../src/library-format.js';
+} from '../src/contract/library-format.js';
 
-export type { ChannelRecord, ChapterRecord, EpisodeRecord, FacetRecord, KeyMomentRecord, SegmentRecord, TranscriptRecord, UserRecord, WordRecord } from '../src/library-format.js';
+export type {
+  ChannelRecord,
+  ChapterRecord,
+  EpisodeRecord,
+  FacetRecord,
+  KeyMomentRecord,
+  SegmentRecord,
+  TranscriptRecord,
+  UserRecord,
+  WordRecord,
+} from '../src/contract/library-format.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import may arrive wrapped.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;

@@ -1,9 +1,9 @@
 // The Express app: a request's steps in order, every operation of the OpenAPI table routed once, one error renderer.
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import type { Config } from './config.js';
-import type { Embedder } from './embedder.js';
-import type { Logger } from './logger.js';
+import type { Config } from './config/load.js';
+import type { Embedder } from './embedding/embedder.js';
+import type { Logger } from './ground/logger.js';
 import { indexAliases, type Client } from './store/opensearch.js';
 import { createQueries } from './store/queries.js';
 import { OwnerHints } from './store/owner-hints.js';
@@ -34,7 +34,7 @@ import { getChapters, getRelated, getTranscript } from './routes/episode-resourc
 import { serveDocument } from './routes/meta.js';
 import { health, readiness } from './routes/health.js';
 import type { SearchDeps } from './search/search.js';
-import { createQueryVectorCache, type QueryVectorCache } from './search/query-cache.js';
+import { createQueryVectorCache, type QueryVectorCache } from './embedding/query-cache.js';
 import { createHydrationCache, type HydrationCache } from './search/hydration-cache.js';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';

@@ -1,12 +1,12 @@
 // Entry point: real dependencies, listen, and a graceful shutdown that lets in-flight requests finish.
 import { once } from 'node:events';
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import { createLogger } from './ground/logger.js';
 import { createOpenSearchClient, indexAliases } from './store/opensearch.js';
 import { createRedisClient } from './store/redis.js';
-import type { EmbedderPool } from './embedder-pool.js';
-import { createQueryEmbedder } from './embedders/configured.js';
-import { guardIndexEmbedder, startupMismatch } from './embedders/index-guard.js';
+import type { EmbedderPool } from './embedding/embedder-pool.js';
+import { createQueryEmbedder } from './embedding/configured.js';
+import { guardIndexEmbedder, startupMismatch } from './embedding/index-guard.js';
 import { createApp, createSearchCaches } from './app.js';
 import { shutdown } from './http/shutdown.js';
 import { createApiServer } from './http/server.js';

@@ -2,7 +2,7 @@
 import { rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Queue } from 'bullmq';
-import type { UserRecord } from '../../src/library-format.js';
+import type { UserRecord } from '../../src/contract/library-format.js';
 import { FollowError } from './errors.js';
 import { channelIdOf, isSlug } from './identity.js';
 import { readEpisode, saveEpisode, saveOwner } from './library.js';

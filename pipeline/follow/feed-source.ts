@@ -1,10 +1,10 @@
 // A source read into what the follower compares: the channel's fields and, per item, its catalog record (as the
 // importer maps it, through the importer's own helpers) and where its transcript or audio is to be found.
 import { parseRssFeed } from 'feedsmith';
-import type { EpisodeRecord, FacetRecord } from '../../src/library-format.js';
-import { episodeRecord, FacetNames, httpUrl, summaryOf, type ImportedChannel } from '../../indexer/import/model.js';
-import { cleanText, htmlToText, stableHash } from '../../indexer/import/text.js';
-import { importYtdlpFolder } from '../../indexer/import/ytdlp.js';
+import type { EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
+import { episodeRecord, FacetNames, httpUrl, summaryOf, type ImportedChannel } from '../../importer/model.js';
+import { cleanText, htmlToText, stableHash } from '../../importer/text.js';
+import { importYtdlpFolder } from '../../importer/ytdlp.js';
 import { channelIdOf, episodeIdOf, itemKey, withoutQuery } from './identity.js';
 import type { ItemSource, TranscriptSource } from './state.js';
 

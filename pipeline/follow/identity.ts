@@ -1,6 +1,6 @@
 // Who an item of a feed is: its guid, else its enclosure URL without the query, else its link; and the episode id
 // the importer gives it, so that following and importing one feed name the same episodes.
-import { stableHash } from '../../indexer/import/text.js';
+import { stableHash } from '../../importer/text.js';
 
 /** What an item offers to identify it by (a parsed feed item's fields). */
 export interface ItemIds {

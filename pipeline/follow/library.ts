@@ -1,7 +1,7 @@
 // The channel's library folder as the follower writes it (library format: users.json, channels.json, facet files,
 // episodes/<id>.json), each change indexed at once through the ingest's own job runner.
 import { join } from 'node:path';
-import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../src/library-format.js';
+import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../src/contract/library-format.js';
 import { runJob } from '../../indexer/jobs.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
 import type { IndexContext } from '../../indexer/load-episode.js';

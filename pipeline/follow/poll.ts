@@ -3,11 +3,11 @@
 // transcript enqueued, and the poll state (validators, outcome, backoff) saved in follow.json.
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { PipelineConfig } from '../../src/config.js';
-import type { Logger } from '../../src/logger.js';
+import type { PipelineConfig } from '../../src/config/load.js';
+import type { Logger } from '../../src/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusError } from '../fetch/safe-fetch.js';
-import { ImportProblem } from '../../indexer/import/text.js';
+import { ImportProblem } from '../../importer/text.js';
 import { decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';
 import { feedSnapshot, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';

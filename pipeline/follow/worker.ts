@@ -2,8 +2,8 @@
 // schedulers re-made from the library folders when the worker starts.
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { PipelineConfig } from '../../src/config.js';
-import type { Logger } from '../../src/logger.js';
+import type { PipelineConfig } from '../../src/config/load.js';
+import type { Logger } from '../../src/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { enqueueUnprocessed, pollSource, type PollReport } from './poll.js';
 import { processEpisode, type ProcessResult } from './process.js';

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TranscriptRecord } from '../../src/library-format.js';
+import type { TranscriptRecord } from '../../src/contract/library-format.js';
 import { probeSeconds, splitAudio } from './audio.js';
 import { cleanTranscript } from './clean.js';
 import { TranscribeError } from './errors.js';

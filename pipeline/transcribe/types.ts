@@ -1,5 +1,5 @@
 // The shapes the transcription client takes and returns.
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/ground/logger.js';
 
 /** How to reach a transcription service speaking OpenAI's `POST /v1/audio/transcriptions`, and the limits to keep. */
 export interface TranscribeOptions {

@@ -1,7 +1,7 @@
 // One delivery attempt: the endpoint read again (removed → nothing sent; rotated → the new secret), the change signed
 // and POSTed under the outbound rules, the outcome recorded on the endpoint. Errors decide the retry.
 import { UnrecoverableError } from 'bullmq';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/ground/logger.js';
 import { FetchError, parseRetryAfter } from '../fetch/safe-fetch.js';
 import { postBytes, type SafePostOptions } from '../fetch/post.js';
 import { checkEndpointUrl } from './endpoint-url.js';

@@ -1,7 +1,7 @@
 // The dispatcher: follows each endpoint's channel log from the endpoint's durable cursor and enqueues one delivery per
 // change; run by a Job Scheduler every few seconds (polling the log is cheap: one real-time GET per idle endpoint).
 import type { Queue } from 'bullmq';
-import type { Logger } from '../../src/logger.js';
+import type { Logger } from '../../src/ground/logger.js';
 import { DEFAULT_GAP_GRACE_MS, changesAfter, lastSeq, memberView, pageOfChanges } from '../../src/store/changes.js';
 import { deliveryJobId, deliveryJobOptions, type DeliveryJob } from './queues.js';
 import { listEndpoints, moveCursor, type EndpointDoc, type WebhookStoreDeps } from './store.js';

@@ -9,9 +9,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
-import { loadConfig } from '../../src/config.js';
-import { createEmbedder } from '../../src/embedder.js';
-import { positive } from '../lib/cli-args.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createEmbedder } from '../../src/embedding/embedder.js';
+import { positive } from '../../bin/lib/cli-args.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 
 // The real model, local files only (as `npm test` uses it).

@@ -6,7 +6,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { startLocalApi } from '../drills/local-api.js';
-import { positive } from '../lib/cli-args.js';
+import { positive } from '../../bin/lib/cli-args.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 
 /** What the clients process is given (as JSON in its environment). */

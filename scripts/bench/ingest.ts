@@ -21,9 +21,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { Command } from 'commander';
-import { loadConfig } from '../../src/config.js';
-import { createEmbedder, type Embedder } from '../../src/embedder.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
+import { createLogger } from '../../src/ground/logger.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, type IndexAliases } from '../../src/store/opensearch.js';
 import { buildPassages } from '../../indexer/passages.js';
 import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
@@ -33,7 +33,7 @@ import type { PassageEmbedder } from '../../indexer/load-episode.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue } from '../../indexer/queue.js';
 import { waitForJobs } from '../../indexer/job-wait.js';
 import { createProgress } from '../../indexer/progress.js';
-import { positive } from '../lib/cli-args.js';
+import { positive } from '../../bin/lib/cli-args.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 
 // The real model, local files only (as `npm test` uses it).

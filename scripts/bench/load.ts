@@ -3,7 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { Command } from 'commander';
 import { DEFAULT_PREFIX, startLocalApi, type LocalApi } from '../drills/local-api.js';
-import { positive } from '../lib/cli-args.js';
+import { positive } from '../../bin/lib/cli-args.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 
 const opts = new Command()

@@ -1,5 +1,5 @@
 // bench:scale, the measuring side: searches of random channels through the real pipeline, and k-NN recall against exact search.
-import { type Config } from '../../src/config.js';
+import { type Config } from '../../src/config/load.js';
 import { buildFilters } from '../../src/store/filters.js';
 import { buildKnnQuery } from '../../src/search/knn-query.js';
 import { runSearch, type SearchDeps } from '../../src/search/search.js';

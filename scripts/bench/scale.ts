@@ -15,14 +15,14 @@
 // whole store; index size, segments and the node's heap. Loopback nodes only.
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../src/config.js';
-import { createEmbedder } from '../../src/embedder.js';
-import { createLogger } from '../../src/logger.js';
-import { createQueryVectorCache } from '../../src/search/query-cache.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createEmbedder } from '../../src/embedding/embedder.js';
+import { createLogger } from '../../src/ground/logger.js';
+import { createQueryVectorCache } from '../../src/embedding/query-cache.js';
 import { evenSubset, parseQueries } from '../eval/relevance.js';
 import { type SearchDeps } from '../../src/search/search.js';
 import { createOpenSearchClient, deleteIndices, indexAliases } from '../../src/store/opensearch.js';
-import { positive } from '../lib/cli-args.js';
+import { positive } from '../../bin/lib/cli-args.js';
 import { planChannels, seededRandom, type ChannelPlan } from './scale-synthesize.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 import { Interrupted, channelOps, createStore, heapMb, interruption, load, readSource, settle, storeFigures, type Options } from './scale-store.js';

@@ -12,7 +12,7 @@ export function renderConfigurationDoc(): string {
   return [
     '# Configuration',
     '',
-    'Every setting is an environment variable, read once by `loadConfig()` (`src/config.ts`) through',
+    'Every setting is an environment variable, read once by `loadConfig()` (`src/config/load.ts`) through',
     'its declaration in `src/config/schema.ts`; nothing else in `src/` or `indexer/` reads the environment',
     '(the tooling variables of the scripts are in [operations.md](operations.md)). A bad value stops the',
     'process with a message naming the variable and what it accepts. Blank counts as unset.',

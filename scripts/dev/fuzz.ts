@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { fuzzLocalApi } from './fuzz/fuzz-local.js';
 import { CHECKS } from './fuzz/schemathesis.js';
-import { positive } from '../lib/cli-args.js';
+import { positive } from '../../bin/lib/cli-args.js';
 
 const opts = new Command()
   .name('fuzz')

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/ground/logger.js';
 import { exec, lastLine } from '../ops/provision/commands.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/ground/logger.js';
 import { ensureChromium } from '../ops/provision/chromium.js';
 import { ensureModel } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';

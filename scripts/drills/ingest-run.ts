@@ -1,7 +1,7 @@
 // A real ingest for the worker drills: `npm run ingest` and `npm run worker` as child processes over a
 // throw-away prefix and queue, watched through the queue, judged by what ends up in the store.
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { libraryJobs } from '../../indexer/jobs.js';
 import { createIngestQueue, createRedisConnection, type IngestQueue } from '../../indexer/queue.js';
@@ -66,12 +66,12 @@ export async function startIngestRun({
   delete env.EMBED_CACHE_DIR;
   const workers: Child[] = [];
   const startWorker = () => {
-    const worker = runScript('scripts/ops/worker.ts', [], env);
+    const worker = runScript('bin/worker.ts', [], env);
     workers.push(worker);
     return worker;
   };
   const startedAt = Date.now();
-  const ingest = runScript('scripts/ops/ingest.ts', [library], env);
+  const ingest = runScript('bin/ingest.ts', [library], env);
   // The ingest creates the indices before its first job; the worker starts after that.
   const queued = await waitFor(async () => (await queue.count()) > 0 || !ingest.alive(), 120_000);
   if (!queued || !ingest.alive()) {

@@ -1,9 +1,9 @@
 // Drill: a node of the local 3-node cluster SIGKILLed under a search loop and a worker ingest, then restarted;
 // first a data node, then the elected cluster-manager. Answers stay 200 or 503 JSON with Retry-After for a
 // bounded window, the cluster is green again after the restart, and the ingest stores every episode once.
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { createIndexerEmbedder } from '../../indexer/embedder.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/ground/logger.js';
+import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createOpenSearchClient, deleteIndices, type Client } from '../../src/store/opensearch.js';
 import { clusterStatus, clusterUrls, electedClusterManager, killNode, readClusterState, restartNodes, type ClusterState } from '../ops/provision/opensearch-cluster.js';

@@ -3,9 +3,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { loadConfig, type Config } from '../../src/config.js';
-import type { Embedder } from '../../src/embedder.js';
-import { createQueryVectorCache } from '../../src/search/query-cache.js';
+import { loadConfig, type Config } from '../../src/config/load.js';
+import type { Embedder } from '../../src/embedding/embedder.js';
+import { createQueryVectorCache } from '../../src/embedding/query-cache.js';
 import { judge, landing, meanLanding, meanScores, rankedSegments, type JudgedQuery, type Landing, type QueryScores } from './relevance.js';
 import type { SearchDeps } from '../../src/search/search.js';
 import { evalSearch, type Tuning } from './search.js';

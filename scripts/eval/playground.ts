@@ -13,7 +13,7 @@ import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS } from '../../src/search
 import { evalSearch, tunedRanking, type SearchTrace, type Tuning } from './search.js';
 import type { FusedHit, LegHit, SearchResult } from '../../src/search/types.js';
 import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './harness.js';
-import { positive } from '../lib/cli-args.js';
+import { positive } from '../../bin/lib/cli-args.js';
 
 const HELP = `Type a query to search. Commands:
   :k 30                         RRF constant

@@ -1,8 +1,8 @@
 // Fetches the embedding model once and prints `MODEL_DIR=<dir>` on stdout (logs go to stderr).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/ground/logger.js';
 import { ensureModel } from './provision/model.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

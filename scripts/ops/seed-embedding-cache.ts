@@ -2,10 +2,10 @@
 // passages index into the persistent embedding cache (EMBED_CACHE_DIR), e.g. before moving
 // test runs to a fresh clone or machine, so they need not embed the same texts again.
 import { Command } from 'commander';
-import { loadConfig } from '../../src/config.js';
-import type { Embedder } from '../../src/embedder.js';
-import { withEmbeddingCache } from '../../src/embedding-cache.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Embedder } from '../../src/embedding/embedder.js';
+import { withEmbeddingCache } from '../../src/embedding/embedding-cache.js';
+import { createLogger } from '../../src/ground/logger.js';
 import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
 import { passagesIndexModel } from '../../indexer/load-episode.js';
 import { scrollHits } from '../../indexer/scroll.js';

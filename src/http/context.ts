@@ -1,5 +1,5 @@
 // What the middleware chain attaches to each request, declared once for every handler.
-import type { Logger } from '../logger.js';
+import type { Logger } from '../ground/logger.js';
 import type { Principal } from '../auth/principal.js';
 import type { Queries } from '../store/queries.js';
 import type { Presented } from '../auth/presented.js';

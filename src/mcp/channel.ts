@@ -2,9 +2,9 @@
 import { PAID_PLAN } from '../auth/access.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { NO_SUCH_ID, type Queries } from '../store/queries.js';
-import type { ChannelLocator } from '../channel-urls.js';
+import type { ChannelLocator } from '../ground/channel-urls.js';
 
-export { locateByHost, type ChannelLocator } from '../channel-urls.js';
+export { locateByHost, type ChannelLocator } from '../ground/channel-urls.js';
 
 /**
  * The channel when it has an MCP server: it exists and its owner's plan includes API

@@ -1,5 +1,5 @@
 // Which browser origins may call a channel's tool server: the channel's own host, the API's host and a configured list.
-import { channelHost, type ChannelSites } from '../channel-urls.js';
+import { channelHost, type ChannelSites } from '../ground/channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 
 /**

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { z } from 'zod';
 import type { SearchParams, SearchResult } from '../search/types.js';
 import { SearchQuery, withOptions, type ValidQuery } from '../openapi/parameters.js';
-import { inlineShapes, SearchResultSchema } from '../shapes.js';
+import { inlineShapes, SearchResultSchema } from '../contract/shapes.js';
 import { FilterId } from '../store/filters.js';
 
 const REST = SearchQuery.properties;
@@ -44,7 +44,7 @@ export const SEARCH_INPUT = (z.fromJSONSchema(SearchInputSchema as Parameters<ty
 
 /**
  * Output schema: the REST API's SearchResult, the very shape the OpenAPI document publishes
- * (src/shapes.ts), made self-contained and read into zod for the SDK. Objects accept
+ * (src/contract/shapes.ts), made self-contained and read into zod for the SDK. Objects accept
  * additional fields (spec part 2), so fields added to SearchResult later still validate.
  */
 export const SEARCH_OUTPUT = z.fromJSONSchema(inlineShapes(SearchResultSchema) as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodObject;

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Admission } from '../http/admission.js';
 import type { HydrationCache } from '../search/hydration-cache.js';
-import type { QueryVectorCache } from '../search/query-cache.js';
+import type { QueryVectorCache } from '../embedding/query-cache.js';
 import type { SearchTimings } from '../search/search.js';
 import { storeErrorKind } from './store-errors.js';
 

@@ -1,6 +1,6 @@
 // The change feed's shapes (TypeBox): a change and a page of them, published as OpenAPI components.
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '../library-format.js';
+import { StringEnum } from '../contract/library-format.js';
 import { CHANGE_TYPES } from '../store/changes.js';
 
 /** Statuses a change can report: every status but `archived` (archiving is a deletion). */

@@ -1,6 +1,6 @@
 // Builds the OpenAPI 3.1 document from the operations, parameters and schemas of this folder.
 import type { TObject } from '@sinclair/typebox';
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import { OPERATIONS, type OperationDef } from './operations.js';
 import { SCHEMAS, type JsonSchema } from './schemas.js';
 

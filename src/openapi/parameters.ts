@@ -1,6 +1,6 @@
 // Request parameters of every operation, one TypeBox object each: the OpenAPI document lists them, ajv validates requests with them and handlers are typed by them.
 import { CloneType, Type, type SchemaOptions, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
-import { StringEnum } from '../library-format.js';
+import { StringEnum } from '../contract/library-format.js';
 import { SORTS, STATUS_VIEWS, type SortName, type StatusView } from '../store/episode-queries.js';
 import { EpisodeFiltersSchema, FilterId } from '../store/filters.js';
 

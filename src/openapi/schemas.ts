@@ -1,8 +1,8 @@
-// JSON Schemas (2020-12) of every body the API returns, by component name: the shapes of src/shapes.ts and the library format's transcript, published in the OpenAPI document and used to validate.
+// JSON Schemas (2020-12) of every body the API returns, by component name: the shapes of src/contract/shapes.ts and the library format's transcript, published in the OpenAPI document and used to validate.
 import { CloneType } from '@sinclair/typebox';
 import { API_ERRORS } from '../errors.js';
-import { TranscriptDocument } from '../library-format.js';
-import { SHAPES } from '../shapes.js';
+import { TranscriptDocument } from '../contract/library-format.js';
+import { SHAPES } from '../contract/shapes.js';
 import { ChangePageSchema, ChangeSchema } from './change-schemas.js';
 
 export type JsonSchema = Record<string, unknown>;

@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express';
 import { PAID_PLAN } from '../auth/access.js';
 import type { ChannelDoc } from '../store/documents.js';
-import type { ChannelList, ChannelSummary } from '../shapes.js';
+import type { ChannelList, ChannelSummary } from '../contract/shapes.js';
 
 /** A channel as the list shows it; `apiAccess` from its owner's plan. */
 function toChannelSummary(c: ChannelDoc, apiAccess: boolean): ChannelSummary {

@@ -2,9 +2,9 @@
 import type { RequestHandler } from 'express';
 import type { ValidateFunction } from 'ajv';
 import { accessEpisode } from '../auth/access.js';
-import { channelOrigin, episodeUrl, type ChannelSites } from '../channel-urls.js';
+import { channelOrigin, episodeUrl, type ChannelSites } from '../ground/channel-urls.js';
 import { createError } from '../errors.js';
-import type { Chapter, RelatedEpisode } from '../shapes.js';
+import type { Chapter, RelatedEpisode } from '../contract/shapes.js';
 import type { EpisodeDoc } from '../store/documents.js';
 
 /** A related episode as the API shows it: the topic ids it shares with the episode asked about, and their number as its score. */

@@ -2,11 +2,11 @@
 import type { RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
 import type { EpisodeDoc } from '../store/documents.js';
-import { channelOrigin, episodeUrl, type ChannelSites } from '../channel-urls.js';
+import { channelOrigin, episodeUrl, type ChannelSites } from '../ground/channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import { validQuery } from '../http/validate-params.js';
 import { EpisodeListQuery } from '../openapi/parameters.js';
-import type { EpisodePage, EpisodeRow } from '../shapes.js';
+import type { EpisodePage, EpisodeRow } from '../contract/shapes.js';
 import { filtersFromQuery } from './filters.js';
 
 /** The spec's catalog row (plus the page URL, facet ids and language, additive) from a stored episode of a channel spoken in `channelLanguage`. */

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Client } from '../store/opensearch.js';
 import { RETRY_AFTER_SECONDS, createError } from '../errors.js';
-import type { Health, Readiness } from '../shapes.js';
+import type { Health, Readiness } from '../contract/shapes.js';
 
 export function health(): RequestHandler {
   return (_req, res) => {

@@ -1,6 +1,6 @@
 // What the hydration read returns, kept in process by the version of the record it was derived from, so a search that shows what it showed before needs no second round trip.
 import { LRUCache } from 'lru-cache';
-import { DEFAULT_HYDRATION_CACHE_MB } from '../config.js';
+import { DEFAULT_HYDRATION_CACHE_MB } from '../config/load.js';
 import type { Client } from '../store/opensearch.js';
 import { tokenList, type TokenList } from './english.js';
 import type { EpisodeMeta, PassageHit } from './types.js';

@@ -1,5 +1,5 @@
 // The keyword leg: BM25 over passage text, chapter titles and main speakers, and over episode catalog rows.
-import type { Config } from '../config.js';
+import type { Config } from '../config/load.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, legSource } from './fields.js';
 import { buildFilters, type QueryClause } from '../store/filters.js';

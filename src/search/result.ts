@@ -1,5 +1,5 @@
 // Maps ranked episode groups to the spec's SearchResult, with citation URLs per decision 15.
-import { channelOrigin, citation, episodeUrl, type ChannelSites } from '../channel-urls.js';
+import { channelOrigin, citation, episodeUrl, type ChannelSites } from '../ground/channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import { chooseLanding, type LandingOptions } from './landing.js';
 import {

@@ -1,8 +1,8 @@
 // Hybrid search of one channel: numbered pure stages around two round trips (every leg in one `_msearch`, then what the answer shows).
-import type { Config } from '../config.js';
-import type { Embedder } from '../embedder.js';
-import { EmbedderUnavailableError } from '../embedder-pool.js';
-import type { ChannelSites } from '../channel-urls.js';
+import type { Config } from '../config/load.js';
+import type { Embedder } from '../embedding/embedder.js';
+import { EmbedderUnavailableError } from '../embedding/embedder-pool.js';
+import type { ChannelSites } from '../ground/channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
 import { convexFusion, reciprocalRankFusion } from './fusion.js';
@@ -12,7 +12,7 @@ import { defaultHydrationCache, type HydrationCache } from './hydration-cache.js
 import { buildKeywordQuery, type KeywordQueryOptions } from './keyword-query.js';
 import { buildKnnQuery } from './knn-query.js';
 import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchRequest } from './msearch.js';
-import { defaultQueryCache, type QueryVectorCache } from './query-cache.js';
+import { defaultQueryCache, type QueryVectorCache } from '../embedding/query-cache.js';
 import { boundQueryTerms } from './query-terms.js';
 import { toSearchResult } from './result.js';
 import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams, SearchResult } from './types.js';

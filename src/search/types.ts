@@ -19,7 +19,7 @@ export interface TermRange {
   end: number;
 }
 
-export { MATCHED_VIA_DESCRIPTIONS, type MatchedSegment, type MatchedVia, type SearchResult, type SearchResultEpisode } from '../shapes.js';
+export { MATCHED_VIA_DESCRIPTIONS, type MatchedSegment, type MatchedVia, type SearchResult, type SearchResultEpisode } from '../contract/shapes.js';
 
 /**
  * The retrieval legs: `keyword` is BM25 over passages, `semantic` k-NN over passages, `title`

@@ -1,6 +1,6 @@
 // The change feed's log: per-channel sequence numbers from a counter document, change documents paged by `seq`.
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../ground/logger.js';
 import type { Client } from './opensearch.js';
 
 export const CHANGE_TYPES = ['episode.created', 'episode.updated', 'episode.deleted'] as const;

@@ -1,10 +1,10 @@
 // Shapes of the documents the indexer writes and the API reads: the contract between them.
-import type { EpisodeStatus } from '../library-format.js';
-import type { Chapter } from '../shapes.js';
+import type { EpisodeStatus } from '../contract/library-format.js';
+import type { Chapter } from '../contract/shapes.js';
 
-export { EPISODE_STATUSES, type EpisodeStatus } from '../library-format.js';
+export { EPISODE_STATUSES, type EpisodeStatus } from '../contract/library-format.js';
 /** Chapters are stored as the API serves them: a key moment's missing end is left out, never `null` as the library may write it. */
-export type { Chapter, KeyMoment } from '../shapes.js';
+export type { Chapter, KeyMoment } from '../contract/shapes.js';
 
 export interface UserDoc {
   id: string;

@@ -1,9 +1,9 @@
 // OpenSearch client factory and index administration: versioned indices behind aliases.
 import { readFile } from 'node:fs/promises';
 import { Client } from '@opensearch-project/opensearch';
-import { DEFAULT_INDEX_LAYOUT, type IndexLayout } from '../config.js';
-import { packageFile } from '../package-root.js';
-import type { EmbedderSignature } from '../embedders/signature.js';
+import { DEFAULT_INDEX_LAYOUT, type IndexLayout } from '../config/load.js';
+import { packageFile } from '../ground/package-root.js';
+import type { EmbedderSignature } from '../embedding/signature.js';
 import { passagesMeta, withDefaultDimension, withVectorDimension } from './vector-field.js';
 import { DEFAULT_LANGUAGES, LANGUAGE_FIELDS, languageSubFields, withLanguageFields } from './languages.js';
 

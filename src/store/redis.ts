@@ -1,6 +1,6 @@
 // The one Redis connection of an API process, tuned so that a Redis outage never stalls a request.
 import { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../ground/logger.js';
 
 /**
  * Creates the shared ioredis client. Commands fail at once while disconnected (no

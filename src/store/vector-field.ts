@@ -1,5 +1,5 @@
 // The passages index's vector field and `_meta`: the dimension and the embedder come from the model, not the mapping file.
-import { legacySignature, type EmbedderSignature } from '../embedders/signature.js';
+import { legacySignature, type EmbedderSignature } from '../embedding/signature.js';
 
 /** What `mappings/passages.json` holds in place of the vector dimension. */
 export const DIMENSION_PLACEHOLDER = '{{embedding.dimension}}';

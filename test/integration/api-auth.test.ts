@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/auth/key-store.js';
 import { checksum, generateApiKey } from '../../src/auth/api-keys.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
@@ -139,7 +139,7 @@ describe('API authentication, membership and plans', function () {
     it('has a CLI that prints the new key once on the last line, lists and revokes it, and refuses free users', async function () {
       this.timeout(90_000);
       const env = { ...process.env, INDEX_PREFIX: store.prefix, LOG_LEVEL: 'silent' };
-      const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/ops/keys.ts', ...args], { env });
+      const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'bin/keys.ts', ...args], { env });
       const created = await cli('create', '--user', 'u_outsider', '--name', 'from-cli');
       const lines = created.stdout.trim().split('\n');
       const key = lines.at(-1)!;

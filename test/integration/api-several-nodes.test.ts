@@ -1,6 +1,6 @@
 // OPENSEARCH_URL naming several nodes: a node that is dead, or dies between requests, costs no answer.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';

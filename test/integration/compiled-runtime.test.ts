@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, deleteIndices } from '../../src/store/opensearch.js';
 import { freePort, waitFor } from '../../scripts/lib/child.js';
 import { useWorldStore } from '../support/api-world.js';
@@ -48,7 +48,7 @@ describe('compiled runtime: npm start and the worker run the JavaScript of npm r
       devDependencies: Record<string, string>;
     };
     expect(pkg.scripts.start).to.equal('node dist/src/server.js');
-    expect(pkg.scripts.worker).to.equal('node dist/scripts/ops/worker.js');
+    expect(pkg.scripts.worker).to.equal('node dist/bin/worker.js');
     expect(pkg.scripts.build).to.match(/^tsc -p tsconfig\.build\.json/);
     expect(pkg.dependencies).to.not.have.property('tsx');
     expect(pkg.devDependencies).to.have.property('tsx');
@@ -85,7 +85,7 @@ describe('compiled runtime: npm start and the worker run the JavaScript of npm r
 
   it('runs the worker from compiled JavaScript: it creates its indices from mappings/ and waits for jobs', async function () {
     const prefix = `compiled-${process.pid}-`;
-    const { child, output } = startNode('scripts/ops/worker.js', { INDEX_PREFIX: prefix, QUEUE_NAME: `${prefix}ingest`, EMBED_CACHE_DIR: '' });
+    const { child, output } = startNode('bin/worker.js', { INDEX_PREFIX: prefix, QUEUE_NAME: `${prefix}ingest`, EMBED_CACHE_DIR: '' });
     const client = createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 30_000 });
     try {
       expect(await waitFor(async () => /worker started/.test(output()), 90_000), output()).to.equal(true);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { deleteIndices } from '../../src/store/opensearch.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';

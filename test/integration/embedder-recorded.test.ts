@@ -2,10 +2,10 @@
 // configured embedder in the passages index as ingest does, so the API and the worker accept the store they made.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
-import { signatureOf } from '../../src/embedder.js';
+import { loadConfig } from '../../src/config/load.js';
+import { signatureOf } from '../../src/embedding/embedder.js';
 import { indexAliases, deleteIndices, type Client } from '../../src/store/opensearch.js';
-import { createIndexerEmbedder } from '../../indexer/embedder.js';
+import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
 import { createIngestQueue, createRedisConnection } from '../../indexer/queue.js';
 import { runScript, serveInChildProcess } from '../../scripts/lib/child.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
@@ -53,7 +53,7 @@ describe('an empty store’s indices record the configured embedder, whichever c
 
   it('keys CLI with EMBEDDER=openai: the remote embedder’s identity, and the API starts on that store', async function () {
     const prefix = fresh('rec-keys');
-    await runToEnd('scripts/ops/keys.ts', ['list', '--user', 'u_nobody'], { INDEX_PREFIX: prefix, ...embeddings.env });
+    await runToEnd('bin/keys.ts', ['list', '--user', 'u_nobody'], { INDEX_PREFIX: prefix, ...embeddings.env });
     const recorded = await recordedEmbedder(client, prefix);
     expect(recorded).to.deep.equal(await ingestWouldRecord(embeddings.env));
     expect(recorded).to.deep.include({ kind: 'openai', model: embeddings.model, dimension: 384, pooling: 'server' });
@@ -66,7 +66,7 @@ describe('an empty store’s indices record the configured embedder, whichever c
     const prefix = fresh('rec-queued');
     const queueName = `test-ingest-${randomBytes(4).toString('hex')}`;
     try {
-      await runToEnd('scripts/ops/ingest.ts', [SAMPLE_LIBRARY, '--no-wait'], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, ...embeddings.env });
+      await runToEnd('bin/ingest.ts', [SAMPLE_LIBRARY, '--no-wait'], { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, ...embeddings.env });
     } finally {
       const connection = createRedisConnection(loadConfig(process.env).redisUrl);
       const queue = createIngestQueue({ connection, name: queueName });
@@ -81,7 +81,7 @@ describe('an empty store’s indices record the configured embedder, whichever c
     if (loadConfig(process.env).modelDir === undefined) this.skip(); // the model's files: MODEL_DIR
     const prefix = fresh('rec-local');
     const env = { EMBEDDER: 'local', MODEL_POOLING: 'mean' };
-    await runToEnd('scripts/ops/keys.ts', ['list', '--user', 'u_nobody'], { INDEX_PREFIX: prefix, ...env });
+    await runToEnd('bin/keys.ts', ['list', '--user', 'u_nobody'], { INDEX_PREFIX: prefix, ...env });
     const recorded = await recordedEmbedder(client, prefix);
     expect(recorded).to.deep.equal(await ingestWouldRecord(env));
     expect(recorded).to.deep.include({ kind: 'local', pooling: 'mean', dimension: 384 });

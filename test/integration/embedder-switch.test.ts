@@ -1,11 +1,11 @@
 // Switching embedders: a mismatch refused at start, and `reindex` from local bge-small to the remote service with the API answering throughout.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
-import { createEmbedder, type Embedder } from '../../src/embedder.js';
-import { configuredSignature, createConfiguredEmbedder } from '../../src/embedders/configured.js';
-import { indexEmbedder } from '../../src/embedders/index-signature.js';
-import { withEmbeddingCache } from '../../src/embedding-cache.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
+import { configuredSignature, createConfiguredEmbedder } from '../../src/embedding/configured.js';
+import { indexEmbedder } from '../../src/embedding/index-signature.js';
+import { withEmbeddingCache } from '../../src/embedding/embedding-cache.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import type { PassageDoc } from '../../src/store/documents.js';
 import { textHash } from '../../indexer/documents.js';
@@ -118,7 +118,7 @@ describe('switching the embedder (real model, real remote service, real API proc
   });
 
   it('refuses to start the worker with another pooling of the same model (another MODEL_ID gets the same refusal)', async function () {
-    const worker = start('scripts/ops/worker.ts', { INDEX_PREFIX: prefix, QUEUE_NAME: `${prefix}q`, MODEL_POOLING: 'mean', EMBED_CACHE_DIR: undefined });
+    const worker = start('bin/worker.ts', { INDEX_PREFIX: prefix, QUEUE_NAME: `${prefix}q`, MODEL_POOLING: 'mean', EMBED_CACHE_DIR: undefined });
     running.push(worker);
     expect(await worker.exited).to.equal(1);
     expect(worker.output()).to.include(`holds vectors of model "${LOCAL_MODEL}" but the embedder is "${LOCAL_MODEL}"`);

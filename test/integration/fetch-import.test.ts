@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { runImport } from '../../indexer/import/import.js';
-import { createLogger } from '../../src/logger.js';
+import { runImport } from '../../importer/import.js';
+import { createLogger } from '../../src/ground/logger.js';
 
 const log = createLogger({ level: 'silent' });
 const SECRET = 'someone else’s words';
@@ -109,7 +109,7 @@ describe('safe fetch: the importer', function () {
     this.timeout(120_000);
     await writeFile(join(feedDir, 'feed.xml'), rss(item(1, `${base}/t.vtt`)));
     const cli = (env: Record<string, string>, out: string) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/ops/import.ts', join(feedDir, 'feed.xml'), '--out', join(root, out), '--fetch'], {
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/import.ts', join(feedDir, 'feed.xml'), '--out', join(root, out), '--fetch'], {
         env: { ...process.env, LOG_LEVEL: 'silent', ...env },
       });
     hits.length = 0;

@@ -7,7 +7,7 @@ import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { createRedisConnection } from '../../indexer/queue.js';

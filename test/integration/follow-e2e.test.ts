@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { loadLibrary } from '../../indexer/load-library.js';
@@ -80,7 +80,7 @@ describe('follow: a feed followed end to end', function () {
   const spoken = new Map<string, SpokenSentence[]>();
 
   const startWorker = (): Child => {
-    const w = runScript('scripts/ops/worker.ts', ['--lock-duration', '3000', '--stalled-interval', '1000'], { ...process.env, ...env });
+    const w = runScript('bin/worker.ts', ['--lock-duration', '3000', '--stalled-interval', '1000'], { ...process.env, ...env });
     workers.push(w);
     return w;
   };

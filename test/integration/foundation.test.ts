@@ -1,8 +1,8 @@
 // The real parts: OpenSearch with k-NN and English analysis, and the real embedding model.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
-import { createEmbedder, type Embedder } from '../../src/embedder.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
 import { INDEX_NAMES, createOpenSearchClient, deleteIndices, ensureIndices, resolveAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
 
 const PASSAGES = [

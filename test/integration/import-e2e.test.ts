@@ -29,11 +29,11 @@ describe('import end to end: a feed → import → ingest → a search that cite
     work = await mkdtemp(join(tmpdir(), 'cca-import-e2e-'));
     const lib = join(work, 'library');
     const env = { ...process.env, INDEX_PREFIX: prefix, LOG_LEVEL: 'warn' };
-    const imported = runScript('scripts/ops/import.ts', [FEED, '--out', lib, '--owner', 'u_ana'], env);
+    const imported = runScript('bin/import.ts', [FEED, '--out', lib, '--owner', 'u_ana'], env);
     // One item of the feed has no date: it is skipped, said on stderr, and the exit status is 1.
     expect(await imported.exited, imported.stderr()).to.equal(1);
     expect(imported.stderr()).to.include('no valid pubDate');
-    const ingest = runScript('scripts/ops/ingest.ts', [lib, '--direct'], env);
+    const ingest = runScript('bin/ingest.ts', [lib, '--direct'], env);
     expect(await ingest.exited, ingest.stderr()).to.equal(0);
     api = await startApi({ env: { INDEX_PREFIX: prefix } });
     ({ key } = await createApiKey({ client, aliases: indexAliases(prefix) }, { userId: 'u_ana', name: 'import e2e' }));

@@ -220,7 +220,7 @@ describe('indexer: loading a library directly', function () {
     await writeFile(join(lib, 'episodes', 'bn-more.jsonl'), `${(await readFile(join(lib, 'episodes', 'bn-more.jsonl'), 'utf8')).trimEnd()}\n{"id": "ep_broken"\n`);
     const embeddings = await startHashEmbeddingsServer();
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/ingest.ts', lib!, '--direct'], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ingest.ts', lib!, '--direct'], {
         cwd: REPO_ROOT,
         env: { ...process.env, INDEX_PREFIX: prefix, LOG_LEVEL: 'warn', ...embeddings.env },
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
@@ -72,7 +72,7 @@ describe('indexer: queue and worker', function () {
   it('ends with every episode indexed exactly once when the worker is killed mid-batch and restarted', async function () {
     lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 12);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn', ...embeddings.env };
-    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait'], env);
+    const ingest = script('bin/ingest.ts', [lib, '--no-wait'], env);
     children.push(ingest);
     expect(await ingest.exited, ingest.stderr()).to.equal(0);
     const ids = (await queue.getJobs(['waiting'])).map((j) => j.id!);
@@ -84,7 +84,7 @@ describe('indexer: queue and worker', function () {
     // complete between the test seeing it active and the kill.
     const slow = await startHashEmbeddingsServer({ delayMs: 400 });
     servers.push(slow);
-    const first = script('scripts/ops/worker.ts', workerArgs, { ...env, ...slow.env });
+    const first = script('bin/worker.ts', workerArgs, { ...env, ...slow.env });
     children.push(first);
     // Kill it just after it has started an episode, with some episodes already done.
     const seen = new Set<string>();
@@ -101,7 +101,7 @@ describe('indexer: queue and worker', function () {
     const killedState = await (await queue.getJob(victim!))!.getState();
     expect(killedState).to.equal('active'); // its lock is still held by the dead worker
 
-    const second = script('scripts/ops/worker.ts', workerArgs, env);
+    const second = script('bin/worker.ts', workerArgs, env);
     children.push(second);
     const outcomes = await waitForJobs(queue, ids, { pollMs: 250 });
     expect(outcomes.filter((o) => o.state !== 'completed').map((o) => `${o.id}: ${o.reason}`)).to.deep.equal([]);
@@ -129,7 +129,7 @@ describe('indexer: queue and worker', function () {
 
   it('re-enqueues a job that vanished from Redis while `npm run ingest` waits, and ends with every episode indexed', async function () {
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn', ...embeddings.env };
-    const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY], env);
+    const ingest = script('bin/ingest.ts', [SAMPLE_LIBRARY], env);
     children.push(ingest);
     await until('all 13 jobs waiting', async () => (await queue.getWaitingCount()) === 13);
     // What a Redis crash between two fsyncs looks like to the queue: the job is simply gone.
@@ -202,10 +202,10 @@ describe('indexer: queue and worker', function () {
   it('finishes the current job on SIGTERM, takes no new one, and exits 0', async function () {
     lib = await copyLibrary(CORPUS_DIR, (_, i) => i < 6);
     const env = { INDEX_PREFIX: prefix, QUEUE_NAME: queueName, LOG_LEVEL: 'warn', ...embeddings.env };
-    const ingest = script('scripts/ops/ingest.ts', [lib, '--no-wait'], env);
+    const ingest = script('bin/ingest.ts', [lib, '--no-wait'], env);
     children.push(ingest);
     expect(await ingest.exited, ingest.stderr()).to.equal(0);
-    const worker = script('scripts/ops/worker.ts', [], env);
+    const worker = script('bin/worker.ts', [], env);
     children.push(worker);
     let current: string | undefined;
     await until('an active episode job', async () => {
@@ -259,7 +259,7 @@ describe('indexer: queue and worker', function () {
     const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature });
     const worker = createIngestWorker({ connection, name: queueName, ctx: { client, embedder, aliases } });
     try {
-      const ingest = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY], {
+      const ingest = script('bin/ingest.ts', [SAMPLE_LIBRARY], {
         INDEX_PREFIX: prefix,
         QUEUE_NAME: queueName,
         LOG_LEVEL: 'warn',
@@ -268,7 +268,7 @@ describe('indexer: queue and worker', function () {
       children.push(ingest);
       expect(await ingest.exited, ingest.stderr()).to.equal(0);
       expect(ingest.stderr()).to.match(/indexed 11, unchanged 0, failed 0, removed 0/);
-      const again = script('scripts/ops/ingest.ts', [SAMPLE_LIBRARY], {
+      const again = script('bin/ingest.ts', [SAMPLE_LIBRARY], {
         INDEX_PREFIX: prefix,
         QUEUE_NAME: queueName,
         LOG_LEVEL: 'warn',

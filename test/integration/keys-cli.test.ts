@@ -23,7 +23,7 @@ describe('keys CLI during a reindex write block', function () {
   /** Runs the CLI; `whenStderr` is called once, on the first stderr output matching its pattern. */
   function cli(args: string[], whenStderr?: { pattern: RegExp; then: () => Promise<void> }): Promise<CliRun> {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/keys.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/keys.ts', ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, INDEX_PREFIX: prefix, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

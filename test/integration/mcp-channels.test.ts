@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { inspectingRelay, until } from '../support/api-net.js';

@@ -7,15 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { createEmbedder, type Embedder } from '../../src/embedder.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/ground/logger.js';
+import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
 import { createApiMetrics } from '../../src/metrics/api-metrics.js';
 import { createWorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../../src/metrics/listener.js';
 import { createSearchCaches } from '../../src/app.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
-import { createIndexerEmbedder } from '../../indexer/embedder.js';
+import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
 import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue } from '../../indexer/queue.js';
 import { waitForJobs } from '../../indexer/job-wait.js';
@@ -318,7 +318,7 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
       await followSource(deps, { source: `${feed.url}/other.xml`, slug: 'metrics-other', ownerId: OWNER });
 
       const port = await freePort();
-      worker = runScript('scripts/ops/worker.ts', ['--metrics-port', String(port)], { ...process.env, ...env });
+      worker = runScript('bin/worker.ts', ['--metrics-port', String(port)], { ...process.env, ...env });
       const url = `http://127.0.0.1:${port}/metrics`;
       const up = await waitFor(
         () =>

@@ -1,7 +1,7 @@
 // The services command's Redis check: a real PING to the test Redis, and no answer from sockets that are no Redis.
 import net from 'node:net';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { pingRedis } from '../../scripts/ops/provision/redis.js';
 
 describe('pingRedis', function () {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadLibrary } from '../../indexer/load-library.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createHydrationCache, type HydrationCache } from '../../src/search/hydration-cache.js';
 import { runSearch, type SearchDeps } from '../../src/search/search.js';
 import { evalSearch } from '../../scripts/eval/search.js';

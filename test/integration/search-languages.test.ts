@@ -1,6 +1,6 @@
 // Every channel in its own language: a Spanish and a German channel loaded from a library, searched with their languages' analyzers, against the real engine.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
 import { toEpisode } from '../../src/routes/episodes.js';

@@ -1,6 +1,6 @@
 // Hybrid search over real qmsum meetings (the compact corpus in the repository) with the real model: ranking, filters, citations and visibility.
 import { expect } from 'chai';
-import { channelHost } from '../../src/channel-urls.js';
+import { channelHost } from '../../src/ground/channel-urls.js';
 import { runSearch, type SearchDeps } from '../../src/search/search.js';
 import type { SearchParams } from '../../src/search/types.js';
 import type { SearchResult } from '../../src/search/types.js';

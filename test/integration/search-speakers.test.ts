@@ -1,7 +1,7 @@
 // Speaker names in the keyword leg: an index made before `mainSpeakers` existed gains the field, and a name finds that speaker's passage.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import type { SearchDeps } from '../../src/search/search.js';
 import { evalSearch } from '../../scripts/eval/search.js';
 import type { SearchParams } from '../../src/search/types.js';

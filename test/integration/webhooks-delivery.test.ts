@@ -12,7 +12,7 @@ import { createApiTestStore, episodeRecord, WORLD_CHANNELS, WORLD_USERS, type Ap
 import { REPO_ROOT, countingEmbedder, testClient } from '../support/indexer-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import type { Client } from '../../src/store/opensearch.js';
 import { changesAfter, memberView } from '../../src/store/changes.js';
 import { deliveryJobId, webhookQueueNames } from '../../pipeline/webhooks/queues.js';
@@ -85,7 +85,7 @@ describe('webhooks: signed deliveries of the change feed', function () {
   let episodes = 0;
 
   function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/webhooks.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/webhooks.ts', ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

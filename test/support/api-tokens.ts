@@ -1,9 +1,16 @@
-// OAuth test keys made in the test (RSA and EC pairs, public keys in temp PEM/JWKS files) and tokens signed with them, good and bad.
+// Credentials made in the test: API keys no store holds, and OAuth keys (RSA and EC pairs, public keys in temp PEM/JWKS files) with tokens signed by them, good and bad.
 import { createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
+import { checksum } from '../../src/auth/api-keys.js';
+
+/** A well-formed API key (right checksum) that no store holds; `tag` keeps one suite's keys apart from another's. */
+export function madeUpKey(i: number, tag = 'fake'): string {
+  const body = `${tag}${String(i).padStart(32 - tag.length, '0')}`;
+  return `svc_${body}${checksum(body)}`;
+}
 
 export const TEST_ISSUER = 'https://auth.test.example';
 export const TEST_AUDIENCE = 'https://api.test.example';

@@ -1,5 +1,5 @@
 // One suite's API over the small world: a fresh prefix seeded, the API started over it, and both gone afterwards.
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { startApi, type ApiHarness } from './api-harness.js';

@@ -17,7 +17,7 @@ export interface FollowRun {
  */
 export function runFollow(args: readonly string[], env: Record<string, string>): Promise<FollowRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/follow.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/follow.ts', ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
     });

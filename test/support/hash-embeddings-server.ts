@@ -3,10 +3,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../../src/config.js';
-import type { Embedder } from '../../src/embedder.js';
-import { configuredSignature } from '../../src/embedders/configured.js';
-import type { EmbedderSignature } from '../../src/embedders/signature.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Embedder } from '../../src/embedding/embedder.js';
+import { configuredSignature } from '../../src/embedding/configured.js';
+import type { EmbedderSignature } from '../../src/embedding/signature.js';
 import { createHashEmbedder } from './hash-embedder.js';
 
 export interface HashEmbeddingsServer {

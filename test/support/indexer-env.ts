@@ -4,7 +4,7 @@ import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, indexAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
 import type { PassageEmbedder } from '../../indexer/load-episode.js';
 

@@ -1,8 +1,8 @@
 // The search suites' view of a loaded qmsum library (the compact corpus or the whole data set): deps for runSearch plus the stored catalog to check answers against.
-import { loadConfig, type Config } from '../../src/config.js';
-import type { Embedder } from '../../src/embedder.js';
+import { loadConfig, type Config } from '../../src/config/load.js';
+import type { Embedder } from '../../src/embedding/embedder.js';
 import type { SearchDeps } from '../../src/search/search.js';
-import { createQueryVectorCache } from '../../src/search/query-cache.js';
+import { createQueryVectorCache } from '../../src/embedding/query-cache.js';
 import type { ChannelDoc, EpisodeDoc, PassageDoc } from '../../src/store/documents.js';
 import { indexAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
 import { ensureCorpusLoaded, ensureQmsumLoaded, type QmsumFixture } from './qmsum-fixture.js';

@@ -7,8 +7,8 @@ import { SCHEMAS } from '../../src/openapi/schemas.js';
 import { API_ERRORS } from '../../src/errors.js';
 import { createAjv, validateParams } from '../../src/http/validate-params.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
-import { loadConfig } from '../../src/config.js';
-import { TranscriptDocument } from '../../src/library-format.js';
+import { loadConfig } from '../../src/config/load.js';
+import { TranscriptDocument } from '../../src/contract/library-format.js';
 import { checkEpisode } from '../../indexer/schemas.js';
 
 type Doc = {

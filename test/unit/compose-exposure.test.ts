@@ -23,7 +23,7 @@ describe('compose files: nothing unauthenticated beyond loopback', function () {
       const services = compose.services;
       // The product's own image (API and worker) is built from the repository root; the transcriber from its folder.
       const apps = Object.entries(services).filter(([, s]) => s.build === '.');
-      const workers = apps.filter(([, s]) => s.command?.includes('dist/scripts/ops/worker.js'));
+      const workers = apps.filter(([, s]) => s.command?.includes('dist/bin/worker.js'));
 
       it('publishes OpenSearch on 127.0.0.1 only, and Redis not at all', function () {
         for (const [name, service] of Object.entries(services)) {

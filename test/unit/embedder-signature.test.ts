@@ -1,10 +1,10 @@
 // The embedder signature's pure helpers: defaults that reproduce today's bge behaviour, comparison, cache files, OpenAI answers.
 import { expect } from 'chai';
-import { BGE_QUERY_PREFIX, legacySignature, readSignature, resolvePooling, resolvePrefixes, signatureDifferences } from '../../src/embedders/signature.js';
-import { mismatchMessage } from '../../src/embedders/index-signature.js';
-import { normalise, readEmbeddings } from '../../src/embedders/openai.js';
-import { EmbeddingsError } from '../../src/embedders/errors.js';
-import { cacheFileName } from '../../src/embedding-cache.js';
+import { BGE_QUERY_PREFIX, legacySignature, readSignature, resolvePooling, resolvePrefixes, signatureDifferences } from '../../src/embedding/signature.js';
+import { mismatchMessage } from '../../src/embedding/index-signature.js';
+import { normalise, readEmbeddings } from '../../src/embedding/openai.js';
+import { EmbeddingsError } from '../../src/embedding/errors.js';
+import { cacheFileName } from '../../src/embedding/embedding-cache.js';
 import { fitsTarget } from '../../indexer/reindex.js';
 import { DIMENSION_PLACEHOLDER, withDefaultDimension, withVectorDimension } from '../../src/store/vector-field.js';
 

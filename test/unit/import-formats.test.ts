@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { parseCaptions } from '../../indexer/import/captions.js';
-import { addSoundbites, descriptionChapters, jsonChapters } from '../../indexer/import/chapters.js';
-import { detectKind, parseChaptersText, parseTranscriptText } from '../../indexer/import/sources.js';
-import { parseJsonTranscript } from '../../indexer/import/stt-json.js';
-import { ImportProblem, slugify, spreadWords } from '../../indexer/import/text.js';
+import { parseCaptions } from '../../importer/captions.js';
+import { addSoundbites, descriptionChapters, jsonChapters } from '../../importer/chapters.js';
+import { detectKind, parseChaptersText, parseTranscriptText } from '../../importer/sources.js';
+import { parseJsonTranscript } from '../../importer/stt-json.js';
+import { ImportProblem, slugify, spreadWords } from '../../importer/text.js';
 
 const DATA = join(process.cwd(), 'test', 'data', 'import');
 const read = (...parts: string[]) => readFileSync(join(DATA, ...parts), 'utf8');

@@ -5,15 +5,15 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { parseCaptions } from '../../indexer/import/captions.js';
-import { descriptionChapters } from '../../indexer/import/chapters.js';
-import { importFeed } from '../../indexer/import/feed.js';
-import { runImport } from '../../indexer/import/import.js';
-import { writeLibrary } from '../../indexer/import/write-library.js';
-import { importYtdlpFolder } from '../../indexer/import/ytdlp.js';
+import { parseCaptions } from '../../importer/captions.js';
+import { descriptionChapters } from '../../importer/chapters.js';
+import { importFeed } from '../../importer/feed.js';
+import { runImport } from '../../importer/import.js';
+import { writeLibrary } from '../../importer/write-library.js';
+import { importYtdlpFolder } from '../../importer/ytdlp.js';
 import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
-import { createLogger } from '../../src/logger.js';
-import type { ChannelRecord, EpisodeRecord } from '../../src/library-format.js';
+import { createLogger } from '../../src/ground/logger.js';
+import type { ChannelRecord, EpisodeRecord } from '../../src/contract/library-format.js';
 
 const DATA = join(process.cwd(), 'test', 'data', 'import');
 const log = createLogger({ level: 'silent' });

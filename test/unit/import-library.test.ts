@@ -7,11 +7,11 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { runImport } from '../../indexer/import/import.js';
-import { writeLibrary } from '../../indexer/import/write-library.js';
+import { runImport } from '../../importer/import.js';
+import { writeLibrary } from '../../importer/write-library.js';
 import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
-import { createLogger } from '../../src/logger.js';
-import type { EpisodeRecord } from '../../src/library-format.js';
+import { createLogger } from '../../src/ground/logger.js';
+import type { EpisodeRecord } from '../../src/contract/library-format.js';
 
 const DATA = join(process.cwd(), 'test', 'data', 'import');
 const log = createLogger({ level: 'silent' });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { SEARCH_INPUT, SEARCH_OUTPUT, formatMoment, renderSearchText, toSearchParams, QUOTE_CHARS } from '../../src/mcp/search-tool.js';
 import { locateByHost } from '../../src/mcp/channel.js';
-import { channelHost, type ChannelSites } from '../../src/channel-urls.js';
+import { channelHost, type ChannelSites } from '../../src/ground/channel-urls.js';
 import type { SearchResult } from '../../src/search/types.js';
 
 const input = z.object(SEARCH_INPUT);

@@ -9,7 +9,7 @@ import { renderToString } from 'preact-render-to-string';
 import { renderEpisodePage, currentSegmentIndex, momentHref, segmentHtml, transcriptWindow, TRANSCRIPT_WINDOW } from '../../src/pages/html/episode.js';
 import { queryOf } from '../../src/pages/router.js';
 import { requestHost } from '../../src/http/host.js';
-import { EPISODE_LIMITS } from '../../src/library-format.js';
+import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
 import { clock, isoDuration, mediaFragmentUrl, playerFor, safeHttpUrl, youtubeEmbedUrl } from '../../src/pages/media.js';
 import type { EpisodePage, LibraryPage, PageChannel, TranscriptSegment } from '../../src/pages/load.js';
 import type { EpisodeDoc } from '../../src/store/documents.js';

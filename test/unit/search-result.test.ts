@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { reciprocalRankFusion } from '../../src/search/fusion.js';
 import { groupByEpisode } from '../../src/search/group.js';
-import { citation, type ChannelSites } from '../../src/channel-urls.js';
+import { citation, type ChannelSites } from '../../src/ground/channel-urls.js';
 import { toSearchResult } from '../../src/search/result.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
 import { CHANNEL, episodeHits, meta, passage, passageHits } from '../support/search-fixtures.js';

@@ -1,6 +1,6 @@
 // Which analyzer reads a channel's words: the language table, the sub-fields a query targets, and English left exactly as it was.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { buildKeywordQuery } from '../../src/search/keyword-query.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { analysisOf, languageFields, languageSubFields, withLanguageFields } from '../../src/store/languages.js';

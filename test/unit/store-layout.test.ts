@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, indexSettings, nodeUrls, readIndexDefinition } from '../../src/store/opensearch.js';
 
 describe('index layout and node list', function () {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import express, { type ErrorRequestHandler, type Request } from 'express';
-import { packageFile } from '../../../src/package-root.js';
+import { packageFile } from '../../../src/ground/package-root.js';
 import type { LocalSearch } from '../harness.js';
 import { parseQueries, type JudgedQuery } from '../relevance.js';
 import { iconFile } from './favicon.js';
@@ -28,9 +28,9 @@ function packageDistFile(pkg: string, file: string): string {
 
 /** The page's files, and the charting library (Observable Plot over d3) it draws its SVG plots with. */
 const ASSETS: Record<string, { type: string; path: string }> = {
-  '/': { type: 'text/html; charset=utf-8', path: packageFile('web', 'workbench', 'index.html') },
-  '/assets/workbench.js': { type: 'text/javascript; charset=utf-8', path: packageFile('web', 'workbench', 'workbench.js') },
-  '/assets/workbench.css': { type: 'text/css; charset=utf-8', path: packageFile('web', 'workbench', 'workbench.css') },
+  '/': { type: 'text/html; charset=utf-8', path: packageFile('scripts', 'eval', 'workbench', 'public', 'index.html') },
+  '/assets/workbench.js': { type: 'text/javascript; charset=utf-8', path: packageFile('scripts', 'eval', 'workbench', 'public', 'workbench.js') },
+  '/assets/workbench.css': { type: 'text/css; charset=utf-8', path: packageFile('scripts', 'eval', 'workbench', 'public', 'workbench.css') },
   '/vendor/d3.js': { type: 'text/javascript; charset=utf-8', path: packageDistFile('d3', 'dist/d3.min.js') },
   '/vendor/plot.js': { type: 'text/javascript; charset=utf-8', path: packageDistFile('@observablehq/plot', 'dist/plot.umd.min.js') },
 };

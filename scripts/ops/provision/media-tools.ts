@@ -1,5 +1,5 @@
 // ffmpeg (the transcription client probes and cuts audio with it) and espeak-ng (the tests and the demo speak with it): Debian's packages, installed with apt-get when missing (root only).
-import type { Logger } from '../../../src/logger.js';
+import type { Logger } from '../../../src/ground/logger.js';
 import { aptInstall } from './apt.js';
 import { findExecutable, isRoot, type Env } from './commands.js';
 import { createProvisionError } from './errors.js';

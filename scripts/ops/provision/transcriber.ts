@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../../../src/logger.js';
+import type { Logger } from '../../../src/ground/logger.js';
 import { aptInstall } from './apt.js';
 import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
 import { ProvisionError, createProvisionError } from './errors.js';

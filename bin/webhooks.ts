@@ -1,0 +1,89 @@
+// `npm run webhooks -- add --channel <slug> --url <https URL> | list | remove <id> | rotate <id> [--grace <s>]`:
+// webhook endpoints, registered by whoever runs the service (the API stays read-only). Deliveries run in the worker.
+import { Command } from 'commander';
+import { loadConfig } from '../src/config/load.js';
+import { createLogger } from '../src/ground/logger.js';
+import { WebhookError } from '../pipeline/webhooks/errors.js';
+import { listEndpoints, newEndpoint, removeEndpoint, rotateSecret, storeEndpoint, type EndpointDoc, type WebhookStoreDeps } from '../pipeline/webhooks/store.js';
+import { newSecret } from '../pipeline/webhooks/signing.js';
+import { positive } from './lib/cli-args.js';
+import { withOperatorStore } from './lib/operator-store.js';
+
+const config = loadConfig(process.env);
+// Logs go to stderr: stdout carries only what a script may capture (the secret on the last line).
+const log = createLogger({ name: 'webhooks', level: config.logLevel, fd: 2 });
+
+/** Runs one webhooks operation against the store, again while a reindex write-blocks it (see withOperatorStore). */
+async function withStore<T>(run: (deps: WebhookStoreDeps) => Promise<T>): Promise<T> {
+  const { wait } = program.opts<{ wait: number }>();
+  return withOperatorStore({ config, log, waitSeconds: wait, index: 'webhooks', refuse: (message) => new WebhookError('store_busy', message) }, run);
+}
+
+/** One line of `list`: id, channel, URL, last delivery, failures in a row, state. Never the secret. */
+function endpointLine(e: EndpointDoc): string {
+  const last = e.lastDeliveryAt ? `last ${e.lastDeliveryAt} ${e.lastDeliveryStatus}` : 'never delivered';
+  const state = e.failingSince ? `failing since ${e.failingSince}` : 'ok';
+  return [e.id, e.channelSlug, e.url, last, `failures ${e.consecutiveFailures}`, state].join('\t');
+}
+
+const program = new Command()
+  .name('webhooks')
+  .description('Register, list, remove and rotate webhook endpoints. A secret is shown once, when made; the worker delivers.')
+  .option('--wait <seconds>', 'how long to keep retrying while OpenSearch is busy or a reindex write-blocks the index', positive, 30)
+  .showHelpAfterError();
+
+program
+  .command('add')
+  .description("register an endpoint for a channel's changes; prints its secret once, on the last line of stdout")
+  .requiredOption('--channel <slug>', 'the channel whose changes are delivered')
+  .requiredOption('--url <url>', 'https URL receiving the POSTs (http only on loopback, with OUTBOUND_ALLOW_PRIVATE=true)')
+  .action(async ({ channel, url }: { channel: string; url: string }) => {
+    const created = newEndpoint({ url, allowPrivate: config.pipeline.allowPrivate });
+    const endpoint = await withStore((deps) => storeEndpoint(deps, channel, created));
+    log.info({ endpointId: endpoint.id, channel: endpoint.channelSlug }, 'webhook endpoint added');
+    process.stdout.write(`${endpoint.id} for ${endpoint.channelSlug} → ${endpoint.url}; store the secret now, it is not shown again:\n${created.secret}\n`);
+  });
+
+program
+  .command('list')
+  .description('list endpoints: id, channel, URL, last delivery (time, status), failures in a row, and whether failing')
+  .action(async () => {
+    const endpoints = await withStore((deps) => listEndpoints(deps));
+    for (const e of endpoints) process.stdout.write(endpointLine(e) + '\n');
+    if (endpoints.length === 0) process.stdout.write('no webhook endpoints\n');
+  });
+
+program
+  .command('remove')
+  .description('remove an endpoint; its pending deliveries are dropped')
+  .argument('<id>')
+  .action(async (id: string) => {
+    if (!(await withStore((deps) => removeEndpoint(deps, id)))) throw new WebhookError('unknown_endpoint', `no webhook endpoint "${id}"`);
+    process.stdout.write(`${id} removed\n`);
+  });
+
+program
+  .command('rotate')
+  .description('give an endpoint a new secret (printed once, on the last line); deliveries sign with it from now on')
+  .argument('<id>')
+  .option('--grace <seconds>', 'the old secret also signs for this long (two signatures per delivery)', (v) => (v === '0' ? 0 : positive(v)), 0)
+  .action(async (id: string, { grace }: { grace: number }) => {
+    // Made once: an attempt retried after its answer was lost finds this secret in place and changes nothing.
+    const secret = newSecret();
+    const rotated = await withStore((deps) => rotateSecret(deps, id, { graceMs: grace * 1000, secret }));
+    if (!rotated) throw new WebhookError('unknown_endpoint', `no webhook endpoint "${id}"`);
+    const until = rotated.endpoint.previousSecretUntil;
+    process.stdout.write(
+      `${id} has a new secret${grace > 0 && until ? ` (the old one also signs until ${until})` : ''}; store it now, it is not shown again:\n${rotated.secret}\n`,
+    );
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof WebhookError) {
+    process.stderr.write(`webhooks: ${error.message}\n`);
+  } else {
+    log.error({ err: error }, 'webhooks failed');
+    process.stderr.write(`webhooks: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});

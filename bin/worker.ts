@@ -1,0 +1,151 @@
+// `npm run worker`: processes ingest jobs and the feed pipeline's polls and processing jobs until SIGTERM/SIGINT.
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig } from '../src/config/load.js';
+import { createLogger } from '../src/ground/logger.js';
+import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../src/store/opensearch.js';
+import { createIndexerEmbedder } from '../src/embedding/indexer-embedder.js';
+import { signatureOf, type Embedder } from '../src/embedding/embedder.js';
+import { guardIndexEmbedder, startupMismatch } from '../src/embedding/index-guard.js';
+import { createIngestQueue, createIngestWorker, createRedisConnection } from '../indexer/queue.js';
+import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
+import { startMetricsListener, type MetricsListener } from '../src/metrics/listener.js';
+import { startPipelineWorkers, type PipelineWorkers } from '../pipeline/follow/worker.js';
+import { registerPipelineMetrics } from '../pipeline/metrics.js';
+import { startWebhookWorkers, type WebhookWorkers } from '../pipeline/webhooks/worker.js';
+import { positive } from './lib/cli-args.js';
+
+const INDEXER_TIMEOUT_MS = 120_000;
+
+const program = new Command()
+  .name('worker')
+  .description(
+    'Run ingest jobs from the queue (QUEUE_NAME) into the indices of INDEX_PREFIX, and the pipeline of followed\n' +
+      "feeds (`npm run follow`): polls from each source's Job Scheduler and one processing job per episode. Transient store errors\n" +
+      'are retried with exponential backoff; invalid records fail at once. SIGTERM/SIGINT finish the\n' +
+      'current jobs, then exit. A worker killed outright loses nothing: its job runs again once its lock\n' +
+      'expires (--lock-duration) and a worker notices (--stalled-interval).',
+  )
+  .option('--concurrency <n>', 'jobs at once: 2 embeds the next episode while the last one writes (embedding calls take turns; jobs of one episode never overlap)', positive, 2)
+  .option('--lock-duration <ms>', 'job lock lifetime; how soon a dead worker’s job is recovered', positive, 30_000)
+  .option('--stalled-interval <ms>', 'how often stalled jobs are looked for', positive, 30_000)
+  .option('--no-pipeline', 'run ingest jobs only, not the followed feeds’ polls and transcriptions')
+  .option('--no-webhooks', 'deliver no webhooks (`npm run webhooks`); another worker does')
+  .option('--metrics-port <port>', 'serve Prometheus /metrics on METRICS_HOST at this port (default WORKER_METRICS_PORT; unset: none)', port)
+  .parse();
+
+function port(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('expected a port 0..65535');
+  return Number(value);
+}
+
+const opts = program.opts<{
+  concurrency: number;
+  lockDuration: number;
+  stalledInterval: number;
+  pipeline: boolean;
+  webhooks: boolean;
+  metricsPort?: number;
+}>();
+const config = loadConfig(process.env);
+const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
+
+/**
+ * The worker's embedder: refuses to start when the live passages index was built by another
+ * embedder, and stops the worker (exit 3) when a reindex swaps one in: jobs then wait for a
+ * worker restarted with the configuration the index was rebuilt for.
+ */
+async function guardedEmbedder(client: Client, model: Embedder): Promise<Embedder> {
+  const alias = indexAliases(config.indexPrefix).passages;
+  const refusal = await startupMismatch(client, alias, model);
+  if (refusal) throw new Error(refusal);
+  return guardIndexEmbedder(model, {
+    client,
+    alias,
+    log,
+    onMismatch: () => {
+      process.exitCode = 3;
+      process.kill(process.pid, 'SIGTERM'); // the usual shutdown: current jobs end (they fail), nothing new is taken
+    },
+  });
+}
+
+async function main(): Promise<void> {
+  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
+  const model = await createIndexerEmbedder(config, { log });
+  const embedder = await guardedEmbedder(client, model);
+  const aliases = await ensureIndices(client, {
+    prefix: config.indexPrefix,
+    modelId: embedder.modelId,
+    embedding: signatureOf(model),
+    layout: config.indexLayout,
+    languages: config.languages,
+  });
+  const connection = createRedisConnection(config.redisUrl);
+  const worker = createIngestWorker({
+    connection,
+    name: config.queueName,
+    ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays }, languages: config.languages },
+    concurrency: opts.concurrency,
+    lockDurationMs: opts.lockDuration,
+    stalledIntervalMs: opts.stalledInterval,
+    log,
+  });
+  const pipeline: PipelineWorkers | undefined = opts.pipeline
+    ? await startPipelineWorkers({
+        connection,
+        indexPrefix: config.indexPrefix,
+        pipeline: config.pipeline,
+        ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays }, languages: config.languages },
+        lockDurationMs: opts.lockDuration,
+        stalledIntervalMs: opts.stalledInterval,
+        log,
+      })
+    : undefined;
+  const webhooks: WebhookWorkers | undefined = opts.webhooks
+    ? await startWebhookWorkers({
+        connection,
+        indexPrefix: config.indexPrefix,
+        store: { client, aliases },
+        outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
+        log,
+      })
+    : undefined;
+  const metricsPort = opts.metricsPort ?? config.metrics.workerPort;
+  let metrics: MetricsListener | undefined;
+  if (metricsPort !== undefined) {
+    const queue = createIngestQueue({ connection, name: config.queueName, log });
+    const { registry } = createWorkerMetrics({ worker, queue });
+    if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process });
+    metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
+    worker.on('closed', () => void queue.close());
+  }
+  log.info({ queue: config.queueName, prefix: config.indexPrefix, model: embedder.modelId, concurrency: opts.concurrency }, 'worker started');
+
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'finishing the current jobs, then exiting');
+    // close() waits for active jobs; nothing new is taken meanwhile.
+    void Promise.all([worker.close(), pipeline?.close(), webhooks?.close()])
+      .then(async () => {
+        await metrics?.close();
+        connection.disconnect();
+        await client.close();
+        log.info('worker stopped');
+        process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      })
+      .catch((err: unknown) => {
+        log.error({ err }, 'worker did not close cleanly');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  log.error({ err }, 'worker failed to start');
+  process.stderr.write(`worker: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
