@@ -1,27 +1,10 @@
 // The entry point's HTTP wiring, through the process itself: its header and request timeouts and JSON client errors are createApiServer's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { closedPort } from '../support/api-net.js';
-
-/** Writes `request` on a raw socket and collects everything the server sends until it closes. */
-function rawExchange(port: number, request: string, { timeoutMs = 10_000 } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
-    socket.on('close', () => resolve(received));
-    socket.on('error', () => resolve(received));
-    socket.setTimeout(timeoutMs, () => {
-      socket.destroy();
-      reject(new Error(`no close within ${timeoutMs} ms; got ${JSON.stringify(received.slice(0, 200))}`));
-    });
-    socket.write(request);
-  });
-}
+import { closedPort, rawExchange } from '../support/api-net.js';
 
 const bodyCode = (response: string) => (JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { code?: string }).code;
 
@@ -73,7 +56,7 @@ describe('API server process: the HTTP wiring of src/server.ts', function () {
   });
 
   it('answers headers that never finish with a JSON 408 request_timeout, within HTTP_REQUEST_TIMEOUT_MS rather than the minute of headers', async function () {
-    const response = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+    const response = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ', { timeoutMs: 10_000 });
     expect(response).to.match(/^HTTP\/1\.1 408 /);
     expect(response).to.match(/\r\nContent-Type: application\/json/);
     expect(response).to.match(/\r\nX-Content-Type-Options: nosniff\r\n/);

@@ -11,27 +11,11 @@ import { createLogger } from '../../src/ground/logger.js';
 import { createRedisClient } from '../../src/store/redis.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { useApiWorld } from '../support/api-world.js';
-import { inspectingRelay, until } from '../support/api-net.js';
+import { inspectingRelay, rawExchange, until } from '../support/api-net.js';
 import { createApiMetrics } from '../../src/metrics/api-metrics.js';
 
 /** A request carrying an API-key lookup to the store: a GET of the key's record, or an `_mget` item naming the keys index. */
 const KEY_LOOKUP = /-api-keys\/_doc\/|"_index":"[^"]*-api-keys"/;
-
-/** Writes `request` on a raw socket and collects everything the server sends until it closes. */
-function rawExchange(port: number, request: string, { timeoutMs = 5000 } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
-    socket.on('close', () => resolve(received));
-    socket.on('error', () => resolve(received));
-    socket.setTimeout(timeoutMs, () => {
-      socket.destroy();
-      reject(new Error(`no close within ${timeoutMs} ms; got ${JSON.stringify(received.slice(0, 200))}`));
-    });
-    socket.write(request);
-  });
-}
 
 /** The body of a raw HTTP/1.1 response, parsed as JSON. */
 function jsonBodyOf(response: string): { code?: string } {

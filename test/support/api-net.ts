@@ -134,3 +134,19 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** Writes `request` on a raw socket and collects everything the server sends until it closes. */
+export function rawExchange(port: number, request: string, { timeoutMs = 5000 } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
+    socket.on('close', () => resolve(received));
+    socket.on('error', () => resolve(received));
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      reject(new Error(`no close within ${timeoutMs} ms; got ${JSON.stringify(received.slice(0, 200))}`));
+    });
+    socket.write(request);
+  });
+}
