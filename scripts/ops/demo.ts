@@ -177,6 +177,11 @@ async function followSpokenFeed({
     ownerId: DEMO_USER,
     log: quiet,
   });
+  // Ctrl-C while the channel was being set up: end() found no pipeline to close, so its queues' connections close here.
+  if (ending) {
+    await channel.close().catch(() => undefined);
+    return;
+  }
   process.stdout.write(
     [
       '',
@@ -222,6 +227,8 @@ async function waitForApi(base: string): Promise<boolean> {
 }
 
 main().catch((err: unknown) => {
+  // Once the demo is ending, what fails is what the ending stopped (the API, the stores): nothing to report.
+  if (ending) return;
   process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
   void end(1);
 });
