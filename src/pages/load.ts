@@ -65,7 +65,7 @@ export interface EpisodeDocs {
 }
 
 export async function fetchEpisodeDocs(queries: Queries, episodeId: string): Promise<EpisodeDocs> {
-  const [episode, transcript, chapters] = await Promise.all([queries.episode(episodeId), queries.transcript(episodeId), queries.chapters(episodeId)]);
+  const [episode, transcript, chapters] = await Promise.all([queries.episode(episodeId), queries.transcriptForPage(episodeId), queries.chapters(episodeId)]);
   return { episode, transcript, chapters };
 }
 

@@ -22,6 +22,8 @@ export interface ChannelAndOwner {
 interface PendingGet {
   index: string;
   id: string;
+  /** `_source` fields left out of this document (source filtering per `_mget` item). */
+  excludes?: readonly string[] | undefined;
   resolve(doc: unknown): void;
   reject(error: unknown): void;
 }
@@ -31,6 +33,9 @@ interface Hit<T> {
   _source: T;
   sort?: unknown[];
 }
+
+/** Where a stored transcript keeps its word timings: the largest part of it, read only by the transcript endpoint. */
+const WORD_TIMINGS = ['document.segments.words'] as const;
 
 /** An id no document has; lookups for a missing parent use it so every path does the same reads. */
 export const NO_SUCH_ID = '__no_such_id__';
@@ -59,7 +64,7 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
   /** Sends the GETs gathered in one tick as one `_mget` and settles each with its document. */
   async function flush(batch: PendingGet[]): Promise<void> {
     try {
-      const docs = batch.map(({ index, id }) => ({ _index: index, _id: id }));
+      const docs = batch.map(({ index, id, excludes }) => ({ _index: index, _id: id, ...(excludes ? { _source: { excludes: [...excludes] } } : {}) }));
       const res = await client.mget({ body: { docs } }, { requestTimeout: requestTimeout() });
       const found = (res.body as { docs: { found?: boolean; _source?: unknown; error?: unknown }[] }).docs;
       batch.forEach(({ resolve, reject }, i) => {
@@ -78,7 +83,7 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
    * the same tick (an API key and a channel owner, see {@link channelAndOwner}) travel
    * together as one `_mget`: one round trip, each document as fresh as its own GET.
    */
-  function get<T>(index: string, id: string): Promise<T | undefined> {
+  function get<T>(index: string, id: string, excludes?: readonly string[]): Promise<T | undefined> {
     return new Promise((resolve, reject) => {
       if (pending.length === 0) {
         queueMicrotask(() => {
@@ -87,7 +92,7 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
           void flush(batch);
         });
       }
-      pending.push({ index, id, resolve: resolve as (doc: unknown) => void, reject });
+      pending.push({ index, id, excludes, resolve: resolve as (doc: unknown) => void, reject });
     });
   }
 
@@ -197,6 +202,11 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
 
     transcript(episodeId: string): Promise<TranscriptDoc | undefined> {
       return get<TranscriptDoc>(aliases.transcripts, episodeId);
+    },
+
+    /** The transcript without its segments' word timings: what a page or its Markdown twin renders (speaker, times, text). */
+    transcriptForPage(episodeId: string): Promise<TranscriptDoc | undefined> {
+      return get<TranscriptDoc>(aliases.transcripts, episodeId, WORD_TIMINGS);
     },
 
     chapters(episodeId: string): Promise<ChaptersDoc | undefined> {
