@@ -67,6 +67,24 @@ describe('channel pages over HTTP', function () {
       expect(res.text).to.match(/<h1>Alpha episode ep_a00<\/h1>/);
     });
 
+    it('reads the transcript without its word timings, which neither the page nor its twin renders', async function () {
+      const reads: { _index: string; _source?: { excludes?: string[] } }[] = [];
+      const onRequest = (_err: unknown, res: { meta?: { request?: { params?: { path?: string; body?: unknown } } } } | null) => {
+        const params = res?.meta?.request?.params;
+        if (String(params?.path).endsWith('/_mget')) reads.push(...(JSON.parse(String(params?.body)) as { docs: typeof reads }).docs);
+      };
+      world.api.client.on('request', onRequest);
+      try {
+        expect((await get(world.api, ALPHA, '/episodes/ep_a00?t=5000')).status).to.equal(200);
+        expect((await get(world.api, ALPHA, '/episodes/ep_a00.md')).status).to.equal(200);
+      } finally {
+        world.api.client.off('request', onRequest);
+      }
+      const transcriptReads = reads.filter((d) => d._index.endsWith('transcripts'));
+      expect(transcriptReads, 'one transcript read per page').to.have.length(2);
+      for (const read of transcriptReads) expect(read._source?.excludes).to.deep.equal(['document.segments.words']);
+    });
+
     it('gives an enclosure the native audio player with a media fragment, chapters and typed moments as links, people and topics by name', async function () {
       const res = await get(world.api, RADIO, '/episodes/ep_radio1?t=37000');
       expect(res.status).to.equal(200);
