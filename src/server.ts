@@ -1,6 +1,6 @@
 // Entry point: real dependencies, listen, and a graceful shutdown that lets in-flight requests finish.
 import { once } from 'node:events';
-import { ConfigError, loadConfig } from './config/load.js';
+import { ConfigError, deprecatedNamesIn, loadConfig } from './config/load.js';
 import { createLogger } from './ground/logger.js';
 import { createOpenSearchClient, indexAliases } from './store/opensearch.js';
 import { createRedisClient } from './store/redis.js';
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger({ level: config.logLevel });
+  for (const { name, use } of deprecatedNamesIn()) log.warn({ variable: name, use }, `${name} is deprecated: set ${use} instead (the old name is read until the next release)`);
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: config.opensearchTimeoutMs });
   const redis = createRedisClient(config.redisUrl, { log });
   let embedder: EmbedderPool | undefined;

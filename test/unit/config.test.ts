@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import express from 'express';
-import { ConfigError, DEFAULT_INDEX_LAYOUT, loadConfig } from '../../src/config/load.js';
+import { ConfigError, DEFAULT_INDEX_LAYOUT, deprecatedNamesIn, loadConfig } from '../../src/config/load.js';
 
 describe('loadConfig', function () {
   it('gives documented defaults for an empty environment', function () {
@@ -159,6 +159,11 @@ describe('loadConfig', function () {
       keywordWeight: 3,
       semanticWeight: 2,
     });
+  });
+
+  it('names the deprecated variables an environment still sets, with their replacements, for the warning at start', function () {
+    expect(deprecatedNamesIn({ SEARCH_KEYWORD_WEIGHT: '1' })).to.deep.equal([]);
+    expect(deprecatedNamesIn({ RRF_KEYWORD_WEIGHT: '0.5', RRF_SEMANTIC_WEIGHT: ' ' })).to.deep.equal([{ name: 'RRF_KEYWORD_WEIGHT', use: 'SEARCH_KEYWORD_WEIGHT' }]);
   });
 
   it('always sets the cache sizes, to the documented defaults when unset', function () {
