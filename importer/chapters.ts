@@ -2,6 +2,7 @@
 // rules; soundbites as quote moments. Nothing is invented: no source, no chapters.
 import { convert } from 'html-to-text';
 import type { ChapterRecord, KeyMomentRecord } from '../src/contract/library-format.js';
+import { clock } from '../src/ground/clock.js';
 import type { ChaptersJsonRecord } from './stt-json.js';
 import { cleanText, clockMs, ms, type DraftSegment } from './text.js';
 
@@ -26,7 +27,7 @@ export function jsonChapters(json: ChaptersJsonRecord, episodeEndMs: number): Ch
   const shown = json.chapters.filter((c) => c.toc !== false);
   return close(
     shown.map((c) => ({
-      title: cleanText(c.title ?? '') || `Chapter at ${clockOf(ms(c.startTime))}`,
+      title: cleanText(c.title ?? '') || `Chapter at ${clock(ms(c.startTime))}`,
       startMs: ms(c.startTime),
       ...(c.endTime !== undefined ? { endMs: ms(c.endTime) } : {}),
     })),
@@ -46,14 +47,6 @@ export function ytdlpChapters(chapters: { start_time: number; end_time?: number;
 const TIMESTAMP_LINE = /^\s*[([]?((?:\d{1,2}:)?\d{1,2}:\d{2})[)\]]?\s*(?:[-–—:|]\s*)?(.+)$/;
 /** A chapter line is a timestamp and a title: a longer line is not one, and is not matched at all (bounded cost). */
 export const MAX_CHAPTER_LINE = 1_000;
-
-function clockOf(ms: number): string {
-  const t = Math.floor(ms / 1000);
-  const h = Math.floor(t / 3600);
-  const m = Math.floor((t % 3600) / 60);
-  const s = String(t % 60).padStart(2, '0');
-  return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
-}
 
 /**
  * Chapters written as description lines (`0:00 Intro`), by YouTube's rules: the first at 0:00, at least three,

@@ -5,6 +5,7 @@ import type { SearchParams, SearchResult } from '../search/types.js';
 import { SearchQuery, withOptions, type ValidQuery } from '../openapi/parameters.js';
 import { inlineShapes, SearchResultSchema } from '../contract/shapes.js';
 import { FilterId } from '../store/filters.js';
+import { clock } from '../ground/clock.js';
 
 const REST = SearchQuery.properties;
 
@@ -65,14 +66,6 @@ export function toSearchParams(args: SearchArgs): SearchParams {
   };
 }
 
-/** `m:ss`, or `h:mm:ss` from an hour on. */
-export function formatMoment(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
-  const two = (n: number) => String(n).padStart(2, '0');
-  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
-}
-
 /** Segment texts longer than this are cut in the text rendering (the structured content keeps them whole). */
 export const QUOTE_CHARS = 400;
 
@@ -108,7 +101,7 @@ export function renderSearchText(result: SearchResult, channelTitle: string): st
     lines.push('', `${i + 1}. ${oneLine(episode.title)} (${episode.publishedAt.slice(0, 10)})`, `   ${episode.url}`);
     for (const s of episode.segments) {
       const speaker = s.speaker ? oneLine(s.speaker) : '';
-      lines.push(`   - [${formatMoment(s.startMs)}]${speaker ? ` ${speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
+      lines.push(`   - [${clock(s.startMs)}]${speaker ? ` ${speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
     }
   });
   return lines.join('\n');

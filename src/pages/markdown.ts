@@ -3,7 +3,8 @@ import type { BlockContent, Heading, List, ListItem, Paragraph, PhrasingContent,
 import { toMarkdown } from 'mdast-util-to-markdown';
 import type { SearchAnswer } from '../search/search.js';
 import type { EpisodePage, LibraryPage, PageChannel } from './load.js';
-import { clock, safeHttpUrl } from './media.js';
+import { clock } from '../ground/clock.js';
+import { safeHttpUrl } from './media.js';
 import { currentSegmentIndex, transcriptWindow, TRANSCRIPT_WINDOW } from './html/episode.js';
 
 const text = (value: string): PhrasingContent => ({ type: 'text', value });

@@ -48,16 +48,6 @@ export function mediaFragmentUrl(src: string, tMs: number): string {
   return url.href;
 }
 
-/** `m:ss` or `h:mm:ss`. */
-export function clock(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const two = (n: number) => String(n).padStart(2, '0');
-  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
-}
-
 /** ISO 8601 duration for schema.org (`PT1H2M3S`). */
 export function isoDuration(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { SEARCH_INPUT, SEARCH_OUTPUT, formatMoment, renderSearchText, toSearchParams, QUOTE_CHARS } from '../../src/mcp/search-tool.js';
+import { SEARCH_INPUT, SEARCH_OUTPUT, renderSearchText, toSearchParams, QUOTE_CHARS } from '../../src/mcp/search-tool.js';
+import { clock } from '../../src/ground/clock.js';
 import { locateByHost } from '../../src/mcp/channel.js';
 import { channelHost, type ChannelSites } from '../../src/ground/channel-urls.js';
 import type { SearchResult } from '../../src/search/types.js';
@@ -86,7 +87,7 @@ describe('MCP search tool', function () {
   });
 
   it('formats moments as m:ss below an hour and h:mm:ss from an hour on', function () {
-    expect([0, 9_999, 65_000, 3_599_999, 3_600_000].map(formatMoment)).to.deep.equal(['0:00', '0:09', '1:05', '59:59', '1:00:00']);
+    expect([0, 9_999, 65_000, 3_599_999, 3_600_000].map(clock)).to.deep.equal(['0:00', '0:09', '1:05', '59:59', '1:00:00']);
   });
 });
 

@@ -10,7 +10,8 @@ import { renderEpisodePage, currentSegmentIndex, momentHref, segmentHtml, transc
 import { queryOf } from '../../src/pages/router.js';
 import { requestHost } from '../../src/http/host.js';
 import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
-import { clock, isoDuration, mediaFragmentUrl, playerFor, safeHttpUrl, youtubeEmbedUrl } from '../../src/pages/media.js';
+import { isoDuration, mediaFragmentUrl, playerFor, safeHttpUrl, youtubeEmbedUrl } from '../../src/pages/media.js';
+import { clock } from '../../src/ground/clock.js';
 import type { EpisodePage, LibraryPage, PageChannel, TranscriptSegment } from '../../src/pages/load.js';
 import type { EpisodeDoc } from '../../src/store/documents.js';
 

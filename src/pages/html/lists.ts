@@ -2,7 +2,7 @@
 import { h, type VNode } from 'preact';
 import type { SearchAnswer } from '../../search/search.js';
 import type { LibraryPage, PageChannel } from '../load.js';
-import { clock } from '../media.js';
+import { clock } from '../../ground/clock.js';
 import { htmlDocument, renderPage } from './layout.js';
 
 /** The path of an episode page on its channel host (links stay on the host the reader is on). */
