@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { x } from 'tinyexec';
 import { createLogger } from '../../src/ground/logger.js';
 import { ensureChromium } from '../ops/provision/chromium.js';
-import { ensureModel } from '../ops/provision/model.js';
+import { ensureModel, modelDirFor } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 import { ensureMediaTools } from '../ops/provision/media-tools.js';
 import { servicesDown, servicesStatus, servicesUp } from '../ops/provision/services.js';
@@ -38,6 +38,8 @@ async function main(): Promise<number> {
     const before = await servicesStatus();
     // The model first: the transcription service also serves it on /v1/embeddings (the remote embedder's tests).
     env.MODEL_DIR = env.MODEL_DIR || (await ensureModel({ cacheDir: CACHE_DIR, log }));
+    // A second model of the same dimension beside it, which a suite switches embedders to; a MODEL_DIR of one's own is left alone.
+    if (env.MODEL_DIR === modelDirFor(CACHE_DIR)) await ensureModel({ cacheDir: CACHE_DIR, log, model: 'all-minilm-l6-v2' });
     const services = await servicesUp({ log, transcriber: true });
     startedHere = !before.opensearch.running || !before.redis.running;
     startedTranscriber = before.transcriber?.running === false;

@@ -1,9 +1,11 @@
-// Switching embedders: a mismatch refused at start, and `reindex` from local bge-small to the remote service with the API answering throughout.
+// Switching embedders: a mismatch refused at start, and `reindex` from local bge-small to the remote service, and to MiniLM in process, with the API answering throughout.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
 import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
-import { configuredSignature, createConfiguredEmbedder } from '../../src/embedding/configured.js';
+import { configuredModelId, configuredSignature, createConfiguredEmbedder } from '../../src/embedding/configured.js';
 import { indexEmbedder } from '../../src/embedding/index-signature.js';
 import { withEmbeddingCache } from '../../src/embedding/embedding-cache.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
@@ -17,6 +19,8 @@ import { copyLibrary, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } fro
 
 const LOCAL_MODEL = 'Xenova/bge-small-en-v1.5';
 const REMOTE_MODEL = 'remote/bge-small';
+/** A second local model of bge-small's dimension, provisioned beside it (`npm test` does). */
+const MINILM = 'Xenova/all-MiniLM-L6-v2';
 /** The API as the loop needs it: anonymous reads, no rate limit in the way, a query vector never late on a busy machine. */
 const SEARCHING = { ANONYMOUS_READ: 'published', RATE_LIMIT_MAX: '1000000', EMBED_QUERY_TIMEOUT_MS: '10000' };
 
@@ -71,6 +75,50 @@ async function searchOnce(base: string): Promise<Answer> {
   } catch (error) {
     return { at, status: 0, degraded: (error as Error).message, episodes: 0 };
   }
+}
+
+/** When a reindex swapped the aliases, as far as the caller can tell. */
+interface Searched<T> {
+  result: T;
+  answers: Answer[];
+  swappedAt: number;
+}
+
+/**
+ * Searches the API at `base` in a loop while `reindex` runs, and for a little while after it
+ * (the API's background check looks at the alias every second: it gets two).
+ */
+async function searchWhile<T>(base: string, reindexing: () => Promise<T>, graceMs: number): Promise<Searched<T>> {
+  const answers: Answer[] = [];
+  let finished = false;
+  const loop = (async () => {
+    while (!finished) {
+      answers.push(await searchOnce(base));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  try {
+    const result = await reindexing();
+    const swappedAt = Date.now() - graceMs; // the swap happened before the grace period
+    await new Promise((r) => setTimeout(r, 2500));
+    return { result, answers, swappedAt };
+  } finally {
+    finished = true;
+    await loop;
+  }
+}
+
+/** Every search answered with results; hybrid before the swap, keyword-only and said so after it (the old embedder never meets the new index). */
+function expectServedThroughout({ answers, swappedAt }: Searched<unknown>): void {
+  expect(answers.length).to.be.greaterThan(5);
+  expect(
+    answers.filter((a) => a.status !== 200 || a.episodes === 0),
+    'every search answered with results',
+  ).to.deep.equal([]);
+  const settled = answers.filter((a) => a.at > swappedAt + 1500);
+  expect(settled.length).to.be.greaterThan(0);
+  for (const a of settled) expect(a).to.include({ degraded: 'embedder_failed' });
+  for (const a of answers.filter((x) => x.at < swappedAt - 1000)) expect(a.degraded, 'before the swap: hybrid').to.equal(undefined);
 }
 
 describe('switching the embedder (real model, real remote service, real API process)', function () {
@@ -139,40 +187,22 @@ describe('switching the embedder (real model, real remote service, real API proc
     expect(first.degraded, 'semantic leg used before the reindex').to.equal(undefined);
 
     const remoteConfig = loadConfig({ ...process.env, ...remoteEnv });
-    const answers: Answer[] = [];
-    let swappedAt = Infinity;
-    let finished = false;
-    const loop = (async () => {
-      while (!finished) {
-        answers.push(await searchOnce(base));
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    })();
-    const summary = await reindex({
-      client,
-      prefix,
-      modelId: REMOTE_MODEL,
-      target: configuredSignature(remoteConfig),
-      embedder: () => createConfiguredEmbedder(remoteConfig),
-      graceMs: 500,
-    });
-    swappedAt = Date.now() - 500; // the swap happened before the grace period
-    // The API's background check looks at the alias every second: give it two.
-    await new Promise((r) => setTimeout(r, 2500));
-    finished = true;
-    await loop;
-
+    const searched = await searchWhile(
+      base,
+      () =>
+        reindex({
+          client,
+          prefix,
+          modelId: REMOTE_MODEL,
+          target: configuredSignature(remoteConfig),
+          embedder: () => createConfiguredEmbedder(remoteConfig),
+          graceMs: 500,
+        }),
+      500,
+    );
+    const summary = searched.result;
     expect(summary).to.include({ reembedded: true, previousModel: LOCAL_MODEL, model: REMOTE_MODEL });
-    expect(answers.length).to.be.greaterThan(5);
-    expect(
-      answers.filter((a) => a.status !== 200),
-      'every search answered',
-    ).to.deep.equal([]);
-    const settled = answers.filter((a) => a.at > swappedAt + 1500);
-    expect(settled.length).to.be.greaterThan(0);
-    // After the swap the old embedder's vectors never meet the new index: keyword-only, and said so.
-    for (const a of settled) expect(a).to.include({ degraded: 'embedder_failed' });
-    for (const a of answers.filter((x) => x.at < swappedAt - 1000)) expect(a.degraded, 'before the swap: hybrid').to.equal(undefined);
+    expectServedThroughout(searched);
 
     // The new index: built beside the old one, of the remote embedder only.
     const after = await indexEmbedder(client, indexAliases(prefix).passages);
@@ -199,3 +229,115 @@ describe('switching the embedder (real model, real remote service, real API proc
     expect(again.episodes).to.be.greaterThan(0);
   });
 });
+
+describe('switching between two local models of one dimension (bge-small to MiniLM, both provisioned)', function () {
+  this.timeout(600_000);
+  const config = loadConfig(process.env);
+  /** Mean pooling and no prefixes: what `auto` resolves for MiniLM, said explicitly as a deployment would. */
+  const minilmEnv = { EMBEDDER: 'local', MODEL_ID: MINILM, MODEL_POOLING: 'mean', MODEL_QUERY_PREFIX: undefined, MODEL_PASSAGE_PREFIX: undefined };
+  const minilmConfig = loadConfig({ ...process.env, ...minilmEnv });
+  let client: Client;
+  let prefix: string;
+  let dir: string | undefined;
+  let bge: Embedder;
+  const running: Running[] = [];
+
+  before(async function () {
+    // MODEL_DIR set to a folder of one's own may not hold MiniLM (`npx tsx scripts/ops/provision-model.ts --model all-minilm-l6-v2` puts it there).
+    if (config.modelDir === undefined || !existsSync(join(config.modelDir, MINILM, 'onnx', 'model_quantized.onnx'))) this.skip();
+    client = testClient();
+    prefix = privatePrefix('switch-minilm');
+    dir = await copyLibrary(SAMPLE_LIBRARY, (f) => f.startsWith('lf-'));
+    const model = await createEmbedder({ modelId: LOCAL_MODEL, modelDir: config.modelDir });
+    bge = config.embedCacheDir ? await withEmbeddingCache(model, { dir: config.embedCacheDir }) : model;
+    await loadLibrary({ client, embedder: bge, prefix, dir });
+  });
+
+  after(async function () {
+    for (const p of running) await stop(p);
+    if (client) {
+      await deleteIndices(client, prefix);
+      await client.close();
+    }
+    await removeDir(dir);
+  });
+
+  it('reindexes to MiniLM with every search answered, records it, re-embeds every passage with it, and the bge API is refused after', async function () {
+    const port = await closedPort();
+    const base = `http://127.0.0.1:${port}`;
+    const api = start('src/server.ts', { INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', ...SEARCHING });
+    running.push(api);
+    expect(await printed(api, 'API listening'), api.output()).to.equal(true);
+    const before = await indexEmbedder(client, indexAliases(prefix).passages);
+    expect(before.signature).to.include({ model: LOCAL_MODEL, dimension: 384 });
+
+    const searched = await searchWhile(
+      base,
+      () =>
+        reindex({
+          client,
+          prefix,
+          modelId: configuredModelId(minilmConfig),
+          target: configuredSignature(minilmConfig),
+          embedder: () => createConfiguredEmbedder(minilmConfig),
+          graceMs: 500,
+        }),
+      500,
+    );
+    const summary = searched.result;
+    expect(summary).to.include({ reembedded: true, previousModel: LOCAL_MODEL, model: MINILM });
+    expectServedThroughout(searched);
+    await stop(api);
+
+    // Same dimension, so the mapping cannot tell the two apart: only `_meta.embedder` does.
+    const after = await indexEmbedder(client, indexAliases(prefix).passages);
+    expect(after.index).not.to.equal(before.index);
+    expect(after.signature).to.deep.equal({ kind: 'local', model: MINILM, dimension: 384, pooling: 'mean', queryPrefix: '', passagePrefix: '' });
+
+    // Every passage re-embedded by MiniLM: its text hash says so, and a spread of vectors is MiniLM's own, not bge's.
+    const passages: Pick<PassageDoc, 'text' | 'textHash' | 'embedding'>[] = [];
+    for await (const page of scrollHits<PassageDoc>(client, { index: indexAliases(prefix).passages, source: ['text', 'textHash', 'embedding'] } as never)) {
+      for (const hit of page) passages.push(hit._source!);
+    }
+    expect(passages.length).to.equal(summary.copied.passages);
+    for (const p of passages) expect(p.textHash, p.text.slice(0, 40)).to.equal(textHash(MINILM, p.text));
+    const minilm = await createConfiguredEmbedder(minilmConfig);
+    const step = Math.max(1, Math.floor(passages.length / 5));
+    const sample = passages.filter((_, i) => i % step === 0).slice(0, 5);
+    const texts = sample.map((p) => p.text);
+    const [fromMinilm, fromBge] = [await minilm.embedPassages(texts), await bge.embedPassages(texts)];
+    sample.forEach((p, i) => {
+      expect(cosine(p.embedding, fromMinilm[i]!), `MiniLM's vector of "${texts[i]!.slice(0, 40)}"`).to.be.greaterThan(0.9999);
+      expect(cosine(p.embedding, fromBge[i]!), `bge's vector of "${texts[i]!.slice(0, 40)}"`).to.be.lessThan(0.5);
+    });
+
+    // The old configuration is refused at start, naming both models.
+    const stale = start('src/server.ts', { MODEL_ID: LOCAL_MODEL, INDEX_PREFIX: prefix, PORT: String(await closedPort()), HOST: '127.0.0.1' });
+    running.push(stale);
+    expect(await stale.exited).to.equal(2);
+    expect(stale.output()).to.include(`holds vectors of model "${MINILM}" but the embedder is "${LOCAL_MODEL}"`);
+    expect(stale.output()).not.to.include('API listening');
+
+    // Started with MiniLM's configuration, the API searches with both legs.
+    const port2 = await closedPort();
+    const api2 = start('src/server.ts', { ...minilmEnv, INDEX_PREFIX: prefix, PORT: String(port2), HOST: '127.0.0.1', ...SEARCHING });
+    running.push(api2);
+    expect(await printed(api2, 'API listening'), api2.output()).to.equal(true);
+    const again = await searchOnce(`http://127.0.0.1:${port2}`);
+    expect(again.status).to.equal(200);
+    expect(again.degraded).to.equal(undefined);
+    expect(again.episodes).to.be.greaterThan(0);
+  });
+});
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  a.forEach((x, i) => {
+    dot += x * b[i]!;
+    na += x * x;
+    nb += b[i]! * b[i]!;
+  });
+  return dot / Math.sqrt(na * nb);
+}

