@@ -121,42 +121,48 @@ function expectServedThroughout({ answers, swappedAt }: Searched<unknown>): void
   for (const a of answers.filter((x) => x.at < swappedAt - 1000)) expect(a.degraded, 'before the swap: hybrid').to.equal(undefined);
 }
 
+/**
+ * A private prefix holding the sample library's long-field channel embedded with bge-small (vectors from the machine's
+ * cache when it has one), for the suite's hooks to set up and take down; `running` are the processes its tests start.
+ */
+function useBgeStore(name: string, available: () => boolean): { client: Client; prefix: string; bge: Embedder; running: Running[] } {
+  const store = { client: undefined as unknown as Client, prefix: privatePrefix(name), bge: undefined as unknown as Embedder, running: [] as Running[] };
+  let dir: string | undefined;
+  before(async function () {
+    if (!available()) this.skip();
+    const { modelDir, embedCacheDir } = loadConfig(process.env);
+    store.client = testClient();
+    dir = await copyLibrary(SAMPLE_LIBRARY, (f) => f.startsWith('lf-'));
+    const model = await createEmbedder({ modelId: LOCAL_MODEL, modelDir });
+    store.bge = embedCacheDir ? await withEmbeddingCache(model, { dir: embedCacheDir }) : model;
+    await loadLibrary({ client: store.client, embedder: store.bge, prefix: store.prefix, dir });
+  });
+  after(async function () {
+    for (const p of store.running) await stop(p);
+    if (store.client) {
+      await deleteIndices(store.client, store.prefix);
+      await store.client.close();
+    }
+    await removeDir(dir);
+  });
+  return store;
+}
+
 describe('switching the embedder (real model, real remote service, real API process)', function () {
   this.timeout(300_000);
   const config = loadConfig(process.env);
   const serviceUrl = process.env.TRANSCRIBE_URL;
   const remoteEnv = { EMBEDDER: 'openai', EMBEDDINGS_URL: serviceUrl, EMBEDDINGS_MODEL: REMOTE_MODEL };
-  let client: Client;
-  let prefix: string;
-  let dir: string | undefined;
-  let local: Embedder;
-  const running: Running[] = [];
-
-  before(async function () {
-    if (config.modelDir === undefined || !serviceUrl) this.skip();
-    client = testClient();
-    prefix = privatePrefix('switch');
-    dir = await copyLibrary(SAMPLE_LIBRARY, (f) => f.startsWith('lf-'));
-    const model = await createEmbedder({ modelId: LOCAL_MODEL, modelDir: config.modelDir });
-    local = config.embedCacheDir ? await withEmbeddingCache(model, { dir: config.embedCacheDir }) : model;
-    await loadLibrary({ client, embedder: local, prefix, dir });
-  });
-
-  after(async function () {
-    for (const p of running) await stop(p);
-    if (client) {
-      await deleteIndices(client, prefix);
-      await client.close();
-    }
-    await removeDir(dir);
-  });
+  const store = useBgeStore('switch', () => config.modelDir !== undefined && !!serviceUrl);
 
   it('records the local embedder in the passages index it built', async function () {
+    const { client, prefix } = store;
     const live = await indexEmbedder(client, indexAliases(prefix).passages);
     expect(live.signature).to.include({ kind: 'local', model: LOCAL_MODEL, dimension: 384, pooling: 'cls', passagePrefix: '' });
   });
 
   it('refuses to start the API with another embedder than the index was built by, naming both (exit 2)', async function () {
+    const { prefix, running } = store;
     const port = await closedPort();
     const api = start('src/server.ts', { ...remoteEnv, INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1' });
     running.push(api);
@@ -166,6 +172,7 @@ describe('switching the embedder (real model, real remote service, real API proc
   });
 
   it('refuses to start the worker with another pooling of the same model (another MODEL_ID gets the same refusal)', async function () {
+    const { prefix, running } = store;
     const worker = start('bin/worker.ts', { INDEX_PREFIX: prefix, QUEUE_NAME: `${prefix}q`, MODEL_POOLING: 'mean', EMBED_CACHE_DIR: undefined });
     running.push(worker);
     expect(await worker.exited).to.equal(1);
@@ -175,6 +182,7 @@ describe('switching the embedder (real model, real remote service, real API proc
   });
 
   it('reindexes to the remote embedder beside the live index: every search answers 200, none mixes the two models', async function () {
+    const { client, prefix, running } = store;
     const port = await closedPort();
     const base = `http://127.0.0.1:${port}`;
     const api = start('src/server.ts', { INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', ...SEARCHING });
@@ -236,33 +244,11 @@ describe('switching between two local models of one dimension (bge-small to Mini
   /** Mean pooling and no prefixes: what `auto` resolves for MiniLM, said explicitly as a deployment would. */
   const minilmEnv = { EMBEDDER: 'local', MODEL_ID: MINILM, MODEL_POOLING: 'mean', MODEL_QUERY_PREFIX: undefined, MODEL_PASSAGE_PREFIX: undefined };
   const minilmConfig = loadConfig({ ...process.env, ...minilmEnv });
-  let client: Client;
-  let prefix: string;
-  let dir: string | undefined;
-  let bge: Embedder;
-  const running: Running[] = [];
-
-  before(async function () {
-    // MODEL_DIR set to a folder of one's own may not hold MiniLM (`npx tsx scripts/ops/provision-model.ts --model all-minilm-l6-v2` puts it there).
-    if (config.modelDir === undefined || !existsSync(join(config.modelDir, MINILM, 'onnx', 'model_quantized.onnx'))) this.skip();
-    client = testClient();
-    prefix = privatePrefix('switch-minilm');
-    dir = await copyLibrary(SAMPLE_LIBRARY, (f) => f.startsWith('lf-'));
-    const model = await createEmbedder({ modelId: LOCAL_MODEL, modelDir: config.modelDir });
-    bge = config.embedCacheDir ? await withEmbeddingCache(model, { dir: config.embedCacheDir }) : model;
-    await loadLibrary({ client, embedder: bge, prefix, dir });
-  });
-
-  after(async function () {
-    for (const p of running) await stop(p);
-    if (client) {
-      await deleteIndices(client, prefix);
-      await client.close();
-    }
-    await removeDir(dir);
-  });
+  // MODEL_DIR set to a folder of one's own may not hold MiniLM (`npx tsx scripts/ops/provision-model.ts --model all-minilm-l6-v2` puts it there).
+  const store = useBgeStore('switch-minilm', () => config.modelDir !== undefined && existsSync(join(config.modelDir, MINILM, 'onnx', 'model_quantized.onnx')));
 
   it('reindexes to MiniLM with every search answered, records it, re-embeds every passage with it, and the bge API is refused after', async function () {
+    const { client, prefix, bge, running } = store;
     const port = await closedPort();
     const base = `http://127.0.0.1:${port}`;
     const api = start('src/server.ts', { INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', ...SEARCHING });
