@@ -15,7 +15,7 @@ import { startApi } from '../support/api-harness.js';
 import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
-import { dropFollowStore, runFollow } from '../support/follow-env.js';
+import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
 
 const config = loadConfig(process.env);
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
@@ -93,15 +93,7 @@ describe('follow: a feed followed end to end', function () {
     audioDir = await mkdtemp(join(tmpdir(), 'follow-audio-'));
     relay = await startCountingRelay(TRANSCRIBE_URL!);
     embeddings = await startHashEmbeddingsServer();
-    env = {
-      INDEX_PREFIX: prefix,
-      FOLLOW_LIBRARY_DIR: libraryDir,
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      TRANSCRIBE_URL: relay.url,
-      FOLLOW_POLL_INTERVAL_SECONDS: '3600',
-      LOG_LEVEL: 'warn',
-      ...embeddings.env,
-    };
+    env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
     const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
     for (const u of [
       { id: OWNER, name: 'Owner', plan: 'paid' },

@@ -32,7 +32,7 @@ import { freePort, runScript, waitFor, type Child } from '../../scripts/lib/chil
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { speak } from '../support/speech.js';
-import { dropFollowStore } from '../support/follow-env.js';
+import { dropFollowStore, followEnv } from '../support/follow-env.js';
 
 const config = loadConfig(process.env);
 const log = createLogger({ level: 'silent' });
@@ -273,15 +273,7 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
   });
 
   it('counts jobs by kind and outcome, polls by outcome, audio and transcription seconds, and discovery-to-searchable times', async function () {
-    const env = {
-      INDEX_PREFIX: prefix,
-      FOLLOW_LIBRARY_DIR: libraryDir,
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-      TRANSCRIBE_URL: relay.url,
-      FOLLOW_POLL_INTERVAL_SECONDS: '3600',
-      LOG_LEVEL: 'warn',
-      ...embeddings.env,
-    };
+    const env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
     const pipeline = loadConfig({ ...process.env, ...env }).pipeline;
     const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
     await client.index({ index: aliases.users, id: OWNER, body: userDocument({ id: OWNER, name: 'Owner', plan: 'paid' }), refresh: true } as never);

@@ -1,9 +1,36 @@
-// What the follow suites share: `npm run follow` as a child process, and dropping a suite's pipeline queues and indices.
+// What the follow suites share: the pipeline's environment, `npm run follow` as a child process, and dropping a suite's pipeline queues and indices.
 import { spawn } from 'node:child_process';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { deleteIndices, type Client } from '../../src/store/opensearch.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
+
+/**
+ * The environment a suite's pipeline (the worker, `npm run follow`) runs in: its prefix and library folder, loopback
+ * fetching allowed (the feed server), transcription through `transcribeUrl`, polls only when asked, and the embedder of
+ * `embedderEnv` (a hash embeddings server's `env`).
+ */
+export function followEnv({
+  prefix,
+  libraryDir,
+  transcribeUrl,
+  embedderEnv,
+}: {
+  prefix: string;
+  libraryDir: string;
+  transcribeUrl: string;
+  embedderEnv: Readonly<Record<string, string>>;
+}): Record<string, string> {
+  return {
+    INDEX_PREFIX: prefix,
+    FOLLOW_LIBRARY_DIR: libraryDir,
+    OUTBOUND_ALLOW_PRIVATE: 'true',
+    TRANSCRIBE_URL: transcribeUrl,
+    FOLLOW_POLL_INTERVAL_SECONDS: '3600',
+    LOG_LEVEL: 'warn',
+    ...embedderEnv,
+  };
+}
 
 export interface FollowRun {
   code: number | null;
