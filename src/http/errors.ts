@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { createError, type ApiError } from '../errors.js';
 import { logFailure } from './log-failure.js';
 import { bearerChallenge, scopeChallenge } from '../auth/challenge.js';
-import { credentialPresented } from '../auth/authenticate.js';
+import { credentialPresented } from '../auth/presented.js';
 import type { Logger } from '../ground/logger.js';
 import type { ErrorBody } from '../contract/shapes.js';
 
