@@ -1,6 +1,6 @@
 // The one reader of the environment: typed, validated, frozen. Each setting is declared once, in config/schema.ts, and its type follows from there.
 import { ENV, SCHEMA } from './schema.js';
-import { readSchema, type ConfigOf } from './tree.js';
+import { isSet, readSchema, type ConfigOf } from './tree.js';
 import type { Env } from './values.js';
 
 export { ConfigError } from './values.js';
@@ -32,7 +32,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
 
 /** The deprecated former names `env` still sets, each with the name that replaces it: what a process warns about at start. */
 export function deprecatedNamesIn(env: Env = process.env): { name: string; use: string }[] {
-  return [...ENV.values()].flatMap((setting) => (setting.aliases ?? []).filter((alias) => (env[alias] ?? '').trim() !== '').map((alias) => ({ name: alias, use: setting.name })));
+  return [...ENV.values()].flatMap((setting) => (setting.aliases ?? []).filter((alias) => isSet(env, alias)).map((alias) => ({ name: alias, use: setting.name })));
 }
 
 function deepFreeze<T>(value: T): Readonly<T> {

@@ -32,9 +32,14 @@ type FieldOf<F> = F extends Setting<infer T> ? T : F extends Computed<infer T> ?
 const isSetting = (node: Schema[string]): node is Setting<unknown> => typeof (node as Setting<unknown>).read === 'function';
 const isComputed = (node: Schema[string]): node is Computed<unknown> => typeof (node as Computed<unknown>).compute === 'function';
 
+/** Whether `env` sets the variable `name`: blank counts as unset, as everywhere in the configuration. */
+export function isSet(env: Env, name: string): boolean {
+  return (env[name] ?? '').trim() !== '';
+}
+
 /** Reads one variable, or the first of its former names that is set when it is not; the error names the one read. */
 export function readSetting<T>(setting: Setting<T>, env: Env): T {
-  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const set = (name: string) => isSet(env, name);
   const name = set(setting.name) ? setting.name : (setting.aliases?.find(set) ?? setting.name);
   return setting.read(env[name], name);
 }
