@@ -3,13 +3,13 @@
 // package (the official binary inside a registry package), fetched once into `.cache/node/<version>/`.
 import { once } from 'node:events';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
 import { createLogger } from '../../src/ground/logger.js';
+import { freePort } from '../lib/child.js';
 import { exec, lastLine } from '../ops/provision/commands.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 
@@ -90,15 +90,6 @@ async function unitSuite(node: string): Promise<number> {
   });
   log.info({ exitCode, seconds: (Date.now() - started) / 1000 }, 'unit suite done');
   return exitCode ?? 1;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /**
