@@ -38,7 +38,7 @@ import { speak } from '../../test/support/speech.js';
 import { runScript } from '../lib/child.js';
 import { positive } from '../../bin/lib/cli-args.js';
 import { exec } from '../ops/provision/commands.js';
-import { ensureMediaTools } from '../ops/provision/media-tools.js';
+import { ensureTools } from '../ops/provision/debian-tools.js';
 import { ensureModel } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 import { servicesUp } from '../ops/provision/services.js';
@@ -122,7 +122,7 @@ function peakRssMb(pid: number): number | undefined {
 }
 
 async function main(): Promise<void> {
-  await ensureMediaTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
+  await ensureTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
   say('provisioning the local transcription service (first run: venv and model into .cache/transcriber)');
   // The local service always: the comparison is with the same engine on this machine, so TRANSCRIBE_URL is not used.
   const service = await ensureTranscriber({ env: { ...process.env, TRANSCRIBE_MODEL: WHISPER_BASE.name }, log });

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/ground/logger.js';
 import { ensureChromium } from '../ops/provision/chromium.js';
 import { ensureModel, modelDirFor } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
-import { ensureMediaTools } from '../ops/provision/media-tools.js';
+import { ensureTools } from '../ops/provision/debian-tools.js';
 import { servicesDown, servicesStatus, servicesUp } from '../ops/provision/services.js';
 import { stopTranscriber } from '../ops/provision/transcriber.js';
 import { lint } from './lint.js';
@@ -47,7 +47,7 @@ async function main(): Promise<number> {
     env.REDIS_URL = services.redisUrl;
     env.TRANSCRIBE_URL = services.transcribeUrl;
     // The transcription suites speak real sentences (espeak-ng) and cut audio (ffmpeg).
-    await ensureMediaTools({ env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
+    await ensureTools({ env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
     env.CHROMIUM_PATH = await ensureChromium({ env, log });
     // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
     env.EMBED_CACHE_DIR = env.EMBED_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');

@@ -15,7 +15,7 @@ import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { ensureMediaTools } from './provision/media-tools.js';
+import { ensureTools } from './provision/debian-tools.js';
 import { ensureModel } from './provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from './provision/paths.js';
 import { servicesDown, servicesStatus, servicesUp, type ServiceStatus } from './provision/services.js';
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void end(0));
   const urls = await servicesUp({ log, transcriber: true });
   // espeak-ng speaks the demo feed; ffmpeg makes its MP3s and the transcription client probes them.
-  await ensureMediaTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
+  await ensureTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
   // EMBEDDER=openai embeds on its service (EMBEDDINGS_URL): no model to provision.
   const remote = loadConfig(process.env).embedding.kind === 'openai';
   const modelDir = process.env.MODEL_DIR || (remote ? '' : await ensureModel({ cacheDir: CACHE_DIR, log }));

@@ -9,7 +9,7 @@ import type { Logger } from '../../../src/ground/logger.js';
 import { aptInstall } from './apt.js';
 import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
 import { ProvisionError, createProvisionError } from './errors.js';
-import { ensureMediaTools } from './media-tools.js';
+import { ensureTools } from './debian-tools.js';
 import { MODEL_ID as EMBEDDING_MODEL_ID, modelDirFor } from './model.js';
 import { CACHE_DIR, PROJECT_ROOT, RUN_DIR } from './paths.js';
 import { checkPinnedPort, choosePort } from './ports.js';
@@ -197,7 +197,7 @@ export async function ensureWhisperBase({ log }: { log: Logger }): Promise<strin
  * faster-whisper hub model, downloaded by the service on its first start.
  */
 export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }: { env: Env; log: Logger; healthTimeoutMs?: number }): Promise<TranscriberState> {
-  await ensureMediaTools({ env, log, tools: ['ffmpeg', 'ffprobe'] }); // the client probes and cuts audio with them
+  await ensureTools({ env, log, tools: ['ffmpeg', 'ffprobe'] }); // the client probes and cuts audio with them
   const model = wantedModel(env);
   const running = await runningTranscriber();
   if (running && running.model === model && running.requirements === serviceHash()) {
