@@ -7,7 +7,6 @@ import type { Principal } from './principal.js';
 import { presentedCredential, type Presented } from './presented.js';
 import type { Queries } from '../store/queries.js';
 
-
 /** Paths that take a credential; matched on the raw path, so an undecodable URL still reaches the limiter. */
 type AppliesTo = (path: string) => boolean;
 
