@@ -9,10 +9,12 @@ import {
   address,
   addressList,
   choice,
+  checkedUrl,
   custom,
   decimal,
   integer,
   isAddressOrRange,
+  isLoopbackHost,
   optionalInteger,
   optionalText,
   readDate,
@@ -77,6 +79,24 @@ function readIndexPrefix(raw: string, name: string): string {
   return raw;
 }
 
+/** An http(s) service URL without credentials, query or fragment (a key goes in its own variable, never in a URL that logs print). */
+function readServiceUrl(raw: string | undefined, name: string): string | undefined {
+  if (raw === undefined) return undefined;
+  const url = checkedUrl(raw, name, HTTP);
+  const parsed = new URL(url);
+  if (parsed.username || parsed.password) throw new ConfigError(name, `carries credentials; give the URL without them (a key has its own variable)`);
+  if (parsed.search || parsed.hash) throw new ConfigError(name, `expected a base URL without query or fragment, got "${raw}"`);
+  return url;
+}
+
+/** A Bearer key is sent over https, or plain http to this machine only: anywhere else it would cross the network in the clear. */
+function checkKeyTransport(key: string | undefined, url: string | undefined, name: string): string | undefined {
+  if (key !== undefined && url !== undefined && new URL(url).protocol === 'http:' && !isLoopbackHost(new URL(url).hostname)) {
+    throw new ConfigError(name, `would be sent in the clear to ${new URL(url).origin}; use an https URL (plain http only on loopback)`);
+  }
+  return key;
+}
+
 const list = (raw: string | undefined) =>
   (raw ?? '')
     .split(',')
@@ -110,6 +130,19 @@ const INDEX_PREFIX = custom(
   readIndexPrefix,
 );
 const MODEL_ID = text('MODEL_ID', 'Xenova/bge-small-en-v1.5', 'embedding model (model hub id)');
+const TRANSCRIBE_URL = optionalText(
+  'TRANSCRIBE_URL',
+  'OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); `npm run services -- up` starts the local one and prints its URL',
+  { shown: 'unset (episodes without a transcript in their source fail: nothing transcribes them)', accepts: 'URL' },
+);
+const ENRICH_URL = custom(
+  'ENRICH_URL',
+  { shown: 'unset (titles and claims by the local method)', accepts: 'http or https URL without credentials' },
+  'OpenAI-compatible chat service (`POST <url>/v1/chat/completions`: llama.cpp, Ollama, vLLM, a hosted one) that rewrites the titles and moment claims of generated chapters; it never chooses times',
+  readServiceUrl,
+);
+const ENRICH_CHAPTER_MIN_SECONDS = integer('ENRICH_CHAPTER_MIN_SECONDS', 120, 10, 3600, 'shortest generated chapter (speech under 3 minutes may be one shorter chapter)');
+const ENRICH_CHAPTER_MAX_SECONDS = integer('ENRICH_CHAPTER_MAX_SECONDS', 1200, 60, 6 * 3600, 'longest generated chapter; at least `ENRICH_CHAPTER_MIN_SECONDS`');
 
 /**
  * Every setting the service, the worker and the scripts read, where it lands in the object
@@ -376,11 +409,7 @@ export const SCHEMA = {
     audioMaxBytes: integer('AUDIO_MAX_BYTES', 1024 ** 3, 1024, 64 * 1024 ** 3, 'largest audio file fetched for transcription (decoded bytes counted while streaming)'),
     audioMaxSeconds: integer('AUDIO_MAX_SECONDS', 6 * 3600, 1, 48 * 3600, 'longest audio transcribed'),
     transcribe: {
-      url: optionalText(
-        'TRANSCRIBE_URL',
-        'OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); `npm run services -- up` starts the local one and prints its URL',
-        { shown: 'unset (episodes without a transcript in their source fail: nothing transcribes them)', accepts: 'URL' },
-      ),
+      url: TRANSCRIBE_URL,
       model: text('TRANSCRIBE_MODEL', 'base', 'model named in each transcription request (`whisper-1` for OpenAI; the local service serves its own model whatever is asked)'),
       apiKey: optionalText('TRANSCRIBE_API_KEY', 'Bearer key of a remote transcription service'),
       maxUploadBytes: integer(
@@ -393,6 +422,42 @@ export const SCHEMA = {
       timeoutMs: integer('TRANSCRIBE_TIMEOUT_MS', 30 * 60_000, 1000, 6 * 3_600_000, 'longest one transcription request may take'),
       concurrency: integer('TRANSCRIBE_CONCURRENCY', 1, 1, 64, 'episodes transcribed at once by one worker'),
     },
+  },
+
+  /** Enrichment: chapters, typed key moments, topics, people and entities generated for episodes that have none (issue 41). */
+  enrich: {
+    enabled: toggle('ENRICH', true, '`off`: the follow pipeline publishes transcribed episodes without generated chapters, moments, topics and entities'),
+    chapterMinMs: computed([ENRICH_CHAPTER_MIN_SECONDS], (seconds) => seconds * 1000),
+    chapterMaxMs: computed([ENRICH_CHAPTER_MAX_SECONDS, ENRICH_CHAPTER_MIN_SECONDS], (max, min) => {
+      if (max < min) throw new ConfigError('ENRICH_CHAPTER_MAX_SECONDS', `expected at least ENRICH_CHAPTER_MIN_SECONDS (${min}), got ${max}`);
+      return max * 1000;
+    }),
+    /** The language model's service; unset: the local method's titles and claims stay. */
+    url: ENRICH_URL,
+    model: optionalText('ENRICH_MODEL', 'model named in each chat request (Ollama and hosted services need one)', { shown: "unset (none sent: the server's own)" }),
+    apiKey: computed([optionalText('ENRICH_API_KEY', 'Bearer key of the chat service (https, or http on loopback only)'), ENRICH_URL], (key, url) =>
+      checkKeyTransport(key, url, 'ENRICH_API_KEY'),
+    ),
+    timeoutMs: integer(
+      'ENRICH_TIMEOUT_MS',
+      60_000,
+      100,
+      600_000,
+      "longest the chat service may take over one chapter; past it that chapter keeps the local method's title and claims",
+    ),
+    /** Named-entity recognition (`POST <url>/v1/entities`); `NER_URL`, else `TRANSCRIBE_URL`'s service; unset: no people or entities. */
+    nerUrl: computed(
+      [
+        custom(
+          'NER_URL',
+          { shown: '`$TRANSCRIBE_URL`, else unset (no people or entities)', accepts: 'http or https URL without credentials' },
+          'named-entity recognition service (`POST <url>/v1/entities`): people and companies/products of generated episodes',
+          readServiceUrl,
+        ),
+        TRANSCRIBE_URL,
+      ],
+      (ner, transcribe) => ner ?? transcribe?.replace(/\/+$/, ''),
+    ),
   },
 
   /** Prometheus `/metrics` listeners, off the public API port; the API and the worker each have their own. */

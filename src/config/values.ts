@@ -221,6 +221,9 @@ export function readOrigins(raw: string | undefined, name: string): string[] {
 /** Hosts a plain-http URL may name: a JWKS fetched over http from elsewhere could be swapped on the way. */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** Whether a URL's `hostname` is this machine (`localhost`, `127.0.0.0/8`, `[::1]`). */
+export const isLoopbackHost = (hostname: string): boolean => LOOPBACK_HOSTS.has(hostname) || hostname.startsWith('127.');
+
 /** A JWKS file path, an https URL, or an http URL on loopback only. */
 export function readJwksSource(raw: string | undefined, name: string): string | undefined {
   if (raw === undefined || !/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) return raw;
@@ -230,6 +233,6 @@ export function readJwksSource(raw: string | undefined, name: string): string | 
   } catch {
     throw new ConfigError(name, `expected a file path or an https URL, got "${raw}"`);
   }
-  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && (LOOPBACK_HOSTS.has(parsed.hostname) || parsed.hostname.startsWith('127.')))) return raw;
+  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname))) return raw;
   throw new ConfigError(name, `expected an https URL (http only on loopback), got "${raw}"`);
 }
