@@ -127,7 +127,9 @@ export function episodeDocuments(
           title: m.title,
           startMs: m.startMs,
           ...(m.endMs != null ? { endMs: m.endMs } : {}),
+          ...generatedMark(m),
         })),
+        ...generatedMark(c),
       })),
     },
     passages,
@@ -152,5 +154,13 @@ export function channelDocument(c: ChannelRecord): ChannelDoc {
 }
 
 export function facetDocument({ kind, record }: FacetEntry): FacetDoc {
-  return { id: record.id, kind, name: record.name, channelId: record.channelId ?? null };
+  return { id: record.id, kind, name: record.name, channelId: record.channelId ?? null, ...generatedMark(record) };
+}
+
+/**
+ * `{ generated: true }` on what enrichment made (decision 27), nothing on the creator's: the documents of a record
+ * without the field stay byte-identical, so no derivation version bump is needed (a record that gains it hashes anew).
+ */
+function generatedMark(record: { generated?: boolean | undefined }): { generated?: true } {
+  return record.generated === true ? { generated: true } : {};
 }

@@ -45,8 +45,12 @@ export const Channel = Type.Object({
 export type ChannelRecord = Static<typeof Channel>;
 export type ChannelSourceRecord = NonNullable<ChannelRecord['source']>;
 
+/** True on what enrichment made from a transcript rather than the creator (decision 27); absent or false: the creator's. */
+const Generated = (what: string) =>
+  Type.Optional(Type.Boolean({ description: `True when this ${what} was made from the transcript by enrichment, not by the creator; absent or false: the creator's own.` }));
+
 /** A facet display name (`topics.json`, `people.json`, `entities.json`); collections only: the channel whose playlist it mirrors. */
-export const Facet = Type.Object({ id: Id, name: Type.String(), channelId: Type.Optional(Nullable(Type.String())) });
+export const Facet = Type.Object({ id: Id, name: Type.String(), channelId: Type.Optional(Nullable(Type.String())), generated: Generated('name') });
 export type FacetRecord = Static<typeof Facet>;
 
 /** A collection (`collections.json`): a facet that always names its channel. */
@@ -95,10 +99,11 @@ export const KeyMoment = Type.Object({
   title: Type.String(),
   startMs: Ms,
   endMs: Type.Optional(Nullable(Ms)),
+  generated: Generated('key moment'),
 });
 export type KeyMomentRecord = Static<typeof KeyMoment>;
 
-export const Chapter = Type.Object({ title: Type.String(), startMs: Ms, endMs: Ms, moments: Type.Array(KeyMoment) });
+export const Chapter = Type.Object({ title: Type.String(), startMs: Ms, endMs: Ms, moments: Type.Array(KeyMoment), generated: Generated('chapter') });
 export type ChapterRecord = Static<typeof Chapter>;
 
 /** One episode as the library holds it: catalog row, facet ids, transcript and chapters. */

@@ -112,6 +112,12 @@ const KeyMomentSchema = Type.Object({
   title: Type.String({ description: 'A self-contained citable claim.' }),
   startMs: Type.Integer(),
   endMs: Type.Optional(Type.Integer()),
+  generated: Type.Optional(
+    Type.Boolean({
+      description:
+        "True when the key moment was made from the transcript by enrichment (its type, claim and times), not by the creator; false on the creator's own (additive, present on every key moment answered).",
+    }),
+  ),
 });
 
 const ChapterSchema = Type.Object({
@@ -119,6 +125,12 @@ const ChapterSchema = Type.Object({
   startMs: Type.Integer(),
   endMs: Type.Integer(),
   moments: Type.Array(component('KeyMoment', KeyMomentSchema)),
+  generated: Type.Optional(
+    Type.Boolean({
+      description:
+        "True when the chapter was made from the transcript by enrichment (its title and bounds; its moments say so each), not by the creator; false on the creator's own (additive, present on every chapter answered). An episode with the creator's chapters has no generated ones.",
+    }),
+  ),
 });
 
 const RelatedEpisodeSchema = Type.Object(

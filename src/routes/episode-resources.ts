@@ -48,12 +48,20 @@ export function getTranscript({ validateTranscript }: { validateTranscript: Vali
   };
 }
 
-/** Chapters as stored; an episode without a chapters record has none (`[]`). */
+/**
+ * A stored chapter as the API answers it: `generated` on the chapter and on each key moment, `false` where the store
+ * leaves it out (the creator's), so a client branches on a boolean that is always there (decision 27).
+ */
+export function answeredChapter(c: Chapter): Chapter {
+  return { ...c, moments: c.moments.map((m) => ({ ...m, generated: m.generated === true })), generated: c.generated === true };
+}
+
+/** Chapters as stored, each saying whether it was generated; an episode without a chapters record has none (`[]`). */
 export function getChapters(): RequestHandler {
   return async (req, res) => {
     const { episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
     const stored = await req.queries.chapters(episode.id);
-    const body: Chapter[] = stored?.chapters ?? [];
+    const body: Chapter[] = (stored?.chapters ?? []).map(answeredChapter);
     res.json(body);
   };
 }

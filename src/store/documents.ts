@@ -44,6 +44,8 @@ export interface FacetDoc {
   kind: FacetKind;
   name: string;
   channelId: string | null;
+  /** Present (true) only on a name enrichment found in a transcript (decision 27). */
+  generated?: true;
 }
 
 /** Catalog row, one per episode; `_id` is the episode id. */
