@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { z } from 'zod';
 import type { SearchParams, SearchResult } from '../search/types.js';
 import { SearchQuery, withOptions, type ValidQuery } from '../openapi/parameters.js';
-import { inlineShapes, SearchResultSchema } from '../contract/shapes.js';
+import { inlineShapes, SearchResultSchema, type Chapter, type MatchedSegment } from '../contract/shapes.js';
 import { FilterId } from '../store/filters.js';
 import { clock } from '../ground/clock.js';
 
@@ -88,11 +88,41 @@ export function oneLine(text: string, max: number = LABEL_CHARS): string {
 
 const quote = (text: string) => oneLine(text, QUOTE_CHARS);
 
+/** A cited chapter or key-moment title by episode, kind and start: how {@link generatedCitations} names the generated ones. */
+export const titleKey = (episodeId: string, kind: 'chapter' | 'moment', startMs: number) => `${episodeId}\u0000${kind}\u0000${startMs}`;
+
+/** Which passage kind a cited segment is, when it is a chapter or key-moment title. */
+function titleKind(segment: MatchedSegment): 'chapter' | 'moment' | undefined {
+  return segment.matchedVia.includes('chapter') ? 'chapter' : segment.matchedVia.includes('moment') ? 'moment' : undefined;
+}
+
+/**
+ * The {@link titleKey}s of the chapter and key-moment titles the result cites that enrichment generated (decision 27),
+ * read from the chapters of only the episodes that cite a title (none: no read). A title passage starts where its
+ * chapter or moment starts, so the start names it.
+ */
+export async function generatedCitations(result: SearchResult, chaptersOf: (episodeId: string) => Promise<{ chapters: Chapter[] } | undefined>): Promise<Set<string>> {
+  const citing = result.episodes.filter((e) => e.segments.some((s) => titleKind(s) !== undefined)).map((e) => e.episodeId);
+  const keys = new Set<string>();
+  const docs = await Promise.all(citing.map((id) => chaptersOf(id)));
+  citing.forEach((id, i) => {
+    for (const c of docs[i]?.chapters ?? []) {
+      if (c.generated) keys.add(titleKey(id, 'chapter', c.startMs));
+      for (const m of c.moments) if (m.generated) keys.add(titleKey(id, 'moment', m.startMs));
+    }
+  });
+  return keys;
+}
+
+/** What precedes a cited title that was generated, so an assistant does not quote it as the creator's. */
+const GENERATED_TITLE = { chapter: 'Generated chapter title', moment: 'Generated key moment' } as const;
+
 /**
  * The result as text an assistant can quote: per episode its title, date and page, then
  * per segment the moment's time, the speaker when known, the words and the citation URL.
+ * A chapter or key-moment title among `generated` ({@link generatedCitations}) says it was generated from the transcript.
  */
-export function renderSearchText(result: SearchResult, channelTitle: string): string {
+export function renderSearchText(result: SearchResult, channelTitle: string, generated: ReadonlySet<string> = new Set()): string {
   // Every piece of library or client text is folded to one line: only this function starts lines.
   const [channel, query] = [oneLine(channelTitle), oneLine(result.query ?? '', 1000)];
   if (result.episodes.length === 0) return `No published episode of ${channel} matches "${query}".`;
@@ -101,7 +131,9 @@ export function renderSearchText(result: SearchResult, channelTitle: string): st
     lines.push('', `${i + 1}. ${oneLine(episode.title)} (${episode.publishedAt.slice(0, 10)})`, `   ${episode.url}`);
     for (const s of episode.segments) {
       const speaker = s.speaker ? oneLine(s.speaker) : '';
-      lines.push(`   - [${clock(s.startMs)}]${speaker ? ` ${speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
+      const kind = titleKind(s);
+      const label = kind && generated.has(titleKey(episode.episodeId, kind, s.startMs)) ? ` ${GENERATED_TITLE[kind]} (from the transcript, not the creator's):` : '';
+      lines.push(`   - [${clock(s.startMs)}]${label}${speaker ? ` ${speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
     }
   });
   return lines.join('\n');

@@ -1,4 +1,4 @@
-// schema.org data of an episode page: PodcastEpisode for audio, VideoObject otherwise, chapters and key moments as Clip parts; serialized so that no library text can close its script element.
+// schema.org data of an episode page: PodcastEpisode for audio, VideoObject otherwise, the creator's chapters and key moments as Clip parts; serialized so that no library text can close its script element.
 import type { EpisodePage } from './load.js';
 import { isoDuration, playerFor, safeHttpUrl } from './media.js';
 
@@ -25,7 +25,12 @@ export function episodeStructuredData(page: EpisodePage): Record<string, unknown
     ...(endMs !== undefined && endMs > startMs ? { endOffset: Math.ceil(endMs / 1000) } : {}),
     url: `${page.url}?t=${Math.floor(startMs)}`,
   });
-  const parts = page.chapters.flatMap((c) => [clip(c.title, c.startMs, c.endMs), ...c.moments.map((m) => clip(m.title, m.startMs, m.endMs ?? undefined))]);
+  // Only the creator's chapters and moments are Clips (decision 27): a Clip is the publisher stating where its own key
+  // moments are, and schema.org has no way to say "machine-written"; a search engine that wants moments made from the
+  // speech makes its own. The page, its twin and the API still show the generated ones, labelled.
+  const parts = page.chapters
+    .filter((c) => !c.generated)
+    .flatMap((c) => [clip(c.title, c.startMs, c.endMs), ...c.moments.filter((m) => !m.generated).map((m) => clip(m.title, m.startMs, m.endMs ?? undefined))]);
   const common = {
     '@context': 'https://schema.org',
     name: episode.title,

@@ -33,12 +33,18 @@ export interface TranscriptSegment {
   text: string;
 }
 
+/** A person's or topic's display name; `generated` when enrichment found it in the transcript (decision 27). */
+export interface FacetName {
+  name: string;
+  generated: boolean;
+}
+
 export interface EpisodePage {
   channel: PageChannel;
   episode: EpisodeDoc;
   url: string;
-  people: string[];
-  topics: string[];
+  people: FacetName[];
+  topics: FacetName[];
   chapters: Chapter[];
   segments: TranscriptSegment[];
   related: { id: string; title: string; url: string; publishedAt: string; durationMs: number | null }[];
@@ -121,10 +127,10 @@ async function loadAround(queries: Queries, channel: PageChannel, episode: Episo
     queries.relatedEpisodes({ channel: channel.doc, episodeId: episode.id, topicIds: episode.topicIds }),
     Promise.all(facetIds.map((id) => queries.facet(id))),
   ]);
-  const name = new Map(facets.filter((f): f is FacetDoc => f !== undefined).map((f) => [f.id, f.name]));
+  const name = new Map(facets.filter((f): f is FacetDoc => f !== undefined).map((f): [string, FacetName] => [f.id, { name: f.name, generated: f.generated === true }]));
   return {
-    people: episode.personIds.map((id) => name.get(id)).filter((n): n is string => n !== undefined),
-    topics: episode.topicIds.map((id) => name.get(id)).filter((n): n is string => n !== undefined),
+    people: episode.personIds.map((id) => name.get(id)).filter((n): n is FacetName => n !== undefined),
+    topics: episode.topicIds.map((id) => name.get(id)).filter((n): n is FacetName => n !== undefined),
     related: related
       .filter((r) => isShown(r, channel.doc))
       .map((r) => ({ id: r.id, title: r.title, url: episodeUrl(channel.origin, r.id), publishedAt: r.publishedAt, durationMs: r.durationMs ?? null })),

@@ -2,10 +2,10 @@
 import type { BlockContent, Heading, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from 'mdast';
 import { toMarkdown } from 'mdast-util-to-markdown';
 import type { SearchAnswer } from '../search/search.js';
-import type { EpisodePage, LibraryPage, PageChannel } from './load.js';
+import type { EpisodePage, FacetName, LibraryPage, PageChannel } from './load.js';
 import { clock } from '../ground/clock.js';
 import { safeHttpUrl } from './media.js';
-import { currentSegmentIndex, transcriptWindow, TRANSCRIPT_WINDOW } from './html/episode.js';
+import { currentSegmentIndex, GENERATED_LABEL, generatedShare, transcriptWindow, TRANSCRIPT_WINDOW } from './html/episode.js';
 
 const text = (value: string): PhrasingContent => ({ type: 'text', value });
 const strong = (value: string): PhrasingContent => ({ type: 'strong', children: [text(value)] });
@@ -53,14 +53,25 @@ const momentLine = (pageUrl: string, ms: number) => `[${clock(ms)}](${destinatio
  * 10,000 moments and 50,000 segments, and mdast-util-to-markdown took ~5 s for that many nodes (its escaping checks
  * every node against every unsafe pattern). Each line starts with its timestamp link, so no line can begin a block.
  */
-function chaptersMarkdown(page: EpisodePage): string {
+function chaptersMarkdown(page: EpisodePage, tagChapters: boolean): string {
   let out = '';
   for (const c of page.chapters) {
-    out += `- ${momentLine(page.url, c.startMs)} ${inlineText(c.title)}\n`;
-    for (const m of c.moments) out += `  - ${momentLine(page.url, m.startMs)} ${inlineText(m.type)}: ${inlineText(m.title)}\n`;
+    out += `- ${momentLine(page.url, c.startMs)} ${inlineText(c.title)}${tagChapters && c.generated ? GENERATED_SUFFIX : ''}\n`;
+    for (const m of c.moments) out += `  - ${momentLine(page.url, m.startMs)} ${inlineText(m.type)}: ${inlineText(m.title)}${m.generated ? GENERATED_SUFFIX : ''}\n`;
   }
   return out;
 }
+
+/** What follows a generated chapter, moment or name in a twin (decision 27). */
+const GENERATED_SUFFIX = ' (generated)';
+
+/** The note under the chapters heading: all of them generated, or those tagged. */
+function chaptersNote(share: 'none' | 'all' | 'some'): string {
+  if (share === 'none') return '';
+  return share === 'all' ? `_${GENERATED_LABEL}, not by the creator._\n\n` : '_Chapters tagged (generated) were made from the transcript, not by the creator._\n\n';
+}
+
+const names = (list: readonly FacetName[]) => list.map((n) => `${line(n.name)}${n.generated ? GENERATED_SUFFIX : ''}`).join(', ');
 
 /** The transcript of a twin: whole, or the window around `t` the HTML page shows, with links to the rest. */
 function transcriptMarkdown(page: EpisodePage, t: number | undefined): string {
@@ -93,11 +104,14 @@ export function episodeMarkdown(page: EpisodePage, t?: number): string {
   const source = safeHttpUrl(episode.mediaUrl) ?? safeHttpUrl(episode.link);
   if (source) facts.push(text(' · '), link(source, 'Source'));
   out.push(paragraph(...facts));
-  if (page.people.length > 0) out.push(paragraph(strong('People:'), text(` ${page.people.map(line).join(', ')}`)));
-  if (page.topics.length > 0) out.push(paragraph(strong('Topics:'), text(` ${page.topics.map(line).join(', ')}`)));
+  if (page.people.length > 0) out.push(paragraph(strong('People:'), text(` ${names(page.people)}`)));
+  if (page.topics.length > 0) out.push(paragraph(strong('Topics:'), text(` ${names(page.topics)}`)));
   if (episode.summary) out.push(paragraph(text(line(episode.summary))));
   let md = serialize(out);
-  if (page.chapters.length > 0) md += `\n## Chapters\n\n${chaptersMarkdown(page)}`;
+  if (page.chapters.length > 0) {
+    const share = generatedShare(page.chapters);
+    md += `\n## Chapters\n\n${chaptersNote(share)}${chaptersMarkdown(page, share === 'some')}`;
+  }
   md += `\n## Transcript\n\n${transcriptMarkdown(page, t)}`;
   if (page.related.length > 0) {
     md += `\n${serialize([heading(2, 'Related episodes'), list(page.related.map((r) => item(link(`${r.url}.md`, line(r.title)), text(` (${r.publishedAt.slice(0, 10)})`))))])}`;

@@ -1,6 +1,6 @@
 // Transcript, chapters and related episodes on a small world of our own, including stored data the API must refuse to serve.
 import { expect } from 'chai';
-import { episodeRecord } from '../support/api-fixture.js';
+import { enrichedEpisode, episodeRecord } from '../support/api-fixture.js';
 import { useApiWorld } from '../support/api-world.js';
 
 describe('API episode resources: transcript, chapters, related', function () {
@@ -60,10 +60,23 @@ describe('API episode resources: transcript, chapters, related', function () {
   });
 
   describe('chapters', function () {
-    it('serves chapters with their key moments as stored', async function () {
+    it("serves chapters with their key moments as stored, each saying it is the creator's (generated: false)", async function () {
       const res = await get('/api/v1/episodes/ep_a01/chapters');
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.equal(world.alpha[1]!.chapters);
+      const creators = world.alpha[1]!.chapters!.map((c) => ({ ...c, generated: false, moments: c.moments.map((m) => ({ ...m, generated: false })) }));
+      expect(res.body).to.deep.equal(creators);
+    });
+
+    it('says generated: true on every chapter and key moment made from the transcript (decision 27), the rest of each as stored', async function () {
+      const record = enrichedEpisode('ep_enriched', 'ch_alpha');
+      await world.store.episodes([record]);
+      const res = await get('/api/v1/episodes/ep_enriched/chapters');
+      expect(res.status).to.equal(200);
+      const body = res.body as { generated: unknown; moments: { generated: unknown }[] }[];
+      expect(body).to.have.length(2);
+      expect(body.map((c) => c.generated)).to.deep.equal([true, true]);
+      expect(body.flatMap((c) => c.moments.map((m) => m.generated))).to.deep.equal([true, true, true]);
+      expect(body).to.deep.equal(record.chapters);
     });
 
     it('answers [] for an episode without chapters', async function () {

@@ -89,6 +89,45 @@ export function episodeRecord(id: string, channelId: string, overrides: Partial<
   };
 }
 
+/**
+ * An episode enriched from its transcript (decision 27): chapters and key moments all `generated: true`, every time on
+ * a segment's start or end, and words of its own (mulch, compost) so a search finds its generated titles and nothing else.
+ */
+export function enrichedEpisode(id: string, channelId: string, overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
+  return episodeRecord(id, channelId, {
+    title: `Enriched episode ${id}`,
+    summary: null,
+    transcript: {
+      formatVersion: 1,
+      segments: [
+        { speakerLabel: 'Host', startMs: 0, endMs: 30_000, text: 'Mulch keeps the moisture in the ground through a hot week.' },
+        { speakerLabel: 'Guest', startMs: 30_000, endMs: 70_000, text: 'Why does compost smell sweet? Because it is made slowly and turned often.' },
+        { speakerLabel: 'Host', startMs: 70_000, endMs: 120_000, text: 'Next year every bed will have a layer of leaves on it.' },
+      ],
+    },
+    chapters: [
+      {
+        title: 'Mulch and moisture',
+        startMs: 0,
+        endMs: 30_000,
+        generated: true,
+        moments: [{ type: 'insight', title: 'Mulch keeps the moisture in the ground through a hot week.', startMs: 0, endMs: 30_000, generated: true }],
+      },
+      {
+        title: 'Sweet compost',
+        startMs: 30_000,
+        endMs: 120_000,
+        generated: true,
+        moments: [
+          { type: 'qa', title: 'Compost smells sweet because it is made slowly and turned often.', startMs: 30_000, endMs: 70_000, generated: true },
+          { type: 'prediction', title: 'Next year every bed will have a layer of leaves on it.', startMs: 70_000, endMs: 120_000, generated: true },
+        ],
+      },
+    ],
+    ...overrides,
+  });
+}
+
 /** Users of the small world: plans decide API access, memberships decide visibility. */
 export const WORLD_USERS: UserRecord[] = [
   { id: 'u_owner', name: 'Owner', plan: 'paid' },

@@ -1,6 +1,7 @@
-// The channel pages' small world: the API tests' world plus facet names, an audio show, an episode without media, and a channel whose every text is hostile.
+// The channel pages' small world: the API tests' world plus facet names, an audio show, an episode without media, one enriched from its transcript, and a channel whose every text is hostile.
+import { facetDocument } from '../../indexer/documents.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
-import { episodeRecord, type ApiTestStore } from './api-fixture.js';
+import { enrichedEpisode, episodeRecord, type ApiTestStore } from './api-fixture.js';
 
 export const HOSTILE_TITLE = 'Bad </title><script>alert("title")</script> \u202Egnp.exe \u202C ' + 'x'.repeat(10_000);
 export const HOSTILE_TEXT = '<img src=x onerror=alert(1)> [click](javascript:alert(2)) </script><!-- # Heading';
@@ -45,6 +46,15 @@ export function pagesEpisodes(): EpisodeRecord[] {
       transcript: transcript('Plain'),
       chapters: [],
     }),
+    // Chapters, moments, a topic and a guest generated from the transcript, beside the creator's host (decision 27).
+    enrichedEpisode('ep_radio_gen', 'ch_radio', {
+      title: 'Radio episode enriched from its transcript',
+      mediaUrl: 'https://media.example.org/radio/gen.wav',
+      durationMs: 120_000,
+      publishedAt: '2024-01-15T10:00:00Z',
+      topicIds: ['t_compost'],
+      personIds: ['p_host', 'p_found'],
+    }),
     episodeRecord('ep_radio_draft', 'ch_radio', { title: 'Unpublished radio draft', status: 'pending' }),
     episodeRecord('ep_radio_old', 'ch_radio', { title: 'Archived radio episode', status: 'archived' }),
     episodeRecord('ep_hostile', 'ch_hostile', {
@@ -83,4 +93,7 @@ export async function seedPagesWorld(store: ApiTestStore): Promise<void> {
   await store.episodes(pagesEpisodes());
   await store.put('facets', 't_garden', { id: 't_garden', kind: 'topic', name: 'Gardening', channelId: null });
   await store.put('facets', 'p_host', { id: 'p_host', kind: 'person', name: 'Hana Host', channelId: null });
+  // Names enrichment found, as the indexer stores them from topics.json and people.json.
+  await store.put('facets', 't_compost', facetDocument({ kind: 'topic', record: { id: 't_compost', name: 'Compost', generated: true } }));
+  await store.put('facets', 'p_found', facetDocument({ kind: 'person', record: { id: 'p_found', name: 'Gus Guest', generated: true } }));
 }

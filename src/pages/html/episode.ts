@@ -1,6 +1,6 @@
 // The episode page: what a citation opens. The cited segment is current (aria-current="time"), every segment and moment links to its `?t=`, the player is cued to t.
 import { h } from 'preact';
-import type { EpisodePage, TranscriptSegment } from '../load.js';
+import type { EpisodePage, FacetName, TranscriptSegment } from '../load.js';
 import { clock } from '../../ground/clock.js';
 import { mediaFragmentUrl, playerFor, youtubeEmbedUrl } from '../media.js';
 import { episodeJsonLd } from '../jsonld.js';
@@ -66,14 +66,26 @@ function seekLinkHtml(page: EpisodePage, ms: number, title: string): string {
   return `<a href="${momentHref(ms, anchorFor(page, ms))}" data-seek="${ms}"><span class="time">${clock(ms)}</span> ${escapeHtml(title)}</a>`;
 }
 
+/** What labels a chapter, moment or name enrichment made (decision 27): the word itself, explained on hover. */
+export const GENERATED_LABEL = 'Generated from the transcript';
+const GENERATED_TAG = `<span class="generated" title="${GENERATED_LABEL}, not by the creator">generated</span>`;
+
+/** Which of an episode's chapters were generated: none, all (one note says so), or some (each of them tagged). */
+export function generatedShare(chapters: readonly { generated?: boolean | undefined }[]): 'none' | 'all' | 'some' {
+  const n = chapters.filter((c) => c.generated === true).length;
+  return n === 0 ? 'none' : n === chapters.length ? 'all' : 'some';
+}
+
 /** Chapters with their typed key moments, as strings for the same reason as the transcript (up to 2,000 and 10,000). */
-function chaptersHtml(page: EpisodePage): string {
+function chaptersHtml(page: EpisodePage, tagChapters: boolean): string {
   let out = '';
   for (const c of page.chapters) {
-    out += `<li>${seekLinkHtml(page, c.startMs, c.title)}`;
+    out += `<li>${seekLinkHtml(page, c.startMs, c.title)}${tagChapters && c.generated ? ` ${GENERATED_TAG}` : ''}`;
     if (c.moments.length > 0) {
       out += '<ul class="moments">';
-      for (const m of c.moments) out += `<li><span class="moment-type">${escapeHtml(m.type)}</span> ${seekLinkHtml(page, m.startMs, m.title)}</li>`;
+      for (const m of c.moments) {
+        out += `<li><span class="moment-type">${escapeHtml(m.type)}</span> ${m.generated ? `${GENERATED_TAG} ` : ''}${seekLinkHtml(page, m.startMs, m.title)}</li>`;
+      }
       out += '</ul>';
     }
     out += '</li>';
@@ -83,12 +95,25 @@ function chaptersHtml(page: EpisodePage): string {
 
 function chapters(page: EpisodePage) {
   if (page.chapters.length === 0) return null;
+  const share = generatedShare(page.chapters);
   return h(
     'nav',
     { class: 'chapters', 'aria-labelledby': 'chapters-h' },
     h('h2', { id: 'chapters-h' }, 'Chapters'),
-    h('ol', { dangerouslySetInnerHTML: { __html: chaptersHtml(page) } }),
+    share === 'none'
+      ? null
+      : h(
+          'p',
+          { class: 'generated-note' },
+          share === 'all' ? `${GENERATED_LABEL}, not by the creator.` : 'Chapters tagged generated were made from the transcript, not by the creator.',
+        ),
+    h('ol', { dangerouslySetInnerHTML: { __html: chaptersHtml(page, share === 'some') } }),
   );
+}
+
+/** A person's or topic's name, tagged when enrichment found it in the transcript. */
+function facetName({ name, generated }: FacetName) {
+  return generated ? [name, ' ', h('span', { class: 'generated', title: `${GENERATED_LABEL}, not by the creator` }, 'generated')] : [name];
 }
 
 /** The anchor (segment start) a moment lands in. */
@@ -178,12 +203,19 @@ export function renderEpisodePage(page: EpisodePage, t: number | undefined): str
       { class: 'episode-head' },
       h('h1', null, episode.title),
       h('p', { class: 'meta' }, h('time', { dateTime: episode.publishedAt }, meta)),
-      page.people.length > 0 ? h('p', { class: 'people' }, 'With ', page.people.join(', ')) : null,
+      page.people.length > 0
+        ? h(
+            'p',
+            { class: 'people' },
+            'With ',
+            page.people.flatMap((p, i) => [...(i > 0 ? [', '] : []), ...facetName(p)]),
+          )
+        : null,
       page.topics.length > 0
         ? h(
             'ul',
             { class: 'topics', 'aria-label': 'Topics' },
-            page.topics.map((name) => h('li', { key: name }, name)),
+            page.topics.map((topic) => h('li', { key: topic.name }, facetName(topic))),
           )
         : null,
     ),

@@ -4,7 +4,7 @@ import { renderToString } from 'preact-render-to-string';
 import type { PageChannel } from '../load.js';
 
 /** Script and style of the pages, served by the service itself (no inline code: the CSP forbids it). */
-export const ASSET_VERSION = '2';
+export const ASSET_VERSION = '3';
 
 export interface Head {
   title: string;
