@@ -136,6 +136,7 @@ export async function retryFailed(deps: FollowDeps, slug: string): Promise<numbe
     for (const [id, source] of Object.entries(state.items)) {
       if (source.processed?.outcome !== 'failed') continue;
       delete source.processed;
+      delete source.starts;
       const record = await readEpisode(dir, id);
       if (record?.status === 'failed') await saveEpisode(dir, { ...record, status: 'pending', error: null }, deps.ctx);
       retried++;

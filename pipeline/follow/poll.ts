@@ -12,9 +12,9 @@ import { decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';
 import { feedSnapshot, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
 import { readEpisode, saveChannel, saveEpisode } from './library.js';
-import { enqueueProcess, type ProcessJob } from './queues.js';
+import { enqueueProcess, MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
 import { nextPollAt, parseMaxAge } from './schedule.js';
-import { channelDir, readState, withChannelLock, writeState, type FollowState } from './state.js';
+import { channelDir, readState, startsOf, withChannelLock, writeState, type FollowState } from './state.js';
 
 /** What a poll and the processing jobs need, made once per process. */
 export interface FollowDeps {
@@ -112,9 +112,9 @@ async function applySnapshot(deps: FollowDeps, state: FollowState, snapshot: Sou
       counts.updated++;
     }
     // Work done for this very source version is remembered; a new version must be processed again.
-    const processed =
-      previous?.digest === item.source.digest && action !== 'new' ? previous.processed : final ? { digest: item.source.digest, outcome: 'published' as const } : undefined;
-    state.items[id] = { ...item.source, ...(processed ? { processed } : {}) };
+    const same = previous?.digest === item.source.digest && action !== 'new';
+    const processed = same ? previous.processed : final ? { digest: item.source.digest, outcome: 'published' as const } : undefined;
+    state.items[id] = { ...item.source, ...(processed ? { processed } : {}), ...(same && previous.starts ? { starts: previous.starts } : {}) };
   }
   if (state.archiveMissing) {
     const present = new Set(snapshot.items.map((i) => i.record.id));
@@ -140,6 +140,8 @@ export async function enqueueUnprocessed(deps: Pick<FollowDeps, 'processQueue'>,
   let added = 0;
   for (const [episodeId, source] of Object.entries(state.items)) {
     if (source.processed?.digest === source.digest) continue;
+    // Started more often than any job may start it and still no outcome: enqueueing again would only repeat that.
+    if (startsOf(source, source.digest) > MAX_PROCESS_STARTS) continue;
     if ((await enqueueProcess(deps.processQueue, { slug: state.slug, episodeId, digest: source.digest })).added) added++;
   }
   return added;

@@ -1,6 +1,7 @@
 // One episode made searchable: `processing` while its transcript is read from the feed's own transcript file or
 // its audio is downloaded and transcribed, then `published` (indexed with its passages), or `failed` with a
-// sentence a creator understands. Transient failures are left to BullMQ's retries until the last attempt.
+// sentence a creator understands. Transient failures are left to BullMQ's retries until the last attempt. Every job
+// ends by recording its outcome in follow.json, so a polled item is never processed again for the same source version.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,16 +10,17 @@ import type { PipelineConfig } from '../../src/config/load.js';
 import type { ChapterRecord, TranscriptRecord } from '../../src/contract/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
-import { episodeEnd, transcriptRecord as draftRecord } from '../../importer/model.js';
+import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
-import { RetryableIndexError } from '../../indexer/errors.js';
+import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/errors.js';
+import { episodeOverLimit } from '../../indexer/schemas.js';
 import { describeFetchError, downloadToFile, FetchError } from '../fetch/safe-fetch.js';
 import { describeTranscribeError, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
-import { readEpisode, saveEpisode, type FollowedEpisode } from './library.js';
+import { episodePath, readEpisode, saveEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
-import type { ProcessJob } from './queues.js';
-import { channelDir, readJson, readState, withChannelLock, writeState, type ItemSource, type TranscriptSource } from './state.js';
+import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
+import { channelDir, readJson, readState, startsOf, withChannelLock, writeJson, writeState, type ItemSource, type TranscriptSource } from './state.js';
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
   pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'transcribe'>;
@@ -31,20 +33,52 @@ export interface ProcessResult {
   transcriptFrom?: 'feed' | 'audio';
   audioSeconds?: number;
   transcribeSeconds?: number;
+  /** What was left out to publish (chapters ingest would refuse). */
+  notes?: string[];
 }
 
 /** A failure as the episode's `error` (a sentence, no URL, no stack), and whether another attempt may succeed. */
 export function describeFailure(err: unknown): { sentence: string; transient: boolean; retryAfterMs?: number | undefined } {
   if (err instanceof FetchError) return { sentence: describeFetchError(err, 'the audio URL'), transient: err.transient, retryAfterMs: err.retryAfterMs };
   if (err instanceof TranscribeError) return { sentence: describeTranscribeError(err), transient: err.transient, retryAfterMs: err.retryAfterMs };
-  if (err instanceof NoTranscriptError) return { sentence: err.message, transient: false };
+  if (err instanceof NoTranscriptError || err instanceof ProcessFailure) return { sentence: err.message, transient: false };
   if (err instanceof RetryableIndexError) return { sentence: 'the search index could not be updated', transient: true };
+  if (err instanceof UnrecoverableIndexError) return { sentence: 'the search index refused the episode (the reason is in the worker log)', transient: false };
   return { sentence: 'processing stopped on an unexpected error (it is in the worker log)', transient: false };
 }
 
 /** Nothing to transcribe from: no usable transcript file and no audio. */
 export class NoTranscriptError extends Error {
   override name = 'NoTranscriptError';
+}
+
+/** The episode cannot be made and a retry cannot help (ingest would refuse the record; too many starts): the message is its sentence. */
+export class ProcessFailure extends Error {
+  override name = 'ProcessFailure';
+}
+
+/**
+ * The published record of `stored` with what was made, checked as ingest will check it (the importer's
+ * `ingestProblem`) before anything is written. Chapters that make it refused are left out with a note, as a bad
+ * chapters file never fails the episode: the transcript is what the episode is for. A record refused without
+ * them too throws ProcessFailure with a sentence naming the limit.
+ */
+export function publishedRecord(stored: FollowedEpisode, made: Pick<Made, 'transcript' | 'language' | 'durationMs' | 'chapters'>): { record: FollowedEpisode; notes: string[] } {
+  const record: FollowedEpisode = {
+    ...stored,
+    durationMs: stored.durationMs ?? made.durationMs,
+    status: 'published',
+    error: null,
+    transcript: made.transcript,
+    chapters: made.chapters.length > 0 ? made.chapters : (stored.chapters ?? []),
+    language: made.language ?? stored.language ?? null,
+  };
+  const problem = ingestProblem(record);
+  if (!problem) return { record, notes: [] };
+  const bare: FollowedEpisode = { ...record, chapters: [] };
+  if ((record.chapters?.length ?? 0) > 0 && !ingestProblem(bare)) return { record: bare, notes: [`chapters left out: ${episodeOverLimit(record) ?? problem}`] };
+  const over = episodeOverLimit(bare);
+  throw new ProcessFailure(`the episode could not be published: ${over ?? 'its transcript breaks the library format (the reason is in the worker log)'}`, { cause: problem });
 }
 
 /**
@@ -154,7 +188,9 @@ async function makeTranscript(
  * re-reading the files, so a poll that changed the item meanwhile is neither overwritten nor lost: a job whose
  * source version is no longer current writes nothing. `lastAttempt`: a transient failure now ends in `failed`.
  * A job re-run after its worker died starts again from the download; its writes are keyed by ids, so the episode
- * ends with one catalog row and one set of passages.
+ * ends with one catalog row and one set of passages. Every other ending records the outcome in follow.json, the
+ * publishing write included (a record ingest refuses fails the episode, it is not re-made by the next poll), and a
+ * source version started MAX_PROCESS_STARTS times without an outcome (a worker killed each time) is failed.
  */
 export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastAttempt, signal }: { lastAttempt: boolean; signal?: AbortSignal }): Promise<ProcessResult> {
   const { libraryDir } = deps.pipeline;
@@ -168,40 +204,73 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     const live = state && source && source.digest === job.digest && source.processed?.digest !== job.digest && record && record.status !== 'archived';
     return live ? { state, source, record } : undefined;
   };
+
+  /**
+   * Writes the episode and records the outcome. A refused write of `published` puts the previous file back (the
+   * library never says published when the index does not); a refused write of `failed` is logged and the outcome
+   * still recorded, so the item is not processed again.
+   */
+  const finish = (change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed'): Promise<boolean> =>
+    withChannelLock(libraryDir, job.slug, async () => {
+      const now = await current();
+      if (!now) return false;
+      const next = change(now.record);
+      try {
+        await saveEpisode(dir, next, deps.ctx);
+      } catch (err) {
+        if (outcome === 'published') {
+          await writeJson(episodePath(dir, job.episodeId), now.record);
+          throw err;
+        }
+        deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be indexed');
+      }
+      now.state.items[job.episodeId] = { ...now.source, processed: { digest: job.digest, outcome } };
+      await writeState(libraryDir, now.state);
+      return true;
+    });
+
+  /** Ends the job on `err`: rethrown for BullMQ's retry while one may help, else `failed` with its sentence. */
+  const fail = async (err: unknown): Promise<never> => {
+    const failure = describeFailure(err);
+    deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message, cause: (err as Error).cause, transient: failure.transient, lastAttempt }, 'processing failed');
+    if (failure.transient && !lastAttempt) throw err;
+    await finish((record) => ({ ...record, status: 'failed', error: failure.sentence }), 'failed');
+    throw new UnrecoverableError(failure.sentence);
+  };
+
   const started = await withChannelLock(libraryDir, job.slug, async () => {
     const now = await current();
     if (!now) return undefined;
+    // Counted before anything else is written, so a start that dies anywhere still counts.
+    const starts = startsOf(now.source, job.digest) + 1;
+    now.state.items[job.episodeId] = { ...now.source, starts: { digest: job.digest, count: starts } };
+    await writeState(libraryDir, now.state);
+    if (starts > MAX_PROCESS_STARTS) return { giveUp: starts - 1 };
     // A published episode being re-made stays live on its old transcript; anything else shows the work.
     if (now.record.status !== 'published' && now.record.status !== 'processing') await saveEpisode(dir, { ...now.record, status: 'processing', error: null }, deps.ctx);
     const channels = (await readJson<{ id: string; language?: string | null }[]>(join(dir, 'channels.json'))) ?? [];
     return { source: now.source, record: now.record, language: channels.find((c) => c.id === now.record.channelId)?.language ?? null };
   });
   if (!started) return { episodeId: job.episodeId, outcome: 'superseded' };
+  if ('giveUp' in started) return fail(new ProcessFailure(`processing was started ${started.giveUp} times without finishing, so it was stopped`));
 
   let made: Made;
   try {
     made = await makeTranscript(deps, dir, started.source, started.record, started.language, signal);
   } catch (err) {
-    const failure = describeFailure(err);
-    deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message, transient: failure.transient, lastAttempt }, 'processing failed');
-    if (failure.transient && !lastAttempt) throw err;
-    await finish(deps, job, (record) => ({ ...record, status: 'failed', error: failure.sentence }), 'failed');
-    throw new UnrecoverableError(failure.sentence);
+    return fail(err);
   }
-  const written = await finish(
-    deps,
-    job,
-    (record) => ({
-      ...record,
-      durationMs: record.durationMs ?? made.durationMs,
-      status: 'published',
-      error: null,
-      transcript: made.transcript,
-      chapters: made.chapters.length > 0 ? made.chapters : (record.chapters ?? []),
-      language: made.language ?? record.language ?? null,
-    }),
-    'published',
-  );
+  let notes: string[] = [];
+  let written: boolean;
+  try {
+    written = await finish((record) => {
+      const published = publishedRecord(record, made);
+      notes = published.notes;
+      return published.record;
+    }, 'published');
+  } catch (err) {
+    return fail(err);
+  }
   if (!written) return { episodeId: job.episodeId, outcome: 'superseded' };
   return {
     episodeId: job.episodeId,
@@ -209,16 +278,6 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     transcriptFrom: made.from,
     ...(made.audioSeconds !== undefined ? { audioSeconds: made.audioSeconds } : {}),
     ...(made.transcribeSeconds !== undefined ? { transcribeSeconds: made.transcribeSeconds } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   };
-
-  async function finish(d: ProcessDeps, j: ProcessJob, change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed'): Promise<boolean> {
-    return withChannelLock(libraryDir, j.slug, async () => {
-      const now = await current();
-      if (!now) return false;
-      await saveEpisode(dir, change(now.record), d.ctx);
-      now.state.items[j.episodeId] = { ...now.source, processed: { digest: j.digest, outcome } };
-      await writeState(libraryDir, now.state);
-      return true;
-    });
-  }
 }

@@ -32,6 +32,13 @@ export const PROCESS_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
 };
 
+/**
+ * Processing starts of one source version before it is failed without trying: two jobs' worth of attempts. Every
+ * start is counted in follow.json (retries and runs after a dead worker included), so no version is downloaded and
+ * transcribed without end, whatever stops it from recording an outcome.
+ */
+export const MAX_PROCESS_STARTS = 2 * (PROCESS_JOB_OPTIONS.attempts ?? 1);
+
 /** A poll is not retried by BullMQ: its own backoff (the next poll time in follow.json) decides when it runs again. */
 export const POLL_JOB_OPTIONS: JobsOptions = { attempts: 1, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } };
 

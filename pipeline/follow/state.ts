@@ -26,7 +26,12 @@ export interface ItemSource {
   digest: string;
   /** The source version last processed, and how it ended; absent while its processing is still to do. */
   processed?: { digest: string; outcome: 'published' | 'failed' };
+  /** How many processing jobs started on this source version (a backstop against work that never records an outcome). */
+  starts?: { digest: string; count: number };
 }
+
+/** The processing starts recorded for `digest` (0 for another version). */
+export const startsOf = (source: Pick<ItemSource, 'starts'>, digest: string): number => (source.starts?.digest === digest ? source.starts.count : 0);
 
 /** The durable record of a followed source and its poll state. */
 export interface FollowState {
