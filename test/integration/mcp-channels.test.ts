@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { inspectingRelay, until } from '../support/api-net.js';
-import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
+import { createApiTestStore, enrichedEpisode, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { sentRequests, storeTraffic } from '../support/store-traffic.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
@@ -69,6 +69,27 @@ describe('MCP server: channel rules, switch, rate limit and store failures (smal
         .map((e) => e.id)
         .sort(),
     );
+  });
+
+  it('says in its text which cited chapter and key-moment titles were generated from the transcript (decision 27)', async function () {
+    await store.episodes([enrichedEpisode('ep_enriched', 'ch_alpha')]);
+    const api = await start();
+    const result = await search(await connect(`${api.baseUrl}/channels/alpha/mcp`), { query: 'mulch moisture', fast: true, episodeIds: ['ep_enriched'] });
+    const [episode] = result.structuredContent!.episodes;
+    expect(episode?.episodeId).to.equal('ep_enriched');
+    const titles = episode!.segments.filter((s) => s.matchedVia.includes('chapter') || s.matchedVia.includes('moment'));
+    expect(titles.length, 'the generated titles are cited').to.be.above(0);
+    const text = result.content[0]!.text;
+    for (const s of titles) {
+      const kind = s.matchedVia.includes('chapter') ? 'Generated chapter title' : 'Generated key moment';
+      expect(text).to.include(`${kind} (from the transcript, not the creator's): "${s.text}"`);
+    }
+    const creators = await search(await connect(`${api.baseUrl}/channels/alpha/mcp`), { query: 'opening', fast: true, episodeIds: ['ep_a00'] });
+    expect(
+      creators.structuredContent!.episodes[0]!.segments.some((s) => s.matchedVia.includes('chapter')),
+      "the creator's chapter is cited",
+    ).to.equal(true);
+    expect(creators.content[0]!.text).to.not.include('Generated');
   });
 
   it("answers a free-plan channel's host and slug exactly like an unknown channel's: 404 route_not_found", async function () {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { enrichedEpisode } from '../support/api-fixture.js';
 import { useApiWorld } from '../support/api-world.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -49,6 +50,12 @@ export async function transcriptText(client: Client, episodeId: string): Promise
   return { formatVersion: data.formatVersion, text: data.segments.map((segment) => segment.text).join(' ') };
 }
 
+export async function chapterLabels(client: Client, episodeId: string): Promise<{ title: string; generated: boolean; moments: boolean[] }[]> {
+  const { data, error } = await client.GET('/api/v1/episodes/{episodeId}/chapters', { params: { path: { episodeId } } });
+  if (error) throw new Error(error.code);
+  return data.map((chapter) => ({ title: chapter.title, generated: chapter.generated === true, moments: chapter.moments.map((moment) => moment.generated === true) }));
+}
+
 export async function refusal(client: Client, slug: string): Promise<{ status: number; code: string | undefined }> {
   const { error, response } = await client.GET('/api/v1/channels/{slug}/search', { params: { path: { slug }, query: { q: 'anything' } } });
   return { status: response.status, code: error?.code };
@@ -69,6 +76,8 @@ export function misuse(client: Client, result: components['schemas']['SearchResu
     client.GET('/api/v1/episodes/{episodeId}/transcript', {}),
     // @ts-expect-error: a search result has episodes, not hits
     result.hits,
+    // @ts-expect-error: generated is a boolean, not a label
+    ((chapter: components['schemas']['Chapter']): string | undefined => chapter.generated)({ title: '', startMs: 0, endMs: 0, moments: [] }),
   ];
 }
 `;
@@ -94,6 +103,7 @@ interface GeneratedClient {
   liveEpisodes(client: unknown, slug: string, limit: number): Promise<{ episodes: { id: string; status: string }[]; nextCursor: string | null }>;
   citations(client: unknown, slug: string, query: string): Promise<{ episodeId: string; urls: string[] }[]>;
   transcriptText(client: unknown, episodeId: string): Promise<{ formatVersion: number; text: string }>;
+  chapterLabels(client: unknown, episodeId: string): Promise<{ title: string; generated: boolean; moments: boolean[] }[]>;
   refusal(client: unknown, slug: string): Promise<{ status: number; code: string | undefined }>;
 }
 
@@ -164,6 +174,15 @@ describe('OpenAPI: a client generated from the served document works against the
         formatVersion: 1,
         text: 'Welcome to ep_a00, a show about gardening. Today we talk about tomatoes and soil.',
       });
+    });
+
+    it('reads which chapters and key moments were generated from the transcript (generated, a typed boolean)', async function () {
+      await world.store.episodes([enrichedEpisode('ep_enriched', 'ch_alpha')]);
+      expect(await generated.chapterLabels(client, 'ep_enriched')).to.deep.equal([
+        { title: 'Mulch and moisture', generated: true, moments: [true] },
+        { title: 'Sweet compost', generated: true, moments: [true, true] },
+      ]);
+      expect(await generated.chapterLabels(client, 'ep_a00')).to.deep.equal([{ title: 'Opening', generated: false, moments: [false] }]);
     });
 
     it('reads the typed error body of a refusal', async function () {

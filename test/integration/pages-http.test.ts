@@ -97,6 +97,39 @@ describe('channel pages over HTTP', function () {
       expect(res.text, 'related episodes').to.include('href="/episodes/ep_radio2"');
     });
 
+    it("labels what was generated from the transcript: a note on the chapters, a tag on each moment and on the names found, nothing on the creator's", async function () {
+      const res = await get(world.api, RADIO, '/episodes/ep_radio_gen');
+      expect(res.status).to.equal(200);
+      expect(res.text).to.include('<h2 id="chapters-h">Chapters</h2><p class="generated-note">Generated from the transcript, not by the creator.</p>');
+      const tag = '<span class="generated" title="Generated from the transcript, not by the creator">generated</span>';
+      expect(res.text.match(/<li><span class="moment-type">[^<]*<\/span> <span class="generated"[^>]*>generated<\/span> <a href/g), 'every moment tagged').to.have.length(3);
+      expect(res.text, 'the guest enrichment found').to.include(`Gus Guest ${tag}`);
+      expect(res.text, 'the topic enrichment found').to.include(`<li>Compost ${tag}</li>`);
+      expect(res.text, "the creator's host untagged").to.match(/With Hana Host, Gus Guest/);
+
+      const creators = await get(world.api, RADIO, '/episodes/ep_radio1');
+      expect(creators.text, "the creator's chapters and names").to.not.match(/class="generated/);
+    });
+
+    it('leaves generated chapters and moments out of the JSON-LD parts, and says "(generated)" in the twin', async function () {
+      const res = await get(world.api, RADIO, '/episodes/ep_radio_gen');
+      const ld = JSON.parse(/<script type="application\/ld\+json">([^<]*)<\/script>/.exec(res.text)![1]!) as { hasPart?: unknown[] };
+      expect(ld.hasPart, 'no Clip made from the transcript').to.equal(undefined);
+
+      const twin = await get(world.api, RADIO, '/episodes/ep_radio_gen.md');
+      expect(twin.status).to.equal(200);
+      expect(twin.text).to.include(
+        '## Chapters\n\n_Generated from the transcript, not by the creator._\n\n- [0:00](https://radio.example.org/episodes/ep_radio_gen?t=0) Mulch and moisture\n',
+      );
+      expect(twin.text).to.include(
+        '  - [0:30](https://radio.example.org/episodes/ep_radio_gen?t=30000) qa: Compost smells sweet because it is made slowly and turned often. (generated)\n',
+      );
+      expect(twin.text.match(/^ {2}- .* \(generated\)$/gm), 'every moment').to.have.length(3);
+      expect(twin.text).to.include('**People:** Hana Host, Gus Guest (generated)');
+      expect(twin.text).to.include('**Topics:** Compost (generated)');
+      expect((await get(world.api, RADIO, '/episodes/ep_radio1.md')).text, "the creator's twin").to.not.include('generated');
+    });
+
     it('shows the transcript alone, with the source link, when there is no media', async function () {
       const res = await get(world.api, RADIO, '/episodes/ep_radio2');
       expect(res.status).to.equal(200);

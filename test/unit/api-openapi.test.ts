@@ -85,6 +85,15 @@ describe('OpenAPI document: one source for routes, validation and docs', functio
     expect(via.items.enum).to.deep.equal(Object.keys(MATCHED_VIA_DESCRIPTIONS));
   });
 
+  it('documents generated on Chapter and KeyMoment: a boolean made from the transcript, not by the creator (decision 27)', function () {
+    const served = JSON.parse(JSON.stringify(doc)) as { components: { schemas: Record<string, { properties: Record<string, { type?: string; description?: string }> }> } };
+    for (const shape of ['Chapter', 'KeyMoment']) {
+      const field = served.components.schemas[shape]!.properties.generated;
+      expect(field?.type, shape).to.equal('boolean');
+      expect(field?.description, shape).to.match(/made from the transcript by enrichment.*not by the creator/);
+    }
+  });
+
   it('documents query/q precedence and the status views', function () {
     const params = doc.paths['/api/v1/channels/{slug}/search']!.get.parameters!;
     expect(JSON.stringify(params.find((p) => p.name === 'query'))).to.include('Wins over `q`');

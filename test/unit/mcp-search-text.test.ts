@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { LABEL_CHARS, oneLine, renderSearchText } from '../../src/mcp/search-tool.js';
+import { generatedCitations, LABEL_CHARS, oneLine, renderSearchText } from '../../src/mcp/search-tool.js';
 import type { SearchResult } from '../../src/search/types.js';
 
 /** A line that, alone on its own line, reads as a citation of the text rendering. */
@@ -59,5 +59,59 @@ describe('MCP search text: library text cannot start a line', function () {
     expect(folded.endsWith('a😀…')).to.equal(true);
     expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(folded), 'no lone high surrogate').to.equal(false);
     expect(oneLine('  short\n\ttitle  ')).to.equal('short title');
+  });
+});
+
+describe('MCP search text: what was generated from the transcript says so (decision 27)', function () {
+  /** A result citing, in `ep_1`, a chapter title at 0, a key-moment title at 30 s and transcript speech at 65 s. */
+  const cited = (): SearchResult => {
+    const base = result('Garden talk', null);
+    const speech = base.episodes[0]!.segments[0]!;
+    const title = (kind: 'chapter' | 'moment', startMs: number, text: string) => ({
+      ...speech,
+      segmentId: `ep_1:${kind}:${startMs}`,
+      text,
+      startMs,
+      url: `https://show.example.org/episodes/ep_1?t=${startMs}`,
+      matchedVia: ['keyword' as const, kind],
+    });
+    base.episodes[0]!.segments = [title('chapter', 0, 'Mulch and moisture'), title('moment', 30_000, 'Compost smells sweet.'), speech];
+    return base;
+  };
+  const chapters = (generated: boolean) => ({
+    chapters: [
+      { title: 'Mulch and moisture', startMs: 0, endMs: 60_000, generated, moments: [{ type: 'qa', title: 'Compost smells sweet.', startMs: 30_000, generated }] },
+      { title: 'Tomatoes', startMs: 60_000, endMs: 90_000, moments: [] },
+    ],
+  });
+
+  it("names a cited generated chapter or key-moment title as generated, and leaves speech and the creator's titles as they were", async function () {
+    const asked: string[] = [];
+    const generated = await generatedCitations(cited(), async (id) => {
+      asked.push(id);
+      return chapters(true);
+    });
+    expect(asked).to.deep.equal(['ep_1']);
+    expect(citationLines(renderSearchText(cited(), 'Show', generated))).to.deep.equal([
+      `   - [0:00] Generated chapter title (from the transcript, not the creator's): "Mulch and moisture"`,
+      `   - [0:30] Generated key moment (from the transcript, not the creator's): "Compost smells sweet."`,
+      '   - [1:05] "Tomatoes need sun."',
+    ]);
+    const creators = await generatedCitations(cited(), async () => chapters(false));
+    expect(citationLines(renderSearchText(cited(), 'Show', creators))).to.deep.equal([
+      '   - [0:00] "Mulch and moisture"',
+      '   - [0:30] "Compost smells sweet."',
+      '   - [1:05] "Tomatoes need sun."',
+    ]);
+  });
+
+  it('reads no chapters when the result cites no chapter or key-moment title', async function () {
+    const asked: string[] = [];
+    const generated = await generatedCitations(result('Garden talk', 'Host'), async (id) => {
+      asked.push(id);
+      return chapters(true);
+    });
+    expect(asked).to.deep.equal([]);
+    expect(generated.size).to.equal(0);
   });
 });
