@@ -182,6 +182,26 @@ describe('channel pages in a browser', function () {
     await page.close();
   });
 
+  it('shows a reader what was generated from the transcript: the note over the chapters, the tag on each moment and name', async function () {
+    const page = await browser.newPage();
+    await page.goto(`${origin(RADIO)}/episodes/ep_radio_gen?t=31000`);
+    const note = page.locator('nav.chapters .generated-note');
+    expect(await note.isVisible()).to.equal(true);
+    expect(await note.textContent()).to.equal('Generated from the transcript, not by the creator.');
+    const tags = page.locator('nav.chapters .moments .generated');
+    expect(await tags.count()).to.equal(3);
+    for (const tag of await tags.all()) {
+      expect(await tag.isVisible()).to.equal(true);
+      expect(await tag.textContent()).to.equal('generated');
+    }
+    expect(await page.locator('.people .generated').isVisible(), 'the guest found in the transcript').to.equal(true);
+    expect(await page.locator('.topics .generated').isVisible(), 'the topic found in the transcript').to.equal(true);
+    expect(await seriousAxeViolations(page), 'axe on an episode page with generated chapters').to.deep.equal([]);
+    await screenshot(page, 'episode-page-generated');
+    await screenshot(page.locator('nav.chapters'), 'episode-chapters-generated');
+    await page.close();
+  });
+
   it('shows the channel host favicon: a real icon, and no console error on an episode page', async function () {
     const page = await browser.newPage();
     const errors: string[] = [];
