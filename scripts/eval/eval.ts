@@ -20,6 +20,8 @@ import { evenSubset, parseQueries, scopedEpisodes, type Scope } from './relevanc
 import { positive } from '../../bin/lib/cli-args.js';
 import { loadEvalLibrary, prepareLibrary, type ChapterCondition, type EvalLibrary } from './libraries.js';
 import { PROJECT_ROOT } from '../ops/provision/paths.js';
+import { openEnrichEmbedder } from './enrich-embedder.js';
+import { devEpisodes, formatSegmentationTable, measureSegmentation, parseSegmentSettings } from './segmentation-run.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 import {
   apiRunner,
@@ -68,6 +70,12 @@ async function main(): Promise<void> {
     .option('--concurrency <n>', 'queries in flight', positive, 4)
     .option('--out <file>', 'also write per-query scores as JSON lines')
     .option('--json <file>', 'also write the rows as JSON')
+    .option(
+      '--segmentation',
+      'instead of search: Pk and WindowDiff of generated chapters against the human ones of --library (default qmsum) on its dev split; --limit counts episodes',
+    )
+    .option('--seg-set <specs>', 'with --segmentation: segmenter settings to compare, separated by "|", e.g. "window=6|window=4 threshold=0.3"', '')
+    .option('--lexical', 'with --segmentation: no embedding (lexical cohesion, cues and pauses only)')
     .parse()
     .opts<{
       queries?: string;
@@ -85,7 +93,11 @@ async function main(): Promise<void> {
       concurrency: number;
       out?: string;
       json?: string;
+      segmentation?: boolean;
+      segSet: string;
+      lexical?: boolean;
     }>();
+  if (opts.segmentation) return runSegmentation(opts.library ?? join(opts.datasets, 'qmsum'), opts);
 
   const log = createLogger({ name: 'eval', level: 'info', fd: 2 });
   const asked = opts.mode === 'all' ? [...MODES] : opts.mode.split(',').map((m) => m.trim());
@@ -155,6 +167,18 @@ async function main(): Promise<void> {
   process.stdout.write(`${formatTable(rows)}\n\n${formatRatios(rows)}\nsettings: ${opts.set || 'configured defaults'}\n`);
   if (opts.out) await writeFile(opts.out, perQuery.join('\n') + '\n');
   if (opts.json) await writeFile(opts.json, JSON.stringify({ settings: opts.set || 'configured defaults', rows }, null, 2) + '\n');
+}
+
+/** `--segmentation`: the table of Pk and WindowDiff (and the baselines) on the library's dev split. */
+async function runSegmentation(dir: string, opts: { limit?: number; segSet: string; lexical?: boolean; json?: string }): Promise<void> {
+  const episodes = await devEpisodes(dir, opts.limit);
+  const settings = (opts.segSet || '').split('|').map((spec) => ({ ...parseSegmentSettings(spec), ...(opts.lexical ? { semanticShare: 0 } : {}) }));
+  const opened = opts.lexical ? undefined : await openEnrichEmbedder();
+  const embed = opened?.embed ?? (async (texts: string[]) => texts.map(() => [0]));
+  const t = Date.now();
+  const rows = await measureSegmentation(episodes, embed, settings);
+  process.stdout.write(`${formatSegmentationTable(rows)}\n${episodes.length} episodes in ${((Date.now() - t) / 1000).toFixed(1)} s, ${opened?.count() ?? 0} texts embedded\n`);
+  if (opts.json) await writeFile(opts.json, JSON.stringify({ library: dir, rows }, null, 2) + '\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -1,0 +1,349 @@
+// Chapter boundaries of a transcript: depth scores over embedding and lexical cohesion of ~30 s blocks, with discourse cues and pauses.
+import { DEFAULT_CHAPTER_BOUNDS, type ChapterBounds, type EmbedTexts, type EnrichSegment } from './types.js';
+import { isContentWord, stem, stopwords, tokens } from './text.js';
+import { buildPassages } from '../../indexer/passages.js';
+import type { SegmentRecord } from '../../indexer/schemas.js';
+
+/** A passage of speech embedded as one text, in the segments `[first, last]` (indexes into the episode's segments); `startMs` is its first segment's start. */
+export interface Block {
+  first: number;
+  last: number;
+  startMs: number;
+  endMs: number;
+  text: string;
+}
+
+/** A chapter as segment indexes: `[first, last]` inclusive, with the times the chapter covers. */
+export interface ChapterSpan {
+  first: number;
+  last: number;
+  startMs: number;
+  endMs: number;
+}
+
+/** The knobs of the segmenter; the defaults are the ones measured in docs/relevance.md. */
+export interface SegmentOptions {
+  bounds?: Partial<ChapterBounds> | undefined;
+  language?: string | undefined;
+  /** Blocks on each side of a gap that are compared. */
+  window?: number;
+  /** Share of the embedding's cohesion in the combined cohesion (the rest is lexical). */
+  semanticShare?: number;
+  /** Typical chapter length, ms: at most `duration / targetMs` boundaries are placed. */
+  targetMs?: number;
+  /** A boundary needs a score above mean + `threshold` × standard deviation of all gaps' scores. */
+  threshold?: number;
+  /** Added to a gap's score when a discourse cue opens the block after it. */
+  cueWeight?: number;
+  /** Added per standard deviation of a gap's pause above the episode's mean pause. */
+  pauseWeight?: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** The numeric knobs with their defaults. */
+export interface SegmentKnobs {
+  window: number;
+  semanticShare: number;
+  targetMs: number;
+  threshold: number;
+  cueWeight: number;
+  pauseWeight: number;
+}
+
+export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
+  window: 6,
+  semanticShare: 0.5,
+  targetMs: 9 * 60_000,
+  threshold: 0.5,
+  cueWeight: 0.6,
+  pauseWeight: 0.15,
+});
+
+/** What segmentation found: the chapters, and the blocks with their vectors (titles reuse them). */
+export interface Segmentation {
+  chapters: ChapterSpan[];
+  blocks: Block[];
+  vectors: number[][];
+}
+
+// Phrases that open a new subject in talk: agenda words and transitions (several languages).
+const CUES =
+  /\b(next (item|point|topic|thing|question|agenda)|moving on|move on to|let's (move|go|talk|turn|look|start|discuss)|turning to|turn to (the )?(next|item)|(the )?(first|second|third|last|final) (item|point|topic|thing)|on the agenda|agenda|next up|another (thing|topic|question|issue)|to begin with|let me (ask|turn|move)|i('d| would) like to (ask|move|turn|talk)|my (next|last|final) question|the next (one|question)|now,? (let's|we|i('ll| will))|okay,? so|all right,? so|siguiente punto|pasamos a|hablemos de|nächste[rn]? (punkt|thema)|kommen wir zu|point suivant|passons à|parlons de|próximo (ponto|tema)|vamos falar|prossimo punto|passiamo a|volgende punt|we gaan naar)\b/iu;
+
+/** Whether a text opens with, or holds, a discourse cue that usually starts a new subject. */
+export function hasCue(text: string): boolean {
+  return CUES.test(text);
+}
+
+/**
+ * The blocks of a transcript: the passages search packs from its speech alone (20–60 s, cut at sentence ends), so their
+ * vectors are the ones loading the episode embeds anyway (with the passage-vector cache, enrichment and loading embed
+ * each text once). Each block knows the segments it starts and ends in.
+ */
+export function blocksOf(segments: readonly EnrichSegment[]): Block[] {
+  const passages = buildPassages({ id: 'enrich', transcript: { formatVersion: 1, segments: segments as SegmentRecord[] }, chapters: [] }).filter((p) => p.kind === 'transcript');
+  const starts = segments.map((s) => s.startMs);
+  /** Index of the last segment starting at or before `ms` (0 when none). */
+  const at = (ms: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= ms) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  return passages
+    .sort((a, b) => a.startMs - b.startMs)
+    .map((p) => {
+      const first = at(p.startMs);
+      return { first, last: Math.max(first, at(Math.max(p.startMs, p.endMs - 1))), startMs: segments[first]!.startMs, endMs: p.endMs, text: p.text };
+    });
+}
+
+function cosine(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+function sparseCosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (const [k, v] of a) {
+    na += v * v;
+    const w = b.get(k);
+    if (w !== undefined) dot += v * w;
+  }
+  for (const v of b.values()) nb += v * v;
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** z-scores (0 everywhere when the values do not vary). */
+export function zscores(values: readonly number[]): number[] {
+  const n = values.length;
+  if (n === 0) return [];
+  const mean = values.reduce((s, v) => s + v, 0) / n;
+  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / n);
+  return values.map((v) => (sd < 1e-9 ? 0 : (v - mean) / sd));
+}
+
+/**
+ * TextTiling's depth of each valley of a cohesion curve: how far it lies below the highest point reached by climbing
+ * left and climbing right from it.
+ */
+export function depthScores(cohesion: readonly number[]): number[] {
+  return cohesion.map((c, i) => {
+    let left = c;
+    for (let j = i - 1; j >= 0 && cohesion[j]! >= left; j--) left = cohesion[j]!;
+    let right = c;
+    for (let j = i + 1; j < cohesion.length && cohesion[j]! >= right; j++) right = cohesion[j]!;
+    return left - c + (right - c);
+  });
+}
+
+/** Content-word weights (tf × idf over the blocks) of each block. */
+function lexicalVectors(blocks: readonly Block[], language: string | undefined): Map<string, number>[] {
+  const stop = stopwords(language);
+  const counts = blocks.map((b) => {
+    const m = new Map<string, number>();
+    for (const t of tokens(b.text)) if (isContentWord(t.lower, stop)) m.set(stem(t.lower, language), (m.get(stem(t.lower, language)) ?? 0) + 1);
+    return m;
+  });
+  const df = new Map<string, number>();
+  for (const m of counts) for (const k of m.keys()) df.set(k, (df.get(k) ?? 0) + 1);
+  return counts.map((m) => {
+    const out = new Map<string, number>();
+    for (const [k, v] of m) out.set(k, v * Math.log((blocks.length + 1) / df.get(k)!));
+    return out;
+  });
+}
+
+function addInto(sum: number[], v: readonly number[]): void {
+  for (let i = 0; i < v.length; i++) sum[i] = (sum[i] ?? 0) + v[i]!;
+}
+
+function mergeInto(sum: Map<string, number>, v: ReadonlyMap<string, number>): void {
+  for (const [k, x] of v) sum.set(k, (sum.get(k) ?? 0) + x);
+}
+
+/**
+ * Boundary scores of every gap between blocks (`scores[g]` is the gap before block `g`; `scores[0]` is unused, 0): the
+ * depth of the combined cohesion valley, plus discourse cues and long pauses.
+ */
+export function gapScores(
+  segments: readonly EnrichSegment[],
+  blocks: readonly Block[],
+  vectors: readonly number[][],
+  opts: Pick<SegmentKnobs, 'window' | 'semanticShare' | 'cueWeight' | 'pauseWeight'> & { language?: string | undefined },
+): number[] {
+  const n = blocks.length;
+  if (n < 2) return new Array<number>(n).fill(0);
+  const lex = lexicalVectors(blocks, opts.language);
+  const sem: number[] = [];
+  const lexCos: number[] = [];
+  for (let g = 1; g < n; g++) {
+    const lo = Math.max(0, g - opts.window);
+    const hi = Math.min(n, g + opts.window);
+    const l: number[] = [];
+    const r: number[] = [];
+    const lm = new Map<string, number>();
+    const rm = new Map<string, number>();
+    for (let i = lo; i < g; i++) {
+      addInto(l, vectors[i] ?? []);
+      mergeInto(lm, lex[i]!);
+    }
+    for (let i = g; i < hi; i++) {
+      addInto(r, vectors[i] ?? []);
+      mergeInto(rm, lex[i]!);
+    }
+    sem.push(cosine(l, r));
+    lexCos.push(sparseCosine(lm, rm));
+  }
+  const zs = zscores(sem);
+  const zl = zscores(lexCos);
+  const combined = zs.map((s, i) => opts.semanticShare * s + (1 - opts.semanticShare) * zl[i]!);
+  // Light smoothing: one noisy block should not open a valley.
+  const smooth = combined.map((c, i) => 0.25 * (combined[i - 1] ?? c) + 0.5 * c + 0.25 * (combined[i + 1] ?? c));
+  const depth = depthScores(smooth);
+
+  const pauses: number[] = [];
+  for (let i = 1; i < segments.length; i++) pauses.push(Math.max(0, segments[i]!.startMs - segments[i - 1]!.endMs));
+  const pauseMean = pauses.reduce((s, v) => s + v, 0) / Math.max(1, pauses.length);
+  const pauseSd = Math.sqrt(pauses.reduce((s, v) => s + (v - pauseMean) ** 2, 0) / Math.max(1, pauses.length));
+
+  const scores = [0];
+  for (let g = 1; g < n; g++) {
+    const b = blocks[g]!;
+    let cue = false;
+    for (let i = b.first; i <= Math.min(b.last, b.first + 2); i++) if (hasCue(segments[i]!.text)) cue = true;
+    const pause = b.first > 0 ? Math.max(0, segments[b.first]!.startMs - segments[b.first - 1]!.endMs) : 0;
+    const pauseZ = pauseSd < 50 ? 0 : Math.min(3, Math.max(0, (pause - pauseMean) / pauseSd));
+    // A passage that starts inside the segment the previous one started in (a long segment cut in two) is no place for a chapter start.
+    const valid = b.first > blocks[g - 1]!.first;
+    scores.push(valid ? depth[g - 1]! + (cue ? opts.cueWeight : 0) + opts.pauseWeight * pauseZ : -Infinity);
+  }
+  return scores;
+}
+
+/**
+ * Picks boundaries (block indexes) from gap scores: the strongest first, each at least `minMs` from the others and from
+ * the ends, while above the threshold and fewer than duration ÷ `targetMs`; then any chapter longer than `maxMs` is cut
+ * at its strongest gap until none is (or no gap leaves both parts at least `minMs`).
+ */
+export function pickBoundaries(
+  blocks: readonly Block[],
+  scores: readonly number[],
+  { minMs, maxMs, targetMs, threshold, endMs }: { minMs: number; maxMs: number; targetMs: number; threshold: number; endMs: number },
+): number[] {
+  const n = blocks.length;
+  if (n < 2) return [];
+  const startMs = blocks[0]!.startMs;
+  const gaps = Array.from({ length: n - 1 }, (_, i) => i + 1).filter((g) => Number.isFinite(scores[g]!));
+  if (gaps.length === 0) return [];
+  const values = gaps.map((g) => scores[g]!);
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / values.length);
+  const floor = mean + threshold * sd;
+  const byScore = [...gaps].sort((a, b) => scores[b]! - scores[a]! || a - b);
+  const maxCount = Math.max(0, Math.floor((endMs - startMs) / targetMs));
+  const chosen: number[] = [];
+  const fits = (g: number, taken: readonly number[]): boolean => {
+    const at = blocks[g]!.startMs;
+    if (at - startMs < minMs || endMs - at < minMs) return false;
+    return taken.every((c) => Math.abs(blocks[c]!.startMs - at) >= minMs);
+  };
+  for (const g of byScore) {
+    if (chosen.length >= maxCount || scores[g]! < floor) break;
+    if (fits(g, chosen)) chosen.push(g);
+  }
+  chosen.sort((a, b) => a - b);
+  // Split what is still too long at its best gap.
+  for (;;) {
+    const edges = [0, ...chosen, n];
+    let split: number | undefined;
+    for (let i = 0; i + 1 < edges.length && split === undefined; i++) {
+      const from = edges[i]!;
+      const to = edges[i + 1]!;
+      const s = blocks[from]!.startMs;
+      const e = to < n ? blocks[to]!.startMs : endMs;
+      if (e - s <= maxMs) continue;
+      let best: number | undefined;
+      for (let g = from + 1; g < to; g++) {
+        if (!Number.isFinite(scores[g]!)) continue;
+        const at = blocks[g]!.startMs;
+        if (at - s < minMs || e - at < minMs) continue;
+        if (best === undefined || scores[g]! > scores[best]!) best = g;
+      }
+      split = best;
+    }
+    if (split === undefined) break;
+    chosen.push(split);
+    chosen.sort((a, b) => a - b);
+  }
+  return chosen;
+}
+
+/**
+ * Moves a boundary at the start of block `g` to a nearby segment start (within a third of the blocks on either side)
+ * where a discourse cue opens a turn, the nearest such one; otherwise to the nearest speaker change or longest pause
+ * there is none of, it stays.
+ */
+function refine(segments: readonly EnrichSegment[], blocks: readonly Block[], g: number, lo: number, hi: number): number {
+  const at = blocks[g]!.first;
+  const from = Math.max(lo, blocks[g - 1]!.first + Math.ceil((blocks[g - 1]!.last - blocks[g - 1]!.first + 1) / 2));
+  const to = Math.min(hi, blocks[g]!.first + Math.floor((blocks[g]!.last - blocks[g]!.first + 1) / 2));
+  let best: number | undefined;
+  for (let i = from; i <= to; i++) {
+    if (!hasCue(segments[i]!.text)) continue;
+    if (best === undefined || Math.abs(i - at) < Math.abs(best - at)) best = i;
+  }
+  return best ?? at;
+}
+
+/** Chapter spans from boundary segment indexes (sorted, unique, each > 0): they cover every segment, in order. */
+export function spansFromStarts(segments: readonly EnrichSegment[], starts: readonly number[]): ChapterSpan[] {
+  const firsts = [0, ...starts];
+  return firsts.map((first, i) => {
+    const last = i + 1 < firsts.length ? firsts[i + 1]! - 1 : segments.length - 1;
+    const endMs = i + 1 < firsts.length ? segments[firsts[i + 1]!]!.startMs : Math.max(...segments.slice(first).map((s) => s.endMs));
+    return { first, last, startMs: segments[first]!.startMs, endMs };
+  });
+}
+
+/**
+ * Chapters of a transcript (segments sorted by start). Under `singleBelowMs` of speech, or with too few blocks, one
+ * chapter. Every chapter starts on a segment start; each ends where the next starts; the last ends at the speech's end.
+ */
+export async function segmentTranscript(segments: readonly EnrichSegment[], embed: EmbedTexts, options: SegmentOptions = {}): Promise<Segmentation> {
+  if (segments.length === 0) return { chapters: [], blocks: [], vectors: [] };
+  const opts = { ...DEFAULT_SEGMENT_OPTIONS, ...options };
+  const bounds = { ...DEFAULT_CHAPTER_BOUNDS, ...options.bounds };
+  const blocks = blocksOf(segments);
+  const endMs = Math.max(...segments.map((s) => s.endMs));
+  const startMs = segments[0]!.startMs;
+  options.signal?.throwIfAborted();
+  const vectors = blocks.length > 0 ? await embed(blocks.map((b) => b.text)) : [];
+  options.signal?.throwIfAborted();
+  if (endMs - startMs < bounds.singleBelowMs || blocks.length < 3) return { chapters: spansFromStarts(segments, []), blocks, vectors };
+  const scores = gapScores(segments, blocks, vectors, { ...opts, language: options.language });
+  const picked = pickBoundaries(blocks, scores, { minMs: bounds.minMs, maxMs: bounds.maxMs, targetMs: opts.targetMs, threshold: opts.threshold, endMs });
+  const starts: number[] = [];
+  for (const g of picked) {
+    const lo = (starts[starts.length - 1] ?? 0) + 1;
+    const s = refine(segments, blocks, g, lo, segments.length - 1);
+    // A refined start keeps the minimum length to the previous one; else the block start stands.
+    const prev = starts.length > 0 ? segments[starts[starts.length - 1]!]!.startMs : startMs;
+    const chosen = segments[s]!.startMs - prev >= bounds.minMs && endMs - segments[s]!.startMs >= bounds.minMs ? s : blocks[g]!.first;
+    if (chosen > (starts[starts.length - 1] ?? 0)) starts.push(chosen);
+  }
+  return { chapters: spansFromStarts(segments, starts), blocks, vectors };
+}

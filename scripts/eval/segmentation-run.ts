@@ -1,0 +1,85 @@
+// Generated chapter boundaries against a library's human chapters: Pk and WindowDiff per episode of the dev split, with baselines.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
+import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { segmentTranscript, type SegmentOptions } from '../../pipeline/enrich/segment.js';
+import type { EmbedTexts, EnrichSegment } from '../../pipeline/enrich/types.js';
+import { evenSubset } from './relevance.js';
+import { defaultK, equalStarts, pk, referenceStarts, windowDiff } from './segmentation.js';
+
+/** Mean Pk and WindowDiff of one way of segmenting over the episodes. */
+export interface SegmentationRow {
+  method: string;
+  episodes: number;
+  pk: number;
+  windowDiff: number;
+  /** Mean number of chapters per episode. */
+  chapters: number;
+}
+
+/** Episodes of the dev split (train + val in `splits.json`; every episode when there is none) that have at least two human chapters. */
+export async function devEpisodes(dir: string, limit?: number): Promise<EpisodeRecord[]> {
+  const splits = JSON.parse(await readFile(join(dir, 'splits.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
+  const meta = await readLibraryMeta(dir);
+  const out: EpisodeRecord[] = [];
+  for await (const { record } of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: () => undefined })) {
+    const split = splits[record.id];
+    if (split === 'test') continue;
+    if ((record.chapters ?? []).length < 2 || (record.transcript?.segments.length ?? 0) < 10) continue;
+    out.push(record);
+  }
+  out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return evenSubset(out, limit);
+}
+
+const KNOBS = ['window', 'semanticShare', 'targetMs', 'threshold', 'cueWeight', 'pauseWeight'] as const;
+const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs'] as const;
+
+/** Parses `"window=6 semanticShare=0.5 maxMs=1800000 …"` into segmenter options (numbers only; bounds by their names). */
+export function parseSegmentSettings(spec: string): SegmentOptions {
+  const out: Record<string, number> = {};
+  const bounds: Record<string, number> = {};
+  for (const part of spec.split(/\s+/).filter(Boolean)) {
+    const [k, v = ''] = part.split('=', 2) as [string, string?];
+    const n = Number(v);
+    if (v === '' || !Number.isFinite(n)) throw new Error(`${k}: expected a number, got "${v}"`);
+    if ((KNOBS as readonly string[]).includes(k)) out[k] = n;
+    else if ((BOUNDS as readonly string[]).includes(k)) bounds[k] = n;
+    else throw new Error(`unknown segmenter setting "${k}" (${[...KNOBS, ...BOUNDS].join(', ')})`);
+  }
+  return { ...out, ...(Object.keys(bounds).length > 0 ? { bounds } : {}) } as SegmentOptions;
+}
+
+/** Pk and WindowDiff of the segmenter (under `settings`) and of the two baselines over `episodes`. */
+export async function measureSegmentation(episodes: readonly EpisodeRecord[], embed: EmbedTexts, settings: SegmentOptions[]): Promise<SegmentationRow[]> {
+  const acc = new Map<string, { pk: number; wd: number; chapters: number; n: number }>();
+  const add = (method: string, p: number, w: number, chapters: number) => {
+    const a = acc.get(method) ?? { pk: 0, wd: 0, chapters: 0, n: 0 };
+    acc.set(method, { pk: a.pk + p, wd: a.wd + w, chapters: a.chapters + chapters, n: a.n + 1 });
+  };
+  for (const ep of episodes) {
+    const segments: EnrichSegment[] = ep.transcript!.segments;
+    const n = segments.length;
+    const ref = referenceStarts(
+      segments.map((s) => s.startMs),
+      (ep.chapters ?? []).map((c) => c.startMs),
+    );
+    const k = defaultK(n, ref);
+    add('one chapter', pk(n, ref, [], k), windowDiff(n, ref, [], k), 1);
+    const eq = equalStarts(n, ref.length + 1);
+    add('equal parts, human count', pk(n, ref, eq, k), windowDiff(n, ref, eq, k), ref.length + 1);
+    for (const s of settings) {
+      const seg = await segmentTranscript(segments, embed, s);
+      const hyp = seg.chapters.slice(1).map((c) => c.first);
+      add(`generated ${JSON.stringify(s)}`, pk(n, ref, hyp, k), windowDiff(n, ref, hyp, k), seg.chapters.length);
+    }
+  }
+  return [...acc].map(([method, a]) => ({ method, episodes: a.n, pk: a.pk / a.n, windowDiff: a.wd / a.n, chapters: a.chapters / a.n }));
+}
+
+export function formatSegmentationTable(rows: readonly SegmentationRow[]): string {
+  const lines = ['| method | episodes | Pk | WindowDiff | chapters/episode |', '|---|---|---|---|---|'];
+  for (const r of rows) lines.push(`| ${r.method} | ${r.episodes} | ${r.pk.toFixed(4)} | ${r.windowDiff.toFixed(4)} | ${r.chapters.toFixed(1)} |`);
+  return lines.join('\n');
+}

@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { blocksOf, depthScores, hasCue, pickBoundaries, segmentTranscript, spansFromStarts } from '../../pipeline/enrich/segment.js';
+import type { ChapterSpan } from '../../pipeline/enrich/segment.js';
+import type { EnrichSegment } from '../../pipeline/enrich/types.js';
+import { cutEpisode, hashEmbed } from './enrich-fixture.js';
+
+const MIN = 60_000;
+
+/** The invariants every generated chapter list keeps. */
+function expectCovering(chapters: readonly ChapterSpan[], segments: readonly EnrichSegment[]): void {
+  const starts = new Set(segments.map((s) => s.startMs));
+  expect(chapters[0]!.first).to.equal(0);
+  expect(chapters[0]!.startMs).to.equal(segments[0]!.startMs);
+  for (const [i, c] of chapters.entries()) {
+    expect(starts.has(c.startMs), `chapter ${i} starts on a segment start`).to.equal(true);
+    expect(c.startMs).to.equal(segments[c.first]!.startMs);
+    expect(c.endMs).to.be.greaterThan(c.startMs);
+    if (i + 1 < chapters.length) {
+      expect(c.endMs, `chapter ${i} ends where the next starts`).to.equal(chapters[i + 1]!.startMs);
+      expect(c.last + 1).to.equal(chapters[i + 1]!.first);
+    }
+  }
+  expect(chapters[chapters.length - 1]!.endMs).to.equal(Math.max(...segments.map((s) => s.endMs)));
+  expect(chapters[chapters.length - 1]!.last).to.equal(segments.length - 1);
+}
+
+describe('segmentTranscript', function () {
+  for (const id of ['ep_bdb001', 'ep_es2010a', 'ep_education-19']) {
+    it(`cuts ${id} into ordered chapters that start on segment starts and cover the speech without overlap`, async function () {
+      const segments = cutEpisode(id).transcript!.segments;
+      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      expect(chapters.length).to.be.greaterThan(1);
+      expectCovering(chapters, segments);
+    });
+  }
+
+  it('keeps every chapter within the bounds it is given', async function () {
+    const segments = cutEpisode('ep_bdb001').transcript!.segments;
+    const bounds = { minMs: 3 * MIN, maxMs: 12 * MIN, singleBelowMs: 3 * MIN };
+    const { chapters } = await segmentTranscript(segments, hashEmbed(), { bounds });
+    expectCovering(chapters, segments);
+    for (const c of chapters) {
+      expect(c.endMs - c.startMs).to.be.at.least(bounds.minMs);
+      expect(c.endMs - c.startMs).to.be.at.most(bounds.maxMs + MIN); // a boundary falls on a passage start, up to a passage later
+    }
+  });
+
+  it('gives speech under three minutes one chapter', async function () {
+    const segments = cutEpisode('ep_es2010a').transcript!.segments.filter((s) => s.endMs < 150_000);
+    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    expect(chapters).to.have.length(1);
+    expectCovering(chapters, segments);
+  });
+
+  it('gives the same chapters for the same transcript', async function () {
+    const segments = cutEpisode('ep_bdb001').transcript!.segments;
+    const a = await segmentTranscript(segments, hashEmbed());
+    const b = await segmentTranscript(segments, hashEmbed());
+    expect(b.chapters).to.deep.equal(a.chapters);
+  });
+
+  it('embeds each speech passage once, and nothing for an empty transcript', async function () {
+    const segments = cutEpisode('ep_es2010a').transcript!.segments;
+    const embed = hashEmbed();
+    const { blocks } = await segmentTranscript(segments, embed);
+    expect(embed.texts).to.equal(blocks.length);
+    const none = hashEmbed();
+    expect((await segmentTranscript([], none)).chapters).to.deep.equal([]);
+    expect(none.texts).to.equal(0);
+  });
+});
+
+describe('segmentation parts', function () {
+  it('blocks start on segment starts and follow each other', function () {
+    const segments = cutEpisode('ep_es2010a').transcript!.segments;
+    const blocks = blocksOf(segments);
+    for (const [i, b] of blocks.entries()) {
+      expect(b.startMs).to.equal(segments[b.first]!.startMs);
+      if (i > 0) expect(b.first).to.be.at.least(blocks[i - 1]!.first);
+    }
+  });
+
+  it('scores a valley by how far it lies below the peaks on either side', function () {
+    expect(depthScores([1, 0.5, 1])).to.deep.equal([0, 1, 0]);
+    expect(depthScores([1, 0.8, 0.4, 0.9, 0.7])[2]).to.be.closeTo(0.6 + 0.5, 1e-9);
+  });
+
+  it('recognises agenda words and transitions', function () {
+    expect(hasCue('Okay, moving on to the budget.')).to.equal(true);
+    expect(hasCue('The next item on the agenda is the remote.')).to.equal(true);
+    expect(hasCue('I like the yellow one.')).to.equal(false);
+  });
+
+  it('picks the strongest gaps, never two closer than the minimum, and cuts what is too long', function () {
+    const blocks = Array.from({ length: 40 }, (_, i) => ({ first: i, last: i, startMs: i * MIN, endMs: (i + 1) * MIN, text: '' }));
+    const scores = blocks.map((_, g) => (g === 10 ? 5 : g === 11 ? 4.9 : g === 30 ? 4 : 0));
+    const picked = pickBoundaries(blocks, scores, { minMs: 3 * MIN, maxMs: 20 * MIN, targetMs: 10 * MIN, threshold: 1, endMs: 40 * MIN });
+    expect(picked).to.include(10).and.include(30).and.not.include(11);
+    const edges = [0, ...picked.map((g) => g * MIN), 40 * MIN];
+    for (let i = 1; i < edges.length; i++)
+      expect(edges[i]! - edges[i - 1]!)
+        .to.be.at.most(20 * MIN)
+        .and.at.least(3 * MIN);
+  });
+
+  it('turns boundary segment indexes into spans ending where the next begins', function () {
+    const segments = [0, 10, 20, 30].map((s) => ({ startMs: s * 1000, endMs: s * 1000 + 9000, text: 'x', speakerLabel: null }));
+    expect(spansFromStarts(segments, [2])).to.deep.equal([
+      { first: 0, last: 1, startMs: 0, endMs: 20_000 },
+      { first: 2, last: 3, startMs: 20_000, endMs: 39_000 },
+    ]);
+  });
+});
