@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { channelDocument, episodeDocuments, facetDocument, sourceHash, textHash } from '../../indexer/documents.js';
 import { jobIdOf } from '../../indexer/jobs.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { checkEpisode, checkFacet, type EpisodeRecord } from '../../indexer/schemas.js';
 
 function record(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
   return {
@@ -107,6 +107,22 @@ describe('episodeDocuments', function () {
     expect(textHash('model-2', 'Welcome back.')).to.not.equal(p!.textHash);
   });
 
+  it("accepts generated on chapters and key moments and keeps it where true, and leaves the documents of a creator's chapters as they were (decision 27)", function () {
+    const generated = record({
+      chapters: [
+        { title: 'Opening', startMs: 0, endMs: 30_000, generated: true, moments: [{ type: 'qa', title: 'Who owns the land?', startMs: 0, endMs: 30_000, generated: true }] },
+      ],
+    });
+    expect(checkEpisode(generated).ok).to.equal(true);
+    expect(episodeDocuments(generated, { modelId: 'm', indexedAt: at }).chapters.chapters).to.deep.equal(generated.chapters);
+    const creators = record({
+      chapters: [{ title: 'Opening', startMs: 0, endMs: 30_000, generated: false, moments: [{ type: 'qa', title: 'Who owns the land?', startMs: 1000, generated: false }] }],
+    });
+    expect(episodeDocuments(creators, { modelId: 'm', indexedAt: at }).chapters).to.deep.equal(episodeDocuments(record(), { modelId: 'm', indexedAt: at }).chapters);
+    const refused = checkEpisode({ ...generated, chapters: [{ ...generated.chapters![0]!, generated: 'yes' }] });
+    expect(refused.ok ? '' : refused.reason).to.match(/generated must be boolean/);
+  });
+
   it('hashes the same record the same, and a changed record differently', function () {
     expect(sourceHash(record())).to.equal(sourceHash(JSON.parse(JSON.stringify(record()))));
     expect(sourceHash(record({ title: 'Other' }))).to.not.equal(sourceHash(record()));
@@ -128,6 +144,18 @@ describe('channel and facet documents', function () {
       channelId: 'ch',
     });
     expect(facetDocument({ kind: 'topic', record: { id: 'tp', name: 'Farming' } }).channelId).to.equal(null);
+  });
+
+  it("keeps generated on a name enrichment found, and nothing on the creator's (decision 27)", function () {
+    expect(checkFacet({ id: 'tp', name: 'Compost', generated: true }).ok).to.equal(true);
+    expect(facetDocument({ kind: 'topic', record: { id: 'tp', name: 'Compost', generated: true } })).to.deep.equal({
+      id: 'tp',
+      kind: 'topic',
+      name: 'Compost',
+      channelId: null,
+      generated: true,
+    });
+    expect(facetDocument({ kind: 'person', record: { id: 'p', name: 'Ana', generated: false } })).to.deep.equal({ id: 'p', kind: 'person', name: 'Ana', channelId: null });
   });
 });
 

@@ -82,6 +82,23 @@ describe('pages: Markdown twins', function () {
     expect(md).to.include('Published 2024-03-01 · 1:02:05');
   });
 
+  it('says which chapters and moments were generated: one note when all were, a tag on each when only some (decision 27)', function () {
+    const made = { title: 'Made from the words', startMs: 5000, endMs: 65_000, generated: true, moments: [{ type: 'qa', title: 'A claim.', startMs: 6000, generated: true }] };
+    const mixed = episodeMarkdown({ ...page(), chapters: [...page().chapters, made] });
+    expect(mixed).to.include(
+      '## Chapters\n\n_Chapters tagged (generated) were made from the transcript, not by the creator._\n\n- [0:00](https://show.example.com/episodes/ep1?t=0) Intro\n',
+    );
+    expect(mixed).to.include(
+      '- [0:05](https://show.example.com/episodes/ep1?t=5000) Made from the words (generated)\n  - [0:06](https://show.example.com/episodes/ep1?t=6000) qa: A claim. (generated)\n',
+    );
+    const all = episodeMarkdown({ ...page(), chapters: [made] });
+    expect(all).to.include('## Chapters\n\n_Generated from the transcript, not by the creator._\n\n- [0:05](https://show.example.com/episodes/ep1?t=5000) Made from the words\n');
+    const html = renderEpisodePage({ ...page(), chapters: [...page().chapters, made] }, undefined);
+    expect(html).to.include('<p class="generated-note">Chapters tagged generated were made from the transcript, not by the creator.</p>');
+    expect(html).to.match(/Made from the words<\/a> <span class="generated"/);
+    expect(html).to.not.match(/Intro<\/a> <span class="generated"/);
+  });
+
   it('escapes library text: no link, heading or HTML can be injected through a title or a transcript line', function () {
     const md = episodeMarkdown(page({ title: HOSTILE }, [{ speaker: '[s](javascript:x)', startMs: 0, endMs: 1000, text: HOSTILE }]));
     expect(md).to.not.include('](javascript:');
@@ -168,6 +185,18 @@ describe('pages: JSON-LD', function () {
     ]);
   });
 
+  it("keeps only the creator's chapters and moments as Clip parts: none made from the transcript (decision 27)", function () {
+    const mixed = {
+      ...page(),
+      chapters: [
+        ...page().chapters,
+        { title: 'Made from the words', startMs: 5000, endMs: 65_000, generated: true, moments: [{ type: 'qa', title: 'A claim.', startMs: 6000, generated: true }] },
+      ],
+    };
+    const parts = (episodeStructuredData(mixed) as { hasPart: { name: string }[] }).hasPart;
+    expect(parts.map((p) => p.name)).to.deep.equal(['Intro', 'Welcome']);
+  });
+
   it('is a VideoObject for a YouTube episode, with the privacy-enhanced embed', function () {
     const data = episodeStructuredData(page({ mediaUrl: 'https://www.youtube.com/watch?v=abcdefghijk' }));
     expect(data).to.deep.include({ '@type': 'VideoObject', embedUrl: 'https://www.youtube-nocookie.com/embed/abcdefghijk' });
@@ -225,6 +254,9 @@ function preactChapters(p: EpisodePage): string {
     return p.segments[found === -1 ? 0 : found]?.startMs ?? ms;
   };
   const seek = (ms: number, title: string) => h('a', { href: momentHref(ms, anchor(ms)), 'data-seek': ms }, h('span', { class: 'time' }, clock(ms)), ' ', title);
+  const tag = h('span', { class: 'generated', title: 'Generated from the transcript, not by the creator' }, 'generated');
+  // Chapters are tagged one by one only when some are the creator's; moments always.
+  const tagChapters = p.chapters.some((c) => c.generated) && p.chapters.some((c) => !c.generated);
   return renderToString(
     h(
       'ol',
@@ -234,11 +266,12 @@ function preactChapters(p: EpisodePage): string {
           'li',
           null,
           seek(c.startMs, c.title),
+          tagChapters && c.generated ? [' ', tag] : null,
           c.moments.length > 0
             ? h(
                 'ul',
                 { class: 'moments' },
-                c.moments.map((m) => h('li', null, h('span', { class: 'moment-type' }, m.type), ' ', seek(m.startMs, m.title))),
+                c.moments.map((m) => h('li', null, h('span', { class: 'moment-type' }, m.type), ' ', m.generated ? [tag, ' '] : null, seek(m.startMs, m.title))),
               )
             : null,
         ),
@@ -283,10 +316,14 @@ describe('pages: render cost at the episode caps', function () {
     const small = {
       ...p,
       segments: p.segments.slice(0, 400),
-      chapters: [...p.chapters.slice(0, 3), { title: HOSTILE, startMs: 5, endMs: 9, moments: [{ type: '<i>', title: HOSTILE, startMs: 1_199_999 }] }],
+      chapters: [
+        ...p.chapters.slice(0, 3),
+        { title: HOSTILE, startMs: 5, endMs: 9, moments: [{ type: '<i>', title: HOSTILE, startMs: 1_199_999 }] },
+        { title: 'Made from the words', startMs: 9, endMs: 12, generated: true, moments: [{ type: 'qa', title: 'A claim.', startMs: 10, generated: true }] },
+      ],
     };
     const html = renderEpisodePage(small, undefined);
-    const ol = /<nav class="chapters"[^>]*><h2 id="chapters-h">Chapters<\/h2>(<ol>[\s\S]*?<\/ol>)<\/nav>/.exec(html)![1];
+    const ol = /<nav class="chapters"[^>]*><h2 id="chapters-h">Chapters<\/h2>(?:<p class="generated-note">[^<]*<\/p>)?(<ol>[\s\S]*?<\/ol>)<\/nav>/.exec(html)![1];
     expect(ol).to.equal(preactChapters(small));
     expect(html).to.include('href="?t=1199999#t-1197000"');
   });
