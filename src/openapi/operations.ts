@@ -150,7 +150,8 @@ export const OPERATIONS: OperationDef[] = [
     operationId: 'getChapters',
     path: '/api/v1/episodes/{episodeId}/chapters',
     summary: "An episode's chapters",
-    description: 'Chapters with their typed key moments, as stored; an episode without chapters gives `[]`.',
+    description:
+      "Chapters with their typed key moments, as stored; an episode without chapters gives `[]`. Each chapter and key moment says whether it was `generated` from the transcript by enrichment (`true`) or is the creator's own (`false`).",
     tags: ['episodes'],
     pathParams: EpisodePath,
     auth: 'credential',
