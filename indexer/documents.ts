@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, PassageDoc, TranscriptDoc, UserDoc } from '../src/store/documents.js';
 import type { FacetEntry } from './library-reader.js';
-import { buildPassages, type PassageOptions } from './passages.js';
+import { buildPassages, searchedChapters, type PassageOptions } from './passages.js';
 import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
 
 /**
@@ -93,8 +93,9 @@ export function episodeDocuments(
     archived,
     error: record.error ?? null,
     ...facets,
-    chapterTitles: chapters.map((c) => c.title),
-    momentTitles: chapters.flatMap((c) => c.moments.map((m) => m.title)),
+    // Searched titles: the creator's only (see searchedChapters).
+    chapterTitles: searchedChapters(chapters).map((c) => c.title),
+    momentTitles: searchedChapters(chapters).flatMap((c) => c.moments.map((m) => m.title)),
     hasTranscript: record.transcript != null,
     sourceHash: hash,
     indexedAt,

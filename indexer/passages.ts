@@ -79,6 +79,18 @@ export function shortHash(text: string): string {
 }
 
 /**
+ * The chapters search sees: the creator's. Generated chapters and moments (`generated: true`) are for display and
+ * `/related` only: they cut no passage, lend no title to the speech and get no title passage, so a search on an
+ * enriched episode ranks and cites exactly as on its speech alone (measured in docs/relevance.md, "Generated
+ * structure"). A creator's chapter keeps only its creator's moments.
+ */
+export function searchedChapters(chapters: readonly ChapterRecord[] | null | undefined): ChapterRecord[] {
+  return (chapters ?? [])
+    .filter((c) => c.generated !== true)
+    .map((c) => (c.moments.some((m) => m.generated === true) ? { ...c, moments: c.moments.filter((m) => m.generated !== true) } : c));
+}
+
+/**
  * Builds every passage of an episode: transcript speech packed into passages of about
  * 20–60 s that never cross a chapter start or end, one passage per chapter title and
  * one per key-moment title at its start time. The same input always gives the same
@@ -87,7 +99,7 @@ export function shortHash(text: string): string {
  */
 export function buildPassages(episode: Pick<EpisodeRecord, 'id' | 'transcript' | 'chapters'>, options: PassageOptions = {}): Passage[] {
   const opts = { ...DEFAULT_PASSAGE_OPTIONS, ...options };
-  const chapters = episode.chapters ?? [];
+  const chapters = searchedChapters(episode.chapters);
   const boundaries = chapterBoundaries(chapters);
   let n = 0;
   const order = (): number => n++;
