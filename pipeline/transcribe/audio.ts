@@ -1,4 +1,5 @@
-// Audio on disk for the transcription client: its duration (ffprobe), and pieces cut at silences small enough to upload (ffmpeg).
+// Audio on disk for the transcription client: its container checked (ffprobe), its real length measured by decoding it
+// (ffmpeg), and pieces of a fixed format cut at silences, small enough to upload. Every run is bounded in time and output.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { x } from 'tinyexec';
@@ -19,28 +20,92 @@ export const PIECE_BITRATE_KBPS = 32;
 const PIECE_BYTES_PER_SECOND = (PIECE_BITRATE_KBPS * 1000) / 8;
 /** Room for MP3 frame padding and headers: a piece is planned at 90% of the upload limit. */
 const PIECE_FILL = 0.9;
+/** The decoded audio: 16-bit PCM, 16 kHz mono (what the pieces are encoded from; its length is what was decoded). */
+const PCM_BYTES_PER_SECOND = 16_000 * 2;
+/** AUDIO_MAX_SECONDS's default, the bound of a run given no `maxSeconds`. */
+const DEFAULT_MAX_SECONDS = 6 * 3600;
 
-async function run(cmd: string, args: string[], signal?: AbortSignal): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * The container demuxers a downloaded file may be read with (ffmpeg's names; `mov` reads mp4/m4a, `matroska` webm).
+ * Anything else is refused: a playlist (HLS), a concat list or an image sequence would make ffmpeg read other files.
+ */
+export const AUDIO_DEMUXERS = ['mp3', 'mov', 'matroska', 'ogg', 'wav', 'flac', 'aac'] as const;
+
+/** Input options of every run: local files only (no protocol a demuxer could open), accepted demuxers only, `format` forced once known. */
+const guarded = (format?: string) => ['-protocol_whitelist', 'file', '-format_whitelist', AUDIO_DEMUXERS.join(','), ...(format ? ['-f', format] : [])];
+
+/**
+ * How long a run on `seconds` of audio may take: a minute plus a tenth of real time (decoding and encoding speech run
+ * at a hundred times real time or more here; a run ten times slower is stuck or hostile).
+ */
+export const runTimeoutMs = (seconds: number): number => 60_000 + Math.ceil(seconds * 100);
+
+async function run(
+  cmd: string,
+  args: string[],
+  { signal, timeoutMs }: { signal?: AbortSignal | undefined; timeoutMs: number },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+  const timedOut = () => {
+    signal?.throwIfAborted();
+    return new TranscribeError('audio_timeout', `${cmd} did not finish within ${Math.round(timeoutMs / 1000)} s`);
+  };
   try {
-    const result = await x(cmd, args, { nodeOptions: { stdio: ['ignore', 'pipe', 'pipe'] }, throwOnError: false, signal });
+    const result = await x(cmd, args, { nodeOptions: { stdio: ['ignore', 'pipe', 'pipe'], killSignal: 'SIGKILL' }, throwOnError: false, signal: both });
+    if (both.aborted) throw timedOut();
     return { code: result.exitCode ?? 1, stdout: result.stdout, stderr: result.stderr };
   } catch (err) {
-    signal?.throwIfAborted();
+    if (err instanceof TranscribeError) throw err;
+    if (both.aborted) throw timedOut();
     return { code: 127, stdout: '', stderr: err instanceof Error ? err.message : String(err) };
   }
 }
 
 const lastLine = (text: string) => text.trim().split('\n').at(-1)?.trim() ?? '';
 
-/** Length of an audio file in seconds (ffprobe). A file ffprobe cannot read is `bad_audio`. */
-export async function probeSeconds(file: string, signal?: AbortSignal): Promise<number> {
-  const result = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', file], signal);
-  if (result.code === 127) throw new TranscribeError('bad_audio', `ffprobe could not run (${lastLine(result.stderr)}): install ffmpeg`);
-  const seconds = Number(result.stdout.trim());
-  if (result.code !== 0 || !Number.isFinite(seconds) || seconds <= 0) {
-    throw new TranscribeError('bad_audio', `ffprobe could not read the audio (${lastLine(result.stderr) || 'no duration'})`);
+function missingTool(cmd: string, stderr: string): TranscribeError {
+  return new TranscribeError('bad_audio', `${cmd} could not run (${lastLine(stderr)}): install ffmpeg`);
+}
+
+/** What ffprobe says of a file: the accepted demuxer that reads it and the duration its container claims (not to be trusted). */
+export interface AudioProbe {
+  format: (typeof AUDIO_DEMUXERS)[number];
+  claimedSeconds: number | null;
+}
+
+/**
+ * The container of a file (ffprobe, accepted demuxers only) and that it holds an audio stream; anything else is
+ * `bad_audio`, with the same sentence whatever a refused file names (a playlist naming a path that exists or not).
+ */
+export async function probeAudio(file: string, { signal, timeoutMs = runTimeoutMs(0) }: { signal?: AbortSignal | undefined; timeoutMs?: number } = {}): Promise<AudioProbe> {
+  const args = ['-v', 'error', ...guarded(), '-show_entries', 'format=format_name,duration:stream=codec_type', '-of', 'json', file];
+  const result = await run('ffprobe', args, { signal, timeoutMs });
+  if (result.code === 127) throw missingTool('ffprobe', result.stderr);
+  let parsed: { format?: { format_name?: string; duration?: string }; streams?: { codec_type?: string }[] } = {};
+  try {
+    parsed = JSON.parse(result.stdout || '{}') as typeof parsed;
+  } catch {
+    // an unreadable answer is a file ffprobe could not read
   }
-  return seconds;
+  const names = (parsed.format?.format_name ?? '').split(',');
+  const format = AUDIO_DEMUXERS.find((d) => names.includes(d));
+  // The file's own name out of the message: what a refused file names must not change what is said of it.
+  const said = lastLine(result.stderr).replaceAll(file, 'the file') || 'not an accepted container';
+  if (result.code !== 0 || !format) throw new TranscribeError('bad_audio', `ffprobe could not read the audio (${said})`);
+  if (!parsed.streams?.some((s) => s.codec_type === 'audio')) throw new TranscribeError('bad_audio', 'the file holds no audio stream');
+  const claimed = Number(parsed.format?.duration);
+  return { format, claimedSeconds: Number.isFinite(claimed) && claimed > 0 ? claimed : null };
+}
+
+/**
+ * Length of an audio file in seconds, as its container claims it (ffprobe, accepted demuxers only): for files we
+ * made or trust (benchmarks, the demo). Downloaded audio is measured by decoding it ({@link decodeAudio}).
+ */
+export async function probeSeconds(file: string, signal?: AbortSignal): Promise<number> {
+  const { claimedSeconds } = await probeAudio(file, { signal });
+  if (claimedSeconds === null) throw new TranscribeError('bad_audio', 'ffprobe could not read the audio (no duration)');
+  return claimedSeconds;
 }
 
 /** A silence as ffmpeg's silencedetect reports it, seconds. */
@@ -89,40 +154,105 @@ export function maxPieceSeconds(maxUploadBytes: number): number {
   return Math.floor((maxUploadBytes * PIECE_FILL) / PIECE_BYTES_PER_SECOND);
 }
 
-async function detectSilences(file: string, durationSeconds: number, signal?: AbortSignal): Promise<Silence[]> {
-  // -35 dB and 0.3 s: a pause between sentences, not the gap between words.
-  const result = await run('ffmpeg', ['-hide_banner', '-nostats', '-i', file, '-af', 'silencedetect=noise=-35dB:d=0.3', '-f', 'null', '-'], signal);
-  if (result.code !== 0) throw new TranscribeError('bad_audio', `ffmpeg could not read the audio (${lastLine(result.stderr)})`);
-  return parseSilences(result.stderr, durationSeconds);
+/** The audio as decoded: how long it really is (at most `maxSeconds` + 1) and its silences. */
+export interface DecodedAudio {
+  /** 16 kHz mono 16-bit WAV in the work folder. */
+  path: string;
+  seconds: number;
+  silences: Silence[];
 }
 
-async function encodePiece(file: string, out: string, offset: number, seconds: number | undefined, signal?: AbortSignal): Promise<void> {
-  const range = [...(offset > 0 ? ['-ss', offset.toFixed(3)] : []), ...(seconds === undefined ? [] : ['-t', seconds.toFixed(3)])];
-  const args = ['-hide_banner', '-nostats', '-y', ...range, '-i', file, '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', `${PIECE_BITRATE_KBPS}k`, out];
-  const result = await run('ffmpeg', args, signal);
+/**
+ * Decodes the first audio stream of `file` with the demuxer `format` into 16 kHz mono PCM, at most `maxSeconds` + 1 s
+ * of it, finding silences on the way. The length is what was decoded, never what the container claims (an MP3 whose
+ * Xing header says 1 s may hold hours).
+ */
+export async function decodeAudio(
+  file: string,
+  { format, maxSeconds, workDir, signal }: { format: string; maxSeconds: number; workDir: string; signal?: AbortSignal | undefined },
+): Promise<DecodedAudio> {
+  const out = path.join(workDir, 'decoded.wav');
+  const cap = maxSeconds + 1;
+  // -35 dB and 0.3 s: a pause between sentences, not the gap between words.
+  const args = [
+    ...['-hide_banner', '-nostats', '-nostdin', '-y', ...guarded(format), '-i', file, '-map', '0:a:0', '-t', String(cap)],
+    ...['-af', 'silencedetect=noise=-35dB:d=0.3', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-fs', String(Math.ceil(cap * PCM_BYTES_PER_SECOND) + 1024 ** 2)],
+    ...['-f', 'wav', out],
+  ];
+  const result = await run('ffmpeg', args, { signal, timeoutMs: runTimeoutMs(cap) });
+  if (result.code === 127) throw missingTool('ffmpeg', result.stderr);
+  if (result.code !== 0) throw new TranscribeError('bad_audio', `ffmpeg could not read the audio (${lastLine(result.stderr)})`);
+  // Our own WAV: its header is the count of samples decoded.
+  const probed = await run('ffprobe', ['-v', 'error', ...guarded('wav'), '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', out], {
+    signal,
+    timeoutMs: runTimeoutMs(0),
+  });
+  const seconds = Number(probed.stdout.trim());
+  if (probed.code !== 0 || !Number.isFinite(seconds) || seconds <= 0) throw new TranscribeError('bad_audio', 'ffmpeg decoded no audio');
+  return { path: out, seconds, silences: parseSilences(result.stderr, seconds) };
+}
+
+/** Encodes `seconds` of the decoded WAV from `offset` as a piece; ffmpeg stops writing a little past `maxBytes`. */
+async function encodePiece(
+  wav: string,
+  out: string,
+  { offset, seconds, maxBytes, signal }: { offset: number; seconds: number; maxBytes: number; signal?: AbortSignal | undefined },
+): Promise<void> {
+  const range = [...(offset > 0 ? ['-ss', offset.toFixed(3)] : []), '-t', seconds.toFixed(3)];
+  const args = [
+    ...['-hide_banner', '-nostats', '-nostdin', '-y', ...range, ...guarded('wav'), '-i', wav],
+    ...['-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', `${PIECE_BITRATE_KBPS}k`, '-fs', String(maxBytes + 64 * 1024), '-f', 'mp3', out],
+  ];
+  const result = await run('ffmpeg', args, { signal, timeoutMs: runTimeoutMs(seconds) });
   if (result.code !== 0) throw new TranscribeError('bad_audio', `ffmpeg could not convert the audio (${lastLine(result.stderr)})`);
 }
 
 /**
- * The pieces to upload: the file itself when it fits `maxUploadBytes`; otherwise 16 kHz mono
- * MP3, one piece when that fits, else pieces cut at silences, written into `workDir`.
+ * The pieces to upload, always 16 kHz mono MP3 made from the decoded audio (never the downloaded bytes as they are):
+ * one piece when the whole fits `maxUploadBytes`, else pieces cut at silences, written into `workDir`.
  */
 export async function splitAudio(
-  file: string,
-  { durationSeconds, maxUploadBytes, workDir, signal }: { durationSeconds: number; maxUploadBytes: number; workDir: string; signal?: AbortSignal },
+  decoded: Pick<DecodedAudio, 'path' | 'seconds' | 'silences'>,
+  { maxUploadBytes, workDir, signal }: { maxUploadBytes: number; workDir: string; signal?: AbortSignal | undefined },
 ): Promise<AudioPiece[]> {
-  if ((await stat(file)).size <= maxUploadBytes) return [{ path: file, offsetSeconds: 0, seconds: durationSeconds }];
   const limit = maxPieceSeconds(maxUploadBytes);
   if (limit < 5) throw new TranscribeError('too_long', `an upload limit of ${maxUploadBytes} bytes holds less than 5 s of audio`);
-  const cuts = durationSeconds > limit ? planCuts(durationSeconds, await detectSilences(file, durationSeconds, signal), limit) : [];
-  const bounds = [0, ...cuts, durationSeconds];
+  const bounds = [0, ...planCuts(decoded.seconds, decoded.silences, limit), decoded.seconds];
   const pieces: AudioPiece[] = [];
   for (let i = 0; i < bounds.length - 1; i++) {
     const offsetSeconds = bounds[i]!;
     const seconds = bounds[i + 1]! - offsetSeconds;
     const out = path.join(workDir, `piece-${String(i).padStart(4, '0')}.mp3`);
-    await encodePiece(file, out, offsetSeconds, i === bounds.length - 2 ? undefined : seconds, signal);
+    await encodePiece(decoded.path, out, { offset: offsetSeconds, seconds, maxBytes: maxUploadBytes, signal });
     pieces.push({ path: out, offsetSeconds, seconds });
   }
   return pieces;
+}
+
+/**
+ * Refuses a piece larger than the upload limit (`piece_too_large`) before it is sent: a service with a smaller limit
+ * than ours would refuse it, and one with none would decode whatever it is given.
+ */
+export async function checkPieceSize(piece: Pick<AudioPiece, 'path'>, maxUploadBytes: number): Promise<void> {
+  const { size } = await stat(piece.path);
+  if (size > maxUploadBytes) throw new TranscribeError('piece_too_large', `a piece of ${size} bytes is over the ${maxUploadBytes}-byte upload limit`);
+}
+
+/**
+ * A downloaded file made ready to upload: its container checked, its real length measured by decoding it (more than
+ * `maxSeconds` is `too_long`), and its pieces encoded.
+ */
+export async function prepareAudio(
+  file: string,
+  {
+    maxSeconds = DEFAULT_MAX_SECONDS,
+    maxUploadBytes,
+    workDir,
+    signal,
+  }: { maxSeconds?: number | undefined; maxUploadBytes: number; workDir: string; signal?: AbortSignal | undefined },
+): Promise<{ seconds: number; pieces: AudioPiece[] }> {
+  const { format } = await probeAudio(file, { signal });
+  const decoded = await decodeAudio(file, { format, maxSeconds, workDir, signal });
+  if (decoded.seconds > maxSeconds) throw new TranscribeError('too_long', `the audio lasts more than the ${maxSeconds} s transcribed`);
+  return { seconds: decoded.seconds, pieces: await splitAudio(decoded, { maxUploadBytes, workDir, signal }) };
 }

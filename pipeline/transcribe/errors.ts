@@ -8,6 +8,8 @@ export const TRANSCRIBE_ERRORS = {
   bad_audio: { transient: false, sentence: 'the audio could not be read (it is not a supported audio file, or it is damaged)' },
   too_long: { transient: false, sentence: 'the audio is longer than this service transcribes' },
   bad_answer: { transient: false, sentence: 'the transcription service sent an answer that could not be read' },
+  audio_timeout: { transient: false, sentence: 'reading the audio took far longer than its length allows (it may be damaged)' },
+  piece_too_large: { transient: false, sentence: 'the audio could not be cut into pieces small enough for the transcription service' },
 } as const satisfies Record<string, { transient: boolean; sentence: string }>;
 
 export type TranscribeErrorCode = keyof typeof TRANSCRIBE_ERRORS;

@@ -3,9 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TranscriptRecord } from '../../src/contract/library-format.js';
-import { probeSeconds, splitAudio } from './audio.js';
+import { checkPieceSize, prepareAudio } from './audio.js';
 import { cleanTranscript } from './clean.js';
-import { TranscribeError } from './errors.js';
 import { normaliseAnswer } from './normalise.js';
 import { uploadAudio } from './request.js';
 import type { RawTranscript, TranscribeOptions, Transcription } from './types.js';
@@ -27,29 +26,25 @@ export function offsetTranscript(raw: RawTranscript, offsetSeconds: number): Raw
 }
 
 /**
- * Transcribes an audio file: probes its duration (ffprobe), cuts audio larger than
- * maxUploadBytes at silences (ffmpeg silencedetect; 16 kHz mono) and offsets each piece's
- * times, sends each as multipart with response_format=verbose_json and
- * timestamp_granularities[]=word and segment, normalises the answer (top-level words, or
- * whisper.cpp's nested token words merged into words), cleans the times. No words in the
- * answer → TranscribeError 'no_words' ("the transcription service returned no word timings");
- * never invent word times.
+ * Transcribes an audio file: checks its container (accepted demuxers, local file only), decodes it to measure its
+ * real length (more than maxSeconds is `too_long`, whatever the container claims), cuts it at silences (ffmpeg
+ * silencedetect) into 16 kHz mono MP3 pieces no larger than maxUploadBytes and offsets each piece's times, sends each
+ * as multipart with response_format=verbose_json and timestamp_granularities[]=word and segment, normalises the
+ * answer (top-level words, or whisper.cpp's nested token words merged into words), cleans the times. No words in the
+ * answer → TranscribeError 'no_words' ("the transcription service returned no word timings"); never invent word times.
  */
 export async function transcribeFile(audioPath: string, opts: TranscribeOptions): Promise<Transcription> {
   const { url, model, apiKey, language, maxUploadBytes, timeoutMs, maxSeconds, signal, log } = opts;
   const started = performance.now();
-  const audioSeconds = await probeSeconds(audioPath, signal);
-  if (maxSeconds !== undefined && audioSeconds > maxSeconds) {
-    throw new TranscribeError('too_long', `the audio lasts ${Math.round(audioSeconds)} s, more than the ${maxSeconds} s transcribed`);
-  }
   const workDir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-'));
   try {
-    const pieces = await splitAudio(audioPath, { durationSeconds: audioSeconds, maxUploadBytes, workDir, signal });
+    const { seconds: audioSeconds, pieces } = await prepareAudio(audioPath, { maxSeconds, maxUploadBytes, workDir, signal });
     log?.debug({ pieces: pieces.length, audioSeconds }, 'transcribing');
     const parts: RawTranscript[] = [];
     let detected: string | null = null;
     for (const piece of pieces) {
       const prompt = parts.length ? tailText(parts.at(-1)!) : undefined;
+      await checkPieceSize(piece, maxUploadBytes);
       const answer = await uploadAudio(piece.path, { url, model, apiKey, language, prompt, timeoutMs, signal });
       const raw = normaliseAnswer(answer);
       detected ??= raw.language;
