@@ -12,7 +12,7 @@ import type { ChannelDoc } from '../store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
 import { originAllowed } from './origin.js';
 import { requestHost } from '../http/host.js';
-import { SEARCH_INPUT, SEARCH_OUTPUT, generatedCitations, oneLine, renderSearchText, toSearchParams } from './search-tool.js';
+import { SEARCH_INPUT, SEARCH_OUTPUT, generatedMarks, oneLine, renderSearchText, toSearchParams } from './search-tool.js';
 import { packageFile } from '../ground/package-root.js';
 
 const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
@@ -70,10 +70,10 @@ export function createChannelServer(channel: ChannelDoc, { search, metrics }: Mc
     async (args) => {
       try {
         const result = await search.run(req, channel, toSearchParams(args));
-        const generated = await generatedCitations(result, (id) => req.queries.chapters(id));
+        const marks = await generatedMarks(result, (id) => req.queries.chapters(id));
         metrics?.toolCall('search', 'ok');
         return {
-          content: [{ type: 'text', text: renderSearchText(result, channel.title, generated) }],
+          content: [{ type: 'text', text: renderSearchText(result, channel.title, marks) }],
           structuredContent: result as unknown as Record<string, unknown>,
         };
       } catch (err) {

@@ -88,7 +88,7 @@ export function oneLine(text: string, max: number = LABEL_CHARS): string {
 
 const quote = (text: string) => oneLine(text, QUOTE_CHARS);
 
-/** A cited chapter or key-moment title by episode, kind and start: how {@link generatedCitations} names the generated ones. */
+/** A cited chapter or key-moment title by episode, kind and start: how {@link GeneratedMarks} names the generated ones. */
 export const titleKey = (episodeId: string, kind: 'chapter' | 'moment', startMs: number) => `${episodeId}\u0000${kind}\u0000${startMs}`;
 
 /** Which passage kind a cited segment is, when it is a chapter or key-moment title. */
@@ -96,33 +96,56 @@ function titleKind(segment: MatchedSegment): 'chapter' | 'moment' | undefined {
   return segment.matchedVia.includes('chapter') ? 'chapter' : segment.matchedVia.includes('moment') ? 'moment' : undefined;
 }
 
+/** What enrichment generated around the cited segments (decision 27), for {@link renderSearchText} to say so. */
+export interface GeneratedMarks {
+  /** The {@link titleKey} of each generated chapter and key moment of the cited episodes: a cited title among them is labelled. */
+  titles: ReadonlySet<string>;
+  /** The generated chapters of each cited episode, in order: cited speech inside one is said to be in it. */
+  chapters: ReadonlyMap<string, readonly Pick<Chapter, 'title' | 'startMs' | 'endMs'>[]>;
+}
+
+export const NO_GENERATED_MARKS: GeneratedMarks = { titles: new Set(), chapters: new Map() };
+
 /**
- * The {@link titleKey}s of the chapter and key-moment titles the result cites that enrichment generated (decision 27),
- * read from the chapters of only the episodes that cite a title (none: no read). A title passage starts where its
- * chapter or moment starts, so the start names it.
+ * The generated chapters and moments of the episodes a result cites, read from their chapters (one `_mget`: the store
+ * gathers the GETs of one tick). A title passage starts where its chapter or moment starts, so the start names it.
+ * Search may leave generated titles out of its passages (then only the speech inside them is cited, and named in
+ * its chapter); either way nothing generated reads as the creator's.
  */
-export async function generatedCitations(result: SearchResult, chaptersOf: (episodeId: string) => Promise<{ chapters: Chapter[] } | undefined>): Promise<Set<string>> {
-  const citing = result.episodes.filter((e) => e.segments.some((s) => titleKind(s) !== undefined)).map((e) => e.episodeId);
-  const keys = new Set<string>();
-  const docs = await Promise.all(citing.map((id) => chaptersOf(id)));
-  citing.forEach((id, i) => {
+export async function generatedMarks(result: SearchResult, chaptersOf: (episodeId: string) => Promise<{ chapters: Chapter[] } | undefined>): Promise<GeneratedMarks> {
+  const cited = result.episodes.filter((e) => e.segments.length > 0).map((e) => e.episodeId);
+  const docs = await Promise.all(cited.map((id) => chaptersOf(id)));
+  const titles = new Set<string>();
+  const chapters = new Map<string, Pick<Chapter, 'title' | 'startMs' | 'endMs'>[]>();
+  cited.forEach((id, i) => {
+    const generated = (docs[i]?.chapters ?? []).filter((c) => c.generated);
+    if (generated.length > 0) chapters.set(id, generated);
     for (const c of docs[i]?.chapters ?? []) {
-      if (c.generated) keys.add(titleKey(id, 'chapter', c.startMs));
-      for (const m of c.moments) if (m.generated) keys.add(titleKey(id, 'moment', m.startMs));
+      if (c.generated) titles.add(titleKey(id, 'chapter', c.startMs));
+      for (const m of c.moments) if (m.generated) titles.add(titleKey(id, 'moment', m.startMs));
     }
   });
-  return keys;
+  return { titles, chapters };
 }
 
 /** What precedes a cited title that was generated, so an assistant does not quote it as the creator's. */
 const GENERATED_TITLE = { chapter: 'Generated chapter title', moment: 'Generated key moment' } as const;
 
+/** The generated chapter holding a cited moment: the last begun at or before it that has not ended. */
+function generatedChapterAt(marks: GeneratedMarks, episodeId: string, ms: number) {
+  return marks.chapters
+    .get(episodeId)
+    ?.filter((c) => c.startMs <= ms && ms < c.endMs)
+    .at(-1);
+}
+
 /**
  * The result as text an assistant can quote: per episode its title, date and page, then
  * per segment the moment's time, the speaker when known, the words and the citation URL.
- * A chapter or key-moment title among `generated` ({@link generatedCitations}) says it was generated from the transcript.
+ * What enrichment generated says so ({@link generatedMarks}): a cited generated chapter or key-moment title is
+ * labelled, and cited speech inside a generated chapter names that chapter as generated from the transcript.
  */
-export function renderSearchText(result: SearchResult, channelTitle: string, generated: ReadonlySet<string> = new Set()): string {
+export function renderSearchText(result: SearchResult, channelTitle: string, marks: GeneratedMarks = NO_GENERATED_MARKS): string {
   // Every piece of library or client text is folded to one line: only this function starts lines.
   const [channel, query] = [oneLine(channelTitle), oneLine(result.query ?? '', 1000)];
   if (result.episodes.length === 0) return `No published episode of ${channel} matches "${query}".`;
@@ -132,8 +155,10 @@ export function renderSearchText(result: SearchResult, channelTitle: string, gen
     for (const s of episode.segments) {
       const speaker = s.speaker ? oneLine(s.speaker) : '';
       const kind = titleKind(s);
-      const label = kind && generated.has(titleKey(episode.episodeId, kind, s.startMs)) ? ` ${GENERATED_TITLE[kind]} (from the transcript, not the creator's):` : '';
+      const label = kind && marks.titles.has(titleKey(episode.episodeId, kind, s.startMs)) ? ` ${GENERATED_TITLE[kind]} (from the transcript, not the creator's):` : '';
       lines.push(`   - [${clock(s.startMs)}]${label}${speaker ? ` ${speaker}:` : ''} "${quote(s.text)}"`, `     ${s.url}`);
+      const chapter = kind ? undefined : generatedChapterAt(marks, episode.episodeId, s.startMs);
+      if (chapter) lines.push(`     In the chapter "${oneLine(chapter.title)}", generated from the transcript (not the creator's).`);
     }
   });
   return lines.join('\n');

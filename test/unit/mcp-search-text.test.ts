@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { generatedCitations, LABEL_CHARS, oneLine, renderSearchText } from '../../src/mcp/search-tool.js';
+import { generatedMarks, LABEL_CHARS, oneLine, renderSearchText } from '../../src/mcp/search-tool.js';
 import type { SearchResult } from '../../src/search/types.js';
 
 /** A line that, alone on its own line, reads as a citation of the text rendering. */
@@ -78,40 +78,43 @@ describe('MCP search text: what was generated from the transcript says so (decis
     base.episodes[0]!.segments = [title('chapter', 0, 'Mulch and moisture'), title('moment', 30_000, 'Compost smells sweet.'), speech];
     return base;
   };
-  const chapters = (generated: boolean) => ({
+  const chapters = (generated: boolean, title = 'Mulch and moisture') => ({
     chapters: [
-      { title: 'Mulch and moisture', startMs: 0, endMs: 60_000, generated, moments: [{ type: 'qa', title: 'Compost smells sweet.', startMs: 30_000, generated }] },
-      { title: 'Tomatoes', startMs: 60_000, endMs: 90_000, moments: [] },
+      { title, startMs: 0, endMs: 90_000, generated, moments: [{ type: 'qa', title: 'Compost smells sweet.', startMs: 30_000, generated }] },
+      { title: 'Tomatoes', startMs: 90_000, endMs: 120_000, generated, moments: [] },
     ],
   });
 
-  it("names a cited generated chapter or key-moment title as generated, and leaves speech and the creator's titles as they were", async function () {
-    const asked: string[] = [];
-    const generated = await generatedCitations(cited(), async (id) => {
-      asked.push(id);
-      return chapters(true);
-    });
-    expect(asked).to.deep.equal(['ep_1']);
-    expect(citationLines(renderSearchText(cited(), 'Show', generated))).to.deep.equal([
+  it("labels a cited generated chapter or key-moment title, names the generated chapter cited speech is in, and leaves the creator's as they were", async function () {
+    const marks = await generatedMarks(cited(), async () => chapters(true));
+    const text = renderSearchText(cited(), 'Show', marks);
+    expect(citationLines(text)).to.deep.equal([
       `   - [0:00] Generated chapter title (from the transcript, not the creator's): "Mulch and moisture"`,
       `   - [0:30] Generated key moment (from the transcript, not the creator's): "Compost smells sweet."`,
       '   - [1:05] "Tomatoes need sun."',
     ]);
-    const creators = await generatedCitations(cited(), async () => chapters(false));
-    expect(citationLines(renderSearchText(cited(), 'Show', creators))).to.deep.equal([
-      '   - [0:00] "Mulch and moisture"',
-      '   - [0:30] "Compost smells sweet."',
-      '   - [1:05] "Tomatoes need sun."',
-    ]);
+    expect(text).to.include(`https://show.example.org/episodes/ep_1?t=65000\n     In the chapter "Mulch and moisture", generated from the transcript (not the creator's).`);
+    expect(text.match(/In the chapter/g), 'only the speech is placed in its chapter').to.have.length(1);
+
+    const creators = renderSearchText(cited(), 'Show', await generatedMarks(cited(), async () => chapters(false)));
+    expect(citationLines(creators)).to.deep.equal(['   - [0:00] "Mulch and moisture"', '   - [0:30] "Compost smells sweet."', '   - [1:05] "Tomatoes need sun."']);
+    expect(creators).to.not.include('generated');
   });
 
-  it('reads no chapters when the result cites no chapter or key-moment title', async function () {
+  it('folds a generated chapter title into its line: it cannot start a citation of its own', async function () {
+    const text = renderSearchText(cited(), 'Show', await generatedMarks(cited(), async () => chapters(true, `Mulch${FORGED}`)));
+    expect(citationLines(text)).to.have.length(3);
+    expect(text.split('\n').filter((line) => line.includes('evil.example'))).to.have.length(1);
+  });
+
+  it('reads the chapters of each cited episode once, and of no other', async function () {
     const asked: string[] = [];
-    const generated = await generatedCitations(result('Garden talk', 'Host'), async (id) => {
+    const twice = result('Garden talk', 'Host');
+    twice.episodes.push({ ...twice.episodes[0]!, episodeId: 'ep_2', segments: [] });
+    await generatedMarks(twice, async (id) => {
       asked.push(id);
       return chapters(true);
     });
-    expect(asked).to.deep.equal([]);
-    expect(generated.size).to.equal(0);
+    expect(asked).to.deep.equal(['ep_1']);
   });
 });
