@@ -1,0 +1,316 @@
+// A language model where a deployment has one: an OpenAI-compatible `POST /v1/chat/completions` rewrites the title and
+// the moment claims of a chapter the local method cut. It never sees or returns a time; an answer the schema refuses, a
+// slow one or an error leaves the local text in place.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { Logger } from '../../src/ground/logger.js';
+import type { ChapterBrief, ChapterWriter, ChapterWriting } from './types.js';
+
+/** How one chapter's request ended: `ok` (the model's text is used), else the local text stays. */
+export type ChatOutcome = 'ok' | 'malformed' | 'timeout' | 'error';
+export const CHAT_OUTCOMES: readonly ChatOutcome[] = ['ok', 'malformed', 'timeout', 'error'];
+
+/** Bounds of what the model writes. */
+export const TITLE_MIN_CHARS = 3;
+export const TITLE_MAX_CHARS = 60;
+export const CLAIM_MIN_CHARS = 12;
+export const CLAIM_MAX_CHARS = 200;
+/** Characters of the chapter's transcript sent: about 1 000 tokens, room for the instructions and the answer in a 4k context. */
+export const DEFAULT_TRANSCRIPT_CHARS = 4000;
+/** Characters of each moment's own words sent. */
+const MOMENT_CHARS = 600;
+/** An answer longer than this is not a title and a few claims. */
+const MAX_ANSWER_CHARS = 16_384;
+
+/** `<url>/v1/chat/completions`, unless the URL already names that path. */
+export function chatEndpoint(url: string): string {
+  const base = url.replace(/\/+$/, '');
+  return /\/chat\/completions$/.test(base) ? base : `${base}/v1/chat/completions`;
+}
+
+/** The answer's shape for a brief of `moments` moments: a title, and exactly one claim per moment. */
+export function answerSchema(moments: number) {
+  return Type.Object(
+    {
+      title: Type.String({ minLength: TITLE_MIN_CHARS, maxLength: TITLE_MAX_CHARS }),
+      claims: Type.Array(Type.String({ minLength: CLAIM_MIN_CHARS, maxLength: CLAIM_MAX_CHARS }), { minItems: moments, maxItems: moments }),
+    },
+    { additionalProperties: false },
+  );
+}
+type Answer = Static<ReturnType<typeof answerSchema>>;
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+const validators = new Map<number, ValidateFunction<Answer>>();
+const validatorFor = (moments: number): ValidateFunction<Answer> => {
+  if (!validators.has(moments)) validators.set(moments, ajv.compile<Answer>(answerSchema(moments)));
+  return validators.get(moments)!;
+};
+
+/**
+ * A time written into text: a clock stamp (`12:30`, `1:02:03`), or a place in the recording (`at 5 minutes`, `the
+ * 10-minute mark`). Every time the product shows comes from the transcript; a model's guess at one is refused.
+ */
+const TIME_IN_TEXT =
+  /\b\d{1,2}:\d{2}(?::\d{2})?\b|\b(?:at|around|after)\s+(?:the\s+)?\d+(?:\.\d+)?[\s-]*(?:h|hours?|min(?:ute)?s?|s|sec(?:ond)?s?)\b|\b\d+[\s-]*(?:minute|second|hour)\s+mark\b/i;
+
+/** A sentence as a claim: a letter or digit first, at least three words, a full stop last (a claim cut short has none). */
+const looksLikeSentence = (s: string) => /^["'“‘(]?[\p{L}\p{N}]/u.test(s) && s.split(' ').length >= 3 && /[.!?…]["'”’)]*$/u.test(s);
+
+/** Whitespace collapsed, ends trimmed, and a title's wrapping quotes and final period removed. */
+const tidy = (s: string) => s.replace(/\s+/g, ' ').trim();
+const tidyTitle = (s: string) =>
+  tidy(s)
+    .replace(/^["'“‘«]+|["'”’»]+$/g, '')
+    .replace(/\.$/, '')
+    .trim();
+
+/**
+ * The first JSON object in a model's text: inside a code fence when there is one, else from the first `{` to its
+ * matching `}` (strings and escapes respected). Undefined when there is none or it does not parse.
+ */
+export function firstJsonObject(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
+  const source = fenced ? fenced[1]! : text;
+  const start = source.indexOf('{');
+  if (start < 0) return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) {
+      try {
+        return JSON.parse(source.slice(start, i + 1)) as unknown;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Why a parsed answer is refused for `brief`, or its tidied writing. */
+export function checkAnswer(value: unknown, brief: Pick<ChapterBrief, 'moments'>): { ok: true; writing: ChapterWriting } | { ok: false; reason: string } {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const raw = value as Record<string, unknown>;
+    // Tidied before the check, so that a stray space or quotes are not a refusal, and bounds count what is kept.
+    value = {
+      ...raw,
+      ...(typeof raw.title === 'string' ? { title: tidyTitle(raw.title) } : {}),
+      ...(Array.isArray(raw.claims) ? { claims: raw.claims.map((c) => (typeof c === 'string' ? tidy(c) : c)) } : {}),
+    };
+  }
+  const validate = validatorFor(brief.moments.length);
+  if (!validate(value)) {
+    const error = validate.errors?.[0];
+    return { ok: false, reason: `${error?.instancePath || 'the answer'} ${error?.message ?? 'does not match the schema'}` };
+  }
+  const { title, claims } = value;
+  const bad = claims.findIndex((claim) => !looksLikeSentence(claim));
+  if (bad >= 0) return { ok: false, reason: `/claims/${bad} is not a sentence` };
+  const timed = [title, ...claims].findIndex((text) => TIME_IN_TEXT.test(text));
+  if (timed >= 0) return { ok: false, reason: `${timed === 0 ? '/title' : `/claims/${timed - 1}`} names a time` };
+  return { ok: true, writing: { title, claims } };
+}
+
+const SENTENCE = /[^.!?…]+(?:[.!?…]+["'”’)]*|$)/g;
+const WORD = /[\p{L}\p{N}']{3,}/gu;
+
+/**
+ * The chapter's transcript cut to `maxChars` for a small context: its opening sentences (the subject is usually named
+ * there), then the most central ones (sharing the most frequent words of the chapter, per word), kept in their order;
+ * a gap is marked `…`.
+ */
+export function shortenTranscript(text: string, maxChars = DEFAULT_TRANSCRIPT_CHARS): string {
+  const all = tidy(text);
+  if (all.length <= maxChars) return all;
+  const sentences = (all.match(SENTENCE) ?? [all]).map((s) => s.trim()).filter(Boolean);
+  const words = (s: string) => (s.toLowerCase().match(WORD) ?? []) as string[];
+  const frequency = new Map<string, number>();
+  for (const s of sentences) for (const w of new Set(words(s))) frequency.set(w, (frequency.get(w) ?? 0) + 1);
+  const centrality = (s: string) => {
+    const ws = words(s);
+    return ws.length === 0 ? 0 : ws.reduce((sum, w) => sum + (frequency.get(w) ?? 0), 0) / Math.sqrt(ws.length);
+  };
+  const opening = [0, 1].filter((i) => i < sentences.length);
+  const ranked = sentences
+    .map((s, i) => ({ i, score: centrality(s) }))
+    .filter(({ i }) => !opening.includes(i))
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .map(({ i }) => i);
+  const chosen = new Set<number>();
+  let used = 0;
+  for (const i of [...opening, ...ranked]) {
+    const cost = sentences[i]!.length + 3;
+    if (used + cost > maxChars) continue;
+    chosen.add(i);
+    used += cost;
+  }
+  if (chosen.size === 0) return `${all.slice(0, maxChars - 1)}…`;
+  const order = [...chosen].sort((a, b) => a - b);
+  return order.map((i, k) => (k > 0 && i !== order[k - 1]! + 1 ? `… ${sentences[i]}` : sentences[i])).join(' ');
+}
+
+const cut = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
+
+/** The instructions: what to write, its bounds, and that times are never written. */
+export const SYSTEM_PROMPT = [
+  'You write the title and key-moment claims of one chapter of a spoken recording, from its transcript.',
+  'Answer with one JSON object and nothing else: {"title": "...", "claims": ["...", ...]}.',
+  `"title": a short noun phrase (2 to 6 words, at most ${TITLE_MAX_CHARS} characters) naming what the chapter is about.`,
+  `"claims": exactly one per moment listed, in the same order; each restates what the speaker says in that moment as one self-contained sentence (at most ${CLAIM_MAX_CHARS} characters) that names its subject instead of "he", "it" or "this".`,
+  'Write in the language of the transcript. Never write times, timestamps or durations.',
+].join('\n');
+
+/** The user message for one chapter: its language, its shortened transcript, its moments. */
+export function userPrompt(brief: ChapterBrief, maxTranscriptChars = DEFAULT_TRANSCRIPT_CHARS): string {
+  const moments = brief.moments.map((m, i) => `${i + 1}. (${m.type}) ${cut(tidy(m.text), MOMENT_CHARS)}`);
+  return [
+    `Language: ${brief.language}`,
+    '',
+    'Chapter transcript:',
+    shortenTranscript(brief.transcript, maxTranscriptChars),
+    '',
+    `Moments (${brief.moments.length}):`,
+    ...moments,
+    '',
+    `Answer with {"title": ..., "claims": [exactly ${brief.moments.length} sentence${brief.moments.length === 1 ? '' : 's'}]}.`,
+  ].join('\n');
+}
+
+/** How the answer's format is asked for: a JSON schema (llama.cpp, vLLM, OpenAI, Ollama), any JSON object, or only in words. */
+export type ResponseFormat = 'json_schema' | 'json_object' | 'none';
+
+/** The request body for one chapter. */
+export function chatRequest(
+  brief: ChapterBrief,
+  { model, format, seed, maxTranscriptChars }: { model?: string | undefined; format: ResponseFormat; seed: number; maxTranscriptChars: number },
+) {
+  const schema: TSchema = answerSchema(brief.moments.length);
+  return {
+    ...(model ? { model } : {}),
+    messages: [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: userPrompt(brief, maxTranscriptChars) },
+    ],
+    // Deterministic: the same chapter gets the same answer from the same server and model.
+    temperature: 0,
+    seed,
+    max_tokens: 120 + brief.moments.length * 80,
+    ...(format === 'json_schema'
+      ? { response_format: { type: 'json_schema', json_schema: { name: 'chapter_writing', strict: true, schema: JSON.parse(JSON.stringify(schema)) as unknown } } }
+      : format === 'json_object'
+        ? { response_format: { type: 'json_object' } }
+        : {}),
+  };
+}
+
+/** The assistant's text of an OpenAI-shaped answer, or why there is none. */
+export function assistantText(body: unknown): { text: string } | { reason: string } {
+  const choice = (body as { choices?: unknown[] } | null)?.choices?.[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | undefined;
+  if (!choice?.message) return { reason: 'no choices[0].message' };
+  if (typeof choice.message.refusal === 'string' && choice.message.refusal) return { reason: `refused: ${cut(choice.message.refusal, 120)}` };
+  if (choice.finish_reason === 'length') return { reason: 'cut at max_tokens' };
+  if (typeof choice.message.content !== 'string' || !choice.message.content.trim()) return { reason: 'no content' };
+  return { text: choice.message.content };
+}
+
+/** A 400 that names the response format: the server does not take that way of asking, and a plainer one is tried. */
+const refusesFormat = (status: number, text: string) => (status === 400 || status === 422) && /response_format|json_schema|json_object|grammar|schema/i.test(text);
+
+export interface ChatWriterOptions {
+  /** Base URL of the service (`ENRICH_URL`); `/v1/chat/completions` is appended. */
+  url: string;
+  /** Model named in each request (`ENRICH_MODEL`); none sent when unset. */
+  model?: string | undefined;
+  /** Sent as `Authorization: Bearer …` when set; never logged. */
+  apiKey?: string | undefined;
+  /** Longest one chapter may take (`ENRICH_TIMEOUT_MS`), reading the answer included. Default 60 s. */
+  timeoutMs?: number;
+  /** The first way to ask for the format; a server that refuses it is asked the next plainer way from then on. Default `json_schema`. */
+  responseFormat?: ResponseFormat;
+  /** Sent as `seed`. Default 0. */
+  seed?: number;
+  /** Characters of the chapter's transcript sent. Default {@link DEFAULT_TRANSCRIPT_CHARS}. */
+  maxTranscriptChars?: number;
+  log?: Logger | undefined;
+  /** Told how each chapter's request ended, for the metrics. */
+  onOutcome?: (outcome: ChatOutcome) => void;
+}
+
+const PLAINER: Record<ResponseFormat, ResponseFormat | undefined> = { json_schema: 'json_object', json_object: 'none', none: undefined };
+
+/**
+ * A {@link ChapterWriter} over an OpenAI-compatible chat service: one request per chapter (temperature 0, a fixed
+ * seed), the answer's first JSON object checked against {@link answerSchema} and the rules a schema cannot say (claims
+ * are sentences, no times). Anything else (malformed, refused, late, unreachable, an error status) is `null`: the
+ * local text stays. The caller's own abort is thrown, not counted.
+ */
+export function createChatWriter({
+  url,
+  model,
+  apiKey,
+  timeoutMs = 60_000,
+  responseFormat = 'json_schema',
+  seed = 0,
+  maxTranscriptChars = DEFAULT_TRANSCRIPT_CHARS,
+  log,
+  onOutcome = () => {},
+}: ChatWriterOptions): ChapterWriter {
+  const endpoint = chatEndpoint(url);
+  const origin = new URL(endpoint).origin;
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
+  let format = responseFormat;
+
+  const fallBack = (outcome: Exclude<ChatOutcome, 'ok'>, reason: string): null => {
+    onOutcome(outcome);
+    log?.warn({ service: origin, outcome, reason }, "the language model's answer was not used: the chapter keeps the local title and claims");
+    return null;
+  };
+
+  return {
+    async write(brief, signal) {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      for (;;) {
+        let status: number;
+        let text: string;
+        try {
+          const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(chatRequest(brief, { model, format, seed, maxTranscriptChars })), signal: both });
+          status = res.status;
+          text = await res.text();
+        } catch (error) {
+          signal?.throwIfAborted(); // the caller's cancellation is not the service's failure
+          if (timeout.aborted) return fallBack('timeout', `no answer within ${timeoutMs} ms`);
+          return fallBack('error', `unreachable: ${((error as Error).cause as Error | undefined)?.message || (error as Error).message}`);
+        }
+        const plainer = PLAINER[format];
+        if (plainer && refusesFormat(status, text)) {
+          log?.info({ service: origin, refused: format, next: plainer }, 'the chat service does not take this response_format; asking a plainer way from now on');
+          format = plainer;
+          continue;
+        }
+        if (status < 200 || status > 299) return fallBack('error', `HTTP ${status}: ${cut(text.trim(), 200)}`);
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          return fallBack('malformed', 'the body is not JSON');
+        }
+        const said = assistantText(body);
+        if ('reason' in said) return fallBack('malformed', said.reason);
+        const parsed = firstJsonObject(said.text.slice(0, MAX_ANSWER_CHARS));
+        if (parsed === undefined) return fallBack('malformed', `no JSON object in the answer: ${cut(tidy(said.text), 120)}`);
+        const checked = checkAnswer(parsed, brief);
+        if (!checked.ok) return fallBack('malformed', checked.reason);
+        onOutcome('ok');
+        return checked.writing;
+      }
+    },
+  };
+}

@@ -1,0 +1,174 @@
+// The language-model path of enrichment without a server: the enrichment settings, finding the JSON in a model's
+// text, the checks an answer must pass, the shortened transcript and the request sent.
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { assistantText, chatEndpoint, chatRequest, checkAnswer, firstJsonObject, shortenTranscript, userPrompt } from '../../pipeline/enrich/llm.js';
+import type { ChapterBrief } from '../../pipeline/enrich/types.js';
+
+const brief = (moments: number, transcript = 'The council voted to close the old bridge. Repairs would cost more than a new one.'): ChapterBrief => ({
+  transcript,
+  language: 'en',
+  localTitle: 'Council Bridge Vote',
+  moments: Array.from({ length: moments }, (_, i) => ({ type: 'insight' as const, text: `Moment number ${i + 1} is said here.`, localTitle: `Moment ${i + 1}.` })),
+});
+
+const claims = (n: number) => Array.from({ length: n }, (_, i) => `The council explains point ${i + 1} of the vote.`);
+
+describe('enrichment settings', function () {
+  it('are on with the documented bounds and no language model by default', function () {
+    expect(loadConfig({}).enrich).to.deep.equal({
+      enabled: true,
+      chapterMinMs: 120_000,
+      chapterMaxMs: 1_200_000,
+      url: undefined,
+      model: undefined,
+      apiKey: undefined,
+      timeoutMs: 60_000,
+      nerUrl: undefined,
+    });
+  });
+
+  it("take the transcription service's URL for NER unless NER_URL is set", function () {
+    expect(loadConfig({ TRANSCRIBE_URL: 'http://transcriber:8910/' }).enrich.nerUrl).to.equal('http://transcriber:8910');
+    expect(loadConfig({ TRANSCRIBE_URL: 'http://transcriber:8910', NER_URL: 'https://ner.example.com' }).enrich.nerUrl).to.equal('https://ner.example.com');
+  });
+
+  it('read the chat service, its key over https or loopback, and the chapter bounds in seconds', function () {
+    const enrich = loadConfig({
+      ENRICH: 'off',
+      ENRICH_URL: 'https://llm.example.com/',
+      ENRICH_MODEL: 'qwen2.5:7b',
+      ENRICH_API_KEY: 'sk-1',
+      ENRICH_TIMEOUT_MS: '5000',
+      ENRICH_CHAPTER_MIN_SECONDS: '60',
+      ENRICH_CHAPTER_MAX_SECONDS: '600',
+    }).enrich;
+    expect(enrich).to.include({
+      enabled: false,
+      url: 'https://llm.example.com',
+      model: 'qwen2.5:7b',
+      apiKey: 'sk-1',
+      timeoutMs: 5000,
+      chapterMinMs: 60_000,
+      chapterMaxMs: 600_000,
+    });
+    expect(loadConfig({ ENRICH_URL: 'http://127.0.0.1:8080', ENRICH_API_KEY: 'sk-1' }).enrich.apiKey).to.equal('sk-1');
+  });
+
+  for (const [env, variable] of [
+    [{ ENRICH_URL: 'https://user:secret@llm.example.com' }, 'ENRICH_URL'],
+    [{ NER_URL: 'http://ner.example.com/?key=secret' }, 'NER_URL'],
+    [{ ENRICH_URL: 'ftp://llm.example.com' }, 'ENRICH_URL'],
+    [{ ENRICH_URL: 'http://llm.internal:8080', ENRICH_API_KEY: 'sk-1' }, 'ENRICH_API_KEY'],
+    [{ ENRICH_CHAPTER_MIN_SECONDS: '900', ENRICH_CHAPTER_MAX_SECONDS: '600' }, 'ENRICH_CHAPTER_MAX_SECONDS'],
+  ] as const) {
+    it(`refuses ${JSON.stringify(env)}, naming ${variable}`, function () {
+      expect(() => loadConfig(env)).to.throw(ConfigError, variable);
+    });
+  }
+});
+
+describe('firstJsonObject', function () {
+  it('reads the object inside a code fence', function () {
+    expect(firstJsonObject('Here it is:\n```json\n{"title": "A", "claims": []}\n```\nDone.')).to.deep.equal({ title: 'A', claims: [] });
+  });
+
+  it('takes the first balanced object, braces inside strings included', function () {
+    expect(firstJsonObject('Sure! {"title": "Sets {a, b}", "claims": ["x \\" }"]} and {"other": 1}')).to.deep.equal({ title: 'Sets {a, b}', claims: ['x " }'] });
+  });
+
+  it('is undefined for text without an object, an unclosed one or one that does not parse', function () {
+    expect(firstJsonObject('1. The title is bridges.')).to.equal(undefined);
+    expect(firstJsonObject('{"title": "cut off')).to.equal(undefined);
+    expect(firstJsonObject("{title: 'not json'}")).to.equal(undefined);
+  });
+});
+
+describe('checkAnswer', function () {
+  it('keeps a title and one sentence per moment, tidied', function () {
+    const checked = checkAnswer({ title: '  "Closing the  old bridge."  ', claims: ['  The council voted to close\nthe old bridge. '] }, brief(1));
+    expect(checked).to.deep.equal({ ok: true, writing: { title: 'Closing the old bridge', claims: ['The council voted to close the old bridge.'] } });
+  });
+
+  it('refuses a claim count other than the moments of the brief', function () {
+    expect(checkAnswer({ title: 'Bridge vote', claims: claims(1) }, brief(2)).ok).to.equal(false);
+    expect(checkAnswer({ title: 'Bridge vote', claims: claims(3) }, brief(2)).ok).to.equal(false);
+    expect(checkAnswer({ title: 'Bridge vote', claims: claims(2) }, brief(2)).ok).to.equal(true);
+  });
+
+  it('refuses titles that are empty, too short or longer than 60 characters', function () {
+    for (const title of ['', '   ', 'Ab', 'x'.repeat(61)]) expect(checkAnswer({ title, claims: claims(1) }, brief(1)).ok, JSON.stringify(title)).to.equal(false);
+    expect(checkAnswer({ title: 'x'.repeat(60), claims: claims(1) }, brief(1)).ok).to.equal(true);
+  });
+
+  it('refuses claims that are not whole sentences or are longer than 200 characters', function () {
+    for (const claim of ['Bridge.', ']  # 1 sentence, 1 sentence', 'The council voted to close the old', `The council ${'said '.repeat(40)}so.`]) {
+      expect(checkAnswer({ title: 'Bridge vote', claims: [claim] }, brief(1)).ok, claim).to.equal(false);
+    }
+  });
+
+  it('refuses times anywhere: extra fields, clock stamps, places in the recording', function () {
+    expect(checkAnswer({ title: 'Bridge vote', claims: claims(1), startMs: 1000 }, brief(1)).ok).to.equal(false);
+    expect(checkAnswer({ title: 'Bridge vote at 12:30', claims: claims(1) }, brief(1)).ok).to.equal(false);
+    expect(checkAnswer({ title: 'Bridge vote', claims: ['At 5 minutes the council votes to close it.'] }, brief(1)).ok).to.equal(false);
+    expect(checkAnswer({ title: 'Bridge vote', claims: ['The council votes at the 10-minute mark today.'] }, brief(1)).ok).to.equal(false);
+    expect(checkAnswer({ title: 'Bridge vote', claims: ['The repairs would take 5 years and cost more.'] }, brief(1)).ok).to.equal(true);
+  });
+
+  it('refuses what is not an object of the shape', function () {
+    for (const value of [undefined, null, [], 'text', { title: 'Bridge vote' }, { title: 7, claims: claims(1) }]) {
+      expect(checkAnswer(value, brief(1)).ok, JSON.stringify(value)).to.equal(false);
+    }
+  });
+});
+
+describe('shortenTranscript', function () {
+  const sentences = Array.from({ length: 200 }, (_, i) => (i % 10 === 5 ? `The bridge budget grew again in year ${i}.` : `Aside${i} detour${i} tangent${i} remark${i}.`));
+  const long = sentences.join(' ');
+
+  it('leaves a transcript that fits as it is, whitespace tidied', function () {
+    expect(shortenTranscript('One  sentence.\nTwo sentences.', 100)).to.equal('One sentence. Two sentences.');
+  });
+
+  it('fits the budget with the opening sentences first and the central ones after, in order, gaps marked', function () {
+    const short = shortenTranscript(long, 600);
+    expect(short.length).to.be.at.most(600);
+    expect(short.startsWith(`${sentences[0]} ${sentences[1]}`)).to.equal(true);
+    expect(short).to.include('The bridge budget grew again in year 5.');
+    expect(short).to.include('…');
+    const years = [...short.matchAll(/year (\d+)/g)].map((m) => Number(m[1]));
+    expect(years).to.deep.equal([...years].sort((a, b) => a - b));
+  });
+
+  it('cuts one endless sentence at the budget', function () {
+    expect(shortenTranscript('word '.repeat(2000), 300).length).to.equal(300);
+  });
+});
+
+describe('the chat request', function () {
+  it('goes to /v1/chat/completions unless the URL names it', function () {
+    expect(chatEndpoint('http://127.0.0.1:8080/')).to.equal('http://127.0.0.1:8080/v1/chat/completions');
+    expect(chatEndpoint('https://host/openai/v1/chat/completions')).to.equal('https://host/openai/v1/chat/completions');
+  });
+
+  it('is deterministic, asks for the schema of exactly as many claims as moments, and carries no time', function () {
+    const request = chatRequest(brief(2), { model: 'm', format: 'json_schema', seed: 3, maxTranscriptChars: 4000 });
+    expect(request).to.include({ model: 'm', temperature: 0, seed: 3 });
+    const schema = (request.response_format as { json_schema: { schema: { properties: { claims: { minItems: number; maxItems: number } } } } }).json_schema.schema;
+    expect(schema.properties.claims).to.include({ minItems: 2, maxItems: 2 });
+    expect(JSON.stringify(request)).not.to.match(/startMs|endMs|\d+:\d\d/);
+    expect(chatRequest(brief(2), { format: 'none', seed: 0, maxTranscriptChars: 4000 })).not.to.have.any.keys('response_format', 'model');
+  });
+
+  it("lists the brief's moments in order in the user message", function () {
+    const text = userPrompt(brief(2));
+    expect(text.indexOf('1. (insight) Moment number 1')).to.be.lessThan(text.indexOf('2. (insight) Moment number 2'));
+  });
+
+  it("reads the assistant's text, and says why there is none", function () {
+    expect(assistantText({ choices: [{ message: { content: '{"a":1}' }, finish_reason: 'stop' }] })).to.deep.equal({ text: '{"a":1}' });
+    expect(assistantText({ choices: [{ message: { content: '{"a":' }, finish_reason: 'length' }] })).to.deep.equal({ reason: 'cut at max_tokens' });
+    expect(assistantText({ choices: [{ message: { content: null, refusal: 'I cannot help.' } }] })).to.deep.equal({ reason: 'refused: I cannot help.' });
+    expect(assistantText({ error: 'x' })).to.deep.equal({ reason: 'no choices[0].message' });
+  });
+});
