@@ -3,7 +3,10 @@ import type { EpisodeStatus } from '../contract/library-format.js';
 import type { Chapter } from '../contract/shapes.js';
 
 export { EPISODE_STATUSES, type EpisodeStatus } from '../contract/library-format.js';
-/** Chapters are stored as the API serves them: a key moment's missing end is left out, never `null` as the library may write it. */
+/**
+ * Chapters are stored as the API serves them: a key moment's missing end is left out, never `null` as the library may write it;
+ * `generated` is stored only where true, and the API answers `false` for the rest.
+ */
 export type { Chapter, KeyMoment } from '../contract/shapes.js';
 
 export interface UserDoc {
