@@ -154,7 +154,8 @@ describe('the chat request', function () {
   it('is deterministic, asks for the schema of exactly as many claims as moments, and carries no time', function () {
     const request = chatRequest(brief(2), { model: 'm', format: 'json_schema', seed: 3, maxTranscriptChars: 4000 });
     expect(request).to.include({ model: 'm', temperature: 0, seed: 3 });
-    const schema = (request.response_format as { json_schema: { schema: { properties: { claims: { minItems: number; maxItems: number } } } } }).json_schema.schema;
+    const { response_format: format } = request as { response_format?: { json_schema: { schema: { properties: { claims: object } } } } };
+    const schema = format!.json_schema.schema;
     expect(schema.properties.claims).to.include({ minItems: 2, maxItems: 2 });
     expect(JSON.stringify(request)).not.to.match(/startMs|endMs|\d+:\d\d/);
     expect(chatRequest(brief(2), { format: 'none', seed: 0, maxTranscriptChars: 4000 })).not.to.have.any.keys('response_format', 'model');
