@@ -9,6 +9,9 @@ import type { PollJob, ProcessJob } from './follow/queues.js';
 /** The poll outcomes counted: a poll before its time (`skipped`) or of a stopped source did nothing and is not counted. */
 export const POLL_OUTCOMES = ['200', '304', 'unchanged', 'error'] as const;
 
+/** Outcomes of enrichment before publishing. */
+export const ENRICH_OUTCOMES = ['enriched', 'complete', 'refused', 'failed'] as const;
+
 /**
  * Seconds from discovery to searchable: a short episode on an idle worker is a few seconds, an hour of audio
  * transcribed on 2 cores is about a quarter of an hour, a queue behind a backlog or retries is hours.
@@ -34,7 +37,9 @@ const isFinal = (job: Job): boolean => job.finishedOn !== undefined && job.finis
  *   audio; their ratio is the wall seconds one audio second costs);
  * - `cca_pipeline_episodes_published_total{transcript=feed|audio}`;
  * - `cca_pipeline_discovery_to_searchable_seconds`: from the poll that enqueued the episode's processing job (its
- *   discovery as `pending`, or a new version of its audio or transcript) to its `published` write, retries included.
+ *   discovery as `pending`, or a new version of its audio or transcript) to its `published` write, retries included;
+ * - `cca_pipeline_enrichments_total{outcome=enriched|complete|refused|failed}` and
+ *   `cca_pipeline_enrichment_seconds_total`: enrichment before publishing (`failed`: published bare).
  */
 export function registerPipelineMetrics({ registry, poll, process, now = () => Date.now() }: PipelineMetricsOptions): void {
   const registers = [registry];
@@ -68,10 +73,18 @@ export function registerPipelineMetrics({ registry, poll, process, now = () => D
     buckets: FRESHNESS_BUCKETS,
     registers,
   });
+  const enrichments = new Counter({
+    name: 'cca_pipeline_enrichments_total',
+    help: 'Enrichment of episodes before publishing, by outcome: enriched, complete (nothing lacked), refused (no speech), failed (published without generated chapters).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const enrichSeconds = new Counter({ name: 'cca_pipeline_enrichment_seconds_total', help: 'Wall seconds spent enriching episodes before publishing.', registers });
   // Every label set shows from the first scrape (at 0), so rate() and alerts see a series before its first event.
   for (const kind of ['poll', 'process']) for (const outcome of ['completed', 'failed', 'retried']) jobs.inc({ kind, outcome }, 0);
   for (const outcome of POLL_OUTCOMES) polls.inc({ outcome }, 0);
   for (const transcript of ['feed', 'audio']) published.inc({ transcript }, 0);
+  for (const outcome of ENRICH_OUTCOMES) enrichments.inc({ outcome }, 0);
 
   const failed = (kind: 'poll' | 'process') => (job: Job | undefined) => {
     if (job) jobs.inc({ kind, outcome: isFinal(job) ? 'failed' : 'retried' });
@@ -87,6 +100,8 @@ export function registerPipelineMetrics({ registry, poll, process, now = () => D
     published.inc({ transcript: result.transcriptFrom ?? 'feed' });
     if (result.audioSeconds !== undefined) audio.inc(result.audioSeconds);
     if (result.transcribeSeconds !== undefined) transcription.inc(result.transcribeSeconds);
+    if (result.enrichment) enrichments.inc({ outcome: result.enrichment });
+    if (result.enrichSeconds !== undefined) enrichSeconds.inc(result.enrichSeconds);
     freshness.observe(Math.max(0, ((job.finishedOn ?? now()) - job.timestamp) / 1000));
   });
   process.on('failed', failed('process'));

@@ -8,8 +8,11 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
 import type { Logger } from '../../src/ground/logger.js';
-import { countEpisodes, listEpisodeFiles, readLibraryMeta, readLines } from '../../indexer/library-reader.js';
+import { listEpisodeFiles, readLibraryMeta, readLines, type LibraryMeta } from '../../indexer/library-reader.js';
 import { checkEpisode } from '../../indexer/schemas.js';
+import { assignNames, type EpisodeNames, type KnownName } from './people.js';
+import type { DocumentFrequencies } from './phrases.js';
+import { assignTopics, type Keyphrase } from './topics.js';
 import type { EnrichSegment, GeneratedChapter, GeneratedFacet } from './types.js';
 
 const gzipAsync = promisify(gzip);
@@ -23,7 +26,7 @@ export const FACET_KINDS = [
 ] as const;
 export type FacetKindName = (typeof FACET_KINDS)[number]['kind'];
 
-/** What a generator is asked to make for one episode: only what the episode lacks (or what `--force` regenerates). */
+/** What an episode is to be given: only what it lacks (or what `--force` regenerates). */
 export interface Wanted {
   chapters: boolean;
   topics: boolean;
@@ -31,12 +34,12 @@ export interface Wanted {
   entities: boolean;
 }
 
-/** What a generator made; a kind not asked for is left out. */
+/** What enrichment decided for one episode; a field not wanted (or nothing found) is left out. */
 export interface Generated {
   chapters?: GeneratedChapter[];
-  topics?: GeneratedFacet[];
-  people?: GeneratedFacet[];
-  entities?: GeneratedFacet[];
+  topicIds?: string[];
+  personIds?: string[];
+  entityIds?: string[];
 }
 
 export interface GenerateInput {
@@ -49,8 +52,32 @@ export interface GenerateInput {
   want: Wanted;
 }
 
-/** Makes chapters, topics, people and entities of one transcript (see stages.ts). Deterministic for a given input. */
-export type Generate = (input: GenerateInput, signal?: AbortSignal) => Promise<Generated>;
+/** Statistics of a channel's transcripts, which phrases are common there: the same for every episode of one run. */
+export interface ChannelStats {
+  freq: DocumentFrequencies;
+}
+
+/** What the costly step made of one episode. */
+export interface EpisodeMade {
+  chapters?: GeneratedChapter[];
+  keyphrases: Keyphrase[];
+  names?: EpisodeNames;
+  /** What could not be made and why (people and entities when the NER service failed): the rest is kept. */
+  notes?: string[];
+}
+
+/**
+ * The stages enrichment runs (stages.ts puts together the configured ones: the embedder, the NER service, a language
+ * model). Deterministic for a given input.
+ */
+export interface Stages {
+  /** Statistics over the channel's transcript texts (cheap, text only). */
+  stats(texts: readonly string[], language: string): ChannelStats;
+  /** An episode's keyphrases from its text alone (cheap): episodes that take part in the channel's topic choice without being enriched. */
+  keyphrases(text: string, language: string, stats: ChannelStats): Keyphrase[];
+  /** Chapters (when wanted), keyphrases, and names (when wanted and a NER service is configured). */
+  episode(input: GenerateInput, stats: ChannelStats, signal?: AbortSignal): Promise<EpisodeMade>;
+}
 
 /** Why an episode was not enriched (a refusal the summary and the CLI print). */
 export class EnrichRefusal extends Error {
@@ -95,38 +122,138 @@ export function speechOf(record: EpisodeRecord): EnrichSegment[] {
 }
 
 /**
- * The episode with what was generated put in: chapters as made; facet ids in the generator's order. A field the
- * generator was not asked for stays as it was; an empty answer leaves the field as it was (nothing is erased).
+ * The episode with what was generated put in, by the rule of {@link wantedFor}: a field not wanted stays as it was,
+ * and an empty answer leaves the field as it was (nothing is erased).
  */
-export function applyGenerated(record: EpisodeRecord, want: Wanted, made: Generated): EpisodeRecord {
-  const next: EpisodeRecord & Record<string, unknown> = { ...record };
+export function applyGenerated<T extends EpisodeRecord>(record: T, want: Wanted, made: Generated): T {
+  const next: T & Record<string, unknown> = { ...record };
   if (want.chapters && made.chapters && made.chapters.length > 0) next.chapters = made.chapters;
   for (const { kind, field } of FACET_KINDS) {
-    const facets = made[kind];
-    if (want[kind] && facets && facets.length > 0) next[field] = facets.map((f) => f.id);
+    const ids = made[field];
+    if (want[kind] && ids && ids.length > 0) next[field] = ids;
   }
   return next;
 }
 
-/** Enriches one record: the same record when nothing is wanted or nothing was made. */
-export async function enrichRecord(
-  record: EpisodeRecord & { language?: string | null },
+/** The speech of a record as one text (segments in time order): what channel statistics and keyphrases read. */
+export const speechText = (segments: readonly EnrichSegment[]): string =>
+  [...segments]
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => a.s.startMs - b.s.startMs || a.i - b.i)
+    .map(({ s }) => s.text.trim())
+    .filter(Boolean)
+    .join(' ');
+
+/** One episode of a channel as the channel-level choice sees it. */
+export interface ChannelEpisode {
+  episodeId: string;
+  language: string;
+  text: string;
+  /** Set for the episodes being enriched. */
+  work?: GenerateInput;
+}
+
+/** What the channel-level choice gives: per episode what to put in, and the names to add to the facet files. */
+export interface ChannelPlan {
+  generated: Map<string, Generated>;
+  facets: Record<FacetKindName, GeneratedFacet[]>;
+}
+
+/**
+ * Enriches the episodes of one channel that have `work`: the costly step per episode (`onEpisode` after each), then
+ * the channel-level choice of topics (over every episode's keyphrases, so episodes meet on shared topics) and of
+ * people and entities (names merged across the channel; `known` names keep their ids). Failures of one episode are
+ * given to `onFailure` and the rest goes on.
+ */
+export async function planChannel(
+  episodes: readonly ChannelEpisode[],
   {
-    generate,
-    generatedIds,
+    stages,
     channelLanguage,
-    force = false,
+    known,
     signal,
-  }: { generate: Generate; generatedIds: GeneratedIds; channelLanguage?: string | null; force?: boolean; signal?: AbortSignal },
-): Promise<{ record: EpisodeRecord; made: Generated; want: Wanted }> {
-  const want = wantedFor(record, generatedIds, { force });
-  if (nothingWanted(want)) return { record, made: {}, want };
-  const segments = speechOf(record);
-  const made = await generate(
-    { episodeId: record.id, title: record.title, description: record.description ?? null, language: languageOf(record, channelLanguage), segments, want },
-    signal,
+    onEpisode,
+    onFailure,
+    onNote,
+  }: {
+    stages: Stages;
+    channelLanguage: string;
+    known: { people: KnownName[]; entities: KnownName[] };
+    signal?: AbortSignal | undefined;
+    onEpisode?: (episodeId: string) => void;
+    onFailure?: (episodeId: string, err: unknown) => void;
+    onNote?: (episodeId: string, note: string) => void;
+  },
+): Promise<ChannelPlan> {
+  const sorted = [...episodes].sort((a, b) => (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0));
+  const stats = stages.stats(
+    sorted.map((e) => e.text),
+    channelLanguage,
   );
-  return { record: applyGenerated(record, want, made), made, want };
+  const made = new Map<string, EpisodeMade>();
+  for (const e of sorted) {
+    if (!e.work) continue;
+    signal?.throwIfAborted();
+    try {
+      const m = await stages.episode(e.work, stats, signal);
+      for (const note of m.notes ?? []) onNote?.(e.episodeId, note);
+      made.set(e.episodeId, m);
+    } catch (err) {
+      signal?.throwIfAborted();
+      onFailure?.(e.episodeId, err);
+    }
+    onEpisode?.(e.episodeId);
+  }
+  const topics = assignTopics(
+    sorted.filter((e) => e.text !== '').map((e) => ({ episodeId: e.episodeId, keyphrases: made.get(e.episodeId)?.keyphrases ?? stages.keyphrases(e.text, e.language, stats) })),
+  );
+  const named = [...made].filter(([, m]) => m.names).map(([episodeId, m]) => ({ episodeId, names: m.names! }));
+  const names = assignNames(named, { knownPeople: known.people, knownEntities: known.entities });
+  const generated = new Map<string, Generated>();
+  const used = { topics: new Set<string>(), people: new Set<string>(), entities: new Set<string>() };
+  for (const [episodeId, m] of made) {
+    const want = sorted.find((e) => e.episodeId === episodeId)!.work!.want;
+    const g: Generated = {};
+    if (want.chapters && m.chapters?.length) g.chapters = m.chapters;
+    const pick = (kind: FacetKindName, ids: string[] | undefined) => {
+      if (!want[kind] || !ids?.length) return undefined;
+      for (const id of ids) used[kind].add(id);
+      return ids;
+    };
+    const topicIds = pick('topics', topics.topicIds.get(episodeId));
+    const personIds = pick('people', names.personIds.get(episodeId));
+    const entityIds = pick('entities', names.entityIds.get(episodeId));
+    if (topicIds) g.topicIds = topicIds;
+    if (personIds) g.personIds = personIds;
+    if (entityIds) g.entityIds = entityIds;
+    generated.set(episodeId, g);
+  }
+  return {
+    generated,
+    facets: {
+      topics: topics.facets.filter((f) => used.topics.has(f.id)),
+      people: names.people.filter((f) => used.people.has(f.id)),
+      entities: names.entities.filter((f) => used.entities.has(f.id)),
+    },
+  };
+}
+
+/** The work of enriching `record`, or undefined when it lacks nothing; throws EnrichRefusal when it has no speech. */
+export function workFor(
+  record: EpisodeRecord & { language?: string | null },
+  { generatedIds, channelLanguage, force = false }: { generatedIds: GeneratedIds; channelLanguage: string | null | undefined; force?: boolean },
+): GenerateInput | undefined {
+  const want = wantedFor(record, generatedIds, { force });
+  if (nothingWanted(want)) return undefined;
+  const segments = speechOf(record);
+  return { episodeId: record.id, title: record.title, description: record.description ?? null, language: languageOf(record, channelLanguage), segments, want };
+}
+
+/** Generated ids and known names of a library's facet files. */
+export function facetsOf(meta: Pick<LibraryMeta, 'facets'>): { generatedIds: Set<string>; known: { people: KnownName[]; entities: KnownName[] }; ids: Set<string> } {
+  const generatedIds = new Set(meta.facets.filter((f) => (f.record as { generated?: boolean }).generated === true).map((f) => f.record.id));
+  const named = (kind: string) => meta.facets.filter((f) => f.kind === kind).map((f) => ({ id: f.record.id, name: f.record.name }));
+  return { generatedIds, known: { people: named('person'), entities: named('entity') }, ids: new Set(meta.facets.map((f) => f.record.id)) };
 }
 
 /** Serialises like the rest of the library's writers: two-space JSON and a final newline. */
@@ -176,7 +303,7 @@ const serialise = (file: EpisodeFile, record: EpisodeRecord) => (file.jsonl ? JS
 
 export interface EnrichLibraryOptions {
   dir: string;
-  generate: Generate;
+  stages: Stages;
   /** Only this channel (its slug or id). */
   channel?: string | undefined;
   /** Only this episode (its id). */
@@ -186,6 +313,7 @@ export interface EnrichLibraryOptions {
   /** Say what would change; write nothing. */
   dryRun?: boolean;
   log?: Logger | undefined;
+  /** After each episode the costly step ran on: how many of how many. */
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
 }
@@ -201,10 +329,37 @@ export interface EnrichSummary {
   refused: { id: string; reason: string }[];
   /** Episodes whose enrichment failed (the rest goes on). */
   failed: { id: string; reason: string }[];
+  /** Episodes enriched in part, with what was left out and why. */
+  notes: { id: string; note: string }[];
   /** Facet names added per kind. */
   facets: Record<FacetKindName, number>;
   /** Files written (none in a dry run). */
   written: string[];
+}
+
+interface LibraryRecord {
+  file: EpisodeFile;
+  index: number;
+  record: EpisodeRecord & { language?: string | null };
+}
+
+/** Each valid episode record of the library's files, with where it is. */
+async function* records(files: readonly string[], channelIds: ReadonlySet<string>): AsyncGenerator<LibraryRecord> {
+  for (const path of files) {
+    const file = await readEpisodeFile(path);
+    for (let index = 0; index < file.lines.length; index++) {
+      const text = file.lines[index]!;
+      if (text.trim() === '') continue;
+      let data: unknown;
+      try {
+        data = JSON.parse(text);
+      } catch {
+        continue; // ingest reports a broken record; enrichment leaves it as it is
+      }
+      const checked = checkEpisode(data);
+      if (checked.ok && channelIds.has(checked.value.channelId)) yield { file, index, record: checked.value };
+    }
+  }
 }
 
 /** Refuses a library folder the run could not write back into (call it before any model loads). */
@@ -225,81 +380,115 @@ async function checkWritable(paths: string[]): Promise<void> {
 }
 
 /**
- * Enriches a library folder. Each episode file is read, its records enriched one at a time, and rewritten only when a
- * record changed; facet names are added to `topics.json`, `people.json` and `entities.json` (existing entries kept as
- * they are, new ones after them in id order). A second run finds nothing wanted and writes nothing.
+ * Enriches a library folder in three reads: the channels' transcript texts (their statistics, and the keyphrases of
+ * episodes that take part in the topic choice without being enriched), the costly step on each episode that lacks
+ * something, then each episode file rewritten only when one of its records changed; facet names are added to
+ * `topics.json`, `people.json` and `entities.json` (existing entries kept as they are, new ones after them in id order).
+ * A second run finds nothing wanted and writes nothing.
  */
 export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichSummary> {
-  const { dir, generate, force = false, dryRun = false, log, signal } = opts;
+  const { dir, stages, force = false, dryRun = false, log, signal } = opts;
   const meta = await readLibraryMeta(dir);
   for (const issue of meta.issues) log?.warn({ path: issue.path, reason: issue.reason }, 'library issue');
   if (meta.channels.length === 0) throw new EnrichRefusal(`${dir} holds no readable channel (channels.json): is it a library folder?`);
   const channel = opts.channel ? meta.channels.find((c) => c.slug === opts.channel || c.id === opts.channel) : undefined;
   if (opts.channel && !channel) throw new EnrichRefusal(`no channel ${JSON.stringify(opts.channel)} in ${dir}/channels.json`);
   const channels = new Map(meta.channels.map((c) => [c.id, c]));
-  const generatedIds = new Set(meta.facets.filter((f) => (f.record as { generated?: boolean }).generated === true).map((f) => f.record.id));
-  const known = new Set(meta.facets.map((f) => f.record.id));
+  const channelIds = new Set(channels.keys());
+  const { generatedIds, known, ids } = facetsOf(meta);
   const files = await listEpisodeFiles(dir);
-  const total = opts.onProgress ? await countEpisodes(dir) : 0;
   if (!dryRun) await assertWritable(dir);
 
-  const summary: EnrichSummary = { episodes: 0, enriched: [], unchanged: 0, refused: [], failed: [], facets: { topics: 0, people: 0, entities: 0 }, written: [] };
-  const added: Record<FacetKindName, Map<string, GeneratedFacet>> = { topics: new Map(), people: new Map(), entities: new Map() };
-  let done = 0;
-  for (const path of files) {
-    signal?.throwIfAborted();
-    const file = await readEpisodeFile(path);
-    let changed = false;
-    for (let i = 0; i < file.lines.length; i++) {
-      const text = file.lines[i]!;
-      if (text.trim() === '') continue;
-      let data: unknown;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        continue; // ingest reports a broken record; enrichment leaves it as it is
-      }
-      const checked = checkEpisode(data);
-      if (!checked.ok) continue;
-      const record = checked.value as EpisodeRecord & { language?: string | null };
-      const ch = channels.get(record.channelId);
-      if (!ch || (channel && ch.id !== channel.id) || (opts.episode && record.id !== opts.episode)) continue;
-      summary.episodes++;
-      try {
-        const out = await enrichRecord(record, { generate, generatedIds, channelLanguage: ch.language ?? null, force, ...(signal ? { signal } : {}) });
-        if (out.record === record || JSON.stringify(out.record) === JSON.stringify(record)) {
-          summary.unchanged++;
-        } else {
-          summary.enriched.push(record.id);
-          file.lines[i] = serialise(file, out.record);
-          changed = true;
-          for (const { kind } of FACET_KINDS) {
-            if (!out.want[kind]) continue;
-            for (const f of out.made[kind] ?? []) if (!known.has(f.id) && !added[kind].has(f.id)) added[kind].set(f.id, f);
-          }
-        }
-      } catch (err) {
-        signal?.throwIfAborted();
-        if (err instanceof EnrichRefusal) summary.refused.push({ id: record.id, reason: err.message });
-        else {
-          summary.failed.push({ id: record.id, reason: (err as Error).message });
-          log?.warn({ episodeId: record.id, err }, 'enrichment failed');
-        }
-      }
-      opts.onProgress?.(++done, total);
-    }
-    if (changed && !dryRun) {
-      await writeEpisodeFile(file);
-      summary.written.push(path);
+  const summary: EnrichSummary = { episodes: 0, enriched: [], unchanged: 0, refused: [], failed: [], notes: [], facets: { topics: 0, people: 0, entities: 0 }, written: [] };
+  const selected = (record: EpisodeRecord) => (!channel || record.channelId === channel.id) && (!opts.episode || record.id === opts.episode);
+  // The first read: what each episode lacks, and every transcript's text for its channel's statistics.
+  const byChannel = new Map<string, ChannelEpisode[]>();
+  for await (const { record } of records(files, channelIds)) {
+    if (channel && record.channelId !== channel.id) continue;
+    const ch = channels.get(record.channelId)!;
+    const list = byChannel.get(ch.id) ?? [];
+    byChannel.set(ch.id, list);
+    const entry: ChannelEpisode = { episodeId: record.id, language: languageOf(record, ch.language), text: speechText(record.transcript?.segments ?? []) };
+    list.push(entry);
+    if (!selected(record)) continue;
+    summary.episodes++;
+    try {
+      const work = workFor(record, { generatedIds, channelLanguage: ch.language, force });
+      // The segments are read again when the episode's turn comes: a library's transcripts are not all held at once.
+      if (work) entry.work = { ...work, segments: [] };
+      else summary.unchanged++;
+    } catch (err) {
+      if (!(err instanceof EnrichRefusal)) throw err;
+      summary.refused.push({ id: record.id, reason: err.message });
     }
   }
   if (opts.episode && summary.episodes === 0) throw new EnrichRefusal(`no episode ${JSON.stringify(opts.episode)} in ${dir}${channel ? ` (channel ${channel.slug})` : ''}`);
+
+  // The second read: the costly step, channel by channel, then each channel's choice of topics and names.
+  const total = [...byChannel.values()].reduce((n, list) => n + list.filter((e) => e.work).length, 0);
+  let done = 0;
+  const plans = new Map<string, Generated>();
+  const added: Record<FacetKindName, Map<string, GeneratedFacet>> = { topics: new Map(), people: new Map(), entities: new Map() };
+  for (const [channelId, list] of [...byChannel].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (!list.some((e) => e.work)) continue;
+    const segmentsOf = await readSegments(files, channelIds, new Set(list.filter((e) => e.work).map((e) => e.episodeId)));
+    const episodes = list.map((e) => (e.work ? { ...e, work: { ...e.work, segments: segmentsOf.get(e.episodeId) ?? [] } } : e));
+    const plan = await planChannel(episodes, {
+      stages,
+      channelLanguage: (channels.get(channelId)!.language || 'en').toLowerCase(),
+      known,
+      signal,
+      onEpisode: () => opts.onProgress?.(++done, total),
+      onFailure: (id, err) => {
+        summary.failed.push({ id, reason: (err as Error).message });
+        log?.warn({ episodeId: id, err: (err as Error).message }, 'enrichment failed');
+      },
+      onNote: (id, note) => summary.notes.push({ id, note }),
+    });
+    for (const [id, g] of plan.generated) plans.set(id, g);
+    for (const { kind } of FACET_KINDS) for (const f of plan.facets[kind]) if (!ids.has(f.id)) added[kind].set(f.id, f);
+  }
+
+  // The third read: each file rewritten when one of its records changed.
+  let current: EpisodeFile | undefined;
+  let changed = false;
+  const flush = async () => {
+    if (current && changed && !dryRun) {
+      await writeEpisodeFile(current);
+      summary.written.push(current.path);
+    }
+    changed = false;
+  };
+  for await (const { file, index, record } of records(files, channelIds)) {
+    if (file !== current) {
+      await flush();
+      current = file;
+    }
+    const g = plans.get(record.id);
+    if (!g) continue;
+    const next = applyGenerated(record, wantedFor(record, generatedIds, { force }), g);
+    if (JSON.stringify(next) === JSON.stringify(record)) {
+      summary.unchanged++;
+      continue;
+    }
+    summary.enriched.push(record.id);
+    file.lines[index] = serialise(file, next);
+    changed = true;
+  }
+  await flush();
   for (const { kind, file } of FACET_KINDS) {
     summary.facets[kind] = added[kind].size;
     if (added[kind].size === 0 || dryRun) continue;
     if (await addFacets(join(dir, file), [...added[kind].values()])) summary.written.push(join(dir, file));
   }
   return summary;
+}
+
+/** The speech segments of the episodes named, read from the files. */
+async function readSegments(files: readonly string[], channelIds: ReadonlySet<string>, wanted: ReadonlySet<string>): Promise<Map<string, EnrichSegment[]>> {
+  const out = new Map<string, EnrichSegment[]>();
+  for await (const { record } of records(files, channelIds)) if (wanted.has(record.id)) out.set(record.id, speechOf(record));
+  return out;
 }
 
 /** Adds facet names to a facet file: what is there stays as it is, the new names follow in id order; true when written. */
@@ -329,7 +518,18 @@ export function formatEnrichSummary(s: EnrichSummary, { dryRun = false } = {}): 
       (facets ? `; new names: ${facets}` : '') +
       (dryRun ? '' : `; ${s.written.length} files written`),
     ...s.refused.map((r) => `  ${r.id}: not enriched: ${r.reason}`),
+    ...s.notes.map((n) => `  ${n.id}: ${n.note}`),
     ...s.failed.map((f) => `  ${f.id}: failed: ${f.reason}`),
   ];
   return lines.join('\n');
+}
+
+/** The episodes of one channel in a library folder as the channel-level choice sees them (text only), but `except`. */
+export async function channelEpisodes(dir: string, channelId: string, { channelLanguage, except }: { channelLanguage: string | null; except?: string }): Promise<ChannelEpisode[]> {
+  const out: ChannelEpisode[] = [];
+  for await (const { record } of records(await listEpisodeFiles(dir), new Set([channelId]))) {
+    if (record.id === except) continue;
+    out.push({ episodeId: record.id, language: languageOf(record, channelLanguage), text: speechText(record.transcript?.segments ?? []) });
+  }
+  return out;
 }

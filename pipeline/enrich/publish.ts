@@ -4,49 +4,85 @@ import { join } from 'node:path';
 import type { EpisodeRecord } from '../../src/contract/library-format.js';
 import type { Logger } from '../../src/ground/logger.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
-import { addFacets, EnrichRefusal, enrichRecord, FACET_KINDS, type Generate, type Generated } from './library.js';
+import {
+  addFacets,
+  applyGenerated,
+  channelEpisodes,
+  EnrichRefusal,
+  FACET_KINDS,
+  facetsOf,
+  planChannel,
+  wantedFor,
+  workFor,
+  type FacetKindName,
+  type Generated,
+  type Stages,
+} from './library.js';
+import type { GeneratedFacet } from './types.js';
 
-export interface PublishEnrichment<R extends EpisodeRecord> {
-  record: R;
-  /** What was generated (empty when nothing was wanted, or on failure). */
+export interface PublishEnrichment {
+  /** What was generated for the episode (empty when nothing was wanted, or on failure). */
   made: Generated;
+  /** Names to add to the channel's facet files (those it does not have yet). */
+  facets: Record<FacetKindName, GeneratedFacet[]>;
+  /**
+   * Puts what was generated into a record by the same rule (the record as it is at the publishing write, which may
+   * have changed since): a field the creator filled meanwhile stays the creator's.
+   */
+  apply<T extends EpisodeRecord>(record: T): T;
   /** `enriched`, `complete` (nothing lacked), `refused` (no speech), `failed` (published bare). */
   outcome: 'enriched' | 'complete' | 'refused' | 'failed';
   seconds: number;
 }
 
+const NO_FACETS: Record<FacetKindName, GeneratedFacet[]> = { topics: [], people: [], entities: [] };
+
 /**
- * Enriches an episode about to be published from its channel folder. What an earlier run generated is regenerated
- * (the transcript may have changed since); the creator's chapters and facet ids stay. A failure returns the record as
- * it came, with `failed`.
+ * Enriches an episode about to be published, among the episodes of its channel folder (their texts take part in the
+ * choice of topics). What an earlier run generated is regenerated (the transcript may have changed since); the
+ * creator's chapters and facet ids stay. A failure leaves the record as it came, with `failed`.
  */
-export async function enrichForPublish<R extends EpisodeRecord>(
-  record: R,
-  { generate, dir, channelLanguage, log, signal }: { generate: Generate; dir: string; channelLanguage: string | null; log?: Logger | undefined; signal?: AbortSignal | undefined },
-): Promise<PublishEnrichment<R>> {
+export async function enrichForPublish(
+  record: EpisodeRecord & { language?: string | null },
+  { stages, dir, channelLanguage, log, signal }: { stages: Stages; dir: string; channelLanguage: string | null; log?: Logger | undefined; signal?: AbortSignal | undefined },
+): Promise<PublishEnrichment> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
+  const unchanged = (outcome: 'complete' | 'refused' | 'failed'): PublishEnrichment => ({ made: {}, facets: NO_FACETS, apply: (r) => r, outcome, seconds: seconds() });
   try {
-    const meta = await readLibraryMeta(dir);
-    const generatedIds = new Set(meta.facets.filter((f) => (f.record as { generated?: boolean }).generated === true).map((f) => f.record.id));
-    const out = await enrichRecord(record, { generate, generatedIds, channelLanguage, force: true, ...(signal ? { signal } : {}) });
-    const changed = JSON.stringify(out.record) !== JSON.stringify(record);
-    return { record: out.record as R, made: out.made, outcome: changed ? 'enriched' : 'complete', seconds: seconds() };
+    const { generatedIds, known, ids } = facetsOf(await readLibraryMeta(dir));
+    const work = workFor(record, { generatedIds, channelLanguage, force: true });
+    if (!work) return unchanged('complete');
+    const others = await channelEpisodes(dir, record.channelId, { channelLanguage, except: record.id });
+    let failure: unknown;
+    const plan = await planChannel([...others, { episodeId: record.id, language: work.language, text: work.segments.map((s) => s.text.trim()).join(' '), work }], {
+      stages,
+      channelLanguage: (channelLanguage || 'en').toLowerCase(),
+      known,
+      signal,
+      onFailure: (_id, err) => (failure = err),
+      onNote: (episodeId, note) => log?.warn({ episodeId }, note),
+    });
+    if (failure !== undefined) throw failure;
+    const made = plan.generated.get(record.id) ?? {};
+    const facets = Object.fromEntries(FACET_KINDS.map(({ kind }) => [kind, plan.facets[kind].filter((f) => !ids.has(f.id))])) as Record<FacetKindName, GeneratedFacet[]>;
+    const apply = <T extends EpisodeRecord>(r: T): T => applyGenerated(r, wantedFor(r, generatedIds, { force: true }), made);
+    const changed = JSON.stringify(apply(record)) !== JSON.stringify(record);
+    return { made, facets, apply, outcome: changed ? 'enriched' : 'complete', seconds: seconds() };
   } catch (err) {
     signal?.throwIfAborted();
-    if (err instanceof EnrichRefusal) return { record, made: {}, outcome: 'refused', seconds: seconds() };
+    if (err instanceof EnrichRefusal) return unchanged('refused');
     log?.warn({ episodeId: record.id, err: (err as Error).message }, 'enrichment failed: the episode is published without generated chapters');
-    return { record, made: {}, outcome: 'failed', seconds: seconds() };
+    return unchanged('failed');
   }
 }
 
 /** Adds the names of what was generated to the channel folder's facet files; true when a file changed. */
-export async function saveGeneratedFacets(dir: string, made: Generated): Promise<boolean> {
+export async function saveGeneratedFacets(dir: string, facets: Record<FacetKindName, GeneratedFacet[]>): Promise<boolean> {
   let changed = false;
   for (const { kind, file } of FACET_KINDS) {
-    const facets = made[kind] ?? [];
-    if (facets.length === 0) continue;
-    if (await addFacets(join(dir, file), facets)) changed = true;
+    if (facets[kind].length === 0) continue;
+    if (await addFacets(join(dir, file), facets[kind])) changed = true;
   }
   return changed;
 }

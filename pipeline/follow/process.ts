@@ -17,6 +17,10 @@ import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/erro
 import { episodeOverLimit } from '../../indexer/schemas.js';
 import { describeFetchError, downloadToFile, FetchError } from '../fetch/safe-fetch.js';
 import { describeTranscribeError, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
+import { enrichForPublish, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
+import type { Stages } from '../enrich/library.js';
+import { readLibraryMeta } from '../../indexer/library-reader.js';
+import { runJob } from '../../indexer/jobs.js';
 import { episodePath, readEpisode, saveEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
@@ -24,6 +28,8 @@ import { channelDir, readJson, readState, startsOf, withChannelLock, writeJson, 
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
   pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'transcribe'>;
+  /** Generates what a transcribed episode lacks (chapters, moments, topics, people, entities) before it is published; unset: published as made. */
+  enrich?: Stages | undefined;
 }
 
 export interface ProcessResult {
@@ -35,6 +41,9 @@ export interface ProcessResult {
   transcribeSeconds?: number;
   /** What was left out to publish (chapters ingest would refuse). */
   notes?: string[];
+  /** What enrichment did before publishing (absent: not configured); `failed` published the episode bare. */
+  enrichment?: PublishEnrichment['outcome'];
+  enrichSeconds?: number;
 }
 
 /** A failure as the episode's `error` (a sentence, no URL, no stack), and whether another attempt may succeed. */
@@ -63,8 +72,13 @@ export class ProcessFailure extends Error {
  * chapters file never fails the episode: the transcript is what the episode is for. A record refused without
  * them too throws ProcessFailure with a sentence naming the limit.
  */
-export function publishedRecord(stored: FollowedEpisode, made: Pick<Made, 'transcript' | 'language' | 'durationMs' | 'chapters'>): { record: FollowedEpisode; notes: string[] } {
-  const record: FollowedEpisode = {
+export function publishedRecord(
+  stored: FollowedEpisode,
+  made: Pick<Made, 'transcript' | 'language' | 'durationMs' | 'chapters'>,
+  enriched: Pick<PublishEnrichment, 'apply'> = { apply: (r) => r },
+): { record: FollowedEpisode; notes: string[] } {
+  // A creator's chapters arriving with the new version replace what was generated; otherwise enrichment remakes them.
+  const record: FollowedEpisode = enriched.apply({
     ...stored,
     durationMs: stored.durationMs ?? made.durationMs,
     status: 'published',
@@ -72,7 +86,7 @@ export function publishedRecord(stored: FollowedEpisode, made: Pick<Made, 'trans
     transcript: made.transcript,
     chapters: made.chapters.length > 0 ? made.chapters : (stored.chapters ?? []),
     language: made.language ?? stored.language ?? null,
-  };
+  });
   const problem = ingestProblem(record);
   if (!problem) return { record, notes: [] };
   const bare: FollowedEpisode = { ...record, chapters: [] };
@@ -260,11 +274,12 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   } catch (err) {
     return fail(err);
   }
+  const enriched = deps.enrich ? await enrichBeforePublishing(deps.enrich, dir, started, made) : undefined;
   let notes: string[] = [];
   let written: boolean;
   try {
     written = await finish((record) => {
-      const published = publishedRecord(record, made);
+      const published = publishedRecord(record, made, enriched);
       notes = published.notes;
       return published.record;
     }, 'published');
@@ -279,5 +294,34 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     ...(made.audioSeconds !== undefined ? { audioSeconds: made.audioSeconds } : {}),
     ...(made.transcribeSeconds !== undefined ? { transcribeSeconds: made.transcribeSeconds } : {}),
     ...(notes.length > 0 ? { notes } : {}),
+    ...(enriched ? { enrichment: enriched.outcome, enrichSeconds: enriched.seconds } : {}),
   };
+
+  /**
+   * Enrichment of the record as it will be published, outside the channel's lock (it takes seconds); the names of
+   * what it made are written to the channel's facet files and indexed before the episode that uses them.
+   */
+  async function enrichBeforePublishing(stages: Stages, folder: string, from: { record: FollowedEpisode; language: string | null }, what: Made): Promise<PublishEnrichment> {
+    let candidate: FollowedEpisode;
+    try {
+      candidate = publishedRecord(from.record, what).record;
+    } catch {
+      return { made: {}, facets: { topics: [], people: [], entities: [] }, apply: (r) => r, outcome: 'refused', seconds: 0 };
+    }
+    const result = await enrichForPublish(candidate, { stages, dir: folder, channelLanguage: from.language, log: deps.log, signal });
+    if (result.outcome !== 'enriched') return result;
+    try {
+      await withChannelLock(libraryDir, job.slug, async () => {
+        if (!(await saveGeneratedFacets(folder, result.facets))) return;
+        const meta = await readLibraryMeta(folder);
+        await runJob(deps.ctx, { kind: 'meta', library: folder, users: meta.users, channels: meta.channels, facets: meta.facets });
+      });
+    } catch (err) {
+      // Without their names the generated ids would show as bare ids: publish bare rather than half.
+      deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message }, 'generated names could not be saved: the episode is published without them');
+      return { ...result, made: {}, apply: (r) => r, outcome: 'failed' };
+    }
+    deps.log?.info({ episodeId: job.episodeId, seconds: result.seconds, chapters: result.made.chapters?.length ?? 0 }, 'episode enriched');
+    return result;
+  }
 }

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { PipelineConfig } from '../../src/config/load.js';
 import type { Logger } from '../../src/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
+import type { Stages } from '../enrich/library.js';
 import { enqueueUnprocessed, pollSource, type PollReport } from './poll.js';
 import { processEpisode, type ProcessResult } from './process.js';
 import { createPollQueue, createProcessQueue, queueNames, syncPollSchedulers, type PollJob, type ProcessJob } from './queues.js';
@@ -21,6 +22,8 @@ export interface PipelineWorkersOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   log?: Logger | undefined;
+  /** Enrichment before publishing (ENRICH on); unset: episodes are published as transcribed. */
+  enrich?: Stages | undefined;
 }
 
 export interface PipelineWorkers {
@@ -45,11 +48,12 @@ export async function startPipelineWorkers({
   lockDurationMs = 30_000,
   stalledIntervalMs = 30_000,
   log,
+  enrich,
 }: PipelineWorkersOptions): Promise<PipelineWorkers> {
   const names = queueNames(indexPrefix);
   const pollQueue = createPollQueue(connection, indexPrefix);
   const processQueue = createProcessQueue(connection, indexPrefix);
-  const deps = { pipeline, ctx, processQueue, log };
+  const deps = { pipeline, ctx, processQueue, log, enrich };
 
   const poll = new Worker<PollJob, PollReport>(names.poll, (job: Job<PollJob>) => pollSource(deps, job.data.slug, { force: job.data.force === true }), {
     connection,

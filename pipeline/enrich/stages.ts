@@ -1,0 +1,101 @@
+// The configured enrichment stages: chapters and keyphrases with the embedder, people and entities through the NER
+// service when there is one, titles and claims by a language model when ENRICH_URL names one.
+import type { Config } from '../../src/config/load.js';
+import type { Embedder } from '../../src/embedding/embedder.js';
+import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
+import type { Logger } from '../../src/ground/logger.js';
+import { enrichTranscript } from './enrich-episode.js';
+import type { EpisodeMade, GenerateInput, Stages } from './library.js';
+import { speechText } from './library.js';
+import { CHAT_OUTCOMES, createChatWriter, type ChatOutcome } from './llm.js';
+import { createNerClient } from './ner.js';
+import { createPeopleStage, type FindNames } from './people.js';
+import { documentFrequencies } from './phrases.js';
+import { episodeKeyphrases } from './topics.js';
+import type { ChapterBounds, ChapterWriter, EmbedTexts } from './types.js';
+
+export interface StageParts {
+  embed: EmbedTexts;
+  bounds?: Partial<ChapterBounds> | undefined;
+  /** Titles and claims by a language model; absent: the local method's. */
+  writer?: ChapterWriter | undefined;
+  /** People and entities; absent: none are generated. */
+  findNames?: FindNames | undefined;
+}
+
+/** The stages from their parts (the CLI, the worker and the eval each bring their own). */
+export function stagesOf({ embed, bounds, writer, findNames }: StageParts): Stages {
+  return {
+    stats: (texts, language) => ({ freq: documentFrequencies(texts, language) }),
+    keyphrases: (text, language, stats) => episodeKeyphrases(text, { language, freq: stats.freq }),
+    async episode(input: GenerateInput, stats, signal): Promise<EpisodeMade> {
+      const { segments, language, title, description, want } = input;
+      const made: EpisodeMade = { keyphrases: [] };
+      if (want.chapters) {
+        const out = await enrichTranscript({ segments, language, title }, { embed, writer, bounds, signal, freq: stats.freq });
+        made.chapters = out.chapters;
+        made.keyphrases = out.keyphrases;
+      } else {
+        made.keyphrases = episodeKeyphrases(speechText(segments), { language, freq: stats.freq });
+      }
+      if (findNames && (want.people || want.entities)) {
+        try {
+          made.names = await findNames({ segments, title, description, language }, signal);
+        } catch (err) {
+          signal?.throwIfAborted();
+          // Chapters and topics stand without names: the episode is enriched in part and says why.
+          made.notes = [`people and entities not generated: ${(err as Error).message}`];
+        }
+      }
+      return made;
+    },
+  };
+}
+
+export interface ConfiguredStages {
+  stages: Stages;
+  /** Language-model outcomes so far (`ok`, `malformed`, `timeout`, `error`): a fallback is any but `ok`. */
+  counts(): Record<ChatOutcome, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The stages as configured: the indexer's embedder (passed in by the worker, which has one; else made here, behind
+ * the passage-vector cache), the chapter bounds, `NER_URL` (else the transcription service), `ENRICH_URL`.
+ */
+export async function createStages(
+  config: Pick<Config, 'enrich' | 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedCacheDir' | 'embedding'>,
+  { log, embedder, onOutcome }: { log?: Logger | undefined; embedder?: Pick<Embedder, 'embedPassages'>; onOutcome?: (outcome: ChatOutcome) => void } = {},
+): Promise<ConfiguredStages> {
+  const model = embedder ?? (await createIndexerEmbedder(config, log ? { log } : {}));
+  const { enrich } = config;
+  const counts = Object.fromEntries(CHAT_OUTCOMES.map((o) => [o, 0])) as Record<ChatOutcome, number>;
+  const writer = enrich.url
+    ? createChatWriter({
+        url: enrich.url,
+        ...(enrich.model ? { model: enrich.model } : {}),
+        ...(enrich.apiKey ? { apiKey: enrich.apiKey } : {}),
+        timeoutMs: enrich.timeoutMs,
+        log,
+        onOutcome: (outcome) => {
+          counts[outcome]++;
+          onOutcome?.(outcome);
+        },
+      })
+    : undefined;
+  const findNames = enrich.nerUrl ? createPeopleStage({ recognise: createNerClient({ url: enrich.nerUrl, log }), log }) : undefined;
+  if (!findNames) log?.info('no NER service (NER_URL or TRANSCRIBE_URL): episodes get no generated people or entities');
+  const stages = stagesOf({
+    embed: (texts) => model.embedPassages(texts),
+    bounds: { minMs: enrich.chapterMinMs, maxMs: enrich.chapterMaxMs },
+    writer,
+    findNames,
+  });
+  return {
+    stages,
+    counts: () => ({ ...counts }),
+    async close() {
+      // The embedder holds no handle that keeps a process alive; nothing else is open.
+    },
+  };
+}
