@@ -5,8 +5,10 @@ import type { EnrichSegment, MomentType } from './types.js';
 /** A sentence of the transcript with the segment it is said in. */
 export interface SentenceAt {
   text: string;
-  /** Index of its segment in the episode. */
+  /** Index of the segment it starts in. */
   segment: number;
+  /** Index of the segment it ends in (a sentence may run over several cues of one speaker). */
+  endSegment: number;
   /** Its place among its segment's sentences. */
   nth: number;
 }
@@ -30,7 +32,7 @@ const MIN_GAP_MS = 45_000;
 
 // Openers that make a sentence lean on what came before: it cannot be cited alone.
 const DANGLING: Record<string, RegExp> = {
-  en: /^(he|she|it|its|it's|this|that|these|those|they|them|their|there|here|his|her|him|which|who|then|also|such|same|other|both|either|neither|one|ones|we'd|he's|she's|they're|that's|there's|this's)\b/i,
+  en: /^(after that|before that|at that (time|point)|he|she|it|its|it's|this|that|these|those|they|them|their|there|here|his|her|him|which|who|then|also|such|same|other|both|either|neither|one|ones|we'd|he's|she's|they're|that's|there's|this's)\b/i,
   es: /^(él|ella|ellos|ellas|esto|eso|esta|este|esa|ese|estos|esos|lo|la|le|su|sus|entonces|también)\b/i,
   de: /^(er|sie|es|das|dies|diese|dieser|dieses|dann|auch|ihr|ihre|sein|seine|deshalb|daher)\b/i,
   fr: /^(il|elle|ils|elles|ce|cela|ça|ceci|cette|ces|son|sa|ses|leur|leurs|alors|aussi|donc)\b/i,
@@ -47,30 +49,64 @@ const CUES: Record<Exclude<MomentType, 'qa' | 'insight'>, RegExp> = {
   prediction:
     /\b(will (be|have|become|happen|change|need|get|make|see|take|go|come)|won't|(is|are|'re|'s) going to|predict|prediction|forecast|expect(ed)? to|in the (future|next \d+|coming)|by (20\d\d|the end of)|next (year|decade|generation)|bound to|likely to|sooner or later|one day we)\b/i,
   story:
-    /\b(i remember|remember when|when i was|years ago|back (then|in|when)|one day|one time|story|i grew up|my (father|mother|dad|mom|grandfather|grandmother|wife|husband|friend)|happened to|the first time i|i once)\b/i,
+    /\b(i remember|remember when|when i was|years ago|back (then|in|when)|one day|one time|i grew up|my (father|mother|dad|mom|parents|grandfather|grandmother|wife|husband|friend|son|daughter)|happened to|the first time i|i once|(i|we) (was|were|went|had|joined|met|spent|moved|started|worked|called|walked|travelled|traveled|lived|studied|taught|decided|got|found|saw|came))\b/i,
   debate:
     /\b(i disagree|i don't agree|i do not agree|disagree|not (sure|convinced) (that|about)|on the other hand|but i (think|would|don't)|i don't think|that's not (true|right|the case)|the problem (is|with)|argue|argument|counter|objection|instead of|rather than|versus)\b/i,
-  quote: /\b(i (really )?(think|believe|feel|love|hate)|the (best|worst|most|only|real|biggest)|never|always|everyone|nobody|must|should)\b/i,
+  quote: /\b(i (really )?(feel|love|hate|am grateful)|i'm grateful|grateful|the (best|worst|greatest|biggest|only) \w+|never|nobody|everyone|everybody)\b/i,
 };
+
+// Sponsor messages and meeting procedure: said, but no moment anyone would cite.
+const NOT_A_MOMENT =
+  /\b(subscribe|sponsor|register at|sign up|check out|head (on )?over|podcast apps?|\w+\.(com|in|org)\b|welcome to (the|my|our)|i'll invite|i hope you|next meeting|see you (next|later)|thank you (all|very much|for))/i;
+
+// A sentence that opens as a question or a subordinate clause with no main clause after it is no claim.
+const QUESTION_OPENER = /^(how|what|why|where|when|who|which|do|does|did|can|could|would|should|is|are|shall|will)\b.*[^,]$/i;
+const SUBORDINATE = /^(if|when|whether|because|although|though|unless|while|since|as)\b[^,]*$/i;
+// Hesitations inside a sentence: not words of the claim.
+const HESITATION = /\s+\b(?:u+h+|u+m+|uhm|e+r+m*|hmm+|mm+)\b,?(?=\s)/giu;
 
 const INSIGHT =
   /\b(the (key|point|reason|problem|idea|goal|trick|answer) (is|was)|because|important|means that|it turns out|the way to|that's why|which is why|in fact|the difference|depends on)\b/i;
 
-/** Sentences of the segments `[first, last]`, in order. */
+/** Longest sentence carried over from one segment into the next, in words. */
+const MAX_CARRIED_WORDS = 60;
+
+/**
+ * Whole sentences of the segments `[first, last]`, in order. A sentence left open at a segment's end runs on into the
+ * next segment of the same speaker (subtitle cues cut sentences anywhere); one still open at a change of speaker, at
+ * `last`, or past 60 words is not a sentence and is dropped.
+ */
 export function sentencesOf(segments: readonly EnrichSegment[], first: number, last: number): SentenceAt[] {
   const out: SentenceAt[] = [];
-  for (let i = first; i <= last; i++) sentences(segments[i]!.text).forEach((text, nth) => out.push({ text, segment: i, nth }));
+  let open: { text: string; segment: number; nth: number } | undefined;
+  for (let i = first; i <= last; i++) {
+    const seg = segments[i]!;
+    if (open && (segments[open.segment]!.speakerLabel ?? null) !== (seg.speakerLabel ?? null)) open = undefined;
+    sentences(seg.text).forEach((piece, j) => {
+      const current = open ? { ...open, text: `${open.text} ${piece}` } : { text: piece, segment: i, nth: j };
+      if (/[.!?…]["'”’)\]]*$/.test(piece)) {
+        out.push({ ...current, endSegment: i });
+        open = undefined;
+      } else {
+        open = current.text.split(/\s+/).length <= MAX_CARRIED_WORDS ? current : undefined;
+      }
+    });
+  }
   return out;
 }
 
 /** The sentence as a standalone claim (leading fillers dropped, first letter upper-cased), or null when it leans on its context. */
 export function standaloneClaim(sentence: string, language: string | undefined): string | null {
   const lang = baseLanguage(language);
-  const stripped = sentence
+  const stripped = ` ${sentence} `
+    .replace(HESITATION, '')
+    .trim()
     .replace(LEADING, '')
     .replace(/^[,;:\s-]+/, '')
     .trim();
   if (stripped === '' || /\?\s*$/.test(stripped)) return null;
+  const bare = stripped.replace(/[.!…]+$/, '');
+  if (lang === 'en' && (QUESTION_OPENER.test(bare) || SUBORDINATE.test(bare) || NOT_A_MOMENT.test(bare))) return null;
   if ((DANGLING[lang] ?? DANGLING.en!).test(stripped)) return null;
   if (!/[.!…]["'”’)\]]*$/.test(stripped)) return null;
   return stripped.charAt(0).toLocaleUpperCase() + stripped.slice(1);
@@ -85,7 +121,8 @@ export function momentType(segments: readonly EnrichSegment[], segment: number, 
   const prev = segments[segment - 1];
   const seg = segments[segment]!;
   const otherSpeaker = (s: EnrichSegment | undefined) => !!s && (s.speakerLabel ?? null) !== (seg.speakerLabel ?? null);
-  if (nth <= 1 && prev && /\?["'”’)]*\s*$/.test(prev.text.trim()) && (otherSpeaker(prev) || seg.speakerLabel == null)) return 'qa';
+  const asked = prev ? prev.text.trim() : '';
+  if (nth <= 1 && /\?["'”’)]*\s*$/.test(asked) && asked.split(/\s+/).length >= 4 && (otherSpeaker(prev) || seg.speakerLabel == null)) return 'qa';
   if (baseLanguage(language) !== 'en') return 'insight';
   const near = [segments[segment - 2], prev, segments[segment + 1], segments[segment + 2]];
   if (CUES.debate.test(claim) && near.some(otherSpeaker)) return 'debate';
@@ -124,7 +161,12 @@ export function chooseMoments(
       const salience = content.reduce((sum, w) => sum + (weights.get(stem(w.lower, language)) ?? 0), 0) / Math.sqrt(words.length);
       const bonus = (type === 'insight' ? 0 : 0.15) + (INSIGHT.test(claim) ? 0.1 : 0);
       const seg = segments[s.segment]!;
-      out.push({ type, title: claim, startMs: seg.startMs, endMs: Math.max(seg.startMs, seg.endMs), text: seg.text.trim(), score: salience * (1 + bonus) });
+      const end = segments[s.endSegment]!;
+      const text = segments
+        .slice(s.segment, s.endSegment + 1)
+        .map((x) => x.text.trim())
+        .join(' ');
+      out.push({ type, title: claim, startMs: seg.startMs, endMs: Math.max(seg.startMs, end.endMs), text, score: salience * (1 + bonus) });
     }
     return out;
   };

@@ -100,12 +100,18 @@ export function stem(lower: string, language?: string): string {
   return w;
 }
 
-/** Sentences of a text, cut after `.`, `!`, `?` or `…` (closing quotes kept) followed by a space. */
+const ABBREVIATION = /\b(dr|mr|mrs|ms|prof|st|sr|jr|vs|etc|e\.g|i\.e|no|sra?|hr|fr)\.$/i;
+
+/** Sentences of a text, cut after `.`, `!`, `?` or `…` (closing quotes kept) followed by a space, not after a title such as "Dr.". */
 export function sentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?…]["'”’)\]]*)\s+/u)
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const out: string[] = [];
+  for (const piece of text.split(/(?<=[.!?…]["'”’)\]]*)\s+/u)) {
+    const s = piece.trim();
+    if (s === '') continue;
+    if (out.length > 0 && ABBREVIATION.test(out[out.length - 1]!)) out[out.length - 1] += ` ${s}`;
+    else out.push(s);
+  }
+  return out;
 }
 
 /** Upper-cases the first letter. */

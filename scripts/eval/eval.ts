@@ -18,7 +18,8 @@ import { Command, Option } from 'commander';
 import { createLogger } from '../../src/ground/logger.js';
 import { evenSubset, parseQueries, scopedEpisodes, type Scope } from './relevance.js';
 import { positive } from '../../bin/lib/cli-args.js';
-import { loadEvalLibrary, prepareLibrary, type ChapterCondition, type EvalLibrary } from './libraries.js';
+import { CHAPTER_CONDITIONS, loadEvalLibrary, prepareLibrary, type ChapterCondition, type EvalLibrary } from './libraries.js';
+import type { EmbedTexts } from '../../pipeline/enrich/types.js';
 import { PROJECT_ROOT } from '../ops/provision/paths.js';
 import { openEnrichEmbedder } from './enrich-embedder.js';
 import { devEpisodes, formatSegmentationTable, measureSegmentation, parseSegmentSettings } from './segmentation-run.js';
@@ -50,12 +51,12 @@ async function main(): Promise<void> {
     .option('--queries <file>', 'JSON lines: {id, channel, query, relevant: [{episodeId, startMs, endMs}]} (default with --library: its queries-dev.jsonl)')
     .option('--library <dir>', 'load this library (idempotently) and evaluate its dev queries')
     .addOption(
-      new Option('--chapters <which>', 'with --library/--matrix: as given, on speech alone (a copy with chapters: []), or both (default: chapters; with --matrix both)').choices([
-        'chapters',
-        'speech',
-        'both',
-      ]),
+      new Option(
+        '--chapters <which>',
+        "with --library/--matrix: as given, on speech alone (a copy with chapters: []), on speech with generated chapters, moments and topics (marked generated, or as a creator's), a comma-separated list of them, or all (default: chapters; with --matrix chapters,speech,generated)",
+      ),
     )
+    .option('--channel <slug>', 'with --library/--matrix: only this channel of each library (a copy; its queries only)')
     .option('--matrix', `every data set of ${MATRIX_SETS.join(' and ')} (from --datasets) in both chapter conditions`)
     .option('--datasets <dir>', 'where --matrix finds the data sets', DATASETS_DIR)
     .option('--mode <modes>', `which legs: ${MODES.join(', ')}, a comma-separated list of them, or all`, 'all')
@@ -80,7 +81,8 @@ async function main(): Promise<void> {
     .opts<{
       queries?: string;
       library?: string;
-      chapters?: ChapterCondition | 'both';
+      chapters?: string;
+      channel?: string;
       matrix?: boolean;
       datasets: string;
       mode: string;
@@ -111,15 +113,19 @@ async function main(): Promise<void> {
   const settings = parseSettings(opts.set);
 
   // What to evaluate: loaded libraries, or a queries file against what is already loaded.
-  const chapters = opts.chapters ?? (opts.matrix ? 'both' : 'chapters');
-  const conditions: ChapterCondition[] = chapters === 'both' ? ['chapters', 'speech'] : [chapters];
+  const chapters = opts.chapters ?? (opts.matrix ? 'chapters,speech,generated' : 'chapters');
+  const conditions = (chapters === 'all' ? [...CHAPTER_CONDITIONS] : chapters === 'both' ? ['chapters', 'speech'] : chapters.split(',').map((c) => c.trim())) as ChapterCondition[];
+  const wrong = conditions.filter((c) => !CHAPTER_CONDITIONS.includes(c));
+  if (wrong.length > 0) throw new Error(`--chapters: unknown ${wrong.join(', ')} (${CHAPTER_CONDITIONS.join(', ')}, both or all)`);
+  let enrichEmbedder: Promise<EmbedTexts> | undefined;
+  const embed = () => (enrichEmbedder ??= openEnrichEmbedder().then((e) => e.embed));
   const sources = opts.matrix ? MATRIX_SETS.map((n) => join(opts.datasets, n)) : opts.library ? [opts.library] : [];
   const targets: Array<{ label: string; queries: string; prefix?: string; lib?: EvalLibrary }> = [];
   if (sources.length > 0) {
     if (opts.api) throw new Error('--library and --matrix load libraries in-process; use --queries with --api');
     for (const source of sources) {
       for (const condition of conditions) {
-        const lib = await prepareLibrary(source, condition, { log });
+        const lib = await prepareLibrary(source, condition, { log, channel: opts.channel, embed });
         targets.push({ label: `${lib.name} ${condition}`, queries: opts.queries ?? lib.queries, prefix: lib.prefix, lib });
       }
     }
@@ -136,7 +142,8 @@ async function main(): Promise<void> {
       await useProvisionedModel('eval');
       await loadEvalLibrary(target.lib, evalConfig(target.lib.prefix), log);
     }
-    const queries: EvalQuery[] = evenSubset(parseQueries(await readFile(target.queries, 'utf8')), opts.limit).map((q) => ({
+    const all = parseQueries(await readFile(target.queries, 'utf8')).filter((q) => !opts.channel || q.channel === opts.channel);
+    const queries: EvalQuery[] = evenSubset(all, opts.limit).map((q) => ({
       ...q,
       episodeIds: scopedEpisodes(q, opts.scope),
     }));

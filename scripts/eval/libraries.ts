@@ -14,9 +14,20 @@ import { listEpisodeFiles, readEpisodes, readLibraryMeta } from '../../indexer/l
 import { createProgress } from '../../indexer/progress.js';
 import { formatSummary } from '../../indexer/summary.js';
 import { CACHE_DIR } from '../ops/provision/paths.js';
+import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
+import { documentFrequencies, type DocumentFrequencies } from '../../pipeline/enrich/phrases.js';
+import { assignTopics, type Keyphrase } from '../../pipeline/enrich/topics.js';
+import type { EmbedTexts, GeneratedChapter, GeneratedFacet } from '../../pipeline/enrich/types.js';
 
-/** Whether the library keeps its chapters, or is searched on speech alone (`chapters: []` on every episode). */
-export type ChapterCondition = 'chapters' | 'speech';
+/**
+ * Whether the library keeps its chapters, is searched on speech alone (`chapters: []` on every episode), or on speech
+ * with what local enrichment generates from it (`generated`: chapters, moments and topics marked generated, people and
+ * entities removed; `generated-as-creator`: the same chapters without the mark, indexed as a creator's would be).
+ */
+export type ChapterCondition = 'chapters' | 'speech' | 'generated' | 'generated-as-creator';
+
+export const CHAPTER_CONDITIONS: readonly ChapterCondition[] = ['chapters', 'speech', 'generated', 'generated-as-creator'];
 
 /** One library of an eval run: where its files are and the prefix it is loaded under. */
 export interface EvalLibrary {
@@ -37,36 +48,110 @@ const META_FILES = ['users.json', 'channels.json', 'topics.json', 'people.json',
  * `chapters: []` (once; redone when the source's episode files are newer), so passages
  * are packed from speech alone and no chapter or moment title is indexed anywhere.
  */
-export async function prepareLibrary(source: string, condition: ChapterCondition, { log }: { log?: Logger } = {}): Promise<EvalLibrary> {
-  const name = basename(source.replace(/\/+$/, ''));
+export async function prepareLibrary(
+  source: string,
+  condition: ChapterCondition,
+  { log, channel, embed }: { log?: Logger; channel?: string | undefined; embed?: () => Promise<EmbedTexts> } = {},
+): Promise<EvalLibrary> {
+  const name = basename(source.replace(/\/+$/, '')) + (channel ? `-${channel}` : '');
   const queries = join(source, 'queries-dev.jsonl');
-  if (condition === 'chapters') return { name, condition, dir: source, queries, prefix: `eval-${name}-` };
-  const dir = join(CACHE_DIR, 'eval', `${name}-speech`);
-  const prefix = `eval-${name}-speech-`;
+  if (condition === 'chapters' && !channel) return { name, condition, dir: source, queries, prefix: `eval-${name}-` };
+  const suffix = condition === 'chapters' ? '' : `-${condition}`;
+  const dir = join(CACHE_DIR, 'eval', `${name}${suffix}`);
+  const prefix = `eval-${name}${suffix}-`;
   const files = await listEpisodeFiles(source);
   const newest = Math.max(0, ...(await Promise.all(files.map(async (f) => (await stat(f)).mtimeMs))));
+  const stamp = condition.startsWith('generated') ? `${newest} ${ENRICH_VERSION}` : String(newest);
   const done = await readFile(join(dir, '.source-mtime'), 'utf8').catch(() => '');
-  if (done === String(newest)) return { name, condition, dir, queries, prefix };
+  if (done === stamp) return { name, condition, dir, queries, prefix };
 
-  log?.info({ source, dir }, 'writing a copy of the library without chapters');
+  log?.info({ source, dir, condition }, 'writing a copy of the library');
   const tmp = `${dir}.tmp-${process.pid}`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(join(tmp, 'episodes'), { recursive: true });
   for (const f of META_FILES) await copyFile(join(source, f), join(tmp, f)).catch(() => undefined);
   const meta = await readLibraryMeta(source);
+  const channelIds = new Set(meta.channels.filter((c) => !channel || c.slug === channel).map((c) => c.id));
+  if (channelIds.size === 0) throw new Error(`${source} has no channel "${channel}"`);
+  const records: EpisodeRecord[] = [];
+  for await (const { record } of readEpisodes(source, { channelIds, onIssue: () => undefined })) records.push(record);
+  let written: EpisodeRecord[];
+  if (condition === 'chapters') written = records;
+  else if (condition === 'speech') written = records.map((r) => ({ ...r, chapters: [] }));
+  else {
+    const generated = await generateAll(records, meta.channels, await embed!(), log);
+    written = generated.records.map((r) => (condition === 'generated' ? r : withoutMark(r)));
+    await writeFile(join(tmp, 'topics.json'), JSON.stringify(generated.facets, null, 2) + '\n');
+    await writeFile(join(tmp, 'people.json'), '[]\n');
+    await writeFile(join(tmp, 'entities.json'), '[]\n');
+  }
   const out = createWriteStream(join(tmp, 'episodes', 'episodes.jsonl'));
   let n = 0;
-  for await (const { record } of readEpisodes(source, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: () => undefined })) {
-    if (!out.write(`${JSON.stringify({ ...record, chapters: [] })}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
+  for (const record of written) {
+    if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
     n++;
   }
   out.end();
   await finished(out);
-  await writeFile(join(tmp, '.source-mtime'), String(newest));
+  await writeFile(join(tmp, '.source-mtime'), stamp);
   await rm(dir, { recursive: true, force: true });
   await rename(tmp, dir);
   log?.info({ episodes: n }, 'library copy written');
   return { name, condition, dir, queries, prefix };
+}
+
+/** Changes whenever the enrichment's output may change: a copy made under another version is written again. */
+export const ENRICH_VERSION = 'local-1';
+
+/** Enrichment's own figures for one library copy. */
+export interface EnrichRun {
+  episodes: number;
+  speechHours: number;
+  seconds: number;
+}
+
+/**
+ * Every episode stripped of chapters, topics, people and entities and given what local enrichment makes of its
+ * transcript: chapters with moments per episode (channel-level phrase frequencies), topics chosen across each channel.
+ */
+export async function generateAll(
+  records: readonly EpisodeRecord[],
+  channels: readonly { id: string; language?: string | null | undefined }[],
+  embed: EmbedTexts,
+  log?: Logger,
+): Promise<{ records: EpisodeRecord[]; facets: GeneratedFacet[]; run: EnrichRun }> {
+  const t = Date.now();
+  const languageOf = (r: EpisodeRecord) => (r as { language?: string | null }).language ?? channels.find((c) => c.id === r.channelId)?.language ?? 'en';
+  const textOf = (r: EpisodeRecord) => (r.transcript?.segments ?? []).map((s) => s.text).join(' ');
+  const freqs = new Map<string, DocumentFrequencies>();
+  for (const c of channels) {
+    const mine = records.filter((r) => r.channelId === c.id);
+    if (mine.length > 0) freqs.set(c.id, documentFrequencies(mine.map(textOf), c.language ?? 'en'));
+  }
+  const made = new Map<string, { chapters: GeneratedChapter[]; keyphrases: Keyphrase[] }>();
+  let speechMs = 0;
+  for (const [i, r] of records.entries()) {
+    const segments = r.transcript?.segments ?? [];
+    if (segments.length > 0) speechMs += segments[segments.length - 1]!.endMs - segments[0]!.startMs;
+    made.set(r.id, await enrichTranscript({ segments, language: languageOf(r), title: r.title }, { embed, freq: freqs.get(r.channelId) }));
+    if ((i + 1) % 25 === 0) log?.info({ done: i + 1, total: records.length }, 'enriched');
+  }
+  const facets: GeneratedFacet[] = [];
+  const topicIds = new Map<string, string[]>();
+  for (const c of channels) {
+    const topics = assignTopics(records.filter((r) => r.channelId === c.id).map((r) => ({ episodeId: r.id, keyphrases: made.get(r.id)!.keyphrases })));
+    for (const [id, ids] of topics.topicIds) topicIds.set(id, ids);
+    for (const f of topics.facets) if (!facets.some((x) => x.id === f.id)) facets.push(f);
+  }
+  const out = records.map((r) => ({ ...r, chapters: made.get(r.id)!.chapters, topicIds: topicIds.get(r.id) ?? [], personIds: [], entityIds: [] }));
+  const run = { episodes: records.length, speechHours: speechMs / 3_600_000, seconds: (Date.now() - t) / 1000 };
+  log?.info(run, 'library enriched');
+  return { records: out, facets: facets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), run };
+}
+
+/** The record with its generated chapters and moments unmarked: indexed as if a creator had written them. */
+function withoutMark(r: EpisodeRecord): EpisodeRecord {
+  return { ...r, chapters: (r.chapters ?? []).map(({ generated: _c, ...c }) => ({ ...c, moments: c.moments.map(({ generated: _m, ...m }) => m) })) };
 }
 
 /**
