@@ -2,6 +2,7 @@
 // transcription seconds, and the time from an item's discovery to searchable. Read from the BullMQ workers' events.
 import type { Job, Worker } from 'bullmq';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { CHAT_OUTCOMES, type ChatOutcome } from './enrich/llm.js';
 import type { PollReport } from './follow/poll.js';
 import type { ProcessResult } from './follow/process.js';
 import type { PollJob, ProcessJob } from './follow/queues.js';
@@ -105,4 +106,20 @@ export function registerPipelineMetrics({ registry, poll, process, now = () => D
     freshness.observe(Math.max(0, ((job.finishedOn ?? now()) - job.timestamp) / 1000));
   });
   process.on('failed', failed('process'));
+}
+
+/**
+ * Registers `cca_pipeline_enrich_llm_chapters_total{outcome=ok|malformed|timeout|error}` in `registry` (once per
+ * registry) and returns the `onOutcome` to give `createChatWriter`: how each chapter's request to the language model
+ * ended; every outcome but `ok` kept the local method's title and claims.
+ */
+export function registerChatWriterMetrics(registry: Registry): (outcome: ChatOutcome) => void {
+  const chapters = new Counter({
+    name: 'cca_pipeline_enrich_llm_chapters_total',
+    help: "Chapters sent to the language model (ENRICH_URL) by outcome: ok (its title and claims used); malformed, timeout, error (the local method's kept).",
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of CHAT_OUTCOMES) chapters.inc({ outcome }, 0);
+  return (outcome) => chapters.inc({ outcome });
 }

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { x } from 'tinyexec';
 import { createLogger } from '../../src/ground/logger.js';
 import { ensureChromium } from '../ops/provision/chromium.js';
+import { ensureLlm } from '../ops/provision/llm.js';
 import { ensureModel, modelDirFor } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 import { ensureTools } from '../ops/provision/debian-tools.js';
@@ -49,6 +50,10 @@ async function main(): Promise<number> {
     // The transcription suites speak real sentences (espeak-ng) and cut audio (ffmpeg).
     await ensureTools({ env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
     env.CHROMIUM_PATH = await ensureChromium({ env, log });
+    // The language-model suite's chat server (enrich-llm): node-llama-cpp and SmolLM2-135M under .cache/llm, ~180 MB and ~25 s cold.
+    const llm = await ensureLlm({ env, log });
+    env.LLM_RUNTIME_DIR = llm.runtimeDir;
+    env.LLM_MODEL_PATH = llm.modelPath;
     // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
     env.EMBED_CACHE_DIR = env.EMBED_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');
   }

@@ -1,6 +1,8 @@
 // The language-model path of enrichment without a server: the enrichment settings, finding the JSON in a model's
 // text, the checks an answer must pass, the shortened transcript and the request sent.
 import { expect } from 'chai';
+import { Registry } from 'prom-client';
+import { registerChatWriterMetrics } from '../../pipeline/metrics.js';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 import { assistantText, chatEndpoint, chatRequest, checkAnswer, firstJsonObject, shortenTranscript, userPrompt } from '../../pipeline/enrich/llm.js';
 import type { ChapterBrief } from '../../pipeline/enrich/types.js';
@@ -171,5 +173,20 @@ describe('the chat request', function () {
     expect(assistantText({ choices: [{ message: { content: '{"a":' }, finish_reason: 'length' }] })).to.deep.equal({ reason: 'cut at max_tokens' });
     expect(assistantText({ choices: [{ message: { content: null, refusal: 'I cannot help.' } }] })).to.deep.equal({ reason: 'refused: I cannot help.' });
     expect(assistantText({ error: 'x' })).to.deep.equal({ reason: 'no choices[0].message' });
+  });
+});
+
+describe('registerChatWriterMetrics', function () {
+  it('shows every outcome from the first scrape and counts each one reported', async function () {
+    const registry = new Registry();
+    const onOutcome = registerChatWriterMetrics(registry);
+    onOutcome('malformed');
+    onOutcome('malformed');
+    onOutcome('ok');
+    const text = await registry.metrics();
+    expect(text).to.include('cca_pipeline_enrich_llm_chapters_total{outcome="malformed"} 2');
+    expect(text).to.include('cca_pipeline_enrich_llm_chapters_total{outcome="ok"} 1');
+    expect(text).to.include('cca_pipeline_enrich_llm_chapters_total{outcome="timeout"} 0');
+    expect(text).to.include('cca_pipeline_enrich_llm_chapters_total{outcome="error"} 0');
   });
 });
