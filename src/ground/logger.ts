@@ -4,7 +4,17 @@ import { pino, type Logger } from 'pino';
 export type { Logger };
 
 /** Headers and fields that carry credentials never reach a log line. */
-const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]', 'apiKey', 'key', 'token'];
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'apiKey',
+  'key',
+  'token',
+  // A settings group logged whole (`{ enrich: config.enrich }`, `{ remote: config.embedding.remote }`) keeps its key hidden too.
+  '*.apiKey',
+];
 
 /**
  * Creates the process logger. Ops scripts log to stderr (`fd: 2`) so that their

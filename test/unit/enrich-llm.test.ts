@@ -1,5 +1,6 @@
 // The language-model path of enrichment without a server: the enrichment settings, finding the JSON in a model's
 // text, the checks an answer must pass, the shortened transcript and the request sent.
+import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { registerChatWriterMetrics } from '../../pipeline/metrics.js';
@@ -68,6 +69,21 @@ describe('enrichment settings', function () {
       expect(() => loadConfig(env)).to.throw(ConfigError, variable);
     });
   }
+});
+
+describe("the process logger and the chat service's key", function () {
+  it('redacts the key logged as a field or inside a logged settings group', function () {
+    // createLogger writes to a file descriptor: a child's stdout is where its lines can be read.
+    const script = `import { createLogger } from './src/ground/logger.ts';
+const log = createLogger({ name: 't' });
+log.info({ apiKey: 'sk-top' }, 'a');
+log.info({ enrich: { url: 'https://llm.example.com', apiKey: 'sk-nested' } }, 'b');`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(out.split('\n').filter(Boolean)).to.have.lengthOf(2);
+    expect(out)
+      .to.include('[redacted]')
+      .and.not.to.match(/sk-top|sk-nested/);
+  });
 });
 
 describe('firstJsonObject', function () {
