@@ -22,11 +22,18 @@ export function episodeKeyphrases(
   text: string,
   { language, freq, limit = KEYPHRASE_CANDIDATES }: { language?: string; freq?: DocumentFrequencies; limit?: number } = {},
 ): Keyphrase[] {
+  const english = (language ?? 'en').toLowerCase().startsWith('en');
   const out: Keyphrase[] = [];
-  for (const c of rankCandidates(candidatePhrases(text, language), freq)) {
+  const ranked = rankCandidates(candidatePhrases(text, language), freq)
+    // A single word is a weaker topic than a phrase (it is often a verb or an adjective: "try", "amazing"); English
+    // words shaped like one (-ly, -ed, -ing, -able) are no topic at all.
+    .filter((c) => c.words > 1 || !english || !/(ly|ed|ing|able|ible|ful|ous)$/.test(c.key))
+    .map((c, i) => ({ c, i, score: c.words > 1 ? c.score : 0.6 * c.score }))
+    .sort((a, b) => b.score - a.score || a.i - b.i);
+  for (const { c, score } of ranked) {
     if (out.length >= limit) break;
     if (c.surface.length > 40 || out.some((k) => overlapping(k.key, c.key))) continue;
-    out.push({ key: c.key, phrase: c.surface, score: c.score });
+    out.push({ key: c.key, phrase: c.surface, score });
   }
   return out;
 }
