@@ -56,6 +56,8 @@ const TIME_IN_TEXT =
 
 /** A sentence as a claim: a letter or digit first, at least three words, a full stop last (a claim cut short has none). */
 const looksLikeSentence = (s: string) => /^["'“‘(]?[\p{L}\p{N}]/u.test(s) && s.split(' ').length >= 3 && /[.!?…]["'”’)]*$/u.test(s);
+/** A claim that leans on what came before ("He said…", "So…", "This is why…") is not citable on its own. */
+const DANGLING_START = /^["'“‘(]?(?:he|she|it|this|that|these|those|they|so|and|but)\b/i;
 
 /** Whitespace collapsed, ends trimmed, and a title's wrapping quotes and final period removed. */
 const tidy = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -113,6 +115,8 @@ export function checkAnswer(value: unknown, brief: Pick<ChapterBrief, 'moments'>
   const { title, claims } = value;
   const bad = claims.findIndex((claim) => !looksLikeSentence(claim));
   if (bad >= 0) return { ok: false, reason: `/claims/${bad} is not a sentence` };
+  const dangling = claims.findIndex((claim) => DANGLING_START.test(claim));
+  if (dangling >= 0) return { ok: false, reason: `/claims/${dangling} starts with a word that needs what came before` };
   const timed = [title, ...claims].findIndex((text) => TIME_IN_TEXT.test(text));
   if (timed >= 0) return { ok: false, reason: `${timed === 0 ? '/title' : `/claims/${timed - 1}`} names a time` };
   return { ok: true, writing: { title, claims } };

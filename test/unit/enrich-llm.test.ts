@@ -125,6 +125,13 @@ describe('checkAnswer', function () {
     }
   });
 
+  it('refuses a claim that starts leaning on what came before', function () {
+    for (const claim of ['He said the bridge must close.', 'So the council voted to close it.', 'This is why repairs cost more.']) {
+      expect(checkAnswer({ title: 'Bridge vote', claims: [claim] }, brief(1)).ok, claim).to.equal(false);
+    }
+    expect(checkAnswer({ title: 'Bridge vote', claims: ['Thistle farmers said the bridge must close.'] }, brief(1)).ok).to.equal(true);
+  });
+
   it('refuses times anywhere: extra fields, clock stamps, places in the recording', function () {
     expect(checkAnswer({ title: 'Bridge vote', claims: claims(1), startMs: 1000 }, brief(1)).ok).to.equal(false);
     expect(checkAnswer({ title: 'Bridge vote at 12:30', claims: claims(1) }, brief(1)).ok).to.equal(false);
