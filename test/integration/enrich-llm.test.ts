@@ -1,8 +1,10 @@
 // The language-model path of enrichment against a real OpenAI-compatible chat server on loopback: node-llama-cpp serving
 // SmolLM2-135M-Instruct (scripts/ops/llm-server.ts). A weak model, but a real one over the real protocol: what it writes
 // is used only when it passes the schema and the checks, and every other answer leaves the local text, counted.
-import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createChatWriter, TITLE_MAX_CHARS, type ChatOutcome, type ChatWriterOptions } from '../../pipeline/enrich/llm.js';
@@ -27,6 +29,38 @@ const COFFEE: ChapterBrief = {
   transcript: 'I drink three cups of coffee every morning. My doctor told me that coffee is fine for the heart. But too much coffee makes it hard to sleep at night.',
   moments: [{ type: 'quote', text: 'My doctor told me that coffee is fine for the heart.', localTitle: 'Coffee is fine for the heart.' }],
 };
+
+const readBody = async (req: IncomingMessage) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+/**
+ * A relay in front of the real server that answers like a server without JSON-schema output: a 400 naming
+ * `response_format` for `json_schema`; other requests go through while `passes` lasts, then get a 503. Records the
+ * format of every request.
+ */
+async function noSchemaRelay(target: string, passes: number) {
+  const formats: string[] = [];
+  const server = createServer((req, res) => {
+    void readBody(req).then(async (text) => {
+      const format = (JSON.parse(text) as { response_format?: { type: string } }).response_format?.type ?? 'none';
+      formats.push(format);
+      const refuse = (status: number, message: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message } }));
+      if (format === 'json_schema') return refuse(400, "response_format type 'json_schema' is not supported");
+      if (passes-- <= 0) return refuse(503, 'busy');
+      const answer = await fetch(`${target}${req.url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    formats,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 describe('enrichment with a language model (a real chat server on loopback)', function () {
   this.timeout(180_000);
@@ -88,6 +122,20 @@ describe('enrichment with a language model (a real chat server on loopback)', fu
     expect(await writer().write(COFFEE)).to.equal(null);
     expect(outcomes).to.deep.equal(['malformed']);
     expect(logged).to.include('is not a sentence');
+  });
+
+  it('asks a server that refuses a JSON schema for a JSON object instead, and keeps asking that way', async function () {
+    const relay = await noSchemaRelay(server.baseUrl, 1);
+    try {
+      const w = writer({ url: relay.url });
+      const first = await w.write(BEES);
+      await w.write(BEES);
+      expect(relay.formats).to.deep.equal(['json_schema', 'json_object', 'json_object']);
+      // The real model's answer to a plain JSON request is used when it passes the checks, and refused when not.
+      expect(outcomes).to.deep.equal([first === null ? 'malformed' : 'ok', 'error']);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('gives up on an answer slower than the timeout: null at the deadline, counted timeout', async function () {
