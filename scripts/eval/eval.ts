@@ -22,6 +22,7 @@ import { CHAPTER_CONDITIONS, loadEvalLibrary, prepareLibrary, type ChapterCondit
 import type { EmbedTexts } from '../../pipeline/enrich/types.js';
 import { PROJECT_ROOT } from '../ops/provision/paths.js';
 import { openEnrichEmbedder } from './enrich-embedder.js';
+import { checkRelated, generatedRelatedInputs, readRelatedInputs } from './related.js';
 import { devEpisodes, formatSegmentationTable, measureSegmentation, parseSegmentSettings } from './segmentation-run.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 import {
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
       'instead of search: Pk and WindowDiff of generated chapters against the human ones of --library (default qmsum) on its dev split; --limit counts episodes',
     )
     .option('--seg-set <specs>', 'with --segmentation: segmenter settings to compare, separated by "|", e.g. "window=6|window=4 threshold=0.3"', '')
+    .option('--related <dirs>', 'instead of search: how /related fares on the topics of these library folders (comma-separated)')
     .option('--lexical', 'with --segmentation: no embedding (lexical cohesion, cues and pauses only)')
     .parse()
     .opts<{
@@ -98,7 +100,15 @@ async function main(): Promise<void> {
       segmentation?: boolean;
       segSet: string;
       lexical?: boolean;
+      related?: string;
     }>();
+  if (opts.related) {
+    for (const dir of opts.related.split(',')) {
+      process.stdout.write(`${dir} as given: ${JSON.stringify(checkRelated(await readRelatedInputs(dir)))}\n`);
+      process.stdout.write(`${dir} generated topics: ${JSON.stringify(checkRelated(await generatedRelatedInputs(dir)))}\n`);
+    }
+    return;
+  }
   if (opts.segmentation) return runSegmentation(opts.library ?? join(opts.datasets, 'qmsum'), opts);
 
   const log = createLogger({ name: 'eval', level: 'info', fd: 2 });
@@ -177,8 +187,8 @@ async function main(): Promise<void> {
 }
 
 /** `--segmentation`: the table of Pk and WindowDiff (and the baselines) on the library's dev split. */
-async function runSegmentation(dir: string, opts: { limit?: number; segSet: string; lexical?: boolean; json?: string }): Promise<void> {
-  const episodes = await devEpisodes(dir, opts.limit);
+async function runSegmentation(dir: string, opts: { limit?: number; segSet: string; lexical?: boolean; json?: string; channel?: string }): Promise<void> {
+  const episodes = await devEpisodes(dir, opts.limit, opts.channel);
   const settings = (opts.segSet || '').split('|').map((spec) => ({ ...parseSegmentSettings(spec), ...(opts.lexical ? { semanticShare: 0 } : {}) }));
   const opened = opts.lexical ? undefined : await openEnrichEmbedder();
   const embed = opened?.embed ?? (async (texts: string[]) => texts.map(() => [0]));

@@ -18,12 +18,13 @@ export interface SegmentationRow {
   chapters: number;
 }
 
-/** Episodes of the dev split (train + val in `splits.json`; every episode when there is none) that have at least two human chapters. */
-export async function devEpisodes(dir: string, limit?: number): Promise<EpisodeRecord[]> {
+/** Episodes of the dev split (train + val in `splits.json`; every episode when there is none) that have at least two human chapters, of one channel when `channel` (a slug) is given. */
+export async function devEpisodes(dir: string, limit?: number, channel?: string): Promise<EpisodeRecord[]> {
   const splits = JSON.parse(await readFile(join(dir, 'splits.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
   const meta = await readLibraryMeta(dir);
   const out: EpisodeRecord[] = [];
-  for await (const { record } of readEpisodes(dir, { channelIds: new Set(meta.channels.map((c) => c.id)), onIssue: () => undefined })) {
+  const channelIds = new Set(meta.channels.filter((c) => !channel || c.slug === channel).map((c) => c.id));
+  for await (const { record } of readEpisodes(dir, { channelIds, onIssue: () => undefined })) {
     const split = splits[record.id];
     if (split === 'test') continue;
     if ((record.chapters ?? []).length < 2 || (record.transcript?.segments.length ?? 0) < 10) continue;
