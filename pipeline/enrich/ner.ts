@@ -1,7 +1,7 @@
 // The named-entity client: `POST <url>/v1/entities` of the transcription service (spaCy's en_core_web_sm), in batches, retried while a failure is transient.
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from '../../src/ground/logger.js';
-import type { NamedEntity, RecogniseEntities } from './types.js';
+import type { NamedEntity } from './types.js';
 
 /** Code → whether a retry may cure it, and its message. Codes never change meaning. */
 export const NER_ERRORS = {
@@ -85,6 +85,9 @@ function serviceError(text: string): { message: string; code?: string } {
   return { message: text.trim().slice(0, 300) };
 }
 
+/** A `RecogniseEntities` (types.ts) whose entities also carry their offsets (assignable wherever the plain one is wanted). */
+export type RecogniseWithOffsets = (texts: string[], opts: { language: string; signal?: AbortSignal }) => Promise<RecognisedEntity[][]>;
+
 export interface NerClientOptions {
   /** Base URL of the service (`NER_URL`, else `TRANSCRIBE_URL`); `/v1/entities` is appended. */
   url: string;
@@ -96,25 +99,17 @@ export interface NerClientOptions {
   minBackoffMs?: number;
   /** Texts per request. Default 64. */
   batchSize?: number;
-  /** Characters per request (the service refuses more than 200,000). Default 50,000. */
+  /** Characters per request (the service refuses more than 200,000): short requests keep a busy service answering within the timeout. Default 20,000. */
   maxBatchChars?: number;
   log?: Logger | undefined;
 }
 
 /**
- * A {@link RecogniseEntities} over the service: the texts go in batches, in order, each retried with backoff while its
+ * A `RecogniseEntities` over the service: the texts go in batches, in order, each retried with backoff while its
  * failure is transient. A language the service has no model for rejects with `ner_unsupported_language` (not retried);
  * the caller decides that this means "no names".
  */
-export function createNerClient({
-  url,
-  timeoutMs = 30_000,
-  retries = 3,
-  minBackoffMs = 500,
-  batchSize = 64,
-  maxBatchChars = 50_000,
-  log,
-}: NerClientOptions): RecogniseEntities & ((texts: string[], opts: { language: string; signal?: AbortSignal }) => Promise<RecognisedEntity[][]>) {
+export function createNerClient({ url, timeoutMs = 30_000, retries = 3, minBackoffMs = 500, batchSize = 64, maxBatchChars = 20_000, log }: NerClientOptions): RecogniseWithOffsets {
   const endpoint = entitiesEndpoint(url);
 
   async function request(texts: string[], language: string, signal: AbortSignal | undefined): Promise<RecognisedEntity[][]> {

@@ -10,6 +10,11 @@ export const PERSON_LABELS: ReadonlySet<string> = new Set(['PERSON']);
  * precision 0.47 and recall 0.34 on OntoNotes, and spoken titles are rarely cased as one.
  */
 export const ENTITY_LABELS: ReadonlySet<string> = new Set(['ORG', 'PRODUCT']);
+/**
+ * Labels that say a name is something else (a place, language, nationality, event, law or work): they are not kept, but
+ * they vote, so that "Calcutta" the model once calls an ORG and more often a GPE is left out.
+ */
+export const ELSEWHERE_LABELS: ReadonlySet<string> = new Set(['GPE', 'LOC', 'NORP', 'LANGUAGE', 'FAC', 'EVENT', 'LAW', 'WORK_OF_ART']);
 
 export type NameKind = 'person' | 'entity';
 
@@ -104,6 +109,9 @@ export function cleanName(text: string, kind: NameKind): string | null {
   // Spelled-out initials: "I.V.M." and "I. V. M." are "IVM".
   if (/^(?:\p{L}\.\s?){2,}\p{L}?\.?$/u.test(name)) name = name.replace(/[.\s]/g, '');
   if (!/^[\p{L}\p{N}][\p{L}\p{N}\s'’.&-]*$/u.test(name)) return null;
+  // Spelled out letter by letter ("K-N-O-T-T-Y"), or a role rather than an organisation ("Minister of Finance").
+  if (/^(?:\p{L}-){2,}\p{L}$/u.test(name)) return null;
+  if (kind === 'entity' && /^(?:minister|member|secretary)\b/i.test(name)) return null;
   if ((name.match(/\p{L}/gu) ?? []).length < 2 || !/\p{Lu}/u.test(name)) return null;
   if (name.length > 60) return null;
   const words = name.split(' ');
@@ -153,19 +161,20 @@ export function sameSpokenName(a: string, b: string): boolean {
   return distance(restA, restB) <= (shorter >= 6 ? 2 : 1);
 }
 
-/** Counts of one key: mentions by kind and by spelling. */
+/** Counts of one key: mentions by kind (and as something else: {@link ELSEWHERE_LABELS}) and by spelling. */
 interface Tally {
   person: number;
   entity: number;
+  elsewhere: number;
   spellings: Map<string, number>;
 }
 
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function add(tallies: Map<string, Tally>, key: string, kind: NameKind, spelling: string, n = 1): void {
-  const t = tallies.get(key) ?? { person: 0, entity: 0, spellings: new Map<string, number>() };
+function add(tallies: Map<string, Tally>, key: string, kind: NameKind | 'elsewhere', spelling: string, n = 1): void {
+  const t = tallies.get(key) ?? { person: 0, entity: 0, elsewhere: 0, spellings: new Map<string, number>() };
   t[kind] += n;
-  t.spellings.set(spelling, (t.spellings.get(spelling) ?? 0) + n);
+  if (kind !== 'elsewhere') t.spellings.set(spelling, (t.spellings.get(spelling) ?? 0) + n);
   tallies.set(key, t);
 }
 
@@ -177,6 +186,7 @@ function merge(tallies: Map<string, Tally>, moved: Map<string, string>, from: st
     // Another spelling of the same full name: its votes and spellings count.
     b.person += a.person;
     b.entity += a.entity;
+    b.elsewhere += a.elsewhere;
     for (const [s, n] of a.spellings) b.spellings.set(s, (b.spellings.get(s) ?? 0) + n);
   } else {
     // A first or last name alone: its mentions count for the full name, as the kind the full name has (the model
@@ -189,6 +199,8 @@ function merge(tallies: Map<string, Tally>, moved: Map<string, string>, from: st
 
 const total = (t: Tally) => t.person + t.entity;
 const kindOfTally = (t: Tally): NameKind => (t.person >= t.entity ? 'person' : 'entity');
+/** True when the model's most frequent reading of the name is a place, language, event, … rather than either kind. */
+const mostlyElsewhere = (t: Tally) => t.elsewhere > Math.max(t.person, t.entity);
 /** The most used spelling; ties: the one with more capitals (ASR's "Mckenna" loses to "McKenna"), then the first in order. */
 const shownSpelling = (t: Tally): string =>
   [...t.spellings].sort((a, b) => b[1] - a[1] || (b[0].match(/\p{Lu}/gu) ?? []).length - (a[0].match(/\p{Lu}/gu) ?? []).length || byKey(a[0], b[0]))[0]![0];
@@ -220,8 +232,8 @@ function joinSpellings(tallies: Map<string, Tally>, { owners, minOwnerMentions }
     }
   }
   if (owners === 'any') {
-    const multi = [...tallies].filter(([k]) => k.includes('-'));
-    for (const key of [...tallies.keys()].filter((k) => !k.includes('-')).sort(byKey)) {
+    const multi = [...tallies].filter(([k, t]) => k.includes('-') && total(t) > 0 && !mostlyElsewhere(t));
+    for (const key of [...tallies.keys()].filter((k) => !k.includes('-') && total(tallies.get(k)!) > 0).sort(byKey)) {
       // A lone word the model took for a person joins a full person name said once; any other needs the full name said
       // `minOwnerMentions` times ("Twitter" is not "Twitter Blueroom" said once).
       const person = kindOfTally(tallies.get(key)!) === 'person';
@@ -253,7 +265,8 @@ function toNames(tallies: Map<string, Tally>, keep: (key: string, t: Tally) => b
  * The names one episode keeps, from the entities found in its speech (`spoken`, one list per text) and in its title and
  * description (`written`, counted the same: a name said once and written once in the title is mentioned twice).
  * Spellings are merged (case, possessives, titles, "the", a first or last name alone joined to the only full name of
- * the episode with that word, ASR's variants of a surname); the kind is the one most mentions were given (ties: person).
+ * the episode with that word, ASR's variants of a surname); the kind is the one most mentions were given (ties: person),
+ * and a name the model more often calls a place, language, nationality, event, law or work is left out.
  * A name is kept with `minMentions` mentions; a one-word person name that no full name took in needs
  * `minSingleMentions` and is not a word like "Bill"; names made only of the channel's own name's words ("Unseen" in
  * "The Seen and the Unseen") are left out. Pure and deterministic.
@@ -273,8 +286,8 @@ export function episodeNames(
   const read = (lists: readonly (readonly NamedEntity[])[]) => {
     for (const list of lists) {
       for (const entity of list) {
-        const kind = kindOf(entity.label);
-        const name = kind && cleanName(entity.text, kind);
+        const kind = kindOf(entity.label) ?? (ELSEWHERE_LABELS.has(entity.label) ? 'elsewhere' : null);
+        const name = kind && cleanName(entity.text, kind === 'person' ? 'person' : 'entity');
         if (!kind || !name) continue;
         const key = nameSlug(name);
         add(tallies, key, KNOWN_ORGS.has(key) ? 'entity' : kind, name);
@@ -285,7 +298,7 @@ export function episodeNames(
   read(written);
   joinSpellings(tallies, { owners: 'any', minOwnerMentions: 2 });
   const keep = (key: string, t: Tally) => {
-    if (total(t) < minMentions || key.split('-').every((w) => channelWords.has(w))) return false;
+    if (total(t) < minMentions || mostlyElsewhere(t) || key.split('-').every((w) => channelWords.has(w))) return false;
     if (key.includes('-') || kindOfTally(t) === 'entity') return true;
     return total(t) >= minSingleMentions && !AMBIGUOUS_FIRST_NAMES.has(key);
   };

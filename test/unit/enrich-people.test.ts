@@ -28,6 +28,9 @@ describe('enrich people: cleaning a name', function () {
     expect(cleanName('Bill S-204', 'person'), 'a digit in a person').to.equal(null);
     expect(cleanName('3M', 'entity'), 'too few letters').to.equal(null);
     expect(cleanName('Parliament', 'entity'), 'a generic noun a committee capitalises').to.equal(null);
+    expect(cleanName('K-N-O-T-T-Y', 'entity'), 'spelled out').to.equal(null);
+    expect(cleanName('Minister of Finance', 'entity'), 'a role').to.equal(null);
+    expect(cleanName('Ministry of Finance', 'entity')).to.equal('Ministry of Finance');
     expect(cleanName('Ludwig van Beethoven', 'person'), 'a lower-case particle inside a name').to.equal('Ludwig van Beethoven');
   });
 
