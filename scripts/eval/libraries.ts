@@ -23,11 +23,12 @@ import type { EmbedTexts, GeneratedChapter, GeneratedFacet } from '../../pipelin
 /**
  * Whether the library keeps its chapters, is searched on speech alone (`chapters: []` on every episode), or on speech
  * with what local enrichment generates from it (`generated`: chapters, moments and topics marked generated, people and
- * entities removed; `generated-as-creator`: the same chapters without the mark, indexed as a creator's would be).
+ * entities removed; `generated-as-creator`: the same chapters without the mark, indexed as a creator's would be;
+ * `generated-titles-as-creator`: the same without their moments).
  */
-export type ChapterCondition = 'chapters' | 'speech' | 'generated' | 'generated-as-creator';
+export type ChapterCondition = 'chapters' | 'speech' | 'generated' | 'generated-as-creator' | 'generated-titles-as-creator';
 
-export const CHAPTER_CONDITIONS: readonly ChapterCondition[] = ['chapters', 'speech', 'generated', 'generated-as-creator'];
+export const CHAPTER_CONDITIONS: readonly ChapterCondition[] = ['chapters', 'speech', 'generated', 'generated-as-creator', 'generated-titles-as-creator'];
 
 /** One library of an eval run: where its files are and the prefix it is loaded under. */
 export interface EvalLibrary {
@@ -80,7 +81,7 @@ export async function prepareLibrary(
   else if (condition === 'speech') written = records.map((r) => ({ ...r, chapters: [] }));
   else {
     const generated = await generateAll(records, meta.channels, await embed!(), log);
-    written = generated.records.map((r) => (condition === 'generated' ? r : withoutMark(r)));
+    written = generated.records.map((r) => (condition === 'generated' ? r : withoutMark(r, { moments: condition === 'generated-as-creator' })));
     await writeFile(join(tmp, 'topics.json'), JSON.stringify(generated.facets, null, 2) + '\n');
     await writeFile(join(tmp, 'people.json'), '[]\n');
     await writeFile(join(tmp, 'entities.json'), '[]\n');
@@ -149,9 +150,9 @@ export async function generateAll(
   return { records: out, facets: facets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), run };
 }
 
-/** The record with its generated chapters and moments unmarked: indexed as if a creator had written them. */
-function withoutMark(r: EpisodeRecord): EpisodeRecord {
-  return { ...r, chapters: (r.chapters ?? []).map(({ generated: _c, ...c }) => ({ ...c, moments: c.moments.map(({ generated: _m, ...m }) => m) })) };
+/** The record with its generated chapters (and moments, or none) unmarked: indexed as if a creator had written them. */
+function withoutMark(r: EpisodeRecord, { moments }: { moments: boolean }): EpisodeRecord {
+  return { ...r, chapters: (r.chapters ?? []).map(({ generated: _c, ...c }) => ({ ...c, moments: moments ? c.moments.map(({ generated: _m, ...m }) => m) : [] })) };
 }
 
 /**
