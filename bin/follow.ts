@@ -55,6 +55,8 @@ const embedderFor = (): Promise<PassageEmbedder> => createIndexerEmbedder(config
 function printReport(r: PollReport): void {
   const lines = [
     `${r.slug}: ${r.outcome}${r.status && String(r.status) !== r.outcome ? ` (HTTP ${r.status})` : ''}; ${r.items} items; ${r.added} new, ${r.updated} updated, ${r.reprocessed} to process again, ${r.archived} archived; ${r.enqueued} queued for transcription`,
+    ...(r.deferredItems > 0 ? [`  ${r.deferredItems} more new items left for the next polls (FOLLOW_MAX_ITEMS_PER_POLL)`] : []),
+    ...(r.deferredJobs > 0 ? [`  ${r.deferredJobs} more episodes to be queued by the next polls (FOLLOW_MAX_QUEUED_PER_CHANNEL)`] : []),
     ...r.skippedItems.map((s) => `  skipped ${s.item}: ${s.reason}`),
     ...(r.error ? [`  error: ${r.error}`] : []),
     `  next poll ${r.nextPollAt ?? '-'}`,

@@ -10,6 +10,8 @@ export const FETCH_ERRORS = {
   insecure_redirect: { transient: false },
   too_large: { transient: false },
   timeout: { transient: true },
+  /** A body arriving slower than the caller's floor: a host that trickles is not retried into holding a slot again. */
+  too_slow: { transient: false },
   /** Transient for 429 and 5xx only (decided in the constructor). */
   http_status: { transient: false },
   network: { transient: true },
@@ -26,7 +28,7 @@ export interface FetchErrorDetails {
   status?: number;
   /** When the server asked us to come back (`Retry-After`), for `http_status`. */
   retryAfterMs?: number;
-  /** The limit that was passed, for `too_large` (bytes), `timeout` (ms) and `too_many_redirects` (hops). */
+  /** The limit that was passed, for `too_large` (bytes), `timeout` (ms), `too_slow` (bytes per second) and `too_many_redirects` (hops). */
   limit?: number;
   cause?: unknown;
 }
@@ -100,6 +102,8 @@ export function describeFetchError(err: FetchError, what: string): string {
       return err.limit === undefined ? `${what} is too large` : `${what} is larger than ${formatBytes(err.limit)}`;
     case 'timeout':
       return err.limit === undefined ? `${what} did not answer in time` : `${what} did not answer within ${Math.round(err.limit / 1000)} s`;
+    case 'too_slow':
+      return `${what} sent its data slower than ${err.limit === undefined ? 'the allowed rate' : `${formatBytes(err.limit)}/s`}, so the download was stopped`;
     case 'http_status':
       return `${what} answered ${err.status ?? 'an HTTP error'}`;
     case 'network':

@@ -200,6 +200,10 @@ function deadline(url: string, timeoutMs: number, outer: AbortSignal | undefined
       const code = (err as NodeJS.ErrnoException).code;
       return new FetchError('network', at, `${at}: ${code ?? (err as Error).message}`, { cause: err });
     },
+    /** Ends the request now with `reason` (a rate floor not met). */
+    abort(reason: unknown) {
+      controller.abort(reason);
+    },
     done() {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
@@ -289,14 +293,50 @@ export async function fetchBytes(url: string, opts: SafeFetchOptions): Promise<S
   }
 }
 
+/** A download's rate floor: fewer than `bytesPerSecond × windowMs` bytes in any window (the first from the request on) ends it. */
+export interface RateFloor {
+  bytesPerSecond: number;
+  windowMs: number;
+}
+
+/**
+ * Checks every `windowMs` that the bytes counted by `count()` grew by the floor's share of the window, else calls
+ * `fail` with FetchError `too_slow`: a host sending one byte a second does not hold a download for its whole deadline.
+ */
+function watchRate(url: () => string, count: () => number, { bytesPerSecond, windowMs }: RateFloor, fail: (err: FetchError) => void): () => void {
+  if (bytesPerSecond <= 0) return () => undefined;
+  const floor = (bytesPerSecond * windowMs) / 1000;
+  let before = 0;
+  const timer = setInterval(() => {
+    const now = count();
+    if (now - before < floor) fail(new FetchError('too_slow', url(), `${url()}: fewer than ${Math.ceil(floor)} bytes in ${windowMs} ms`, { limit: bytesPerSecond }));
+    before = now;
+  }, windowMs);
+  return () => clearInterval(timer);
+}
+
 /**
  * Streams a 2xx body to `path`: written to a temporary file beside it and renamed when complete, removed on any
  * failure, so `path` holds a whole body or nothing new. A non-2xx answer is FetchError `http_status` (with `status`
  * and `retryAfterMs`), and nothing is written. An error of the local file (no such folder, disk full) is thrown as it is.
+ * `minRate`: the body must arrive at least this fast (FetchError `too_slow`, not transient), the wait for the answer included.
  */
-export async function downloadToFile(url: string, path: string, opts: SafeFetchOptions): Promise<{ url: string; status: number; bytes: number; contentType: string | null }> {
+export async function downloadToFile(
+  url: string,
+  path: string,
+  opts: SafeFetchOptions & { minRate?: RateFloor },
+): Promise<{ url: string; status: number; bytes: number; contentType: string | null }> {
   const life = deadline(url, opts.timeoutMs ?? 30_000, opts.signal);
   let at = url;
+  let received = 0;
+  const unwatch = opts.minRate
+    ? watchRate(
+        () => at,
+        () => received,
+        opts.minRate,
+        (err) => life.abort(err),
+      )
+    : () => undefined;
   const temp = join(dirname(path), `.${basename(path)}.${randomUUID()}.part`);
   let created = false;
   let localError: unknown;
@@ -311,7 +351,14 @@ export async function downloadToFile(url: string, path: string, opts: SafeFetchO
     checkDeclaredLength(opened, opts.maxBytes);
     const limiter = byteLimit(opts.maxBytes, at);
     created = true;
-    await pipeline([opened.res, ...decodeStages(opened), limiter, createWriteStream(temp, { flags: 'wx' })], { signal: life.signal });
+    // Counted as they arrive, before decoding: the floor is about what the host sends.
+    const arriving = new Transform({
+      transform(chunk: Buffer, _enc, done: TransformCallback) {
+        received += chunk.length;
+        done(null, chunk);
+      },
+    });
+    await pipeline([opened.res, arriving, ...decodeStages(opened), limiter, createWriteStream(temp, { flags: 'wx' })], { signal: life.signal });
     await rename(temp, path).catch((err: unknown) => {
       localError = err;
       throw err;
@@ -323,6 +370,7 @@ export async function downloadToFile(url: string, path: string, opts: SafeFetchO
     const ours = localError !== undefined || (err as NodeJS.ErrnoException).path === temp;
     throw ours ? err : life.failure(err, at);
   } finally {
+    unwatch();
     life.done();
     if (created) await rm(temp, { force: true });
   }

@@ -30,6 +30,8 @@ export interface SourceSnapshot {
   topics: FacetRecord[];
   /** Items left out, and why. */
   skipped: { item: string; reason: string }[];
+  /** The feed identity the episode ids were made from (a feed's; none for a yt-dlp folder). */
+  feedKey?: string;
 }
 
 type Feed = ReturnType<typeof parseRssFeed>;
@@ -61,8 +63,11 @@ export class NotAFeedError extends Error {
   override name = 'NotAFeedError';
 }
 
-/** Parses a feed body fetched from `feedUrl` into a snapshot, every item `pending` with no transcript. */
-export function feedSnapshot(xml: string, { slug, feedUrl }: { slug: string; feedUrl: string }): SourceSnapshot {
+/**
+ * Parses a feed body fetched from `feedUrl` into a snapshot, every item `pending` with no transcript. `feedKey`: the
+ * identity pinned when the source was first read (else the feed's own, as the importer takes it).
+ */
+export function feedSnapshot(xml: string, { slug, feedUrl, feedKey: pinned }: { slug: string; feedUrl: string; feedKey?: string }): SourceSnapshot {
   let feed: Feed;
   try {
     feed = parseRssFeed(xml);
@@ -72,7 +77,7 @@ export function feedSnapshot(xml: string, { slug, feedUrl }: { slug: string; fee
   const title = cleanText(feed.title ?? '') || cleanText(feed.itunes?.title ?? '');
   if (!title) throw new NotAFeedError('the feed has no title');
   // The feed's own identity, as the importer takes it: podcast:guid, else its link, else its title.
-  const feedKey = feed.podcast?.guid ?? feed.link ?? title;
+  const feedKey = pinned ?? feed.podcast?.guid ?? feed.link ?? title;
   const channelId = channelIdOf(slug);
   const people = new FacetNames('p');
   const topics = new FacetNames('t');
@@ -88,6 +93,7 @@ export function feedSnapshot(xml: string, { slug, feedUrl }: { slug: string; fee
     people: [],
     topics: [],
     skipped: [],
+    feedKey,
   };
   const seen = new Set<string>();
   for (const [index, item] of (feed.items ?? []).entries()) {
@@ -137,7 +143,7 @@ export function feedSnapshot(xml: string, { slug, feedUrl }: { slug: string; fee
     });
     out.items.push({
       record: { ...record, status: 'pending' },
-      source: { key, enclosureUrl, transcripts, chaptersUrl, notes: html || null, digest: sourceDigest(enclosureUrl, transcripts, chaptersUrl) },
+      source: { key, enclosureUrl, transcripts, chaptersUrl, notes: html || null, publishedAt: date, digest: sourceDigest(enclosureUrl, transcripts, chaptersUrl) },
     });
   }
   out.people = people.records();

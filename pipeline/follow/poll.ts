@@ -12,13 +12,17 @@ import { decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';
 import { feedSnapshot, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
 import { readEpisode, saveChannel, saveEpisode } from './library.js';
-import { enqueueProcess, MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
+import { enqueueProcess, FINISHED, MAX_PROCESS_STARTS, processJobId, readFronts, type ProcessJob } from './queues.js';
 import { nextPollAt, parseMaxAge } from './schedule.js';
 import { channelDir, readState, startsOf, withChannelLock, writeState, type FollowState } from './state.js';
+import { assignTurns, newItems, turnOfPriority, type Planned } from './work-order.js';
+
+/** The settings of the work order (FOLLOW_RECENT_DAYS, FOLLOW_RECENT_ITEMS, FOLLOW_MAX_ITEMS_PER_POLL, FOLLOW_MAX_QUEUED_PER_CHANNEL). */
+export type WorkOrderSettings = Pick<PipelineConfig, 'recentDays' | 'recentItems' | 'maxItemsPerPoll' | 'maxQueuedPerChannel'>;
 
 /** What a poll and the processing jobs need, made once per process. */
 export interface FollowDeps {
-  pipeline: Pick<PipelineConfig, 'libraryDir' | 'pollIntervalSeconds' | 'maxBackoffSeconds' | 'userAgent' | 'allowPrivate'>;
+  pipeline: Pick<PipelineConfig, 'libraryDir' | 'pollIntervalSeconds' | 'maxBackoffSeconds' | 'userAgent' | 'allowPrivate'> & WorkOrderSettings;
   ctx: IndexContext;
   processQueue: Queue<ProcessJob>;
   log?: Logger | undefined;
@@ -36,6 +40,10 @@ export interface PollReport {
   archived: number;
   /** Processing jobs added now (new items, changed sources, lost jobs). */
   enqueued: number;
+  /** New items of the feed past FOLLOW_MAX_ITEMS_PER_POLL (the oldest), left for the next polls. */
+  deferredItems: number;
+  /** Items to process past FOLLOW_MAX_QUEUED_PER_CHANNEL (backfill, the oldest first), queued by a later poll. */
+  deferredJobs: number;
   skippedItems: { item: string; reason: string }[];
   error: string | null;
   nextPollAt: string | null;
@@ -83,17 +91,41 @@ export async function fetchSource(state: FollowState, pipeline: FollowDeps['pipe
   if (res.status < 200 || res.status > 299) throw httpStatusError(res.url, res.status, res.headers);
   const validators = { etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified'), bodyHash: sha256(res.body) };
   if (validators.bodyHash === state.bodyHash) return { outcome: 'unchanged', status: res.status, validators, maxAgeSeconds };
-  return { outcome: '200', status: res.status, snapshot: feedSnapshot(res.body.toString('utf8'), { slug: state.slug, feedUrl: res.url }), validators, maxAgeSeconds };
+  return {
+    outcome: '200',
+    status: res.status,
+    snapshot: feedSnapshot(res.body.toString('utf8'), { slug: state.slug, feedUrl: res.url, ...(state.feedKey ? { feedKey: state.feedKey } : {}) }),
+    validators,
+    maxAgeSeconds,
+  };
+}
+
+/**
+ * The items of a snapshot not seen before past the first `max` by date (newest kept): a feed of 90,000 items is taken
+ * a slice per poll, so one poll's writes, index requests and jobs stay bounded.
+ */
+export function itemsForLater(snapshot: SourceSnapshot, seen: Readonly<Record<string, unknown>>, max: number): Set<string> {
+  const unseen = snapshot.items.filter((i) => !Object.hasOwn(seen, i.record.id));
+  unseen.sort((a, b) => (a.record.publishedAt < b.record.publishedAt ? 1 : a.record.publishedAt > b.record.publishedAt ? -1 : 0));
+  return new Set(unseen.slice(Math.max(0, max)).map((i) => i.record.id));
 }
 
 /** Writes what changed in the snapshot; returns the counts. Runs under the channel lock. */
-async function applySnapshot(deps: FollowDeps, state: FollowState, snapshot: SourceSnapshot): Promise<Pick<PollReport, 'added' | 'updated' | 'reprocessed' | 'archived'>> {
+async function applySnapshot(
+  deps: FollowDeps,
+  state: FollowState,
+  snapshot: SourceSnapshot,
+): Promise<Pick<PollReport, 'added' | 'updated' | 'reprocessed' | 'archived' | 'deferredItems'>> {
   const dir = channelDir(deps.pipeline.libraryDir, state.slug);
   await saveChannel(dir, { slug: state.slug, ownerId: state.ownerId, channel: snapshot.channel, people: snapshot.people, topics: snapshot.topics }, deps.ctx);
   const counts = { added: 0, updated: 0, reprocessed: 0, archived: 0 };
   const final = state.kind === 'ytdlp';
+  // The feed's identity as first seen: a `<link>` that changes later does not rename every episode.
+  if (!state.feedKey && snapshot.feedKey) state.feedKey = snapshot.feedKey;
+  const later = itemsForLater(snapshot, state.items, deps.pipeline.maxItemsPerPoll);
   for (const item of snapshot.items) {
     const id = item.record.id;
+    if (later.has(id)) continue;
     const stored = await readEpisode(dir, id);
     const previous = state.items[id];
     const action = decideItem(stored, previous, item, { final });
@@ -127,24 +159,50 @@ async function applySnapshot(deps: FollowDeps, state: FollowState, snapshot: Sou
       }
     }
   }
-  return counts;
+  return { ...counts, deferredItems: later.size };
 }
 
 /**
  * Enqueues the processing job of every feed item whose current source version has not been processed (new items,
- * changed sources, and jobs Redis lost). Deterministic job ids make this safe to run on every poll.
+ * changed sources, and jobs Redis lost), in the work order: recent items before backfill, each at the channel's turn,
+ * at most FOLLOW_MAX_QUEUED_PER_CHANNEL queued or running per channel (the rest wait for a later poll). Deterministic
+ * job ids make this safe to run on every poll.
  */
-export async function enqueueUnprocessed(deps: Pick<FollowDeps, 'processQueue'>, state: FollowState): Promise<number> {
+export async function enqueueUnprocessed(
+  deps: Pick<FollowDeps, 'processQueue'> & { pipeline: Pick<WorkOrderSettings, 'recentDays' | 'recentItems' | 'maxQueuedPerChannel'> },
+  state: FollowState,
+  now: number = Date.now(),
+): Promise<{ enqueued: number; deferred: number }> {
   // A stopped source included: its items already seen are still finished (or retried), only its polls end.
-  if (state.kind !== 'feed') return 0;
-  let added = 0;
+  if (state.kind !== 'feed') return { enqueued: 0, deferred: 0 };
+  const queue = deps.processQueue;
+  const fresh = newItems(
+    Object.entries(state.items).map(([id, s]) => ({ id, publishedAt: s.publishedAt })),
+    deps.pipeline,
+    now,
+  );
+  const waiting = { new: 0, backfill: 0 };
+  let queued = 0;
+  const plan: Planned<ProcessJob>[] = [];
   for (const [episodeId, source] of Object.entries(state.items)) {
     if (source.processed?.digest === source.digest) continue;
     // Started more often than any job may start it and still no outcome: enqueueing again would only repeat that.
     if (startsOf(source, source.digest) > MAX_PROCESS_STARTS) continue;
-    if ((await enqueueProcess(deps.processQueue, { slug: state.slug, episodeId, digest: source.digest })).added) added++;
+    const job: ProcessJob = { slug: state.slug, episodeId, digest: source.digest };
+    const existing = await queue.getJob(processJobId(job));
+    const jobState = existing ? await existing.getState() : 'unknown';
+    if (existing && !FINISHED.has(jobState)) {
+      queued++;
+      if (jobState !== 'active') waiting[turnOfPriority(existing.priority).cls]++;
+      continue;
+    }
+    plan.push({ cls: fresh.has(episodeId) ? 'new' : 'backfill', publishedAt: source.publishedAt, job });
   }
-  return added;
+  if (plan.length === 0) return { enqueued: 0, deferred: 0 };
+  const { add, deferred } = assignTurns(plan, { room: deps.pipeline.maxQueuedPerChannel - queued, waiting, front: await readFronts(queue) });
+  let enqueued = 0;
+  for (const { job, priority } of add) if ((await enqueueProcess(queue, job, { priority })).added) enqueued++;
+  return { enqueued, deferred };
 }
 
 /**
@@ -167,6 +225,8 @@ export async function pollSource(deps: FollowDeps, slug: string, { force = false
       reprocessed: 0,
       archived: 0,
       enqueued: 0,
+      deferredItems: 0,
+      deferredJobs: 0,
       skippedItems: [],
       error: null,
       nextPollAt: state.nextPollAt,
@@ -205,8 +265,9 @@ export async function pollSource(deps: FollowDeps, slug: string, { force = false
       report.skippedItems = fetched.snapshot.skipped;
       state.itemsSeen = fetched.snapshot.items.length;
     }
-    // Validators are saved only after the changes are written: a poll that died halfway is read again in full.
-    Object.assign(state, fetched.validators);
+    // Validators are saved only after the changes are written: a poll that died halfway is read again in full, and so
+    // is a feed whose items were not all taken (an unchanged body would otherwise never give the rest).
+    Object.assign(state, report.deferredItems > 0 ? { etag: null, lastModified: null, bodyHash: null } : fetched.validators);
     state.consecutiveFailures = 0;
     const at = now();
     state.lastPollAt = new Date(at).toISOString();
@@ -217,8 +278,22 @@ export async function pollSource(deps: FollowDeps, slug: string, { force = false
       nextPollAt({ now: at, intervalSeconds: pollIntervalSeconds, maxBackoffSeconds, consecutiveFailures: 0, maxAgeSeconds: fetched.maxAgeSeconds }),
     ).toISOString();
     await writeState(libraryDir, state);
-    report.enqueued = await enqueueUnprocessed(deps, state);
-    deps.log?.info({ slug, outcome: fetched.outcome, added: report.added, updated: report.updated, reprocessed: report.reprocessed, enqueued: report.enqueued }, 'polled');
+    const queued = await enqueueUnprocessed(deps, state, at);
+    report.enqueued = queued.enqueued;
+    report.deferredJobs = queued.deferred;
+    deps.log?.info(
+      {
+        slug,
+        outcome: fetched.outcome,
+        added: report.added,
+        updated: report.updated,
+        reprocessed: report.reprocessed,
+        enqueued: report.enqueued,
+        deferredItems: report.deferredItems,
+        deferredJobs: report.deferredJobs,
+      },
+      'polled',
+    );
     return { ...report, outcome: fetched.outcome, status: fetched.status, items: state.itemsSeen, nextPollAt: state.nextPollAt };
   });
 }

@@ -27,7 +27,7 @@ import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
 import { channelDir, readJson, readState, startsOf, withChannelLock, writeJson, writeState, type ItemSource, type TranscriptSource } from './state.js';
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
-  pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'transcribe'>;
+  pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'audioMinBytesPerSecond' | 'audioRateWindowSeconds' | 'transcribe'>;
   /** Generates what a transcribed episode lacks (chapters, moments, topics, people, entities) before it is published; unset: published as made. */
   enrich?: Stages | undefined;
 }
@@ -176,8 +176,9 @@ async function makeTranscript(
   const work = await mkdtemp(join(tmpdir(), 'cca-follow-'));
   try {
     const audio = join(work, 'audio');
-    // An hour of audio at a slow 1 MB/s is a few minutes; the byte cap, not this, bounds a hostile server.
-    await downloadToFile(source.enclosureUrl, audio, { maxBytes: pipeline.audioMaxBytes, timeoutMs: 30 * 60_000, ...outbound, ...(signal ? { signal } : {}) });
+    // An hour of audio at a slow 1 MB/s is a few minutes; the byte cap and the rate floor, not this, bound a hostile server.
+    const minRate = { bytesPerSecond: pipeline.audioMinBytesPerSecond, windowMs: pipeline.audioRateWindowSeconds * 1000 };
+    await downloadToFile(source.enclosureUrl, audio, { maxBytes: pipeline.audioMaxBytes, timeoutMs: 30 * 60_000, minRate, ...outbound, ...(signal ? { signal } : {}) });
     const t = await transcribeFile(audio, {
       url,
       model,

@@ -1,8 +1,10 @@
 // The pipeline's BullMQ plumbing: a poll queue driven by one Job Scheduler per followed source, and a processing
-// queue with one job per episode version (a deterministic id, so a re-poll cannot enqueue the same work twice).
+// queue with one job per episode version (a deterministic id, so a re-poll cannot enqueue the same work twice),
+// ordered by priority: recent episodes first, channels in turn (work-order.ts).
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { FollowState } from './state.js';
+import { turnOfPriority, type WorkClass } from './work-order.js';
 
 /** A poll: the channel's slug; `force` polls before the next poll time (a CLI `--poll`). */
 export interface PollJob {
@@ -55,19 +57,45 @@ export function createProcessQueue(connection: Redis, indexPrefix: string): Queu
 }
 
 /**
- * Adds the processing job of an episode version unless it is already waiting, delayed or running. A finished job
- * with the same id (a `--retry`, or a job whose result was lost) is replaced, so a deliberate re-run runs.
+ * Adds the processing job of an episode version at `priority` (see work-order.ts) unless it is already waiting,
+ * delayed or running. A finished job with the same id (a `--retry`, or a job whose result was lost) is replaced, so a
+ * deliberate re-run runs.
  */
-export async function enqueueProcess(queue: Queue<ProcessJob>, job: ProcessJob): Promise<{ id: string; added: boolean }> {
+export async function enqueueProcess(queue: Queue<ProcessJob>, job: ProcessJob, { priority }: { priority?: number } = {}): Promise<{ id: string; added: boolean }> {
   const id = processJobId(job);
   const existing = await queue.getJob(id);
   if (existing) {
     const state = await existing.getState();
-    if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return { id, added: false };
+    if (!FINISHED.has(state)) return { id, added: false };
     await existing.remove();
   }
-  await queue.add('process', job, { jobId: id });
+  await queue.add('process', job, { jobId: id, ...(priority ? { priority } : {}) });
   return { id, added: true };
+}
+
+/** Job states after which an episode version's job no longer holds its place (it may be added again). */
+export const FINISHED: ReadonlySet<string> = new Set(['completed', 'failed', 'unknown']);
+
+/** Where the turn last started in a class is kept: beside the queue's own keys. */
+const turnKey = (queue: Pick<Queue, 'toKey'>, cls: WorkClass) => queue.toKey(`turn-${cls}`);
+
+/** The turn last started in each class (0 before any): where a channel with nothing queued joins the round. */
+export async function readFronts(queue: Queue<ProcessJob>): Promise<Record<WorkClass, number>> {
+  const client = await queue.getBackend().client;
+  const [fresh, backfill] = await Promise.all([client.get(turnKey(queue, 'new')), client.get(turnKey(queue, 'backfill'))]);
+  return { new: Number(fresh) || 0, backfill: Number(backfill) || 0 };
+}
+
+/** Records that a job of `priority` started: the front of its class moves up to its turn (never back, as a retry may be older). */
+export async function recordStart(connection: Redis, queue: Pick<Queue, 'toKey'>, priority: number | undefined): Promise<void> {
+  const { cls, turn } = turnOfPriority(priority);
+  if (turn <= 0) return;
+  await connection.eval(
+    "local c = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > c then redis.call('SET', KEYS[1], ARGV[1]) end return 1",
+    1,
+    turnKey(queue, cls),
+    String(turn),
+  );
 }
 
 /** The source's scheduler: a poll job every interval (idempotent; the poll itself skips until its next poll time). */

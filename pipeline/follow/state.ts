@@ -22,6 +22,8 @@ export interface ItemSource {
   chaptersUrl: string | null;
   /** HTML show notes, for chapters written as timestamps. */
   notes: string | null;
+  /** The item's pubDate (ISO): what decides whether it is a recent episode or backfill (absent in states written before). */
+  publishedAt?: string | undefined;
   /** Digest of enclosure and transcript URLs: a change re-processes the episode. */
   digest: string;
   /** The source version last processed, and how it ended; absent while its processing is still to do. */
@@ -43,6 +45,12 @@ export interface FollowState {
   source: string;
   ownerId: string;
   archiveMissing: boolean;
+  /**
+   * The feed's identity its episode ids are made from (podcast:guid, else `<link>`, else title), pinned at the first
+   * poll that read it, so a feed that changes its `<link>` keeps its episodes. Absent in states written before: the
+   * next poll pins what the feed says then, which is what the ids were made from until then.
+   */
+  feedKey?: string;
   createdAt: string;
   stoppedAt: string | null;
   etag: string | null;

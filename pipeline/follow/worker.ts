@@ -8,7 +8,7 @@ import type { IndexContext } from '../../indexer/load-episode.js';
 import type { Stages } from '../enrich/library.js';
 import { enqueueUnprocessed, pollSource, type PollReport } from './poll.js';
 import { processEpisode, type ProcessResult } from './process.js';
-import { createPollQueue, createProcessQueue, queueNames, syncPollSchedulers, type PollJob, type ProcessJob } from './queues.js';
+import { createPollQueue, createProcessQueue, queueNames, recordStart, syncPollSchedulers, type PollJob, type ProcessJob } from './queues.js';
 import { listStates } from './state.js';
 
 export interface PipelineWorkersOptions {
@@ -36,8 +36,8 @@ export interface PipelineWorkers {
 
 /**
  * Starts the poll and processing workers and re-makes each followed source's scheduler (idempotent), then
- * re-enqueues work whose job Redis no longer has. Processing jobs stalled by a dead worker go back to wait and run
- * again (at most 3 stalls before they fail).
+ * re-enqueues work whose job Redis no longer has, in the work order (recent episodes first, channels in turn).
+ * Processing jobs stalled by a dead worker go back to wait and run again (at most 3 stalls before they fail).
  */
 export async function startPipelineWorkers({
   connection,
@@ -61,7 +61,11 @@ export async function startPipelineWorkers({
   });
   const process = new Worker<ProcessJob, ProcessResult>(
     names.process,
-    (job: Job<ProcessJob>) => processEpisode(deps, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) }),
+    async (job: Job<ProcessJob>) => {
+      // The round moves on: a channel that had nothing queued joins at this turn, not ahead of it (work-order.ts).
+      await recordStart(connection, processQueue, job.priority);
+      return processEpisode(deps, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
+    },
     { connection, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount: 3 },
   );
   poll.on('failed', (job, err) => log?.error({ jobId: job?.id, err: err.message }, 'poll job failed'));
@@ -73,8 +77,13 @@ export async function startPipelineWorkers({
   const states = await listStates(pipeline.libraryDir);
   const { active, removed } = await syncPollSchedulers(pollQueue, states, pipeline.pollIntervalSeconds);
   let requeued = 0;
-  for (const state of states) requeued += await enqueueUnprocessed({ processQueue }, state);
-  log?.info({ sources: active, removedSchedulers: removed, requeued, queues: names }, 'pipeline workers started');
+  let deferred = 0;
+  for (const state of states) {
+    const queued = await enqueueUnprocessed({ processQueue, pipeline }, state);
+    requeued += queued.enqueued;
+    deferred += queued.deferred;
+  }
+  log?.info({ sources: active, removedSchedulers: removed, requeued, deferred, queues: names }, 'pipeline workers started');
 
   return {
     poll,

@@ -394,6 +394,28 @@ export const SCHEMA = {
       'how often a followed source is polled; errors back off from it, `Retry-After` and `Cache-Control: max-age` can only lengthen it',
     ),
     maxBackoffSeconds: integer('FOLLOW_MAX_BACKOFF_SECONDS', 86_400, 1, 30 * 86_400, 'longest wait between polls of a source that keeps failing'),
+    recentDays: integer(
+      'FOLLOW_RECENT_DAYS',
+      7,
+      0,
+      3650,
+      'an episode published within this many days is `new`: transcribed before any backfill (older episodes), channels taking turns',
+    ),
+    recentItems: integer('FOLLOW_RECENT_ITEMS', 1, 0, 1000, "the newest this many episodes of each feed are `new` too, however old (a monthly show's latest)"),
+    maxItemsPerPoll: integer(
+      'FOLLOW_MAX_ITEMS_PER_POLL',
+      100,
+      1,
+      100_000,
+      'new items one poll takes from a feed, the newest first; the rest are taken by the next polls (the poll report says how many wait)',
+    ),
+    maxQueuedPerChannel: integer(
+      'FOLLOW_MAX_QUEUED_PER_CHANNEL',
+      50,
+      1,
+      100_000,
+      'processing jobs one channel may have queued or running; the rest (the oldest backfill first) are queued by later polls',
+    ),
     userAgent: computed(
       [
         optionalText('FOLLOW_USER_AGENT', 'User-Agent of every outbound request (feeds, transcripts, audio)', { shown: '`CreatorContentAPI/<version> (+$PUBLIC_BASE_URL)`' }),
@@ -408,6 +430,14 @@ export const SCHEMA = {
     ]),
     audioMaxBytes: integer('AUDIO_MAX_BYTES', 1024 ** 3, 1024, 64 * 1024 ** 3, 'largest audio file fetched for transcription (decoded bytes counted while streaming)'),
     audioMaxSeconds: integer('AUDIO_MAX_SECONDS', 6 * 3600, 1, 48 * 3600, 'longest audio transcribed'),
+    audioMinBytesPerSecond: integer(
+      'AUDIO_MIN_BYTES_PER_SECOND',
+      16 * 1024,
+      0,
+      1024 ** 3,
+      'slowest audio download kept (averaged over `AUDIO_RATE_WINDOW_SECONDS`, from the request on); a slower host fails the episode without a retry. `0`: no floor',
+    ),
+    audioRateWindowSeconds: integer('AUDIO_RATE_WINDOW_SECONDS', 60, 1, 3600, 'the window the audio download rate floor is measured over'),
     transcribe: {
       url: TRANSCRIBE_URL,
       model: text('TRANSCRIBE_MODEL', 'base', 'model named in each transcription request (`whisper-1` for OpenAI; the local service serves its own model whatever is asked)'),
