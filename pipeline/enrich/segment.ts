@@ -53,8 +53,8 @@ export interface SegmentKnobs {
 export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
   window: 6,
   semanticShare: 0.5,
-  targetMs: 9 * 60_000,
-  threshold: 0.5,
+  targetMs: 20 * 60_000,
+  threshold: 1,
   cueWeight: 0.6,
   pauseWeight: 0.15,
 });

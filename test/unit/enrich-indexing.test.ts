@@ -6,7 +6,7 @@ import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
 import { cutEpisode, hashEmbed } from './enrich-fixture.js';
 
 describe('generated structure in the search documents', function () {
-  const episode = cutEpisode('ep_es2010a');
+  const episode = cutEpisode('ep_bdb001');
   const speechOnly: EpisodeRecord = { ...episode, chapters: [] };
 
   it('packs, titles and ranks an enriched episode exactly as its speech alone', async function () {
