@@ -15,6 +15,8 @@ export const FETCH_ERRORS = {
   /** Transient for 429 and 5xx only (decided in the constructor). */
   http_status: { transient: false },
   network: { transient: true },
+  /** A Content-Encoding we do not decode: an unknown coding, or more stacked codings than `MAX_CONTENT_CODINGS`. */
+  bad_encoding: { transient: false },
   outside_folder: { transient: false },
   symlink: { transient: false },
   not_a_file: { transient: false },
@@ -28,7 +30,7 @@ export interface FetchErrorDetails {
   status?: number;
   /** When the server asked us to come back (`Retry-After`), for `http_status`. */
   retryAfterMs?: number;
-  /** The limit that was passed, for `too_large` (bytes), `timeout` (ms), `too_slow` (bytes per second) and `too_many_redirects` (hops). */
+  /** The limit that was passed, for `too_large` (bytes), `timeout` (ms), `too_slow` (bytes per second), `too_many_redirects` (hops) and `bad_encoding` (stacked codings). */
   limit?: number;
   cause?: unknown;
 }
@@ -108,6 +110,8 @@ export function describeFetchError(err: FetchError, what: string): string {
       return `${what} answered ${err.status ?? 'an HTTP error'}`;
     case 'network':
       return `${what} could not be reached`;
+    case 'bad_encoding':
+      return `${what} was sent compressed in a way that is not accepted`;
     case 'outside_folder':
       return `${what} is outside the folder it may be read from`;
     case 'symlink':
