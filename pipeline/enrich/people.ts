@@ -71,6 +71,9 @@ const KNOWN_ORGS = new Set('twitter facebook instagram youtube whatsapp tiktok g
 // full name ("Bill Morneau", "Elizabeth May").
 const AMBIGUOUS_FIRST_NAMES = new Set('bill will may mark grace hope faith joy chase frank guy rose sky sunny summer april june august'.split(' '));
 
+// Hesitations however long ASR writes them: "Mmm", "Uhhh", "Hmmm".
+const FILLER = /^(?:u+m+|u+h+|h+m+|m+h*m+|a+h+|o+h+|e+r+m*)$/i;
+
 // Lower-case words a person's name may hold between capitalised ones ("Ludwig van Beethoven", "Xavier de Souza").
 const NAME_PARTICLES = new Set(['de', 'del', 'della', 'der', 'di', 'da', 'dos', 'du', 'la', 'le', 'van', 'von', 'bin', 'ibn', 'al', 'el', 'ter', 'ten', 'y']);
 
@@ -122,7 +125,9 @@ export function cleanName(text: string, kind: NameKind): string | null {
     if (/\p{N}/u.test(name)) return null;
     if (words.some((w) => !/^\p{Lu}/u.test(w) && !NAME_PARTICLES.has(w.toLowerCase()))) return null;
   }
-  if (NOT_NAMES.has(name.toLowerCase()) || !nameSlug(name)) return null;
+  // Made only of words that are never names, spaced or glued ("Madam Chair", "MadamChair", "Chair Hon"), or a filler.
+  const parts = name.split(/\s+|(?<=\p{Ll})(?=\p{Lu})/u).map((w) => w.toLowerCase());
+  if (parts.every((w) => NOT_NAMES.has(w)) || FILLER.test(name) || !nameSlug(name)) return null;
   return name;
 }
 

@@ -23,7 +23,25 @@ describe('enrich people: cleaning a name', function () {
   });
 
   it('drops what ASR and the model make of pronouns, fillers, numbers, markers and stutters', function () {
-    for (const junk of ['I', 'Um', 'Yeah', 'Chair', 'Madam Chair', '2019', 'COVID-19', 'Tu tu tu tu', 'Jane Jane', 'mike', 'have—.', 'Inaudible.]—be', 'X'])
+    for (const junk of [
+      'I',
+      'Um',
+      'Mmm',
+      'Uhhh',
+      'Yeah',
+      'Chair',
+      'Madam Chair',
+      'MadamChair',
+      'Chair Hon',
+      '2019',
+      'COVID-19',
+      'Tu tu tu tu',
+      'Jane Jane',
+      'mike',
+      'have—.',
+      'Inaudible.]—be',
+      'X',
+    ])
       expect(cleanName(junk, 'person'), junk).to.equal(null);
     expect(cleanName('Bill S-204', 'person'), 'a digit in a person').to.equal(null);
     expect(cleanName('3M', 'entity'), 'too few letters').to.equal(null);
