@@ -10,7 +10,9 @@ import { createIngestQueue, createIngestWorker, createRedisConnection } from '..
 import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../src/metrics/listener.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../pipeline/follow/worker.js';
-import { registerPipelineMetrics } from '../pipeline/metrics.js';
+import { createStages } from '../pipeline/enrich/stages.js';
+import type { ChatOutcome } from '../pipeline/enrich/llm.js';
+import { registerChatWriterMetrics, registerPipelineMetrics } from '../pipeline/metrics.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../pipeline/webhooks/worker.js';
 import { positive } from './lib/cli-args.js';
 
@@ -90,8 +92,13 @@ async function main(): Promise<void> {
     stalledIntervalMs: opts.stalledInterval,
     log,
   });
+  // Enrichment before publishing, with the indexer's embedder (ENRICH=off publishes episodes as transcribed).
+  // The language model's outcomes are counted once the metrics registry exists (below).
+  let countChat: ((outcome: ChatOutcome) => void) | undefined;
+  const enrich = opts.pipeline && config.enrich.enabled ? (await createStages(config, { log, embedder, onOutcome: (outcome) => countChat?.(outcome) })).stages : undefined;
   const pipeline: PipelineWorkers | undefined = opts.pipeline
     ? await startPipelineWorkers({
+        enrich,
         connection,
         indexPrefix: config.indexPrefix,
         pipeline: config.pipeline,
@@ -116,6 +123,7 @@ async function main(): Promise<void> {
     const queue = createIngestQueue({ connection, name: config.queueName, log });
     const { registry } = createWorkerMetrics({ worker, queue });
     if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process });
+    if (enrich && config.enrich.url) countChat = registerChatWriterMetrics(registry);
     metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
     worker.on('closed', () => void queue.close());
   }

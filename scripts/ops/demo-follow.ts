@@ -10,6 +10,7 @@ import { followSource, stopFollowing } from '../../pipeline/follow/commands.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { channelDir } from '../../pipeline/follow/state.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
+import { createStages } from '../../pipeline/enrich/stages.js';
 import type { FeedServer } from '../../test/support/feed-server.js';
 
 /** An episode as the API lists it, as far as the demo reads it. */
@@ -64,7 +65,7 @@ export async function followDemoChannel({
   ownerId,
   log,
 }: {
-  config: Pick<Config, 'redisUrl' | 'indexPrefix' | 'pipeline'>;
+  config: Pick<Config, 'redisUrl' | 'indexPrefix' | 'pipeline' | 'enrich' | 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedCacheDir' | 'embedding'>;
   ctx: IndexContext;
   feed: FeedServer;
   slug: string;
@@ -83,7 +84,9 @@ export async function followDemoChannel({
     slug,
     feedUrl: feed.feedUrl,
     async startWorkers() {
-      workers = await startPipelineWorkers({ connection, indexPrefix: config.indexPrefix, pipeline, ctx, log });
+      // Enrichment as the worker does it: the spoken episodes are published with generated chapters, moments and topics.
+      const enrich = config.enrich.enabled ? (await createStages(config, { log, embedder: ctx.embedder })).stages : undefined;
+      workers = await startPipelineWorkers({ connection, indexPrefix: config.indexPrefix, pipeline, ctx, log, enrich });
     },
     async close() {
       await stopFollowing({ pipeline, pollQueue }, slug).catch((err: unknown) => log.warn({ err }, 'could not stop following the demo feed'));

@@ -121,12 +121,15 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
   };
 }
 
-/** A relay in front of a service that counts the requests it passes on (the transcription service's, here). */
+/**
+ * A relay in front of a service that counts the transcription requests it passes on (`/v1/audio/…`); the same service's
+ * other endpoints (the NER that enrichment calls, embeddings) pass through uncounted.
+ */
 export async function startCountingRelay(target: string): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
   let count = 0;
   const to = new URL(target);
   const server = http.createServer((req, res) => {
-    count++;
+    if (req.url?.startsWith('/v1/audio/')) count++;
     const upstream = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);

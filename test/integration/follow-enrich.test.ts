@@ -1,0 +1,218 @@
+// Enrichment in the follow pipeline, through the real worker (in-process), Redis and OpenSearch: an episode that
+// arrives with speech only is published with generated chapters, moments and topics shared across the channel; one
+// whose feed gives chapters keeps the creator's; a failed enrichment publishes the transcript bare and says so.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Job } from 'bullmq';
+import { loadConfig } from '../../src/config/load.js';
+import { ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { userDocument } from '../../indexer/documents.js';
+import { createRedisConnection } from '../../indexer/queue.js';
+import type { Stages } from '../../pipeline/enrich/library.js';
+import { stagesOf } from '../../pipeline/enrich/stages.js';
+import type { ProcessJob } from '../../pipeline/follow/queues.js';
+import type { ProcessResult } from '../../pipeline/follow/process.js';
+import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
+import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
+import { privatePrefix, testClient } from '../support/indexer-env.js';
+import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+
+const OWNER = 'u_enrich_owner';
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+const clock = (s: number) => `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)},000`;
+
+/** Sentences of two subjects, each said for about three minutes: soil, then water rights. */
+const SOIL = [
+  'Cover crops keep the soil covered through the winter and feed the soil biology.',
+  'Soil organic matter builds slowly when farmers stop tilling the soil every spring.',
+  'No-till planting leaves crop residue on the soil surface and the soil holds more water.',
+  'A soil test tells you how much nitrogen the soil still holds after the harvest.',
+];
+const WATER = [
+  'Water rights on the river were allocated a century ago, before anyone measured the aquifer.',
+  'The irrigation district pumps groundwater faster than the aquifer can recharge.',
+  'Senior water rights holders can call the river and junior irrigators must stop pumping.',
+  'A water market lets an irrigation district lease water rights to the city in dry years.',
+];
+/** An SRT of six-second cues: `minutes` of each subject in turn. */
+function talk(subjects: readonly (readonly string[])[], minutes = 3): string {
+  const cues: string[] = [];
+  let t = 0;
+  for (const sentences of subjects) {
+    for (let i = 0; i < (minutes * 60) / 6; i++, t += 6) cues.push(`${cues.length + 1}\n${clock(t)} --> ${clock(t + 6)}\n${sentences[i % sentences.length]}\n`);
+  }
+  return cues.join('\n');
+}
+
+async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 120_000, everyMs = 200 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+interface EpisodeFile {
+  id: string;
+  title: string;
+  status: string;
+  error: string | null;
+  chapters: { title: string; startMs: number; endMs: number; generated?: boolean; moments: { type: string; title: string; startMs: number; generated?: boolean }[] }[];
+  topicIds?: string[];
+  transcript: { segments: { startMs: number; endMs: number }[] } | null;
+}
+
+describe('follow: enrichment before publishing', function () {
+  this.timeout(300_000);
+  const config = loadConfig(process.env);
+  let client: Client;
+  let embeddings: HashEmbeddingsServer;
+  let relay: Awaited<ReturnType<typeof startCountingRelay>>;
+  const cleanups: (() => Promise<void>)[] = [];
+
+  before(async function () {
+    client = testClient();
+    relay = await startCountingRelay('http://127.0.0.1:9');
+    embeddings = await startHashEmbeddingsServer();
+  });
+
+  after(async function () {
+    for (const c of cleanups.reverse()) await c();
+    await embeddings?.close();
+    await relay?.close();
+    await client?.close();
+  });
+
+  /** A channel following a loopback feed of `items`, its workers running with `stages`; returns what a test reads. */
+  async function follow(
+    slug: string,
+    items: FeedServerItem[],
+    files: Record<string, string>,
+    stages: (embed: (t: string[]) => Promise<number[][]>) => Stages,
+    chaptersOf?: string,
+  ) {
+    const prefix = privatePrefix(`follow-${slug}`);
+    const libraryDir = await mkdtemp(join(tmpdir(), `${slug}-lib-`));
+    const env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
+    const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
+    await client.index({ index: aliases.users, id: OWNER, body: userDocument({ id: OWNER, name: 'Owner', plan: 'paid' }), refresh: true } as never);
+    const feed: FeedServer = await startFeedServer({ title: slug });
+    for (const [path, body] of Object.entries(files)) feed.setFile(path, body, path.endsWith('.json') ? 'application/json+chapters' : 'application/srt');
+    let xml = feedXml({ title: slug, language: 'en', base: feed.url, items });
+    if (chaptersOf)
+      xml = xml.replace(
+        `<guid isPermaLink="false">${chaptersOf}</guid>`,
+        `<guid isPermaLink="false">${chaptersOf}</guid>\n      <podcast:chapters url="${feed.url}/chapters.json" type="application/json+chapters"/>`,
+      );
+    feed.setFeedAnswer({ status: 200, headers: { 'Content-Type': 'application/rss+xml' }, body: xml });
+    const followed = await runFollow([feed.feedUrl, '--channel', slug, '--owner', OWNER], env);
+    expect(followed.code, followed.stderr).to.equal(0);
+    const cfg = loadConfig({ ...process.env, ...env });
+    const embedder = embeddings.embedder();
+    const connection = createRedisConnection(cfg.redisUrl);
+    const results: ProcessResult[] = [];
+    const workers: PipelineWorkers = await startPipelineWorkers({
+      connection,
+      indexPrefix: prefix,
+      pipeline: cfg.pipeline,
+      ctx: { client, embedder, aliases },
+      enrich: stages((texts) => embedder.embedPassages(texts)),
+    });
+    workers.process.on('completed', (_job: Job<ProcessJob>, result: ProcessResult) => results.push(result));
+    cleanups.push(async () => {
+      await workers.close();
+      connection.disconnect();
+      await dropFollowStore({ client: testClient(), prefix, redisUrl: config.redisUrl }); // it closes the client it is given
+      await feed.close();
+      await rm(libraryDir, { recursive: true, force: true });
+    });
+    const dir = join(libraryDir, slug);
+    const episodes = async (): Promise<EpisodeFile[]> => {
+      const index = indexAliases(prefix).episodes;
+      await client.indices.refresh({ index });
+      const res = await client.search({ index, body: { size: 100, query: { term: { channelId: `ch_${slug}` } } } } as never);
+      const ids = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
+      return Promise.all(ids.map(async (id) => JSON.parse(await readFile(join(dir, 'episodes', `${id}.json`), 'utf8')) as EpisodeFile));
+    };
+    await until('every item published', async () => {
+      const list = await episodes();
+      return list.length === items.length && list.every((e) => e.status === 'published' || e.status === 'failed');
+    });
+    return { dir, prefix, episodes, results, aliases };
+  }
+
+  it('publishes speech-only episodes with generated chapters on segment starts, typed moments and topics they share', async function () {
+    const items: FeedServerItem[] = [
+      { guid: 'a', title: 'Soil, then water', pubDate: new Date(Date.UTC(2026, 3, 1)), transcript: { path: '/srt/a.srt', type: 'application/srt' } },
+      { guid: 'b', title: 'Water, then soil', pubDate: new Date(Date.UTC(2026, 3, 2)), transcript: { path: '/srt/b.srt', type: 'application/srt' } },
+      { guid: 'c', title: 'With its own chapters', pubDate: new Date(Date.UTC(2026, 3, 3)), transcript: { path: '/srt/c.srt', type: 'application/srt' } },
+    ];
+    const creatorChapters = {
+      version: '1.2.0',
+      chapters: [
+        { startTime: 0, title: 'Soil first' },
+        { startTime: 180, title: 'Then water' },
+      ],
+    };
+    const { dir, episodes, results, aliases } = await follow(
+      'enriched-radio',
+      items,
+      { '/srt/a.srt': talk([SOIL, WATER]), '/srt/b.srt': talk([WATER, SOIL]), '/srt/c.srt': talk([SOIL, WATER]), '/chapters.json': JSON.stringify(creatorChapters) },
+      (embed) => stagesOf({ embed, bounds: { minMs: 60_000, maxMs: 20 * 60_000, singleBelowMs: 3 * 60_000 } }),
+      'c',
+    );
+    const byTitle = new Map((await episodes()).map((e) => [e.title, e]));
+    for (const title of ['Soil, then water', 'Water, then soil']) {
+      const e = byTitle.get(title)!;
+      expect(e.status, title).to.equal('published');
+      const starts = new Set(e.transcript!.segments.map((s) => s.startMs));
+      expect(e.chapters.length, title).to.be.greaterThan(0);
+      for (const c of e.chapters) {
+        expect(c.generated).to.equal(true);
+        expect(starts.has(c.startMs)).to.equal(true);
+        expect(c.moments.length).to.be.within(1, 3);
+        for (const m of c.moments) expect(m.generated).to.equal(true);
+      }
+      expect(e.topicIds?.length, `${title} topics`).to.be.within(3, 8);
+    }
+    const [a, b] = [byTitle.get('Soil, then water')!, byTitle.get('Water, then soil')!];
+    expect(
+      a.topicIds!.filter((t) => b.topicIds!.includes(t)),
+      'topics the two episodes share',
+    ).to.not.be.empty;
+    // The names are in the channel's topics.json, marked, and indexed as facets.
+    const topics = JSON.parse(await readFile(join(dir, 'topics.json'), 'utf8')) as { id: string; generated?: boolean }[];
+    for (const id of a.topicIds!) expect(topics.find((t) => t.id === id)?.generated, id).to.equal(true);
+    await client.indices.refresh({ index: aliases.facets });
+    const facet = await client.get({ index: aliases.facets, id: a.topicIds![0]! } as never).catch(() => undefined);
+    expect(facet, 'the topic name is indexed').to.not.equal(undefined);
+    // The creator's chapters stay the creator's.
+    const c = byTitle.get('With its own chapters')!;
+    expect(c.chapters.map((ch) => ch.title)).to.deep.equal(['Soil first', 'Then water']);
+    expect(c.chapters.every((ch) => ch.generated !== true)).to.equal(true);
+    await until('the job results', async () => results.length === items.length);
+    expect(results.filter((r) => r.outcome === 'published').map((r) => r.enrichment)).to.include.members(['enriched']);
+  });
+
+  it('publishes the transcript without generated chapters when enrichment fails, and says so in the result', async function () {
+    const items: FeedServerItem[] = [
+      { guid: 'x', title: 'Enrichment breaks', pubDate: new Date(Date.UTC(2026, 3, 4)), transcript: { path: '/srt/x.srt', type: 'application/srt' } },
+    ];
+    const { episodes, results } = await follow('bare-radio', items, { '/srt/x.srt': talk([SOIL, WATER]) }, () =>
+      stagesOf({
+        embed: () => Promise.reject(new Error('the embedding service is down')),
+      }),
+    );
+    const [e] = await episodes();
+    // The job's result reaches the worker's event after the episode is written.
+    await until('the job result', async () => results.length > 0);
+    expect(e!.status).to.equal('published');
+    expect(e!.error).to.equal(null);
+    expect(e!.transcript!.segments.length).to.be.greaterThan(0);
+    expect(e!.chapters).to.deep.equal([]);
+    expect(results.at(-1)?.enrichment).to.equal('failed');
+  });
+});
