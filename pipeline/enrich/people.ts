@@ -288,6 +288,8 @@ export function episodeNames(
       .filter(Boolean),
   );
   const tallies = new Map<string, Tally>();
+  // First words of the episode's full person names: a given name the model knows here.
+  const givenNames = new Set<string>();
   const read = (lists: readonly (readonly NamedEntity[])[]) => {
     for (const list of lists) {
       for (const entity of list) {
@@ -296,12 +298,29 @@ export function episodeNames(
         if (!kind || !name) continue;
         const key = nameSlug(name);
         add(tallies, key, KNOWN_ORGS.has(key) ? 'entity' : kind, name);
+        if (kind === 'person' && key.includes('-')) givenNames.add(key.split('-')[0]!);
       }
     }
   };
   read(spoken);
   read(written);
   joinSpellings(tallies, { owners: 'any', minOwnerMentions: 2 });
+  // The small model calls many unfamiliar full names ORG ("Chinmay Tumbe"); a two- or three-word name made of
+  // capitalised words that starts with a given name the episode also uses for a person is a person.
+  for (const [key, t] of tallies) {
+    const words = key.split('-');
+    if (
+      kindOfTally(t) === 'entity' &&
+      (words.length === 2 || words.length === 3) &&
+      givenNames.has(words[0]!) &&
+      shownSpelling(t)
+        .split(' ')
+        .every((w) => /^\p{Lu}\p{Ll}/u.test(w))
+    ) {
+      t.person += t.entity;
+      t.entity = 0;
+    }
+  }
   const keep = (key: string, t: Tally) => {
     if (total(t) < minMentions || mostlyElsewhere(t) || key.split('-').every((w) => channelWords.has(w))) return false;
     if (key.includes('-') || kindOfTally(t) === 'entity') return true;

@@ -107,6 +107,12 @@ describe('enrich people: the names of one episode', function () {
     expect(got.people).to.deep.equal([]);
   });
 
+  it('takes an ORG-labelled full name for a person when its first word begins a person name of the episode', function () {
+    const got = episodeNames([[O('Chinmay Tumbe'), O('Chinmay Tumbe'), P('Chinmay Kumar'), O('Times of India'), O('Times of India'), P('Times Smith'), O('IBM'), O('IBM')]]);
+    expect(names(got.people)).to.deep.equal(['Chinmay Tumbe×2']);
+    expect(names(got.entities), '"of" is no part of a person name; one word is not a full name').to.deep.equal(['IBM×2', 'Times of India×2']);
+  });
+
   it("ignores places, dates and works of art, and names made of the channel's own title words", function () {
     const got = episodeNames(
       [
