@@ -8,7 +8,7 @@ import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
 import type { DeliveryJob } from './queues.js';
-import { getEndpoint, recordAttempt, signingSecrets, type AttemptRecord, type WebhookStoreDeps } from './store.js';
+import { getEndpoint, recordAttempt, signingSecrets, type AttemptRecord, type EndpointDoc, type WebhookStoreDeps } from './store.js';
 
 /** The outbound rules of deliveries: OUTBOUND_ALLOW_PRIVATE, the identifying User-Agent, a short timeout. */
 export type DeliveryOutbound = Pick<SafePostOptions, 'allowPrivate' | 'isAllowedAddress' | 'userAgent' | 'timeoutMs' | 'ca' | 'maxResponseBytes'>;
@@ -16,6 +16,8 @@ export type DeliveryOutbound = Pick<SafePostOptions, 'allowPrivate' | 'isAllowed
 export interface DeliverDeps {
   store: WebhookStoreDeps;
   outbound: DeliveryOutbound;
+  /** The timeout of an attempt to an endpoint marked failing (`failingSince`), when shorter than `outbound.timeoutMs`. */
+  failingTimeoutMs?: number | undefined;
   log?: Pick<Logger, 'info' | 'warn'> | undefined;
   now?: () => Date;
 }
@@ -36,6 +38,15 @@ function fetchFailure(err: FetchError): WebhookError {
   return new WebhookError('unreachable', err.message, { cause: err });
 }
 
+/**
+ * An attempt's deadline: shorter for an endpoint already marked failing, so one that hangs costs less of the shared
+ * delivery slots (any success clears the mark and gives back the full deadline).
+ */
+export function attemptTimeout(endpoint: Pick<EndpointDoc, 'failingSince'>, timeoutMs: number | undefined, failingTimeoutMs: number | undefined): number | undefined {
+  if (endpoint.failingSince == null || failingTimeoutMs === undefined) return timeoutMs;
+  return timeoutMs === undefined ? failingTimeoutMs : Math.min(timeoutMs, failingTimeoutMs);
+}
+
 /** What an attempt's outcome is recorded as: the HTTP status, `timeout`, or the failure's code. */
 function statusLabel(err: WebhookError): string {
   if (err.status !== undefined) return String(err.status);
@@ -51,7 +62,7 @@ function statusLabel(err: WebhookError): string {
  * attempt (`lastAttempt`) marks the endpoint failing.
  */
 export async function deliverChange(
-  { store, outbound, log, now = () => new Date() }: DeliverDeps,
+  { store, outbound, failingTimeoutMs, log, now = () => new Date() }: DeliverDeps,
   { endpointId, change }: DeliveryJob,
   { lastAttempt = false }: { lastAttempt?: boolean } = {},
 ): Promise<DeliveryResult> {
@@ -68,7 +79,7 @@ export async function deliverChange(
     checkEndpointUrl(endpoint.url, { allowPrivate: outbound.allowPrivate === true });
     const body = deliveryBody(change);
     const headers = deliveryHeaders({ change, body, secrets: signingSecrets(endpoint, at), at });
-    const res = await postBytes(endpoint.url, body, { ...outbound, headers });
+    const res = await postBytes(endpoint.url, body, { ...outbound, timeoutMs: attemptTimeout(endpoint, outbound.timeoutMs, failingTimeoutMs), headers });
     if (res.status >= 200 && res.status <= 299) {
       await record({ status: String(res.status), ok: true });
       return { endpointId, changeId: change.id, status: res.status };
