@@ -381,13 +381,15 @@ export type FindNames = (input: PeopleInput, signal?: AbortSignal) => Promise<Ep
 /**
  * The people/entities stage: the episode's speech in passages, and its title and description, through `recognise`,
  * then {@link episodeNames}. A language the service has no model for gives no names and a `skipped` reason, said once
- * in the log per language (later episodes in it are not sent at all). Other failures are thrown: the caller decides.
+ * in the log per language (later episodes in it are not sent at all); so does a service without the route (404), for
+ * every language. Other failures (unreachable, refused, a bad answer) are thrown: the caller decides.
  */
 export function createPeopleStage({ recognise, thresholds = {}, segmentsPerPassage = 20, log }: PeopleStageOptions): FindNames {
   const unsupported = new Map<string, string>();
+  let notServed: string | undefined;
   return async ({ segments, title, description, language, channelName }, signal) => {
     const lang = language.toLowerCase().split(/[-_]/)[0] || 'en';
-    const known = unsupported.get(lang);
+    const known = notServed ?? unsupported.get(lang);
     if (known) return { people: [], entities: [], skipped: known };
     const spoken = passages(
       segments.map((s) => s.text),
@@ -398,11 +400,20 @@ export function createPeopleStage({ recognise, thresholds = {}, segmentsPerPassa
     try {
       lists = await recognise([...spoken, ...written], { language: lang, ...(signal ? { signal } : {}) });
     } catch (error) {
-      if (!(error instanceof NerError) || error.code !== 'ner_unsupported_language') throw error;
-      const reason = `no named-entity model for language ${lang}: episodes in it get no people or entities`;
-      unsupported.set(lang, reason);
-      log?.info({ language: lang, detail: error.message }, reason);
-      return { people: [], entities: [], skipped: reason };
+      if (!(error instanceof NerError)) throw error;
+      if (error.code === 'ner_unsupported_language') {
+        const reason = `no named-entity model for language ${lang}: episodes in it get no people or entities`;
+        unsupported.set(lang, reason);
+        log?.info({ language: lang, detail: error.message }, reason);
+        return { people: [], entities: [], skipped: reason };
+      }
+      if (error.code === 'ner_not_served') {
+        // NER_URL defaults to TRANSCRIBE_URL, which may be a hosted service without /v1/entities: no names, not a failure.
+        notServed = 'the named-entity service answers no /v1/entities (set NER_URL to one that does): no people or entities';
+        log?.warn({ detail: error.message }, notServed);
+        return { people: [], entities: [], skipped: notServed };
+      }
+      throw error;
     }
     return episodeNames(lists.slice(0, spoken.length), lists.slice(spoken.length), { ...thresholds, channelName: channelName ?? undefined });
   };

@@ -1,6 +1,8 @@
 // Named entities through the real transcription service (POST /v1/entities, spaCy's en_core_web_sm): names in real sentences, the people stage on a real meeting, refusals, and the model's pin.
 import { createHash } from 'node:crypto';
 import fs, { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -115,6 +117,34 @@ describe('enrich ner: the /v1/entities service and its client', function () {
   it('keeps answering /health (the transcription and embeddings routes beside it are unchanged)', async function () {
     const res = await fetch(`${SERVICE_URL}/health`);
     expect(res.status).to.equal(200);
+  });
+});
+
+describe('enrich ner: a service without the route (a hosted transcription URL)', function () {
+  let server: http.Server;
+  let url: string;
+  before(async function () {
+    server = http.createServer((req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', code: 'not_found' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(function (done) {
+    server.close(() => done());
+  });
+
+  it('fails with ner_not_served, and the stage turns that into no names instead of a failed enrichment', async function () {
+    const recognise = createNerClient({ url });
+    const err = await recognise(['Adam Smith'], { language: 'en' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(NerError).with.property('code', 'ner_not_served');
+    const got = await createPeopleStage({ recognise, log: pino({ level: 'silent' }) })({ segments: [{ text: 'Adam Smith, Adam Smith.' }], language: 'en' });
+    expect(got.people).to.deep.equal([]);
+    expect(got.skipped).to.match(/no \/v1\/entities/);
   });
 });
 

@@ -260,6 +260,20 @@ describe('enrich people: the stage', function () {
     expect(lines.filter((l) => l.includes('no named-entity model'))).to.have.length(1);
   });
 
+  it('gives nothing, once said, when the service has no /v1/entities (a hosted transcription URL)', async function () {
+    let calls = 0;
+    const recognise: RecogniseEntities = () => {
+      calls++;
+      return Promise.reject(new NerError('ner_not_served', 'no route POST /v1/entities'));
+    };
+    const stage = createPeopleStage({ recognise });
+    const first = await stage({ segments: [{ text: 'Adam Smith.' }], language: 'en' });
+    const second = await stage({ segments: [{ text: 'Adam Smith.' }], language: 'fr' });
+    expect(first.skipped).to.match(/no \/v1\/entities/);
+    expect(second.skipped).to.equal(first.skipped);
+    expect(calls).to.equal(1);
+  });
+
   it('lets any other failure through to the caller', async function () {
     const stage = createPeopleStage({ recognise: () => Promise.reject(new NerError('ner_unreachable', 'ECONNREFUSED')) });
     const err = await stage({ segments: [{ text: 'x' }], language: 'en' }).then(
