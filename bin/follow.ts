@@ -25,6 +25,7 @@ const program = new Command()
   .option('--channel <slug>', 'the channel slug ([a-z0-9-]{1,63})')
   .option('--owner <userId>', 'the owning user (must exist in the store and be on the paid plan)')
   .option('--archive-missing', 'archive episodes whose item left the feed (default: left alone)')
+  .option('--force-owner', 'hand an existing channel of another owner (with its members and episodes) to --owner')
   .option('--poll <slug>', 'poll a followed source now')
   .option('--list', 'show each followed source: last poll, HTTP outcome, items seen, errors, next poll')
   .option('--stop <slug>', 'stop following (episodes stay)')
@@ -36,6 +37,7 @@ interface Opts {
   channel?: string;
   owner?: string;
   archiveMissing?: boolean;
+  forceOwner?: boolean;
   poll?: string;
   list?: boolean;
   stop?: string;
@@ -97,7 +99,7 @@ async function main(): Promise<number> {
     }
     const report = opts.poll
       ? await pollSource(deps, slug, { force: true })
-      : await followSource(deps, { source: source!, slug, ownerId: opts.owner!, archiveMissing: opts.archiveMissing ?? false });
+      : await followSource(deps, { source: source!, slug, ownerId: opts.owner!, archiveMissing: opts.archiveMissing ?? false, forceOwner: opts.forceOwner ?? false });
     printReport(report);
     return report.outcome === 'error' ? 1 : 0;
   } finally {

@@ -1,14 +1,15 @@
 // What `npm run follow` does: follow a source (owner checked, source recorded, first poll), list, stop, retry.
 import { rm, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Queue } from 'bullmq';
-import type { UserRecord } from '../../src/contract/library-format.js';
+import type { ChannelRecord, UserRecord } from '../../src/contract/library-format.js';
+import type { ChannelDoc } from '../../src/store/documents.js';
 import { FollowError } from './errors.js';
 import { channelIdOf, isSlug } from './identity.js';
 import { readEpisode, saveEpisode, saveOwner } from './library.js';
 import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from './poll.js';
 import { schedulerId, upsertPollScheduler, type PollJob } from './queues.js';
-import { channelDir, listStates, readState, withChannelLock, writeState, type FollowState } from './state.js';
+import { channelDir, listStates, readJson, readState, withChannelLock, writeJson, writeState, type FollowState } from './state.js';
 
 export interface CommandDeps extends FollowDeps {
   pollQueue: Queue<PollJob>;
@@ -40,6 +41,37 @@ export async function paidOwner(deps: Pick<FollowDeps, 'ctx'>, ownerId: string):
   return body._source;
 }
 
+/** The channel `slug` as the store holds it (imported, or followed from another library folder), if any. */
+export async function storedChannel(deps: Pick<FollowDeps, 'ctx'>, slug: string): Promise<ChannelDoc | undefined> {
+  const { client, aliases } = deps.ctx;
+  const res = await client.get({ index: aliases.channels, id: channelIdOf(slug) } as never, { ignore: [404] });
+  const body = res.body as { found?: boolean; _source?: ChannelDoc };
+  return body.found ? body._source : undefined;
+}
+
+/**
+ * Seeds the follower's channels.json with the stored channel's members and custom domain when it has no record of the
+ * channel yet, and users.json with those members as the store holds them (the library reader drops a channel naming an
+ * unknown user): the channel the poll writes keeps them instead of replacing them with the owner alone.
+ */
+async function adoptStoredChannel(deps: Pick<FollowDeps, 'ctx'>, dir: string, stored: ChannelDoc): Promise<void> {
+  const channelsPath = join(dir, 'channels.json');
+  const channels = (await readJson<ChannelRecord[]>(channelsPath)) ?? [];
+  if (channels.some((c) => c.id === stored.id)) return;
+  const { client, aliases } = deps.ctx;
+  const wanted = [...new Set([stored.ownerId, ...stored.memberIds])];
+  const res = await client.mget({ index: aliases.users, body: { ids: wanted } } as never);
+  const found = (res.body as { docs: { found?: boolean; _source?: UserRecord }[] }).docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
+  const usersPath = join(dir, 'users.json');
+  const users = (await readJson<UserRecord[]>(usersPath)) ?? [];
+  const known = new Set(users.map((u) => u.id));
+  const added = found.filter((u) => !known.has(u.id)).map(({ id, name, plan }) => ({ id, name, plan }));
+  await writeJson(usersPath, [...users, ...added]);
+  const present = new Set([...known, ...found.map((u) => u.id)]);
+  const { id, slug, title, providerType, ownerId, customDomain } = stored;
+  await writeJson(channelsPath, [...channels, { id, slug, title, providerType, ownerId, memberIds: stored.memberIds.filter((m) => present.has(m)), customDomain }]);
+}
+
 function newState(slug: string, kind: 'feed' | 'ytdlp', source: string, ownerId: string, archiveMissing: boolean, now: Date): FollowState {
   return {
     version: 1,
@@ -67,25 +99,44 @@ function newState(slug: string, kind: 'feed' | 'ytdlp', source: string, ownerId:
 }
 
 /**
- * Follows `source` as channel `slug` of `ownerId`: refuses an unknown or unpaid owner and a bad source, records the
- * source in `<libraryDir>/<slug>/follow.json` (a source followed before keeps its poll state and items; a new URL
- * resets the validators), polls it at once and makes its scheduler. A first poll that fails leaves nothing behind.
+ * Follows `source` as channel `slug` of `ownerId`: refuses an unknown or unpaid owner and a bad source, and a channel
+ * the store (or an earlier follow) holds for another owner unless `forceOwner`; records the source in
+ * `<libraryDir>/<slug>/follow.json` (a source followed before keeps its poll state and items; a new URL resets the
+ * validators), polls it at once and makes its scheduler. An existing channel keeps its members and custom domain. A
+ * first poll that fails leaves nothing behind.
  */
 export async function followSource(
   deps: CommandDeps,
-  { source, slug, ownerId, archiveMissing = false, now = new Date() }: { source: string; slug: string; ownerId: string; archiveMissing?: boolean; now?: Date },
+  {
+    source,
+    slug,
+    ownerId,
+    archiveMissing = false,
+    forceOwner = false,
+    now = new Date(),
+  }: { source: string; slug: string; ownerId: string; archiveMissing?: boolean; forceOwner?: boolean; now?: Date },
 ): Promise<PollReport> {
   if (!isSlug(slug)) throw new FollowError('bad_slug', slug);
   const given = await classifySource(source);
   const owner = await paidOwner(deps, ownerId);
+  // The meta write of the first poll indexes ch_<slug> over whatever the store holds: an existing channel of another
+  // owner, with its members, drafts and domain, would change hands (security review 2026-11-27, item 8).
+  const stored = await storedChannel(deps, slug);
+  if (stored && stored.ownerId !== ownerId && !forceOwner) {
+    throw new FollowError(
+      'channel_taken',
+      `"${slug}" belongs to ${stored.ownerId}; following it for ${ownerId} would hand it and its episodes over (pass --force-owner to do that)`,
+    );
+  }
   const { libraryDir } = deps.pipeline;
   const created = await withChannelLock(libraryDir, slug, async () => {
     const before = await readState(libraryDir, slug);
-    if (before && before.ownerId !== ownerId) throw new FollowError('owner_mismatch', `${slug} belongs to ${before.ownerId}`);
+    if (before && before.ownerId !== ownerId && !forceOwner) throw new FollowError('owner_mismatch', `${slug} belongs to ${before.ownerId} (pass --force-owner to hand it over)`);
     const moved = before && (before.source !== given.source || before.kind !== given.kind);
     const state: FollowState = before
       ? {
           ...before,
+          ownerId,
           kind: given.kind,
           source: given.source,
           archiveMissing,
@@ -94,6 +145,7 @@ export async function followSource(
           ...(moved ? { etag: null, lastModified: null, bodyHash: null } : {}),
         }
       : newState(slug, given.kind, given.source, ownerId, archiveMissing, now);
+    if (stored) await adoptStoredChannel(deps, channelDir(libraryDir, slug), stored);
     await saveOwner(channelDir(libraryDir, slug), owner);
     await writeState(libraryDir, state);
     return !before;

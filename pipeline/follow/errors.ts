@@ -8,6 +8,7 @@ export const FOLLOW_ERRORS = {
   not_paid: 'following a feed needs an owner on the paid plan',
   not_followed: 'no followed source for this channel',
   owner_mismatch: 'the channel is already followed for another owner',
+  channel_taken: 'the channel already exists with another owner',
   first_poll_failed: 'the source could not be read',
 } as const;
 
