@@ -44,6 +44,17 @@ export function orderedSegments(segments: readonly EnrichSegment[]): EnrichSegme
     .map(({ s }) => ({ ...s, endMs: Math.max(s.startMs, s.endMs) }));
 }
 
+/** Words of a chapter embedded as its meaning when there are no passage vectors (the model reads about 512 tokens). */
+const CHAPTER_WORDS = 300;
+
+/** Three stretches of 100 words from the chapter's start, middle and end (all of it when short). */
+export function chapterSample(text: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  if (words.length <= CHAPTER_WORDS) return words.join(' ');
+  const part = CHAPTER_WORDS / 3;
+  return [1 / 6, 1 / 2, 5 / 6].map((at) => words.slice(Math.round(at * words.length - part / 2), Math.round(at * words.length + part / 2)).join(' ')).join(' … ');
+}
+
 function mean(vectors: readonly number[][]): number[] {
   const out: number[] = [];
   for (const v of vectors) for (let i = 0; i < v.length; i++) out[i] = (out[i] ?? 0) + v[i]!;
@@ -73,7 +84,8 @@ export async function enrichTranscript(input: EnrichInput, { embed, writer, boun
   for (const [i, span] of seg.chapters.entries()) {
     signal?.throwIfAborted();
     const inside = seg.blocks.map((b, j) => ({ b, j })).filter(({ b }) => b.first >= span.first && b.first <= span.last);
-    const centroid = mean(inside.map(({ j }) => seg.vectors[j] ?? []));
+    // The chapter's meaning: the mean of its passages' vectors when segmentation embedded them, else a sample of its text.
+    const centroid = seg.vectors.length > 0 ? mean(inside.map(({ j }) => seg.vectors[j] ?? [])) : ((await embed([chapterSample(texts[i]!)]))[0] ?? []);
     const phrases = await rankChapterPhrases(texts[i]!, { language, ...(freq ? { freq } : {}), centroid, embed });
     const fallback = input.title?.trim() ? `${input.title.trim()} (${i + 1})` : `Part ${i + 1}`;
     let title = composeTitle(phrases, { fallback, joiner });

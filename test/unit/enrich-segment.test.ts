@@ -61,13 +61,16 @@ describe('segmentTranscript', function () {
     expect(b.chapters).to.deep.equal(a.chapters);
   });
 
-  it('embeds each speech passage once, and nothing for an empty transcript', async function () {
+  it('embeds each speech passage once when cohesion of vectors is asked for, and nothing by default or for an empty transcript', async function () {
     const segments = cutEpisode('ep_es2010a').transcript!.segments;
     const embed = hashEmbed();
-    const { blocks } = await segmentTranscript(segments, embed);
+    const { blocks } = await segmentTranscript(segments, embed, { semanticShare: 0.5 });
     expect(embed.texts).to.equal(blocks.length);
+    const lexical = hashEmbed();
+    await segmentTranscript(segments, lexical);
+    expect(lexical.texts).to.equal(0);
     const none = hashEmbed();
-    expect((await segmentTranscript([], none)).chapters).to.deep.equal([]);
+    expect((await segmentTranscript([], none, { semanticShare: 0.5 })).chapters).to.deep.equal([]);
     expect(none.texts).to.equal(0);
   });
 });
