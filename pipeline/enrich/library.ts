@@ -50,6 +50,8 @@ export interface GenerateInput {
   language: string;
   segments: EnrichSegment[];
   want: Wanted;
+  /** The channel's title: the show's own name is not one of its people. */
+  channelName?: string | undefined;
 }
 
 /** Statistics of a channel's transcripts, which phrases are common there: the same for every episode of one run. */
@@ -241,12 +243,20 @@ export async function planChannel(
 /** The work of enriching `record`, or undefined when it lacks nothing; throws EnrichRefusal when it has no speech. */
 export function workFor(
   record: EpisodeRecord & { language?: string | null },
-  { generatedIds, channelLanguage, force = false }: { generatedIds: GeneratedIds; channelLanguage: string | null | undefined; force?: boolean },
+  { generatedIds, channelLanguage, channelName, force = false }: { generatedIds: GeneratedIds; channelLanguage: string | null | undefined; channelName?: string; force?: boolean },
 ): GenerateInput | undefined {
   const want = wantedFor(record, generatedIds, { force });
   if (nothingWanted(want)) return undefined;
   const segments = speechOf(record);
-  return { episodeId: record.id, title: record.title, description: record.description ?? null, language: languageOf(record, channelLanguage), segments, want };
+  return {
+    episodeId: record.id,
+    title: record.title,
+    description: record.description ?? null,
+    language: languageOf(record, channelLanguage),
+    segments,
+    want,
+    ...(channelName ? { channelName } : {}),
+  };
 }
 
 /** Generated ids and known names of a library's facet files. */
@@ -413,7 +423,7 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
     if (!selected(record)) continue;
     summary.episodes++;
     try {
-      const work = workFor(record, { generatedIds, channelLanguage: ch.language, force });
+      const work = workFor(record, { generatedIds, channelLanguage: ch.language, channelName: ch.title, force });
       // The segments are read again when the episode's turn comes: a library's transcripts are not all held at once.
       if (work) entry.work = { ...work, segments: [] };
       else summary.unchanged++;

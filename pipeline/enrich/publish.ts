@@ -50,8 +50,10 @@ export async function enrichForPublish(
   const seconds = () => (performance.now() - started) / 1000;
   const unchanged = (outcome: 'complete' | 'refused' | 'failed'): PublishEnrichment => ({ made: {}, facets: NO_FACETS, apply: (r) => r, outcome, seconds: seconds() });
   try {
-    const { generatedIds, known, ids } = facetsOf(await readLibraryMeta(dir));
-    const work = workFor(record, { generatedIds, channelLanguage, force: true });
+    const meta = await readLibraryMeta(dir);
+    const { generatedIds, known, ids } = facetsOf(meta);
+    const channelName = meta.channels.find((c) => c.id === record.channelId)?.title;
+    const work = workFor(record, { generatedIds, channelLanguage, force: true, ...(channelName ? { channelName } : {}) });
     if (!work) return unchanged('complete');
     const others = await channelEpisodes(dir, record.channelId, { channelLanguage, except: record.id });
     let failure: unknown;

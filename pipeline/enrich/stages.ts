@@ -29,7 +29,7 @@ export function stagesOf({ embed, bounds, writer, findNames }: StageParts): Stag
     stats: (texts, language) => ({ freq: documentFrequencies(texts, language) }),
     keyphrases: (text, language, stats) => episodeKeyphrases(text, { language, freq: stats.freq }),
     async episode(input: GenerateInput, stats, signal): Promise<EpisodeMade> {
-      const { segments, language, title, description, want } = input;
+      const { segments, language, title, description, want, channelName } = input;
       const made: EpisodeMade = { keyphrases: [] };
       if (want.chapters) {
         const out = await enrichTranscript({ segments, language, title }, { embed, writer, bounds, signal, freq: stats.freq });
@@ -40,7 +40,8 @@ export function stagesOf({ embed, bounds, writer, findNames }: StageParts): Stag
       }
       if (findNames && (want.people || want.entities)) {
         try {
-          made.names = await findNames({ segments, title, description, language }, signal);
+          made.names = await findNames({ segments, title, description, language, channelName }, signal);
+          if (made.names.skipped) made.notes = [made.names.skipped];
         } catch (err) {
           signal?.throwIfAborted();
           // Chapters and topics stand without names: the episode is enriched in part and says why.
