@@ -117,6 +117,12 @@ describe('demo', function () {
     const top = spoken.body.episodes[0] as { episodeId: string; segments: { url: string }[] };
     expect(top.episodeId).to.equal(episodes.find((e) => e.title === sayer?.title)?.id);
     expect(new URL(top.segments[0]!.url).origin).to.equal(`http://spoken-demo.localhost:${port}`);
+    // Enriched before publishing: the spoken episode has a generated chapter with typed moments, said so.
+    const chapters = await rawRequest(base, `/api/v1/episodes/${top.episodeId}/chapters`, { headers: { 'x-api-key': (await key())! } });
+    expect(chapters.status).to.equal(200);
+    const generated = chapters.body as unknown as { generated: boolean; moments: { generated: boolean; type: string }[] }[];
+    expect(generated.length, 'generated chapters of a spoken episode').to.be.greaterThan(0);
+    expect(generated.every((c) => c.generated && c.moments.length > 0 && c.moments.every((m) => m.generated))).to.equal(true);
 
     process.kill(-demo.pid!, 'SIGINT');
     const [code] = await exited;
