@@ -14,6 +14,15 @@ const REDACT = [
   'token',
   // A settings group logged whole (`{ enrich: config.enrich }`, `{ remote: config.embedding.remote }`) keeps its key hidden too.
   '*.apiKey',
+  // Webhook signing secrets, alone or in an endpoint logged whole.
+  'secret',
+  'previousSecret',
+  '*.secret',
+  '*.previousSecret',
+  // The store client's error carries the request it sent (an endpoint's body, a rotation's new secret) in
+  // `meta.meta.request`: a refused write must not print it (security review 2026-11-27, item 10).
+  'meta.meta.request',
+  '*.meta.meta.request',
 ];
 
 /**
