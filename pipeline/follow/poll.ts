@@ -42,7 +42,7 @@ export interface PollReport {
   enqueued: number;
   /** New items of the feed past FOLLOW_MAX_ITEMS_PER_POLL (the oldest), left for the next polls. */
   deferredItems: number;
-  /** Items to process past FOLLOW_MAX_QUEUED_PER_CHANNEL (backfill, the oldest first), queued by a later poll. */
+  /** Items to process past FOLLOW_MAX_QUEUED_PER_CHANNEL (its oldest backfill), queued by a later poll. */
   deferredJobs: number;
   skippedItems: { item: string; reason: string }[];
   error: string | null;

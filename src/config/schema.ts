@@ -414,7 +414,7 @@ export const SCHEMA = {
       50,
       1,
       100_000,
-      'processing jobs one channel may have queued or running; the rest (the oldest backfill first) are queued by later polls',
+      'processing jobs one channel may have queued or running; the rest (its oldest backfill) wait for later polls',
     ),
     userAgent: computed(
       [
