@@ -63,7 +63,8 @@ export async function startPipelineWorkers({
     names.process,
     async (job: Job<ProcessJob>) => {
       // The round moves on: a channel that had nothing queued joins at this turn, not ahead of it (work-order.ts).
-      await recordStart(connection, processQueue, job.priority);
+      // Bookkeeping of the order only: a failed write must not fail the episode.
+      await recordStart(connection, processQueue, job.priority).catch((err: Error) => log?.warn({ jobId: job.id, err: err.message }, 'the turn could not be recorded'));
       return processEpisode(deps, job.data, { lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) });
     },
     { connection, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount: 3 },
