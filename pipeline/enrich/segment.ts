@@ -1,10 +1,10 @@
-// Chapter boundaries of a transcript: depth scores over embedding and lexical cohesion of ~30 s blocks, with discourse cues and pauses.
+// Chapter boundaries of a transcript: TextTiling depth scores over the lexical cohesion of its speech passages (vectors optional), with discourse cues and pauses.
 import { DEFAULT_CHAPTER_BOUNDS, type ChapterBounds, type EmbedTexts, type EnrichSegment } from './types.js';
 import { isContentWord, stem, stopwords, tokens } from './text.js';
 import { buildPassages } from '../../indexer/passages.js';
 import type { SegmentRecord } from '../../indexer/schemas.js';
 
-/** A passage of speech embedded as one text, in the segments `[first, last]` (indexes into the episode's segments); `startMs` is its first segment's start. */
+/** A passage of speech (the unit search packs) compared as one block, in the segments `[first, last]` (indexes into the episode's segments); `startMs` is its first segment's start. */
 export interface Block {
   first: number;
   last: number;
@@ -27,7 +27,7 @@ export interface SegmentOptions {
   language?: string | undefined;
   /** Blocks on each side of a gap that are compared. */
   window?: number;
-  /** Share of the embedding's cohesion in the combined cohesion (the rest is lexical). */
+  /** Share of the passages' vectors' cohesion in the combined cohesion (the rest is lexical); 0, the default, embeds nothing. */
   semanticShare?: number;
   /** Typical chapter length, ms: at most `duration / targetMs` boundaries are placed. */
   targetMs?: number;
