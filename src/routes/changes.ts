@@ -6,23 +6,30 @@ import { decodeCursor, encodeCursor, queryDigest } from '../http/cursor.js';
 import { validQuery } from '../http/validate-params.js';
 import { ChangesQuery } from '../openapi/parameters.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
-import { DEFAULT_GAP_GRACE_MS, DEFAULT_RETENTION_DAYS, changesAfter, lastSeq, memberView, pageOfChanges, publishedView } from '../store/changes.js';
+import { DEFAULT_GAP_GRACE_MS, DEFAULT_RETENTION_DAYS, changesAfter, lastSeq, memberView, pageOfChanges, publishedView, seqOfChange } from '../store/changes.js';
 
 /** Rows read per visible change on published-only reads, where hidden changes take no place on the page. */
 const PUBLISHED_READ_FACTOR = 10;
 
-/** What a changes cursor holds: the last seq the caller was given and when the cursor was issued. */
+/**
+ * What a changes cursor holds: where the caller is and when the cursor was issued. A member's cursor holds the last
+ * seq it was given. A published-only cursor holds the id of the last change read instead (`changeId`, null before
+ * the first; `seq` is then 0 until the route looks the id up): a seq there would count the drafts' changes the view
+ * hides, and tell an anonymous poller when they happened (security review 2026-11-27, item 11).
+ */
 export interface ChangesPosition {
   seq: number;
   issuedAt: Date;
+  changeId?: string | null;
 }
 
 /** The digest binding a cursor to one channel and one view (a member's cursor is no anonymous one). */
 const digestOf = (channelId: string, publishedOnly: boolean) => queryDigest({ feed: 'changes', channel: channelId, publishedOnly });
 
 /** The opaque `cursor` for a position in a channel's feed, in the project's keyset cursor form. */
-export function encodeChangesCursor({ channelId, publishedOnly }: { channelId: string; publishedOnly: boolean }, { seq, issuedAt }: ChangesPosition): string {
-  return encodeCursor([seq, issuedAt.toISOString()], digestOf(channelId, publishedOnly));
+export function encodeChangesCursor({ channelId, publishedOnly }: { channelId: string; publishedOnly: boolean }, { seq, issuedAt, changeId }: ChangesPosition): string {
+  if (publishedOnly) return encodeCursor([issuedAt.getTime(), changeId ?? ''], digestOf(channelId, true));
+  return encodeCursor([seq, issuedAt.toISOString()], digestOf(channelId, false));
 }
 
 /**
@@ -35,11 +42,11 @@ export function decodeChangesCursor(
   { channelId, publishedOnly }: { channelId: string; publishedOnly: boolean },
   { now, retentionDays }: { now: Date; retentionDays: number },
 ): ChangesPosition {
-  const [seq, issued] = decodeCursor(cursor, digestOf(channelId, publishedOnly));
-  const issuedAt = new Date(issued);
-  if (seq < 0 || Number.isNaN(issuedAt.getTime())) throw createError('invalid_cursor', { parameter: 'cursor' });
-  if (issuedAt.getTime() < now.getTime() - retentionDays * 86_400_000) throw createError('cursor_expired', { parameter: 'cursor' });
-  return { seq, issuedAt };
+  const [first, second] = decodeCursor(cursor, digestOf(channelId, publishedOnly));
+  const position: ChangesPosition = publishedOnly ? { seq: 0, issuedAt: new Date(first), changeId: second === '' ? null : second } : { seq: first, issuedAt: new Date(second) };
+  if (position.seq < 0 || Number.isNaN(position.issuedAt.getTime())) throw createError('invalid_cursor', { parameter: 'cursor' });
+  if (position.issuedAt.getTime() < now.getTime() - retentionDays * 86_400_000) throw createError('cursor_expired', { parameter: 'cursor' });
+  return position;
 }
 
 export function listChanges({
@@ -59,9 +66,15 @@ export function listChanges({
     const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, String(req.params.slug));
     const now = new Date();
     const view = { channelId: channel.id, publishedOnly };
-    const afterSeq = cursor !== undefined ? decodeChangesCursor(cursor, view, { now, retentionDays }).seq : 0;
+    const position = cursor !== undefined ? decodeChangesCursor(cursor, view, { now, retentionDays }) : undefined;
     const fetched = (publishedOnly ? limit * PUBLISHED_READ_FACTOR : limit) + 1;
     const timeout = { requestTimeout: req.queries.timeLeftMs() };
+    let afterSeq = position?.seq ?? 0;
+    if (position?.changeId) {
+      // The change a published-only cursor names is gone: purged past the retention, or the log was lost.
+      afterSeq = (await seqOfChange(client, aliases.changes, channel.id, position.changeId, timeout)) ?? -1;
+      if (afterSeq < 0) throw createError('cursor_expired', { parameter: 'cursor' });
+    }
     const [rows, head] = await Promise.all([
       changesAfter(client, aliases.changes, { channelId: channel.id, afterSeq, size: fetched }, timeout),
       lastSeq(client, aliases.changes, channel.id, timeout),
@@ -69,6 +82,7 @@ export function listChanges({
     // A cursor past the last seq handed out belongs to a log that was since lost (index dropped): start again.
     if (afterSeq > head) throw createError('cursor_expired', { parameter: 'cursor' });
     const page = pageOfChanges(rows, { afterSeq, limit, fetched, now, gapGraceMs, view: publishedOnly ? publishedView : memberView });
-    res.json({ changes: page.changes, cursor: encodeChangesCursor(view, { seq: page.lastSeq, issuedAt: now }), hasMore: page.hasMore });
+    const changeId = page.lastId ?? position?.changeId ?? null;
+    res.json({ changes: page.changes, cursor: encodeChangesCursor(view, { seq: page.lastSeq, issuedAt: now, changeId }), hasMore: page.hasMore });
   };
 }

@@ -250,6 +250,8 @@ export interface ChangePage {
   changes: Change[];
   /** The seq the next page starts after. */
   lastSeq: number;
+  /** The id of the change at `lastSeq`, when this page moved past any; undefined when it stayed at `afterSeq`. */
+  lastId?: string | undefined;
   /** True when more changes are readable right now. */
   hasMore: boolean;
 }
@@ -274,13 +276,26 @@ export function pageOfChanges(
 ): ChangePage {
   const changes: Change[] = [];
   let last = afterSeq;
+  let lastId: string | undefined;
   for (const row of rows) {
     if (row.seq <= last) continue;
-    if (row.seq > last + 1 && now.getTime() - Date.parse(row.occurredAt) <= gapGraceMs) return { changes, lastSeq: last, hasMore: false };
+    if (row.seq > last + 1 && now.getTime() - Date.parse(row.occurredAt) <= gapGraceMs) return { changes, lastSeq: last, lastId, hasMore: false };
     const shown = view(row);
-    if (shown && changes.length === limit) return { changes, lastSeq: last, hasMore: true };
+    if (shown && changes.length === limit) return { changes, lastSeq: last, lastId, hasMore: true };
     if (shown) changes.push(shown);
     last = row.seq;
+    lastId = row.id;
   }
-  return { changes, lastSeq: last, hasMore: rows.length >= fetched };
+  return { changes, lastSeq: last, lastId, hasMore: rows.length >= fetched };
+}
+
+/**
+ * The seq of change `id` of `channelId` (a real-time GET: change ids are document ids); undefined when it is not
+ * there (purged past the retention, or the log was lost).
+ */
+export async function seqOfChange(client: Client, index: string, channelId: string, id: string, { requestTimeout }: { requestTimeout?: number } = {}): Promise<number | undefined> {
+  const res = await client.get({ index, id, _source_includes: ['kind', 'channelId', 'seq'] } as never, { ignore: [404], ...(requestTimeout ? { requestTimeout } : {}) });
+  const body = res.body as { found?: boolean; _source?: Pick<ChangeDoc, 'kind' | 'channelId' | 'seq'> };
+  const doc = body.found ? body._source : undefined;
+  return doc?.kind === 'change' && doc.channelId === channelId && Number.isSafeInteger(doc.seq) ? doc.seq : undefined;
 }
