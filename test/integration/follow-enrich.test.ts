@@ -18,6 +18,8 @@ import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follo
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
+import { startApi } from '../support/api-harness.js';
+import { newApiKey, storeApiKey } from '../../src/auth/key-store.js';
 import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
 
 const OWNER = 'u_enrich_owner';
@@ -141,7 +143,7 @@ describe('follow: enrichment before publishing', function () {
       const list = await episodes();
       return list.length === items.length && list.every((e) => e.status === 'published' || e.status === 'failed');
     });
-    return { dir, prefix, episodes, results, aliases };
+    return { dir, prefix, episodes, results, aliases, env };
   }
 
   it('publishes speech-only episodes with generated chapters on segment starts, typed moments and topics they share', async function () {
@@ -157,7 +159,7 @@ describe('follow: enrichment before publishing', function () {
         { startTime: 180, title: 'Then water' },
       ],
     };
-    const { dir, episodes, results, aliases } = await follow(
+    const { dir, episodes, results, aliases, prefix, env } = await follow(
       'enriched-radio',
       items,
       { '/srt/a.srt': talk([SOIL, WATER]), '/srt/b.srt': talk([WATER, SOIL]), '/srt/c.srt': talk([SOIL, WATER]), '/chapters.json': JSON.stringify(creatorChapters) },
@@ -179,10 +181,7 @@ describe('follow: enrichment before publishing', function () {
       expect(e.topicIds?.length, `${title} topics`).to.be.within(3, 8);
     }
     const [a, b] = [byTitle.get('Soil, then water')!, byTitle.get('Water, then soil')!];
-    expect(
-      a.topicIds!.filter((t) => b.topicIds!.includes(t)),
-      'topics the two episodes share',
-    ).to.not.be.empty;
+    expect(a.topicIds!.filter((t) => b.topicIds!.includes(t)).length, 'topics the two episodes share').to.be.greaterThan(0);
     // The names are in the channel's topics.json, marked, and indexed as facets.
     const topics = JSON.parse(await readFile(join(dir, 'topics.json'), 'utf8')) as { id: string; generated?: boolean }[];
     for (const id of a.topicIds!) expect(topics.find((t) => t.id === id)?.generated, id).to.equal(true);
@@ -195,6 +194,26 @@ describe('follow: enrichment before publishing', function () {
     expect(c.chapters.every((ch) => ch.generated !== true)).to.equal(true);
     await until('the job results', async () => results.length === items.length);
     expect(results.filter((r) => r.outcome === 'published').map((r) => r.enrichment)).to.include.members(['enriched']);
+
+    // Through the API: /related meets the two on their shared topics, and a topic filter narrows the list to them.
+    const api = await startApi({ env: { ...env, INDEX_PREFIX: prefix }, embedder: embeddings.embedder() });
+    try {
+      const { key } = await storeApiKey({ client, aliases }, newApiKey({ userId: OWNER }));
+      const headers = { 'x-api-key': key };
+      const related = await api.request(`/api/v1/episodes/${a.id}/related`, { headers });
+      expect(related.status).to.equal(200);
+      expect((related.body as { id: string }[]).map((r) => r.id)).to.include(b.id);
+      const shared = a.topicIds!.find((t) => b.topicIds!.includes(t))!;
+      const listed = await api.request(`/api/v1/channels/enriched-radio/episodes?topicIds=${encodeURIComponent(shared)}`, { headers });
+      expect(listed.status).to.equal(200);
+      const ids = (listed.body as { episodes: { id: string }[] }).episodes.map((e) => e.id);
+      expect(ids).to.include.members([a.id, b.id]);
+      expect(ids.length).to.be.below(items.length + 1);
+      const chapters = await api.request(`/api/v1/episodes/${a.id}/chapters`, { headers });
+      expect((chapters.body as { generated: boolean }[]).every((ch) => ch.generated)).to.equal(true);
+    } finally {
+      await api.close();
+    }
   });
 
   it('publishes the transcript without generated chapters when enrichment fails, and says so in the result', async function () {
