@@ -1,7 +1,6 @@
 // `npm run enrich` on a copy of real meetings, through the real command and model: what lacks structure gets generated
 // chapters with typed moments on segment starts covering the speech, the creator's chapters stay byte for byte, a second
 // run (and --force) writes identical files, bad input is refused with a sentence and loses nothing.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,31 +10,12 @@ import { expect } from 'chai';
 import type { ChapterRecord, EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
 import { MOMENT_TYPES } from '../../pipeline/enrich/types.js';
 import { REPO_ROOT, copyLibrary, removeDir } from '../support/indexer-env.js';
+import { runEnrich, type EnrichRun } from '../support/enrich-cli.js';
 
 const FIXTURE = join(REPO_ROOT, 'test', 'data', 'qmsum-cut');
 
-interface Run {
-  code: number | null;
-  stderr: string;
-}
-
-/** Runs `bin/enrich.ts` as `npm run enrich` does; as `nobody` when asked (root ignores file modes). */
-function enrich(args: string[], { asNobody = false } = {}): Promise<Run> {
-  const node = [process.execPath, '--import', 'tsx', 'bin/enrich.ts', ...args];
-  const cmd = asNobody ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...node] : node;
-  const child = spawn(cmd[0]!, cmd.slice(1), {
-    cwd: REPO_ROOT,
-    // No language model here (its own suite has one); entities come from the NER service when it runs.
-    env: { ...process.env, LOG_LEVEL: 'warn', ENRICH_URL: '', ...(asNobody ? { HOME: tmpdir(), TSX_TSCONFIG_PATH: join(REPO_ROOT, 'tsconfig.json') } : {}) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
+/** Runs the command (no language model; entities from the NER service when it runs). */
+const enrich = (args: string[], { asNobody = false } = {}) => runEnrich(args, { asNobody });
 
 const episodeFile = (dir: string, id: string) => join(dir, 'episodes', `${id}.json.gz`);
 const readEpisode = async (dir: string, id: string): Promise<EpisodeRecord> => JSON.parse(gunzipSync(await readFile(episodeFile(dir, id))).toString('utf8')) as EpisodeRecord;
@@ -60,7 +40,7 @@ describe('npm run enrich on a library folder', function () {
   this.timeout(300_000);
   let dir: string;
   let creatorChapters: ChapterRecord[];
-  let firstRun: Run;
+  let firstRun: EnrichRun;
 
   before(async function () {
     dir = await copyLibrary(FIXTURE);

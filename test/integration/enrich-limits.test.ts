@@ -1,7 +1,6 @@
 // `npm run enrich` at the edges: a 5-hour transcript at the episode caps is enriched within the chapter bounds, and
 // episodes in languages without a named-entity model get chapters and topics, no people or entities, and a sentence
 // saying why. Through the real command, model and (when it runs) NER service.
-import { spawn } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -9,20 +8,9 @@ import { expect } from 'chai';
 import { EPISODE_LIMITS, type EpisodeRecord } from '../../src/contract/library-format.js';
 import { DEFAULT_CHAPTER_BOUNDS } from '../../pipeline/enrich/types.js';
 import { REPO_ROOT, copyLibrary, removeDir } from '../support/indexer-env.js';
+import { runEnrich } from '../support/enrich-cli.js';
 
-function enrich(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/enrich.ts', ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ENRICH_URL: '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
+const enrich = (args: string[], env: NodeJS.ProcessEnv = {}) => runEnrich(args, { env });
 
 describe('npm run enrich at the edges', function () {
   this.timeout(600_000);
