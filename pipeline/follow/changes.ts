@@ -5,6 +5,18 @@ import type { ItemSource } from './state.js';
 
 export type ItemAction = 'new' | 'reprocess' | 'update' | 'unchanged';
 
+/**
+ * What the follower writes in `archivedBy` when it archives an episode whose item left the source (`--archive-missing`):
+ * only those come back when their item does. Any other archived episode was archived by hand (a takedown) and stays so.
+ */
+export const ARCHIVED_BY_FOLLOW = 'follow-archive-missing';
+
+/** `record` archived by the follower (its item left the source), marked so that it comes back with its item. */
+export const archivedByFollower = <T extends EpisodeRecord>(record: T): T => ({ ...record, status: 'archived', archivedBy: ARCHIVED_BY_FOLLOW });
+
+/** Archived by someone other than the follower: the source never brings it back (review 2026-11-27, item 12). */
+export const archivedByHand = (stored: EpisodeRecord & { archivedBy?: unknown }): boolean => stored.status === 'archived' && stored.archivedBy !== ARCHIVED_BY_FOLLOW;
+
 /** Fields the pipeline owns (what processing made), kept when the source's catalog fields are applied. */
 const PIPELINE_FIELDS = ['status', 'error', 'transcript', 'chapters', 'language'] as const;
 
@@ -25,7 +37,8 @@ export function mergeRecord(stored: EpisodeRecord & { language?: string | null }
 /**
  * The action for one item of a feed. A changed enclosure or transcript URL under the same identity is the same
  * episode made again (a failed one retried, a transcribed one re-transcribed: its old transcript may no longer
- * match the audio); an archived item that came back is processed again unless it kept a transcript.
+ * match the audio); an item the follower archived that came back is processed again unless it kept a transcript.
+ * An episode archived by hand is left alone, whatever its item says, as the importer keeps hand-set statuses.
  * `final`: the source's records are complete as read (a yt-dlp folder), nothing is processed.
  */
 export function decideItem(
@@ -35,6 +48,7 @@ export function decideItem(
   { final = false }: { final?: boolean } = {},
 ): ItemAction {
   if (!stored) return 'new';
+  if (archivedByHand(stored)) return 'unchanged';
   if (final) return JSON.stringify(stored) === JSON.stringify(fresh.record) ? 'unchanged' : 'update';
   if (storedSource?.digest !== fresh.source.digest) return 'reprocess';
   if (stored.status === 'archived') return stored.transcript ? 'update' : 'reprocess';

@@ -8,7 +8,7 @@ import type { Logger } from '../../src/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusError } from '../fetch/safe-fetch.js';
 import { ImportProblem } from '../../importer/text.js';
-import { decideItem, mergeRecord } from './changes.js';
+import { archivedByFollower, decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';
 import { feedSnapshot, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
 import { readEpisode, saveChannel, saveEpisode } from './library.js';
@@ -154,7 +154,7 @@ async function applySnapshot(
       if (present.has(id)) continue;
       const stored = await readEpisode(dir, id);
       if (stored && stored.status !== 'archived') {
-        await saveEpisode(dir, { ...stored, status: 'archived' }, deps.ctx);
+        await saveEpisode(dir, archivedByFollower(stored), deps.ctx);
         counts.archived++;
       }
     }
