@@ -1,5 +1,5 @@
 // Typed key moments of a chapter: whole sentences of the speakers that stand alone, typed by the cues around them.
-import { baseLanguage, isContentWord, sentences, stem, stopwords, tokens } from './text.js';
+import { baseLanguage, isContentWord, sentences, stem, stopwords, tidySpeech, tokens } from './text.js';
 import type { EnrichSegment, MomentType } from './types.js';
 
 /** A sentence of the transcript with the segment it is said in. */
@@ -98,7 +98,7 @@ export function sentencesOf(segments: readonly EnrichSegment[], first: number, l
 /** The sentence as a standalone claim (leading fillers dropped, first letter upper-cased), or null when it leans on its context. */
 export function standaloneClaim(sentence: string, language: string | undefined): string | null {
   const lang = baseLanguage(language);
-  const stripped = ` ${sentence} `
+  const stripped = ` ${tidySpeech(sentence)} `
     .replace(HESITATION, '')
     .trim()
     .replace(LEADING, '')

@@ -118,3 +118,19 @@ export function sentences(text: string): string[] {
 export function capitalise(text: string): string {
   return text.charAt(0).toLocaleUpperCase() + text.slice(1);
 }
+
+/**
+ * Speech as a reader wants to quote it: symbol-only tokens of transcription markup (`@`, `#`) dropped, a word said twice
+ * in a row said once ("the the"), a lone lower-case letter before a word (a cut-off start, "f to feed") dropped, and
+ * "belief - net" joined as written. Words are never reordered or replaced.
+ */
+export function tidySpeech(text: string): string {
+  return text
+    .replace(/(^|\s)[@#%&*~^|]+(?=\s|$)/g, '$1')
+    .replace(/(^|\s)(?![aiAI]\b)\p{Ll}(?=\s+\p{L})\s+/gu, '$1')
+    .replace(/\b([\p{L}']+)(\s+\1\b)+/giu, '$1')
+    .replace(/(\p{L}) - (\p{L})/gu, '$1-$2')
+    .replace(/\s+([,.;:!?…])/g, '$1')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+}

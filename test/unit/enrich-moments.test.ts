@@ -48,4 +48,15 @@ describe('key moments', function () {
     }
     for (let i = 1; i < moments.length; i++) expect(moments[i]!.startMs).to.be.greaterThan(moments[i - 1]!.startMs);
   });
+
+  it('quotes speech without transcription markup, cut-off starts or a word said twice, and keeps every other word', () => {
+    expect(standaloneClaim('The idea is to f to feed the output of that belief - net into another belief - net.', 'en')).to.equal(
+      'The idea is to feed the output of that belief-net into another belief-net.',
+    );
+    expect(standaloneClaim('Forth, we go all the way f through Parking, Hotel, @ @ Riots, or Disasters.', 'en')).to.equal(
+      'Forth, we go all the way through Parking, Hotel, Riots, or Disasters.',
+    );
+    expect(standaloneClaim('Look at that structure in the the output.', 'en')).to.equal('Look at that structure in the output.');
+    expect(standaloneClaim('I think a plan is good.', 'en')).to.equal('I think a plan is good.');
+  });
 });
