@@ -2,7 +2,10 @@
 
 /** Every failure code, whether it is transient by default, and the creator's sentence. Codes never change meaning. */
 export const TRANSCRIBE_ERRORS = {
-  no_words: { transient: false, sentence: 'the transcription service returned no word timings' },
+  no_timings: {
+    transient: false,
+    sentence: 'the transcription service answered text without timings: choose a model or response format that returns timed segments (verbose_json)',
+  },
   unreachable: { transient: true, sentence: 'the transcription service could not be reached' },
   http_status: { transient: false, sentence: 'the transcription service refused the audio' },
   bad_audio: { transient: false, sentence: 'the audio could not be read (it is not a supported audio file, or it is damaged)' },

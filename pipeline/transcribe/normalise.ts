@@ -69,8 +69,10 @@ export function mergeTokenWords(tokens: RawWord[]): RawWord[] {
 /**
  * Reads a `verbose_json` answer. Words come from the top-level `words` (OpenAI, the local
  * service) or, failing that, from each segment's nested token words (whisper.cpp), merged.
- * Throws `bad_answer` when it is not a transcription at all, and `no_words` when the service
- * gave no word timings for speech it transcribed: word times are never invented.
+ * Timed segments without words are accepted (faster-whisper-server, Groq: citations start at the
+ * segment; word times are never invented); words without segments make one segment of them.
+ * Throws `bad_answer` when it is not a transcription at all, and `no_timings` when the service
+ * answered speech as text with neither timed segments nor timed words.
  */
 export function normaliseAnswer(body: unknown): RawTranscript {
   if (!isObject(body)) throw new TranscribeError('bad_answer', 'the transcription service answered something other than a JSON object');
@@ -86,7 +88,13 @@ export function normaliseAnswer(body: unknown): RawTranscript {
     const nested = rawSegments.flatMap((s) => (isObject(s) && Array.isArray(s.words) ? s.words.map(rawWord).filter((w): w is RawWord => w !== undefined) : []));
     words = mergeTokenWords(nested);
   }
-  const spoken = segments.some((s) => s.text.trim()) || (typeof body.text === 'string' && body.text.trim() !== '');
-  if (spoken && !words.some((w) => w.word.trim())) throw new TranscribeError('no_words');
+  words = words.filter((w) => w.word.trim());
+  const text = typeof body.text === 'string' ? body.text : '';
+  if (!segments.some((s) => s.text.trim()) && words.length) {
+    // Asked for words only, a service answers no segments: one segment spans them (re-cut into sentences later).
+    const spanned = text.trim() || words.map((w) => w.word.trim()).join(' ');
+    segments.splice(0, segments.length, { start: words[0]!.start, end: Math.max(...words.map((w) => w.end)), text: spanned });
+  }
+  if (!segments.some((s) => s.text.trim()) && text.trim()) throw new TranscribeError('no_timings');
   return { language: languageCode(body.language), duration: num(body.duration), segments, words };
 }

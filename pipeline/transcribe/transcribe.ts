@@ -7,6 +7,7 @@ import { checkPieceSize, prepareAudio } from './audio.js';
 import { cleanTranscript } from './clean.js';
 import { normaliseAnswer } from './normalise.js';
 import { uploadAudio } from './request.js';
+import { sentenceSegments } from './sentences.js';
 import type { RawTranscript, TranscribeOptions, Transcription } from './types.js';
 
 export { TranscribeError, describeTranscribeError, TRANSCRIBE_ERRORS, type TranscribeErrorCode } from './errors.js';
@@ -30,8 +31,9 @@ export function offsetTranscript(raw: RawTranscript, offsetSeconds: number): Raw
  * real length (more than maxSeconds is `too_long`, whatever the container claims), cuts it at silences (ffmpeg
  * silencedetect) into 16 kHz mono MP3 pieces no larger than maxUploadBytes and offsets each piece's times, sends each
  * as multipart with response_format=verbose_json and timestamp_granularities[]=word and segment, normalises the
- * answer (top-level words, or whisper.cpp's nested token words merged into words), cleans the times. No words in the
- * answer → TranscribeError 'no_words' ("the transcription service returned no word timings"); never invent word times.
+ * answer (top-level words, or whisper.cpp's nested token words merged into words), cleans the times and re-cuts the
+ * worded segments into sentences. Timed segments without words are kept as the service timed them (no words: word
+ * times are never invented); text without timings → TranscribeError 'no_timings'.
  */
 export async function transcribeFile(audioPath: string, opts: TranscribeOptions): Promise<Transcription> {
   const { url, model, apiKey, language, maxUploadBytes, timeoutMs, maxSeconds, signal, log } = opts;
@@ -52,7 +54,8 @@ export async function transcribeFile(audioPath: string, opts: TranscribeOptions)
       log?.debug({ piece: parts.length, of: pieces.length, offsetSeconds: piece.offsetSeconds }, 'piece transcribed');
     }
     const durationMs = Math.round(audioSeconds * 1000);
-    const segments = cleanTranscript({ segments: parts.flatMap((p) => p.segments), words: parts.flatMap((p) => p.words) }, durationMs);
+    const cleaned = cleanTranscript({ segments: parts.flatMap((p) => p.segments), words: parts.flatMap((p) => p.words) }, durationMs);
+    const segments = sentenceSegments(cleaned);
     const seconds = (performance.now() - started) / 1000;
     return { language: language ?? detected, durationMs, segments, audioSeconds, seconds };
   } finally {
@@ -65,11 +68,20 @@ function tailText(raw: RawTranscript): string | undefined {
   return text ? text.slice(-PROMPT_CHARS) : undefined;
 }
 
-/** The library's TranscriptDocument (format version 1, speakerLabel null, wordTimings 'source'). */
+/**
+ * The library's TranscriptDocument (format version 1, speakerLabel null, wordTimings 'source'). A segment the service
+ * timed without words has no `words`: its citations start at the segment.
+ */
 export function transcriptRecord(t: Transcription): TranscriptRecord {
   return {
     formatVersion: 1,
     wordTimings: 'source',
-    segments: t.segments.map((s) => ({ speakerLabel: null, startMs: s.startMs, endMs: s.endMs, text: s.text, words: s.words.map((w) => ({ ...w })) })),
+    segments: t.segments.map((s) => ({
+      speakerLabel: null,
+      startMs: s.startMs,
+      endMs: s.endMs,
+      text: s.text,
+      ...(s.words.length ? { words: s.words.map((w) => ({ ...w })) } : {}),
+    })),
   };
 }

@@ -33,10 +33,11 @@ export interface TimedSegment {
   startMs: number;
   endMs: number;
   text: string;
+  /** Empty when the service timed the segment but not its words. */
   words: TimedWord[];
 }
 
-/** A cleaned, word-timed transcription of one audio file. */
+/** A cleaned transcription of one audio file, in sentences where words are timed. */
 export interface Transcription {
   /** Language the service detected or was told (ISO-639-1 when it says so), null when it did not say. */
   language: string | null;

@@ -229,7 +229,7 @@ describe('transcribing through remote-style services', function () {
   };
   const opts = (): TranscribeOptions => ({ url, model: 'whisper-large-v3', apiKey: 'test-key', maxUploadBytes: 24 * 1024 ** 2, timeoutMs: 10_000 });
 
-  it('fails with no_words on a Groq-style answer (segments, no words), and never invents word times', async function () {
+  it('accepts a Groq-style answer (timed segments, no words): the segment as timed, no word times invented', async function () {
     answer = (_req, _body, res) =>
       json(res, 200, {
         task: 'transcribe',
@@ -238,16 +238,18 @@ describe('transcribing through remote-style services', function () {
         text: 'Hello from the remote test.',
         segments: [{ id: 0, start: 0, end: 2, text: ' Hello from the remote test.', avg_logprob: -0.2, no_speech_prob: 0.01, compression_ratio: 1 }],
       });
-    const err = await transcribeFile(audio, opts()).catch((e: unknown) => e);
-    expect(err).to.be.instanceOf(TranscribeError).with.property('code', 'no_words');
-    expect((err as Error).message).to.equal('the transcription service returned no word timings');
+    const t = await transcribeFile(audio, opts());
+    expect(t.segments.map((s) => ({ startMs: s.startMs, endMs: s.endMs, text: s.text, words: s.words }))).to.deep.equal([
+      { startMs: 0, endMs: 2000, text: 'Hello from the remote test.', words: [] },
+    ]);
+    expect(transcriptRecord(t).segments[0]).to.not.have.property('words');
     const request = seen.at(-1)!;
     expect(request.headers.authorization).to.equal('Bearer test-key');
     expect(request.body).to.match(/name="response_format"\r\n\r\nverbose_json/);
     expect(request.body.match(/name="timestamp_granularities\[\]"/g)).to.have.length(2);
   });
 
-  it('fails with no_words on a LocalAI-style answer (words: null)', async function () {
+  it('accepts a LocalAI-style answer (words: null) as timed segments without words', async function () {
     answer = (_req, _body, res) =>
       json(res, 200, {
         text: 'Hello from the remote test.',
@@ -256,8 +258,8 @@ describe('transcribing through remote-style services', function () {
         segments: [{ id: 0, start: 0, end: 2, text: 'Hello from the remote test.' }],
         words: null,
       });
-    const err = await transcribeFile(audio, opts()).catch((e: unknown) => e);
-    expect(err).to.be.instanceOf(TranscribeError).with.property('code', 'no_words');
+    const t = await transcribeFile(audio, opts());
+    expect(t.segments.map((s) => [s.text, s.words.length])).to.deep.equal([['Hello from the remote test.', 0]]);
   });
 
   it("accepts whisper.cpp's nested token words", async function () {

@@ -69,10 +69,23 @@ describe('normalising transcription answers', function () {
     expect(raw.segments[0]!.compressionRatio).to.equal(undefined);
   });
 
-  it('fails with no_words when a provider transcribed speech but gave no word timings (Groq, LocalAI, words: null)', function () {
-    const segmentsOnly = { ...openAi, words: undefined };
-    const nullWords = { ...openAi, words: null };
-    for (const answer of [segmentsOnly, nullWords, { text: 'hello there' }, { ...openAi, words: [] }]) {
+  it('accepts timed segments without words (faster-whisper-server, Groq, LocalAI words: null) and invents no word times', function () {
+    for (const answer of [
+      { ...openAi, words: undefined },
+      { ...openAi, words: null },
+      { ...openAi, words: [] },
+    ]) {
+      const raw = normaliseAnswer(answer);
+      expect(raw.segments.map((s) => [s.start, s.end, s.text])).to.deep.equal([
+        [0.5, 2.1, ' Bread needs time.'],
+        [2.6, 3.9, ' It rises.'],
+      ]);
+      expect(raw.words).to.deep.equal([]);
+    }
+  });
+
+  it('refuses a text-only answer with no_timings, naming the cause and what to choose instead', function () {
+    for (const answer of [{ text: 'hello there' }, { text: 'hello there', segments: [{ text: 'hello there' }] }]) {
       let err: unknown;
       try {
         normaliseAnswer(answer);
@@ -80,10 +93,18 @@ describe('normalising transcription answers', function () {
         err = e;
       }
       expect(err).to.be.instanceOf(TranscribeError);
-      expect((err as TranscribeError).code).to.equal('no_words');
+      expect((err as TranscribeError).code).to.equal('no_timings');
       expect((err as TranscribeError).transient).to.equal(false);
-      expect(describeTranscribeError(err as TranscribeError)).to.equal('the transcription service returned no word timings');
+      expect(describeTranscribeError(err as TranscribeError)).to.equal(
+        'the transcription service answered text without timings: choose a model or response format that returns timed segments (verbose_json)',
+      );
     }
+  });
+
+  it('makes one segment of timed words that came without segments', function () {
+    const raw = normaliseAnswer({ text: 'Bread needs time. It rises.', words: openAi.words });
+    expect(raw.segments).to.deep.equal([{ start: 0.5, end: 3.9, text: 'Bread needs time. It rises.' }]);
+    expect(raw.words).to.have.length(5);
   });
 
   it('accepts silence: no speech and no words is an empty transcript, not an error', function () {

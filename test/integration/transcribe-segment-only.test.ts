@@ -1,0 +1,141 @@
+// Services that time segments but not words (faster-whisper-server 0.0.3, Groq) and services that answer text only, through transcribeFile on real speech.
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { expect } from 'chai';
+import { TranscriptDocument } from '../../src/contract/library-format.js';
+import { TranscribeError, transcribeFile, transcriptRecord, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
+import { speak, type SpokenSentence } from '../support/speech.js';
+
+const SENTENCES = ['Yesterday we baked sourdough bread in the village oven.', 'Fresh flour and clean water make the starter strong.'];
+
+/**
+ * faster-whisper-server 0.0.3's verbose_json for the spoken file, as it answered it (its `transcriptions` builds the
+ * segments from faster-whisper's and never adds words): times from where the sentences were spoken.
+ */
+function segmentOnlyAnswer(spoken: SpokenSentence[]) {
+  return {
+    task: 'transcribe',
+    language: 'en',
+    duration: spoken.at(-1)!.endMs / 1000 + 1,
+    text: spoken.map((s) => ` ${s.text}`).join(''),
+    segments: spoken.map((s, id) => ({
+      id,
+      seek: 0,
+      start: s.startMs / 1000,
+      end: s.endMs / 1000,
+      text: ` ${s.text}`,
+      tokens: [50364, 1],
+      temperature: 0,
+      avg_logprob: -0.2,
+      compression_ratio: 1.1,
+      no_speech_prob: 0.01,
+    })),
+  };
+}
+
+describe('transcribing through a service that times segments but not words', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let audio: string;
+  let spoken: SpokenSentence[];
+  let server: http.Server;
+  let url: string;
+  let answer: () => unknown;
+  let requests = 0;
+
+  before(async function () {
+    dir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-segment-only-'));
+    audio = path.join(dir, 'speech.mp3');
+    spoken = await speak(SENTENCES, audio);
+    // An OpenAI-compatible server of our own on loopback: it reads the whole upload, then answers a fixed body.
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests++;
+        const ok = req.method === 'POST' && req.url === '/v1/audio/transcriptions';
+        res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(ok ? answer() : { error: { message: 'not found' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async function () {
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const opts = (): TranscribeOptions => ({ url, model: 'whisper-1', maxUploadBytes: 24 * 1024 ** 2, timeoutMs: 10_000 });
+
+  it('keeps each timed segment, cites at its start, and writes no word times it was not given', async function () {
+    answer = () => segmentOnlyAnswer(spoken);
+    const before = requests;
+    const t = await transcribeFile(audio, opts());
+    expect(requests - before).to.equal(1);
+    expect(t.language).to.equal('en');
+    expect(t.segments.map((s) => ({ startMs: s.startMs, endMs: s.endMs, text: s.text, words: s.words.length }))).to.deep.equal(
+      spoken.map((s) => ({ startMs: s.startMs, endMs: s.endMs, text: s.text, words: 0 })),
+    );
+    const record = transcriptRecord(t);
+    const valid = new Ajv({ strict: false }).compile(TranscriptDocument);
+    expect(valid(record), JSON.stringify(valid.errors)).to.equal(true);
+    expect(record.wordTimings).to.equal('source');
+    for (const segment of record.segments) {
+      expect(segment).to.not.have.property('words');
+      expect(segment).to.not.have.property('wordsInterpolated');
+    }
+  });
+
+  it('refuses a text-only answer (no timed segments, no words) with no_timings, saying what to choose instead', async function () {
+    answer = () => ({ text: SENTENCES.join(' ') });
+    const err = await transcribeFile(audio, opts()).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(TranscribeError).with.property('code', 'no_timings');
+    expect((err as TranscribeError).transient).to.equal(false);
+    expect((err as Error).message).to.equal(
+      'the transcription service answered text without timings: choose a model or response format that returns timed segments (verbose_json)',
+    );
+  });
+
+  it('re-cuts timed words that came without segments into sentences', async function () {
+    // Asked for word timestamps only, OpenAI answers words and no segments; here each sentence's words share its time evenly.
+    answer = () => {
+      const words = spoken.flatMap((s) => {
+        const list = s.text.replace(/[.,]/g, '').split(' ');
+        const step = (s.endMs - s.startMs) / list.length / 1000;
+        return list.map((word, i) => ({ word, start: s.startMs / 1000 + i * step, end: s.startMs / 1000 + (i + 1) * step }));
+      });
+      return { task: 'transcribe', language: 'english', duration: 8, text: SENTENCES.join(' '), words };
+    };
+    const t = await transcribeFile(audio, opts());
+    expect(t.segments.map((s) => s.text)).to.deep.equal(SENTENCES);
+    expect(t.segments.map((s) => s.startMs)).to.deep.equal(spoken.map((s) => s.startMs));
+  });
+});
+
+describe('transcribing through faster-whisper-server, when one is running', function () {
+  this.timeout(5 * 60_000);
+  const given = process.env.SEGMENT_ONLY_TRANSCRIBE_URL;
+
+  it('transcribes real speech into timed segments without words, each starting within a second of its sentence', async function () {
+    if (!given) this.skip(); // set it to a faster-whisper-server (0.0.3) given the same Whisper base files
+    const dir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-fws-'));
+    try {
+      const audio = path.join(dir, 'speech.mp3');
+      const spoken = await speak(SENTENCES, audio);
+      const t = await transcribeFile(audio, { url: given!, model: 'whisper-1', maxUploadBytes: 24 * 1024 ** 2, timeoutMs: 4 * 60_000 });
+      expect(t.segments).to.have.length.of.at.least(SENTENCES.length);
+      expect(t.segments.every((s) => s.words.length === 0)).to.equal(true);
+      for (const sentence of spoken) {
+        const nearest = Math.min(...t.segments.map((s) => Math.abs(s.startMs - sentence.startMs)));
+        expect(nearest, sentence.text).to.be.at.most(1000);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
