@@ -2,7 +2,7 @@
 // importer maps it, through the importer's own helpers) and where its transcript or audio is to be found.
 import { parseRssFeed } from 'feedsmith';
 import type { EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
-import { episodeRecord, FacetNames, httpUrl, summaryOf, type ImportedChannel } from '../../importer/model.js';
+import { durationOf, episodeRecord, FacetNames, httpUrl, ingestProblem, summaryOf, type ImportedChannel } from '../../importer/model.js';
 import { cleanText, htmlToText, stableHash } from '../../importer/text.js';
 import { importYtdlpFolder } from '../../importer/ytdlp.js';
 import { channelIdOf, episodeIdOf, itemKey, withoutQuery } from './identity.js';
@@ -133,7 +133,8 @@ export function feedSnapshot(xml: string, { slug, feedUrl, feedKey: pinned }: { 
       link: httpUrl(item.link),
       thumbnail: httpUrl(item.itunes?.image),
       mediaUrl: enclosureUrl,
-      durationMs: typeof item.itunes?.duration === 'number' ? Math.round(item.itunes.duration * 1000) : null,
+      // As the importer reads it: a negative, infinite or absurd duration (`-5`) is no duration, not a refused item.
+      durationMs: durationOf(item.itunes?.duration),
       publishedAt: date,
       viewCount: null,
       personIds: people.ids(persons.map((p: { display?: string }) => p.display ?? '')),
@@ -141,6 +142,13 @@ export function feedSnapshot(xml: string, { slug, feedUrl, feedKey: pinned }: { 
       transcript: null,
       chapters: [],
     });
+    // What ingest would refuse is skipped with its reason here, as the importer does: thrown by the poll's write, it
+    // stopped the poll and every item after it (security review 2026-11-27, item 13).
+    const refused = ingestProblem({ ...record, status: 'pending' });
+    if (refused) {
+      out.skipped.push({ item: label, reason: refused });
+      continue;
+    }
     out.items.push({
       record: { ...record, status: 'pending' },
       source: { key, enclosureUrl, transcripts, chaptersUrl, notes: html || null, publishedAt: date, digest: sourceDigest(enclosureUrl, transcripts, chaptersUrl) },
