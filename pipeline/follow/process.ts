@@ -170,7 +170,11 @@ async function makeTranscript(
     if (notes.length) deps.log?.info({ episodeId: record.id, notes }, 'transcript file notes');
     return { transcript: draftRecord(draft), language: record.language ?? null, durationMs: record.durationMs ?? null, chapters, from: 'feed' };
   }
-  if (!source.enclosureUrl) throw new NoTranscriptError(notes[0] ?? 'the item has neither a transcript file nor audio');
+  if (!source.enclosureUrl) {
+    // The notes name URLs (with their query) and what the fetcher found there: the log's, never the episode's error.
+    if (notes.length) deps.log?.info({ episodeId: record.id, notes }, 'transcript file notes');
+    throw new NoTranscriptError(notes.length ? 'the transcript file could not be read, and the item has no audio' : 'the item has neither a transcript file nor audio');
+  }
   const { url, model, apiKey, maxUploadBytes, timeoutMs } = pipeline.transcribe;
   if (!url) throw new NoTranscriptError('no transcription service is configured, so audio cannot be transcribed');
   const work = await mkdtemp(join(tmpdir(), 'cca-follow-'));
