@@ -34,38 +34,50 @@ const INITIAL = /^\p{Lu}\.$/u;
 const ABBREVIATION_PAUSE_MS = 500;
 
 const lettersOrDigits = /[\p{L}\p{N}]/u;
+/** Punctuation right after a word (sticky: read in place, the text is a whole episode's). */
+const TRAILING = /[^\s\p{L}\p{N}]*/uy;
+/** How far past the last word found the next one is looked for, and how much more for each word not found meanwhile. */
+const SEARCH_CHARS = 80;
+const SKIP_CHARS_PER_MISSING = 40;
 
 /**
  * Finds each word in the text its segments were given (words of some services carry no punctuation, OpenAI's among
  * them; faster-whisper's do): a word's text is the match plus the punctuation around it, `before` what separated it
- * from the previous word. A word not found where expected keeps its own spelling and a space before it.
+ * from the previous word. A word not found where expected keeps its own spelling and a space before it. Each search
+ * looks a short way ahead only, so a whole episode aligns in linear time.
  */
 export function alignWords(text: string, words: TimedWord[]): SentenceToken[] {
-  const lower = text.toLowerCase();
+  // Lower case only where it keeps every index in place (`İ` lowers to two code units).
+  const lowered = text.toLowerCase();
+  const lower = lowered.length === text.length ? lowered : text;
   const tokens: SentenceToken[] = [];
   let cursor = 0; // end of the last matched word, trailing punctuation included
-  let previousMatched = false;
+  let missing = 0; // words not found since then
   words.forEach((word, i) => {
-    const t = word.t.toLowerCase();
-    const at = t ? lower.indexOf(t, cursor) : -1;
-    const skipped = at >= 0 ? text.slice(cursor, at) : '';
-    // Between two words only spaces and punctuation; after a word that was not found, its own spelling may lie between.
-    const found = at >= 0 && (!lettersOrDigits.test(skipped) || (!previousMatched && at - cursor <= 40));
+    const t = lower === text ? word.t : word.t.toLowerCase();
+    const reach = SEARCH_CHARS + missing * SKIP_CHARS_PER_MISSING;
+    const ahead = t ? lower.slice(cursor, cursor + reach + t.length).indexOf(t) : -1;
+    const at = ahead < 0 ? -1 : cursor + ahead;
+    // Between two words only spaces and punctuation; after words that were not found, their own spelling may lie between.
+    const found = at >= 0 && (missing > 0 || !lettersOrDigits.test(text.slice(cursor, at)));
     if (!found) {
       tokens.push({ word, text: word.t, before: i === 0 ? '' : ' ' });
-      previousMatched = false;
+      missing++;
       return;
     }
     // Opening punctuation directly before the word (`"Hello`, `(laughs`) belongs to it.
     let start = at;
     while (start > cursor && !/\s/u.test(text[start - 1]!) && !lettersOrDigits.test(text[start - 1]!)) start--;
     let end = at + t.length;
-    const next = words[i + 1]?.t.toLowerCase();
-    if (!next || !lower.startsWith(next, end)) end += /^[^\s\p{L}\p{N}]*/u.exec(text.slice(end))![0].length;
-    const before = i === 0 ? '' : previousMatched ? text.slice(cursor, start) : ' ';
+    const next = lower === text ? words[i + 1]?.t : words[i + 1]?.t.toLowerCase();
+    if (!next || !lower.startsWith(next, end)) {
+      TRAILING.lastIndex = end;
+      end += TRAILING.exec(text)![0].length;
+    }
+    const before = i === 0 ? '' : missing === 0 ? text.slice(cursor, start) : ' ';
     tokens.push({ word, text: text.slice(start, end), before });
     cursor = end;
-    previousMatched = true;
+    missing = 0;
   });
   return tokens;
 }
@@ -93,7 +105,8 @@ export function cutPoint(tokens: SentenceToken[], { maxSegmentMs = 30_000, minCu
   for (let k = 0; k < tokens.length - 1; k++) if (best < 0 || gapAfter(tokens, k) > gapAfter(tokens, best)) best = k;
   if (best >= 0 && gapAfter(tokens, best) >= minCutPauseMs) return best;
   const first = tokens[0]!.word.s;
-  const middle = (first + Math.max(...tokens.map((t) => t.word.e))) / 2;
+  const last = lastEnd(tokens);
+  const middle = (first + last) / 2;
   let comma = -1;
   for (let k = 0; k < tokens.length - 1; k++) {
     if (!COMMA.test(tokens[k]!.text)) continue;
@@ -101,15 +114,22 @@ export function cutPoint(tokens: SentenceToken[], { maxSegmentMs = 30_000, minCu
   }
   if (comma >= 0) return comma;
   // At the limit, but evenly: a 32 s sentence reads better as two of 16 s than as 30 s and a 2 s tail.
-  const pieces = Math.ceil((Math.max(...tokens.map((t) => t.word.e)) - first) / maxSegmentMs);
-  const target = Math.min(maxSegmentMs, (Math.max(...tokens.map((t) => t.word.e)) - first) / pieces);
+  const pieces = Math.ceil((last - first) / maxSegmentMs);
+  const target = Math.min(maxSegmentMs, (last - first) / pieces);
   let k = 0;
   while (k + 1 < tokens.length - 1 && tokens[k + 1]!.word.e - first <= target) k++;
   return k;
 }
 
+/** The latest word end (a loop: a whole episode's words are too many to spread into Math.max). */
+function lastEnd(tokens: SentenceToken[]): number {
+  let end = 0;
+  for (const t of tokens) if (t.word.e > end) end = t.word.e;
+  return end;
+}
+
 function spanMs(tokens: SentenceToken[]): number {
-  return Math.max(...tokens.map((t) => t.word.e)) - tokens[0]!.word.s;
+  return lastEnd(tokens) - tokens[0]!.word.s;
 }
 
 /** Splits a run longer than the limit, again and again, at `cutPoint`. */
@@ -122,18 +142,17 @@ function withinLimit(tokens: SentenceToken[], options: SentenceOptions): Sentenc
 function segmentOf(tokens: SentenceToken[]): TimedSegment {
   const text = tokens.map((t, i) => (i === 0 ? '' : t.before) + t.text).join('');
   const words = tokens.map((t) => ({ ...t.word }));
-  return { startMs: words[0]!.s, endMs: Math.max(...words.map((w) => w.e)), text: text.trim(), words };
+  return { startMs: words[0]!.s, endMs: lastEnd(tokens), text: text.trim(), words };
 }
 
 /** One stretch of worded segments re-cut into sentences. */
 function recut(run: TimedSegment[], options: SentenceOptions): TimedSegment[] {
   const { pauseMs = 1500 } = options;
-  const tokens: SentenceToken[] = [];
-  for (const segment of run) {
-    const aligned = alignWords(segment.text, segment.words);
-    if (tokens.length && aligned.length) aligned[0] = { ...aligned[0]!, before: ' ' };
-    tokens.push(...aligned);
-  }
+  // One text for the stretch: the cleaning gives a word to the segment holding its middle, not always the one whose text has it.
+  const tokens = alignWords(
+    run.map((s) => s.text).join(' '),
+    run.flatMap((s) => s.words),
+  );
   const out: TimedSegment[] = [];
   let from = 0;
   tokens.forEach((token, i) => {

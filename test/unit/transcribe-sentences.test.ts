@@ -148,6 +148,30 @@ describe('re-cutting transcribed segments into sentences', function () {
     expect(endsSentence(tokens.at(-1)!, undefined)).to.equal(true);
   });
 
+  it("finds a word's punctuation in the neighbouring segment's text when the cleaning gave the word to the other segment", function () {
+    const words = spoken('It rained. Then', 0, { bare: true });
+    // "rained" sits in the second segment's words, its text (with the full stop) in the first's.
+    const out = sentenceSegments([segment('It rained.', words.slice(0, 1)), segment('Then', words.slice(1))]);
+    expect(texts(out)).to.deep.equal(['It rained.', 'Then']);
+  });
+
+  it('re-cuts a three-hour episode in linear time, words the text spells otherwise included', function () {
+    const sentence = 'We sold 3.5 million copies of the book, and then we stopped.';
+    const bareWords = 'We sold three point five million copies of the book and then we stopped'.split(' ');
+    const segments: TimedSegment[] = [];
+    let at = 0;
+    for (let i = 0; i < 2500; i++) {
+      const words = bareWords.map((t, k) => ({ t, s: at + k * 300, e: at + k * 300 + 250 }));
+      at += bareWords.length * 300 + 200;
+      segments.push(segment(sentence, words));
+    }
+    const started = performance.now();
+    const out = sentenceSegments(segments);
+    expect(performance.now() - started).to.be.below(3000);
+    expect(out).to.have.length(2500);
+    expect(out[1234]!.text).to.equal('We sold three point five million copies of the book, and then we stopped.');
+  });
+
   it('is deterministic and leaves its input unchanged', function () {
     const input = whisper(call);
     const copy = structuredClone(input);
