@@ -9,7 +9,7 @@ import type { PassageEmbedder } from '../indexer/load-episode.js';
 import { signatureOf } from '../src/embedding/embedder.js';
 import { INDEXER_TIMEOUT_MS } from '../indexer/queued-ingest.js';
 import { createRedisConnection } from '../indexer/queue.js';
-import { followSource, formatSource, listSources, retryFailed, stopFollowing } from '../pipeline/follow/commands.js';
+import { followSource, formatSource, listSources, printable, retryFailed, stopFollowing } from '../pipeline/follow/commands.js';
 import { FollowError } from '../pipeline/follow/errors.js';
 import { pollSource, type PollReport } from '../pipeline/follow/poll.js';
 import { createPollQueue, createProcessQueue } from '../pipeline/follow/queues.js';
@@ -63,7 +63,8 @@ function printReport(r: PollReport): void {
     ...(r.error ? [`  error: ${r.error}`] : []),
     `  next poll ${r.nextPollAt ?? '-'}`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // Item titles, dates and reasons come from the feed: no control character reaches the terminal.
+  process.stdout.write(`${lines.map(printable).join('\n')}\n`);
 }
 
 async function main(): Promise<number> {
@@ -113,7 +114,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     if (!(err instanceof FollowError)) log.error({ err }, 'follow failed');
-    process.stderr.write(`follow: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`follow: ${printable(err instanceof Error ? err.message : String(err))}\n`);
     process.exit(1);
   },
 );

@@ -199,6 +199,17 @@ export async function retryFailed(deps: FollowDeps, slug: string): Promise<numbe
   });
 }
 
+// C0 and C1 controls (ESC starts the sequences that move the cursor, clear lines or set the window title), DEL, and
+// the bidirectional overrides that reorder what a line shows.
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from a feed or a fetch made safe for the operator's terminal: every control character becomes `\uFFFD`, so
+ * a title cannot hide lines, rewrite the window title or fake the tab-separated fields (review 2026-11-27, item 15).
+ */
+export const printable = (text: string): string => text.replace(CONTROLS, '\uFFFD');
+
 /** One line per followed source for `--list`. */
 export function formatSource(s: FollowState): string {
   const status = s.stoppedAt ? `stopped ${s.stoppedAt}` : `next poll ${s.nextPollAt ?? 'now'}`;
@@ -212,7 +223,9 @@ export function formatSource(s: FollowState): string {
     `${s.errors} poll errors${s.lastError ? ` (last: ${s.lastError})` : ''}`,
     `${failed} failed episodes`,
     status,
-  ].join('\t');
+  ]
+    .map(printable)
+    .join('\t');
 }
 
 export const listSources = (libraryDir: string): Promise<FollowState[]> => listStates(libraryDir);
