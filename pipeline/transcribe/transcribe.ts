@@ -70,7 +70,8 @@ function tailText(raw: RawTranscript): string | undefined {
 
 /**
  * The library's TranscriptDocument (format version 1, speakerLabel null, wordTimings 'source'). A segment the service
- * timed without words has no `words`: its citations start at the segment.
+ * timed without words has no `words` and is marked `wordsInterpolated`, so its citations start at the segment: without
+ * the mark the indexer would share the segment's time out over its sentences by length, an estimate nobody asked for.
  */
 export function transcriptRecord(t: Transcription): TranscriptRecord {
   return {
@@ -81,7 +82,7 @@ export function transcriptRecord(t: Transcription): TranscriptRecord {
       startMs: s.startMs,
       endMs: s.endMs,
       text: s.text,
-      ...(s.words.length ? { words: s.words.map((w) => ({ ...w })) } : {}),
+      ...(s.words.length ? { words: s.words.map((w) => ({ ...w })) } : { wordsInterpolated: true }),
     })),
   };
 }

@@ -6,28 +6,39 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { expect } from 'chai';
+import { buildPassages } from '../../indexer/passages.js';
 import { TranscriptDocument } from '../../src/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
 
-const SENTENCES = ['Yesterday we baked sourdough bread in the village oven.', 'Fresh flour and clean water make the starter strong.'];
+const SENTENCES = [
+  'Yesterday we baked sourdough bread in the village oven.',
+  'Fresh flour and clean water make the starter strong.',
+  'Every morning the baker folds the dough twice.',
+];
 
 /**
- * faster-whisper-server 0.0.3's verbose_json for the spoken file, as it answered it (its `transcriptions` builds the
- * segments from faster-whisper's and never adds words): times from where the sentences were spoken.
+ * faster-whisper-server 0.0.3's verbose_json for the spoken file, shaped as it answered it (its `transcriptions` builds the
+ * segments from faster-whisper's and never adds words; it ran the last two sentences into one segment): times from where
+ * the sentences were spoken.
  */
 function segmentOnlyAnswer(spoken: SpokenSentence[]) {
+  const [first, second, third] = spoken as [SpokenSentence, SpokenSentence, SpokenSentence];
+  const timed = [
+    { start: first.startMs, end: first.endMs, text: ` ${first.text}` },
+    { start: second.startMs, end: third.endMs, text: ` ${second.text} ${third.text}` },
+  ];
   return {
     task: 'transcribe',
     language: 'en',
-    duration: spoken.at(-1)!.endMs / 1000 + 1,
-    text: spoken.map((s) => ` ${s.text}`).join(''),
-    segments: spoken.map((s, id) => ({
+    duration: third.endMs / 1000 + 1,
+    text: timed.map((s) => s.text).join(''),
+    segments: timed.map((s, id) => ({
       id,
       seek: 0,
-      start: s.startMs / 1000,
-      end: s.endMs / 1000,
-      text: ` ${s.text}`,
+      start: s.start / 1000,
+      end: s.end / 1000,
+      text: s.text,
       tokens: [50364, 1],
       temperature: 0,
       avg_logprob: -0.2,
@@ -72,23 +83,28 @@ describe('transcribing through a service that times segments but not words', fun
 
   const opts = (): TranscribeOptions => ({ url, model: 'whisper-1', maxUploadBytes: 24 * 1024 ** 2, timeoutMs: 10_000 });
 
-  it('keeps each timed segment, cites at its start, and writes no word times it was not given', async function () {
+  it('keeps each timed segment as timed, writes no word times it was not given, and cites only at segment starts', async function () {
     answer = () => segmentOnlyAnswer(spoken);
     const before = requests;
     const t = await transcribeFile(audio, opts());
     expect(requests - before).to.equal(1);
     expect(t.language).to.equal('en');
-    expect(t.segments.map((s) => ({ startMs: s.startMs, endMs: s.endMs, text: s.text, words: s.words.length }))).to.deep.equal(
-      spoken.map((s) => ({ startMs: s.startMs, endMs: s.endMs, text: s.text, words: 0 })),
-    );
+    const [first, second, third] = spoken as [SpokenSentence, SpokenSentence, SpokenSentence];
+    expect(t.segments.map((s) => ({ startMs: s.startMs, endMs: s.endMs, text: s.text, words: s.words.length }))).to.deep.equal([
+      { startMs: first.startMs, endMs: first.endMs, text: first.text, words: 0 },
+      { startMs: second.startMs, endMs: third.endMs, text: `${second.text} ${third.text}`, words: 0 },
+    ]);
     const record = transcriptRecord(t);
     const valid = new Ajv({ strict: false }).compile(TranscriptDocument);
     expect(valid(record), JSON.stringify(valid.errors)).to.equal(true);
-    expect(record.wordTimings).to.equal('source');
     for (const segment of record.segments) {
       expect(segment).to.not.have.property('words');
-      expect(segment).to.not.have.property('wordsInterpolated');
+      expect(segment.wordsInterpolated).to.equal(true); // cite at the segment: no time inside it is known
     }
+    // The indexer's citation marks: the two segment starts, no estimate for the third sentence inside the second segment.
+    const passages = buildPassages({ id: 'ep_segment_only', transcript: record, chapters: [] });
+    const times = passages.flatMap((p) => p.marks.filter((_, i) => i % 2 === 1)); // flat [charOffset, ms, …]
+    expect(times).to.deep.equal([first.startMs, second.startMs]);
   });
 
   it('refuses a text-only answer (no timed segments, no words) with no_timings, saying what to choose instead', async function () {
@@ -121,18 +137,19 @@ describe('transcribing through faster-whisper-server, when one is running', func
   this.timeout(5 * 60_000);
   const given = process.env.SEGMENT_ONLY_TRANSCRIBE_URL;
 
-  it('transcribes real speech into timed segments without words, each starting within a second of its sentence', async function () {
+  it('transcribes real speech into timed segments without words, each starting within a second of a sentence', async function () {
     if (!given) this.skip(); // set it to a faster-whisper-server (0.0.3) given the same Whisper base files
     const dir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-fws-'));
     try {
       const audio = path.join(dir, 'speech.mp3');
       const spoken = await speak(SENTENCES, audio);
       const t = await transcribeFile(audio, { url: given!, model: 'whisper-1', maxUploadBytes: 24 * 1024 ** 2, timeoutMs: 4 * 60_000 });
-      expect(t.segments).to.have.length.of.at.least(SENTENCES.length);
+      expect(t.segments).to.have.length.of.at.least(2);
       expect(t.segments.every((s) => s.words.length === 0)).to.equal(true);
-      for (const sentence of spoken) {
-        const nearest = Math.min(...t.segments.map((s) => Math.abs(s.startMs - sentence.startMs)));
-        expect(nearest, sentence.text).to.be.at.most(1000);
+      // Each segment starts within a second of a spoken sentence's start.
+      for (const segment of t.segments) {
+        const nearest = Math.min(...spoken.map((s) => Math.abs(s.startMs - segment.startMs)));
+        expect(nearest, segment.text).to.be.at.most(1000);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
