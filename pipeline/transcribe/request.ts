@@ -73,6 +73,8 @@ export async function uploadAudio(file: string, { url, model, apiKey, language, 
       method: 'POST',
       body: form,
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      // A redirect would send the audio (and the key) on to wherever it points: the configured service answers itself.
+      redirect: 'error',
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     text = await res.text();

@@ -130,10 +130,12 @@ const INDEX_PREFIX = custom(
   readIndexPrefix,
 );
 const MODEL_ID = text('MODEL_ID', 'Xenova/bge-small-en-v1.5', 'embedding model (model hub id)');
-const TRANSCRIBE_URL = optionalText(
+// Credentials in a service URL would be printed by every log line that names it (review 2026-11-27, item 16).
+const TRANSCRIBE_URL = custom(
   'TRANSCRIBE_URL',
+  { shown: 'unset (episodes without a transcript in their source fail: nothing transcribes them)', accepts: 'http or https URL without credentials' },
   'OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); `npm run services -- up` starts the local one and prints its URL',
-  { shown: 'unset (episodes without a transcript in their source fail: nothing transcribes them)', accepts: 'URL' },
+  readServiceUrl,
 );
 const ENRICH_URL = custom(
   'ENRICH_URL',
@@ -218,7 +220,12 @@ export const SCHEMA = {
     queryPrefix: optionalText('MODEL_QUERY_PREFIX', 'text put before every query embedded', { shown: 'the bge instruction for bge models, else none' }),
     passagePrefix: optionalText('MODEL_PASSAGE_PREFIX', 'text put before every passage embedded (e5 models want `passage: `)', { shown: 'none' }),
     remote: {
-      url: optionalText('EMBEDDINGS_URL', 'OpenAI-compatible embeddings service (`POST <url>/v1/embeddings`) when `EMBEDDER=openai`', { accepts: 'URL' }),
+      url: custom(
+        'EMBEDDINGS_URL',
+        { shown: 'unset', accepts: 'http or https URL without credentials' },
+        'OpenAI-compatible embeddings service (`POST <url>/v1/embeddings`) when `EMBEDDER=openai`',
+        readServiceUrl,
+      ),
       model: computed(
         [optionalText('EMBEDDINGS_MODEL', 'model named in each embeddings request when `EMBEDDER=openai`', { shown: '`$MODEL_ID`' }), MODEL_ID],
         (model, modelId) => model ?? modelId,

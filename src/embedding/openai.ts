@@ -112,7 +112,8 @@ export async function createRemoteEmbedder({
   async function request(input: string[], ms: number): Promise<number[][]> {
     let res: Response;
     try {
-      res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ model, input }), signal: AbortSignal.timeout(ms) });
+      // No redirect is followed: it would send the texts (and the key) on to wherever it points.
+      res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ model, input }), redirect: 'error', signal: AbortSignal.timeout(ms) });
     } catch (error) {
       const name = (error as Error).name;
       if (name === 'TimeoutError' || name === 'AbortError') throw new EmbeddingsError('embeddings_timeout', `${ms} ms`);
