@@ -25,6 +25,8 @@ const REFUSED_V6: [string, number, string][] = [
   ['::', 128, 'unspecified'],
   ['::1', 128, 'loopback'],
   ['100::', 64, 'discard'],
+  // Teredo (2001::/32, a tunnel to an IPv4 host given in the address), benchmarking, ORCHID: nothing a feed is served from.
+  ['2001::', 23, 'IETF protocol assignments (Teredo, benchmarking, ORCHID)'],
   ['2001:db8::', 32, 'documentation'],
   // Unique local addresses; includes the cloud metadata address fd00:ec2::254.
   ['fc00::', 7, 'private (ULA)'],
@@ -44,6 +46,12 @@ function blockList(rules: [string, number, string][], type: 'ipv4' | 'ipv6'): [B
 const V4 = blockList(REFUSED_V4, 'ipv4');
 const V6 = blockList(REFUSED_V6, 'ipv6');
 
+// Only global unicast (2000::/3) is the IPv6 internet; everything else is refused unless it carries a public IPv4 address
+// in a form that routes to it (checked before). A deny-list alone missed the local-use NAT64 prefix 64:ff9b:1::/48 and
+// the SIIT form ::ffff:0:a.b.c.d (security review 2026-11-27, item 17), and would miss the next special range too.
+const GLOBAL_UNICAST = new BlockList();
+GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
+
 /** The eight 16-bit words of an IPv6 address (with `::` and a trailing dotted quad expanded). */
 export function ipv6Words(address: string): number[] {
   let text = address.replace(/%.*$/, '').toLowerCase();
@@ -59,12 +67,13 @@ export function ipv6Words(address: string): number[] {
   return [...left, ...fill, ...right].map((w) => parseInt(w, 16));
 }
 
-/** The IPv4 address an IPv6 address carries, for the forms that route to it: mapped, compatible, NAT64, 6to4. */
+/** The IPv4 address an IPv6 address carries, for the forms that route to it: mapped, SIIT, compatible, NAT64, 6to4. */
 export function embeddedIPv4(address: string): string | undefined {
   const w = ipv6Words(address);
   const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   const zeros = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
   if (zeros(0, 5) && w[5] === 0xffff) return quad(w[6]!, w[7]!); // ::ffff:a.b.c.d
+  if (zeros(0, 4) && w[4] === 0xffff && w[5] === 0) return quad(w[6]!, w[7]!); // ::ffff:0:a.b.c.d (SIIT, RFC 6145)
   if (zeros(0, 6) && (w[6] !== 0 || w[7]! > 1)) return quad(w[6]!, w[7]!); // ::a.b.c.d (deprecated)
   if (w[0] === 0x64 && w[1] === 0xff9b && zeros(2, 6)) return quad(w[6]!, w[7]!); // 64:ff9b::/96
   if (w[0] === 0x2002) return quad(w[1]!, w[2]!); // 2002:AABB:CCDD::/48
@@ -83,7 +92,10 @@ export function refusedReason(address: string): string | undefined {
     const why = refusedReason(v4);
     return why === undefined ? undefined : `${why} (IPv4 inside IPv6)`;
   }
-  return V6.find(([list]) => list.check(address.replace(/%.*$/, ''), 'ipv6'))?.[1];
+  const bare = address.replace(/%.*$/, '');
+  const why = V6.find(([list]) => list.check(bare, 'ipv6'))?.[1];
+  if (why !== undefined) return why;
+  return GLOBAL_UNICAST.check(bare, 'ipv6') ? undefined : 'not global unicast (outside 2000::/3)';
 }
 
 /** The host of a parsed URL as an IP literal (brackets removed), or undefined when it is a name. */
