@@ -17,7 +17,7 @@ import { REPO_ROOT } from '../../scripts/lib/child.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, runFollow } from '../support/follow-env.js';
+import { dropFollowStore, runFollow, until } from '../support/follow-env.js';
 
 const OWNER = 'u_follow_cli';
 const INTERVAL_SECONDS = 600;
@@ -49,14 +49,6 @@ interface Listed {
   errors: string;
   failed: string;
   next: string;
-}
-
-async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 60_000, everyMs = 200 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 describe('follow: the commands and the paths around the happy one', function () {

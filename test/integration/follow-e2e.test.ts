@@ -15,20 +15,12 @@ import { startApi } from '../support/api-harness.js';
 import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
 
 const config = loadConfig(process.env);
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
 const SLUG = 'loopback-radio';
 const OWNER = 'u_follow_owner';
-
-async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 120_000, everyMs = 200 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 interface Row {
   id: string;

@@ -20,7 +20,7 @@ import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type Fee
 import { privatePrefix, testClient } from '../support/indexer-env.js';
 import { startApi } from '../support/api-harness.js';
 import { newApiKey, storeApiKey } from '../../src/auth/key-store.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
 
 const OWNER = 'u_enrich_owner';
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -47,14 +47,6 @@ function talk(subjects: readonly (readonly string[])[], minutes = 3): string {
     for (let i = 0; i < (minutes * 60) / 6; i++, t += 6) cues.push(`${cues.length + 1}\n${clock(t)} --> ${clock(t + 6)}\n${sentences[i % sentences.length]}\n`);
   }
   return cues.join('\n');
-}
-
-async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 120_000, everyMs = 200 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 interface EpisodeFile {

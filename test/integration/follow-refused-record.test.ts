@@ -17,7 +17,7 @@ import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follo
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
 
 const SLUG = 'refused-records';
 const OWNER = 'u_refused_owner';
@@ -27,14 +27,6 @@ const clock = (s: number) => `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 
 /** An SRT file of `count` one-second cues. */
 const srt = (count: number, text = (i: number) => `Line number ${i} of the show.`) =>
   Array.from({ length: count }, (_, i) => `${i + 1}\n${clock(i)} --> ${clock(i + 1)}\n${text(i)}\n`).join('\n');
-
-async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 90_000, everyMs = 200 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 interface Row {
   id: string;

@@ -19,18 +19,10 @@ import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follo
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
 
 const OWNER = 'u_work_order_owner';
 const DAY = 86_400_000;
-
-async function until(what: string, check: () => boolean | Promise<boolean>, { timeoutMs = 120_000, everyMs = 100 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /** Transcript files on loopback, answered only as the test releases them; `arrivals` is the order they were asked for. */
 interface Gate {

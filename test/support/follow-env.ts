@@ -1,4 +1,5 @@
-// What the follow suites share: the pipeline's environment, `npm run follow` as a child process, and dropping a suite's pipeline queues and indices.
+// What the follow suites share: the pipeline's environment, `npm run follow` as a child process, waiting for what the
+// pipeline does, and dropping a suite's pipeline queues and indices.
 import { spawn } from 'node:child_process';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { createRedisConnection } from '../../indexer/queue.js';
@@ -66,4 +67,13 @@ export async function dropFollowStore({ client, prefix, redisUrl }: { client: Cl
   connection.disconnect();
   await deleteIndices(client, prefix);
   await client.close();
+}
+
+/** Checks `check` every `everyMs` until it holds; throws naming `what` when `timeoutMs` passes first. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, { timeoutMs = 120_000, everyMs = 200 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
