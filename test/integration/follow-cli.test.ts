@@ -12,12 +12,12 @@ import { ensureIndices, indexAliases, type Client } from '../../src/store/opense
 import { userDocument } from '../../indexer/documents.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { createPollQueue, schedulerId } from '../../pipeline/follow/queues.js';
-import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
+import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, runFollow, until } from '../support/follow-env.js';
+import { dropFollowStore, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
 
 const OWNER = 'u_follow_cli';
 const INTERVAL_SECONDS = 600;
@@ -115,27 +115,7 @@ describe('follow: the commands and the paths around the happy one', function () 
     return server;
   };
 
-  const startWorkers = async (): Promise<PipelineWorkers> => {
-    const cfg = loadConfig({ ...process.env, ...env });
-    const embedder = embeddings.embedder();
-    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
-    const connection = createRedisConnection(cfg.redisUrl);
-    const started = await startPipelineWorkers({
-      connection,
-      indexPrefix: prefix,
-      pipeline: cfg.pipeline,
-      ctx: { client, embedder, aliases },
-      lockDurationMs: 3000,
-      stalledIntervalMs: 1000,
-    });
-    return {
-      ...started,
-      close: async () => {
-        await started.close();
-        connection.disconnect();
-      },
-    };
-  };
+  const startWorkers = (): Promise<PipelineWorkers> => startSuiteWorkers({ client, prefix, env, embeddings, lockDurationMs: 3000, stalledIntervalMs: 1000 });
 
   const schedulers = async (): Promise<string[]> => {
     const connection = createRedisConnection(config.redisUrl);

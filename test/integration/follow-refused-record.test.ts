@@ -10,14 +10,13 @@ import { loadConfig } from '../../src/config/load.js';
 import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
 import { ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
-import { createRedisConnection } from '../../indexer/queue.js';
 import { MAX_PROCESS_STARTS } from '../../pipeline/follow/queues.js';
 import type { FollowState } from '../../pipeline/follow/state.js';
-import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
+import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
+import { dropFollowStore, followEnv, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
 
 const SLUG = 'refused-records';
 const OWNER = 'u_refused_owner';
@@ -84,27 +83,7 @@ describe('follow: a record ingest refuses is processed once, not on every poll',
       transcript: { segments: unknown[] } | null;
     };
 
-  const startWorkers = async (): Promise<PipelineWorkers> => {
-    const cfg = loadConfig({ ...process.env, ...env });
-    const embedder = embeddings.embedder();
-    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
-    const connection = createRedisConnection(cfg.redisUrl);
-    const started = await startPipelineWorkers({
-      connection,
-      indexPrefix: prefix,
-      pipeline: cfg.pipeline,
-      ctx: { client, embedder, aliases },
-      lockDurationMs: 3000,
-      stalledIntervalMs: 1000,
-    });
-    return {
-      ...started,
-      close: async () => {
-        await started.close();
-        connection.disconnect();
-      },
-    };
-  };
+  const startWorkers = (): Promise<PipelineWorkers> => startSuiteWorkers({ client, prefix, env, embeddings, lockDurationMs: 3000, stalledIntervalMs: 1000 });
 
   before(async function () {
     client = testClient();

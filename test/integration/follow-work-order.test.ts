@@ -15,11 +15,11 @@ import { userDocument } from '../../indexer/documents.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { createProcessQueue, queueNames } from '../../pipeline/follow/queues.js';
 import type { FollowState } from '../../pipeline/follow/state.js';
-import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
+import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
+import { dropFollowStore, followEnv, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
 
 const OWNER = 'u_work_order_owner';
 const DAY = 86_400_000;
@@ -161,28 +161,7 @@ describe('follow: the work order (recent episodes first, channels in turn) and t
     return jobs.filter((j) => j.data.slug === slug);
   };
 
-  const startWorkers = async (): Promise<PipelineWorkers> => {
-    const cfg = loadConfig({ ...process.env, ...env });
-    const embedder = embeddings.embedder();
-    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
-    const connection = createRedisConnection(cfg.redisUrl);
-    const started = await startPipelineWorkers({
-      connection,
-      indexPrefix: prefix,
-      pipeline: cfg.pipeline,
-      ctx: { client, embedder, aliases },
-      concurrency: 1,
-      lockDurationMs: 5000,
-      stalledIntervalMs: 2000,
-    });
-    return {
-      ...started,
-      close: async () => {
-        await started.close();
-        connection.disconnect();
-      },
-    };
-  };
+  const startWorkers = (): Promise<PipelineWorkers> => startSuiteWorkers({ client, prefix, env, embeddings, concurrency: 1, lockDurationMs: 5000, stalledIntervalMs: 2000 });
 
   before(async function () {
     client = testClient();

@@ -3,7 +3,10 @@
 import { spawn } from 'node:child_process';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { createRedisConnection } from '../../indexer/queue.js';
-import { deleteIndices, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../src/config/load.js';
+import { deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
+import { startPipelineWorkers, type PipelineWorkers, type PipelineWorkersOptions } from '../../pipeline/follow/worker.js';
+import type { HashEmbeddingsServer } from './hash-embeddings-server.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
 
 /**
@@ -76,4 +79,31 @@ export async function until(what: string, check: () => boolean | Promise<boolean
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * The pipeline's workers in the suite's process, as `npm run worker` runs them, on the suite's environment (`env`, from
+ * {@link followEnv}) and the hash embeddings server's embedder; closing them also closes their Redis connection.
+ */
+export async function startSuiteWorkers({
+  client,
+  prefix,
+  env,
+  embeddings,
+  ...options
+}: { client: Client; prefix: string; env: Record<string, string>; embeddings: HashEmbeddingsServer } & Partial<
+  Pick<PipelineWorkersOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'enrich'>
+>): Promise<PipelineWorkers> {
+  const cfg = loadConfig({ ...process.env, ...env });
+  const embedder = embeddings.embedder();
+  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
+  const connection = createRedisConnection(cfg.redisUrl);
+  const started = await startPipelineWorkers({ connection, indexPrefix: prefix, pipeline: cfg.pipeline, ctx: { client, embedder, aliases }, ...options });
+  return {
+    ...started,
+    close: async () => {
+      await started.close();
+      connection.disconnect();
+    },
+  };
 }
