@@ -216,7 +216,8 @@ async function failingOnceRelay(target: string): Promise<{ url: string; close: (
   const to = new URL(target);
   let refused = false;
   const server = http.createServer((req, res) => {
-    if (!refused && req.method === 'POST') {
+    // The first transcription only: enrichment's NER calls to the same service pass.
+    if (!refused && req.method === 'POST' && req.url?.startsWith('/v1/audio/')) {
       refused = true;
       req.resume();
       req.on('end', () => res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"error":"restarting (test)"}'));
