@@ -1,43 +1,31 @@
 // An item with no audio whose transcript file cannot be read fails with a fixed sentence: no URL, no token from its
 // query, nothing of what the fetcher found there (a private address or not), through the real worker, Redis and
 // OpenSearch (security review 2026-11-27, item 14).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
-import { ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
-import { userDocument } from '../../indexer/documents.js';
+import type { Client, IndexAliases } from '../../src/store/opensearch.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
-import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
+import { type startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 describe("follow: an episode's error sentence", function () {
   this.timeout(120_000);
-  const config = loadConfig(process.env);
   let client: Client;
   let prefix: string;
   let aliases: IndexAliases;
-  let libraryDir: string;
   let relay: Awaited<ReturnType<typeof startCountingRelay>>;
   let embeddings: HashEmbeddingsServer;
   let feed: FeedServer;
   let env: Record<string, string>;
+  /** Closes what the store opened, drops its queues and indices, deletes the library folder. */
+  let drop: (() => Promise<void>) | undefined;
   let workers: PipelineWorkers | undefined;
   let connection: ReturnType<typeof createRedisConnection> | undefined;
 
   before(async function () {
-    client = testClient();
-    prefix = privatePrefix('follow-error-sentence');
-    libraryDir = await mkdtemp(join(tmpdir(), 'follow-error-sentence-lib-'));
-    relay = await startCountingRelay('http://127.0.0.1:9');
-    embeddings = await startHashEmbeddingsServer();
-    env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
-    aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
-    await client.index({ index: aliases.users, id: 'u_creator', body: userDocument({ id: 'u_creator', name: 'Creator', plan: 'paid' }), refresh: true } as never);
+    ({ client, prefix, relay, embeddings, env, aliases, drop } = await openFollowStore('follow-error-sentence'));
     feed = await startFeedServer({
       title: 'Missing files',
       items: [{ guid: 'gone', title: 'Gone', pubDate: new Date(Date.UTC(2026, 1, 1)), transcript: { path: '/private/t.vtt?token=s3cr3t-t0ken', type: 'text/vtt' } }],
@@ -57,11 +45,8 @@ describe("follow: an episode's error sentence", function () {
   after(async function () {
     await workers?.close();
     connection?.disconnect();
-    await embeddings?.close();
     await feed?.close();
-    await relay?.close();
-    if (client) await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
-    await rm(libraryDir, { recursive: true, force: true });
+    await drop?.();
   });
 
   it('fails an item whose only transcript file answers 404 with a sentence naming no URL', async function () {

@@ -1,30 +1,24 @@
 // `npm run follow` onto a slug the store already holds, against the real OpenSearch and Redis: another owner's channel
 // is refused with a sentence and left as it was, unless --force-owner; the same owner's channel keeps its members and
 // custom domain (security review 2026-11-27, item 8).
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import type { Client, IndexAliases } from '../../src/store/opensearch.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { channelDocument, userDocument } from '../../indexer/documents.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
-import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 describe('follow: onto a channel the store already holds', function () {
   this.timeout(120_000);
-  const config = loadConfig(process.env);
   let client: Client;
-  let prefix: string;
   let aliases: IndexAliases;
   let libraryDir: string;
-  let relay: Awaited<ReturnType<typeof startCountingRelay>>;
-  let embeddings: HashEmbeddingsServer;
   let feed: FeedServer;
   let env: Record<string, string>;
+  /** Closes what the store opened, drops its queues and indices, deletes the library folder. */
+  let drop: (() => Promise<void>) | undefined;
 
   const channel = async (id: string): Promise<ChannelDoc> => {
     const res = await client.get({ index: aliases.channels, id } as never);
@@ -37,13 +31,7 @@ describe('follow: onto a channel the store already holds', function () {
     );
 
   before(async function () {
-    client = testClient();
-    prefix = privatePrefix('follow-taken');
-    libraryDir = await mkdtemp(join(tmpdir(), 'follow-taken-lib-'));
-    relay = await startCountingRelay('http://127.0.0.1:9');
-    embeddings = await startHashEmbeddingsServer();
-    env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
-    aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
+    ({ client, libraryDir, env, aliases, drop } = await openFollowStore('follow-taken', { owners: [] }));
     for (const id of ['u_alice', 'u_mallory', 'u_member'])
       await client.index({ index: aliases.users, id, body: userDocument({ id, name: id, plan: 'paid' }), refresh: true } as never);
     for (const slug of ['imported', 'handed']) {
@@ -62,11 +50,8 @@ describe('follow: onto a channel the store already holds', function () {
   });
 
   after(async function () {
-    await embeddings?.close();
     await feed?.close();
-    await relay?.close();
-    if (client) await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
-    await rm(libraryDir, { recursive: true, force: true });
+    await drop?.();
   });
 
   it('refuses another owner with a sentence and leaves the channel, its members and domain, and the library as they were', async function () {

@@ -1,48 +1,33 @@
 // A takedown holds: an episode archived by hand stays archived, in its library file and in the real store, when the
 // next `npm run follow -- --poll` finds its item still in the feed and changed (security review 2026-11-27, item 12).
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
-import { userDocument } from '../../indexer/documents.js';
+import type { Client, IndexAliases } from '../../src/store/opensearch.js';
 import { saveEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
-import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
+import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 describe('follow: an episode archived by hand', function () {
   this.timeout(120_000);
-  const config = loadConfig(process.env);
   let client: Client;
-  let prefix: string;
   let aliases: IndexAliases;
   let libraryDir: string;
-  let relay: Awaited<ReturnType<typeof startCountingRelay>>;
   let embeddings: HashEmbeddingsServer;
   let feed: FeedServer;
   let env: Record<string, string>;
+  /** Closes what the store opened, drops its queues and indices, deletes the library folder. */
+  let drop: (() => Promise<void>) | undefined;
 
   before(async function () {
-    client = testClient();
-    prefix = privatePrefix('follow-takedown');
-    libraryDir = await mkdtemp(join(tmpdir(), 'follow-takedown-lib-'));
-    relay = await startCountingRelay('http://127.0.0.1:9');
-    embeddings = await startHashEmbeddingsServer();
-    env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
-    aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
-    await client.index({ index: aliases.users, id: 'u_creator', body: userDocument({ id: 'u_creator', name: 'Creator', plan: 'paid' }), refresh: true } as never);
+    ({ client, libraryDir, embeddings, env, aliases, drop } = await openFollowStore('follow-takedown'));
     feed = await startFeedServer({ title: 'Takedown show', items: [{ guid: 'a', title: 'Said too much', pubDate: new Date(Date.UTC(2026, 1, 1)) }] });
   });
 
   after(async function () {
-    await embeddings?.close();
     await feed?.close();
-    await relay?.close();
-    if (client) await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
-    await rm(libraryDir, { recursive: true, force: true });
+    await drop?.();
   });
 
   it('stays archived, in the library and the store, when the next poll finds its item retitled', async function () {

@@ -1,17 +1,11 @@
 // `npm run follow` prints no control character a feed sent: an item title that would set the terminal's title, clear
 // a line and move the cursor up reaches the operator as visible replacement characters, in the poll report and in
 // `--list` (security review 2026-11-27, item 15). The real CLI, OpenSearch and Redis.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { ensureIndices, type Client } from '../../src/store/opensearch.js';
-import { userDocument } from '../../indexer/documents.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
-import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow } from '../support/follow-env.js';
+import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 const HOSTILE = '\u001b]0;pwned\u0007Evil\u001b[2K\u001b[1A\u009b31m\u202eeman';
 // eslint-disable-next-line no-control-regex
@@ -19,24 +13,15 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2
 
 describe('follow: what the CLI prints of a hostile feed', function () {
   this.timeout(120_000);
-  const config = loadConfig(process.env);
-  let client: Client;
-  let prefix: string;
   let libraryDir: string;
-  let relay: Awaited<ReturnType<typeof startCountingRelay>>;
-  let embeddings: HashEmbeddingsServer;
   let feed: FeedServer;
   let env: Record<string, string>;
+  /** Closes what the store opened, drops its queues and indices, deletes the library folder. */
+  let drop: (() => Promise<void>) | undefined;
 
   before(async function () {
-    client = testClient();
-    prefix = privatePrefix('follow-terminal');
-    libraryDir = await mkdtemp(join(tmpdir(), 'follow-terminal-lib-'));
-    relay = await startCountingRelay('http://127.0.0.1:9');
-    embeddings = await startHashEmbeddingsServer();
-    env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
-    const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
-    await client.index({ index: aliases.users, id: 'u_creator', body: userDocument({ id: 'u_creator', name: 'Creator', plan: 'paid' }), refresh: true } as never);
+    const store = await openFollowStore('follow-terminal');
+    ({ libraryDir, env, drop } = store);
     feed = await startFeedServer({
       title: 'Hostile',
       items: [
@@ -47,11 +32,8 @@ describe('follow: what the CLI prints of a hostile feed', function () {
   });
 
   after(async function () {
-    await embeddings?.close();
     await feed?.close();
-    await relay?.close();
-    if (client) await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
-    await rm(libraryDir, { recursive: true, force: true });
+    await drop?.();
   });
 
   it('shows a skipped item whose title carries escape sequences with each control character replaced', async function () {

@@ -1,12 +1,18 @@
 // What the follow suites share: the pipeline's environment, `npm run follow` as a child process, waiting for what the
-// pipeline does, and dropping a suite's pipeline queues and indices.
+// pipeline does, a suite's own store (prefix, library folder, embedder, owners), and dropping it.
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadConfig } from '../../src/config/load.js';
-import { deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
+import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { userDocument } from '../../indexer/documents.js';
 import { startPipelineWorkers, type PipelineWorkers, type PipelineWorkersOptions } from '../../pipeline/follow/worker.js';
-import type { HashEmbeddingsServer } from './hash-embeddings-server.js';
+import { startCountingRelay } from './feed-server.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from './hash-embeddings-server.js';
+import { privatePrefix, testClient } from './indexer-env.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
 
 /**
@@ -104,6 +110,50 @@ export async function startSuiteWorkers({
     close: async () => {
       await started.close();
       connection.disconnect();
+    },
+  };
+}
+
+/** A follow suite's own store: its index prefix and indices, library folder, embedder, a transcription relay to nowhere, paid owners. */
+export interface FollowStore {
+  client: Client;
+  prefix: string;
+  aliases: IndexAliases;
+  libraryDir: string;
+  relay: Awaited<ReturnType<typeof startCountingRelay>>;
+  embeddings: HashEmbeddingsServer;
+  /** The pipeline's environment ({@link followEnv}). */
+  env: Record<string, string>;
+  /** Closes the servers, drops the queues and indices (closing the client), deletes the library folder. */
+  drop(): Promise<void>;
+}
+
+/** Opens a follow suite's store under a new prefix named after `kind`, with `owners` as paid users. */
+export async function openFollowStore(kind: string, { owners = ['u_creator'] }: { owners?: readonly string[] } = {}): Promise<FollowStore> {
+  const client = testClient();
+  const prefix = privatePrefix(kind);
+  const libraryDir = await mkdtemp(join(tmpdir(), `${kind}-lib-`));
+  const relay = await startCountingRelay('http://127.0.0.1:9');
+  const embeddings = await startHashEmbeddingsServer();
+  const env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
+  const cfg = loadConfig({ ...process.env, ...env });
+  const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: cfg.indexLayout });
+  for (const id of owners) {
+    await client.index({ index: aliases.users, id, body: userDocument({ id, name: id === 'u_creator' ? 'Creator' : id, plan: 'paid' }), refresh: true } as never);
+  }
+  return {
+    client,
+    prefix,
+    aliases,
+    libraryDir,
+    relay,
+    embeddings,
+    env,
+    async drop() {
+      await embeddings.close();
+      await relay.close();
+      await dropFollowStore({ client, prefix, redisUrl: cfg.redisUrl });
+      await rm(libraryDir, { recursive: true, force: true });
     },
   };
 }
