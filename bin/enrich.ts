@@ -52,7 +52,6 @@ async function main(): Promise<number> {
     return asked ? 1 : 0;
   } finally {
     progress.stop();
-    await stages.close();
   }
 }
 

@@ -2,14 +2,16 @@
 // is generated from its transcript and written back into the folder, marked `generated`; the creator's own data is
 // never touched. `ingest` stays a loader: a rebuild from the folder needs no model.
 import { constants } from 'node:fs';
-import { access, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
 import type { Logger } from '../../src/ground/logger.js';
 import { listEpisodeFiles, readLibraryMeta, readLines, type LibraryMeta } from '../../indexer/library-reader.js';
 import { checkEpisode } from '../../indexer/schemas.js';
+import { jsonText, readJson, writeAtomic, writeJson } from '../follow/state.js';
+import { orderedSegments } from './enrich-episode.js';
 import { assignNames, type EpisodeNames, type KnownName } from './people.js';
 import type { DocumentFrequencies } from './phrases.js';
 import { assignTopics, type Keyphrase } from './topics.js';
@@ -137,13 +139,10 @@ export function applyGenerated<T extends EpisodeRecord>(record: T, want: Wanted,
   return next;
 }
 
-/** The speech of a record as one text (segments in time order): what channel statistics and keyphrases read. */
+/** The speech of a record as one text, in the order the chapters read it: what channel statistics and keyphrases read. */
 export const speechText = (segments: readonly EnrichSegment[]): string =>
-  [...segments]
-    .map((s, i) => ({ s, i }))
-    .sort((a, b) => a.s.startMs - b.s.startMs || a.i - b.i)
-    .map(({ s }) => s.text.trim())
-    .filter(Boolean)
+  orderedSegments(segments)
+    .map((s) => s.text.trim())
     .join(' ');
 
 /** One episode of a channel as the channel-level choice sees it. */
@@ -213,8 +212,10 @@ export async function planChannel(
   const names = assignNames(named, { knownPeople: known.people, knownEntities: known.entities });
   const generated = new Map<string, Generated>();
   const used = { topics: new Set<string>(), people: new Set<string>(), entities: new Set<string>() };
-  for (const [episodeId, m] of made) {
-    const want = sorted.find((e) => e.episodeId === episodeId)!.work!.want;
+  for (const { episodeId, work } of sorted) {
+    const m = made.get(episodeId);
+    if (!work || !m) continue;
+    const { want } = work;
     const g: Generated = {};
     if (want.chapters && m.chapters?.length) g.chapters = m.chapters;
     const pick = (kind: FacetKindName, ids: string[] | undefined) => {
@@ -266,21 +267,6 @@ export function facetsOf(meta: Pick<LibraryMeta, 'facets'>): { generatedIds: Set
   return { generatedIds, known: { people: named('person'), entities: named('entity') }, ids: new Set(meta.facets.map((f) => f.record.id)) };
 }
 
-/** Serialises like the rest of the library's writers: two-space JSON and a final newline. */
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-
-/** Writes a file whole or not at all (a temporary sibling renamed over it): a failed run never leaves half a file. */
-async function writeAtomic(path: string, data: string | Buffer): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.enrich-${process.pid}.tmp`);
-  try {
-    await writeFile(temp, data);
-    await rename(temp, path);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
-}
-
 /** One episode file and the records it holds (one for `.json`, each line for `.jsonl`). */
 interface EpisodeFile {
   path: string;
@@ -309,7 +295,7 @@ async function writeEpisodeFile(file: EpisodeFile): Promise<void> {
 }
 
 /** The record of a line, re-serialised the way the file holds its records. */
-const serialise = (file: EpisodeFile, record: EpisodeRecord) => (file.jsonl ? JSON.stringify(record) : json(record));
+const serialise = (file: EpisodeFile, record: EpisodeRecord) => (file.jsonl ? JSON.stringify(record) : jsonText(record));
 
 export interface EnrichLibraryOptions {
   dir: string;
@@ -413,7 +399,9 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
   const selected = (record: EpisodeRecord) => (!channel || record.channelId === channel.id) && (!opts.episode || record.id === opts.episode);
   // The first read: what each episode lacks, and every transcript's text for its channel's statistics.
   const byChannel = new Map<string, ChannelEpisode[]>();
-  for await (const { record } of records(files, channelIds)) {
+  /** Where each episode to enrich is: its segments are read again from that file alone. */
+  const fileOf = new Map<string, string>();
+  for await (const { file, record } of records(files, channelIds)) {
     if (channel && record.channelId !== channel.id) continue;
     const ch = channels.get(record.channelId)!;
     const list = byChannel.get(ch.id) ?? [];
@@ -425,8 +413,10 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
     try {
       const work = workFor(record, { generatedIds, channelLanguage: ch.language, channelName: ch.title, force });
       // The segments are read again when the episode's turn comes: a library's transcripts are not all held at once.
-      if (work) entry.work = { ...work, segments: [] };
-      else summary.unchanged++;
+      if (work) {
+        entry.work = { ...work, segments: [] };
+        fileOf.set(record.id, file.path);
+      } else summary.unchanged++;
     } catch (err) {
       if (!(err instanceof EnrichRefusal)) throw err;
       summary.refused.push({ id: record.id, reason: err.message });
@@ -441,7 +431,8 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
   const added: Record<FacetKindName, Map<string, GeneratedFacet>> = { topics: new Map(), people: new Map(), entities: new Map() };
   for (const [channelId, list] of [...byChannel].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     if (!list.some((e) => e.work)) continue;
-    const segmentsOf = await readSegments(files, channelIds, new Set(list.filter((e) => e.work).map((e) => e.episodeId)));
+    const wanted = list.filter((e) => e.work).map((e) => e.episodeId);
+    const segmentsOf = await readSegments([...new Set(wanted.map((id) => fileOf.get(id)!))].sort(), channelIds, new Set(wanted));
     const episodes = list.map((e) => (e.work ? { ...e, work: { ...e.work, segments: segmentsOf.get(e.episodeId) ?? [] } } : e));
     const plan = await planChannel(episodes, {
       stages,
@@ -494,7 +485,7 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
   return summary;
 }
 
-/** The speech segments of the episodes named, read from the files. */
+/** The speech segments of the episodes named, read from `files` (those that hold them). */
 async function readSegments(files: readonly string[], channelIds: ReadonlySet<string>, wanted: ReadonlySet<string>): Promise<Map<string, EnrichSegment[]>> {
   const out = new Map<string, EnrichSegment[]>();
   for await (const { record } of records(files, channelIds)) if (wanted.has(record.id)) out.set(record.id, speechOf(record));
@@ -503,16 +494,11 @@ async function readSegments(files: readonly string[], channelIds: ReadonlySet<st
 
 /** Adds facet names to a facet file: what is there stays as it is, the new names follow in id order; true when written. */
 export async function addFacets(path: string, facets: readonly GeneratedFacet[]): Promise<boolean> {
-  let existing: FacetRecord[] = [];
-  try {
-    existing = JSON.parse(await readFile(path, 'utf8')) as FacetRecord[];
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const existing = (await readJson<FacetRecord[]>(path)) ?? [];
   const have = new Set(existing.map((f) => f.id));
   const fresh = facets.filter((f) => !have.has(f.id)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (fresh.length === 0) return false;
-  await writeAtomic(path, json([...existing, ...fresh.map(({ id, name, generated }) => ({ id, name, generated }))]));
+  await writeJson(path, [...existing, ...fresh.map(({ id, name, generated }) => ({ id, name, generated }))]);
   return true;
 }
 

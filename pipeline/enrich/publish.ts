@@ -14,6 +14,7 @@ import {
   planChannel,
   wantedFor,
   workFor,
+  speechText,
   type FacetKindName,
   type Generated,
   type Stages,
@@ -37,6 +38,9 @@ export interface PublishEnrichment {
 
 const NO_FACETS: Record<FacetKindName, GeneratedFacet[]> = { topics: [], people: [], entities: [] };
 
+/** An episode published as it came: nothing generated, nothing to apply. */
+export const notEnriched = (outcome: 'complete' | 'refused' | 'failed', seconds = 0): PublishEnrichment => ({ made: {}, facets: NO_FACETS, apply: (r) => r, outcome, seconds });
+
 /**
  * Enriches an episode about to be published, among the episodes of its channel folder (their texts take part in the
  * choice of topics). What an earlier run generated is regenerated (the transcript may have changed since); the
@@ -48,7 +52,7 @@ export async function enrichForPublish(
 ): Promise<PublishEnrichment> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  const unchanged = (outcome: 'complete' | 'refused' | 'failed'): PublishEnrichment => ({ made: {}, facets: NO_FACETS, apply: (r) => r, outcome, seconds: seconds() });
+  const unchanged = (outcome: 'complete' | 'refused' | 'failed') => notEnriched(outcome, seconds());
   try {
     const meta = await readLibraryMeta(dir);
     const { generatedIds, known, ids } = facetsOf(meta);
@@ -57,7 +61,7 @@ export async function enrichForPublish(
     if (!work) return unchanged('complete');
     const others = await channelEpisodes(dir, record.channelId, { channelLanguage, except: record.id });
     let failure: unknown;
-    const plan = await planChannel([...others, { episodeId: record.id, language: work.language, text: work.segments.map((s) => s.text.trim()).join(' '), work }], {
+    const plan = await planChannel([...others, { episodeId: record.id, language: work.language, text: speechText(work.segments), work }], {
       stages,
       channelLanguage: (channelLanguage || 'en').toLowerCase(),
       known,

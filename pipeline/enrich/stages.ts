@@ -57,7 +57,6 @@ export interface ConfiguredStages {
   stages: Stages;
   /** Language-model outcomes so far (`ok`, `malformed`, `timeout`, `error`): a fallback is any but `ok`. */
   counts(): Record<ChatOutcome, number>;
-  close(): Promise<void>;
 }
 
 /**
@@ -95,8 +94,5 @@ export async function createStages(
   return {
     stages,
     counts: () => ({ ...counts }),
-    async close() {
-      // The embedder holds no handle that keeps a process alive; nothing else is open.
-    },
   };
 }

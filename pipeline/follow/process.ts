@@ -17,7 +17,7 @@ import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/erro
 import { episodeOverLimit } from '../../indexer/schemas.js';
 import { describeFetchError, downloadToFile, FetchError } from '../fetch/safe-fetch.js';
 import { describeTranscribeError, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
-import { enrichForPublish, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
+import { enrichForPublish, notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { Stages } from '../enrich/library.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
 import { runJob } from '../../indexer/jobs.js';
@@ -311,7 +311,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     try {
       candidate = publishedRecord(from.record, what).record;
     } catch {
-      return { made: {}, facets: { topics: [], people: [], entities: [] }, apply: (r) => r, outcome: 'refused', seconds: 0 };
+      return notEnriched('refused');
     }
     const result = await enrichForPublish(candidate, { stages, dir: folder, channelLanguage: from.language, log: deps.log, signal });
     if (result.outcome !== 'enriched') return result;
@@ -324,7 +324,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     } catch (err) {
       // Without their names the generated ids would show as bare ids: publish bare rather than half.
       deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message }, 'generated names could not be saved: the episode is published without them');
-      return { ...result, made: {}, apply: (r) => r, outcome: 'failed' };
+      return notEnriched('failed', result.seconds);
     }
     deps.log?.info({ episodeId: job.episodeId, seconds: result.seconds, chapters: result.made.chapters?.length ?? 0 }, 'episode enriched');
     return result;

@@ -68,14 +68,15 @@ export interface FollowState {
   items: Record<string, ItemSource>;
 }
 
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+/** A library file's JSON: two-space indentation and a final newline. */
+export const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 /** The library folder of a channel. */
 export const channelDir = (libraryDir: string, slug: string): string => resolve(libraryDir, slug);
 const statePath = (libraryDir: string, slug: string) => join(channelDir(libraryDir, slug), 'follow.json');
 
 /** Writes a file whole or not at all (a temporary sibling renamed over it). */
-export async function writeAtomic(path: string, text: string): Promise<void> {
+export async function writeAtomic(path: string, text: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
   try {
@@ -97,7 +98,7 @@ export async function readJson<T>(path: string): Promise<T | undefined> {
   }
 }
 
-export const writeJson = (path: string, value: unknown): Promise<void> => writeAtomic(path, json(value));
+export const writeJson = (path: string, value: unknown): Promise<void> => writeAtomic(path, jsonText(value));
 
 export async function readState(libraryDir: string, slug: string): Promise<FollowState | undefined> {
   return readJson<FollowState>(statePath(libraryDir, slug));
