@@ -19,9 +19,7 @@ import { createConfiguredEmbedder } from '../../src/embedding/configured.js';
 import { createLogger } from '../../src/ground/logger.js';
 import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
 import { speechOf, speechText, type GenerateInput, type Stages } from '../../pipeline/enrich/library.js';
-import { createNerClient } from '../../pipeline/enrich/ner.js';
-import { createPeopleStage } from '../../pipeline/enrich/people.js';
-import { stagesOf } from '../../pipeline/enrich/stages.js';
+import { createStages } from '../../pipeline/enrich/stages.js';
 import type { EnrichSegment } from '../../pipeline/enrich/types.js';
 import { transcribeFile } from '../../pipeline/transcribe/transcribe.js';
 import { positive } from '../../bin/lib/cli-args.js';
@@ -105,8 +103,8 @@ async function main(): Promise<void> {
   const service = await ensureTranscriber({ env: { ...process.env, TRANSCRIBE_MODEL: WHISPER_BASE.name }, log });
   // The model in this process without the vector cache: what a first enrichment of new speech costs.
   const embedder = await createConfiguredEmbedder({ ...config, modelDir });
-  const findNames = createPeopleStage({ recognise: createNerClient({ url: service.url, log }), log });
-  const stages = stagesOf({ embed: (texts) => embedder.embedPassages(texts), bounds: { minMs: config.enrich.chapterMinMs, maxMs: config.enrich.chapterMaxMs }, findNames });
+  // The stages as the worker makes them, with that embedder, the local service's NER and no language model.
+  const { stages } = await createStages({ ...config, modelDir, enrich: { ...config.enrich, url: undefined, nerUrl: service.url } }, { log, embedder });
   await embedder.embedPassages(['warm up']);
 
   const audio = await makeAudio(opts.minutes);
