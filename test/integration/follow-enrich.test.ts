@@ -1,26 +1,18 @@
 // Enrichment in the follow pipeline, through the real worker (in-process), Redis and OpenSearch: an episode that
 // arrives with speech only is published with generated chapters, moments and topics shared across the channel; one
 // whose feed gives chapters keeps the creator's; a failed enrichment publishes the transcript bare and says so.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
-import { loadConfig } from '../../src/config/load.js';
-import { ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
-import { userDocument } from '../../indexer/documents.js';
-import { createRedisConnection } from '../../indexer/queue.js';
 import type { Stages } from '../../pipeline/enrich/library.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
 import type { ProcessResult } from '../../pipeline/follow/process.js';
-import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
-import { privatePrefix, testClient } from '../support/indexer-env.js';
+import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { startApi } from '../support/api-harness.js';
 import { newApiKey, storeApiKey } from '../../src/auth/key-store.js';
-import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
+import { openFollowStore, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
 
 const OWNER = 'u_enrich_owner';
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -61,23 +53,10 @@ interface EpisodeFile {
 
 describe('follow: enrichment before publishing', function () {
   this.timeout(300_000);
-  const config = loadConfig(process.env);
-  let client: Client;
-  let embeddings: HashEmbeddingsServer;
-  let relay: Awaited<ReturnType<typeof startCountingRelay>>;
   const cleanups: (() => Promise<void>)[] = [];
-
-  before(async function () {
-    client = testClient();
-    relay = await startCountingRelay('http://127.0.0.1:9');
-    embeddings = await startHashEmbeddingsServer();
-  });
 
   after(async function () {
     for (const c of cleanups.reverse()) await c();
-    await embeddings?.close();
-    await relay?.close();
-    await client?.close();
   });
 
   /** A channel following a loopback feed of `items`, its workers running with `stages`; returns what a test reads. */
@@ -88,12 +67,13 @@ describe('follow: enrichment before publishing', function () {
     stages: (embed: (t: string[]) => Promise<number[][]>) => Stages,
     chaptersOf?: string,
   ) {
-    const prefix = privatePrefix(`follow-${slug}`);
-    const libraryDir = await mkdtemp(join(tmpdir(), `${slug}-lib-`));
-    const env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
-    const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
-    await client.index({ index: aliases.users, id: OWNER, body: userDocument({ id: OWNER, name: 'Owner', plan: 'paid' }), refresh: true } as never);
+    const store = await openFollowStore(`follow-${slug}`, { owners: [OWNER] });
+    const { client, prefix, libraryDir, env, aliases, embeddings } = store;
     const feed: FeedServer = await startFeedServer({ title: slug });
+    cleanups.push(async () => {
+      await feed.close();
+      await store.drop();
+    });
     for (const [path, body] of Object.entries(files)) feed.setFile(path, body, path.endsWith('.json') ? 'application/json+chapters' : 'application/srt');
     let xml = feedXml({ title: slug, language: 'en', base: feed.url, items });
     if (chaptersOf)
@@ -104,28 +84,14 @@ describe('follow: enrichment before publishing', function () {
     feed.setFeedAnswer({ status: 200, headers: { 'Content-Type': 'application/rss+xml' }, body: xml });
     const followed = await runFollow([feed.feedUrl, '--channel', slug, '--owner', OWNER], env);
     expect(followed.code, followed.stderr).to.equal(0);
-    const cfg = loadConfig({ ...process.env, ...env });
     const embedder = embeddings.embedder();
-    const connection = createRedisConnection(cfg.redisUrl);
     const results: ProcessResult[] = [];
-    const workers: PipelineWorkers = await startPipelineWorkers({
-      connection,
-      indexPrefix: prefix,
-      pipeline: cfg.pipeline,
-      ctx: { client, embedder, aliases },
-      enrich: stages((texts) => embedder.embedPassages(texts)),
-    });
+    const workers = await startSuiteWorkers({ client, prefix, env, embeddings, enrich: stages((texts) => embedder.embedPassages(texts)) });
+    cleanups.push(() => workers.close());
     workers.process.on('completed', (_job: Job<ProcessJob>, result: ProcessResult) => results.push(result));
-    cleanups.push(async () => {
-      await workers.close();
-      connection.disconnect();
-      await dropFollowStore({ client: testClient(), prefix, redisUrl: config.redisUrl }); // it closes the client it is given
-      await feed.close();
-      await rm(libraryDir, { recursive: true, force: true });
-    });
     const dir = join(libraryDir, slug);
     const episodes = async (): Promise<EpisodeFile[]> => {
-      const index = indexAliases(prefix).episodes;
+      const index = aliases.episodes;
       await client.indices.refresh({ index });
       const res = await client.search({ index, body: { size: 100, query: { term: { channelId: `ch_${slug}` } } } } as never);
       const ids = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
@@ -135,7 +101,7 @@ describe('follow: enrichment before publishing', function () {
       const list = await episodes();
       return list.length === items.length && list.every((e) => e.status === 'published' || e.status === 'failed');
     });
-    return { dir, prefix, episodes, results, aliases, env };
+    return { dir, prefix, episodes, results, aliases, env, client, embeddings };
   }
 
   it('publishes speech-only episodes with generated chapters on segment starts, typed moments and topics they share', async function () {
@@ -151,7 +117,7 @@ describe('follow: enrichment before publishing', function () {
         { startTime: 180, title: 'Then water' },
       ],
     };
-    const { dir, episodes, results, aliases, prefix, env } = await follow(
+    const { dir, episodes, results, aliases, prefix, env, client, embeddings } = await follow(
       'enriched-radio',
       items,
       { '/srt/a.srt': talk([SOIL, WATER]), '/srt/b.srt': talk([WATER, SOIL]), '/srt/c.srt': talk([SOIL, WATER]), '/chapters.json': JSON.stringify(creatorChapters) },
