@@ -2,21 +2,17 @@
 // cues) is processed once and its outcome recorded, never re-made by every poll; and a source version started too
 // often without an outcome is failed without being fetched again. Through the real worker (in-process), Redis and
 // OpenSearch; every item has its transcript in the feed, so the transcriber (a relay to nowhere) is never asked.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
 import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
-import { ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
-import { userDocument } from '../../indexer/documents.js';
+import { indexAliases, type Client } from '../../src/store/opensearch.js';
 import { MAX_PROCESS_STARTS } from '../../pipeline/follow/queues.js';
 import type { FollowState } from '../../pipeline/follow/state.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
-import { privatePrefix, testClient } from '../support/indexer-env.js';
-import { dropFollowStore, followEnv, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
+import type { HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
+import { feedXml, type startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
+import { openFollowStore, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
 
 const SLUG = 'refused-records';
 const OWNER = 'u_refused_owner';
@@ -36,7 +32,6 @@ interface Row {
 
 describe('follow: a record ingest refuses is processed once, not on every poll', function () {
   this.timeout(240_000);
-  const config = loadConfig(process.env);
   let client: Client;
   let prefix: string;
   let libraryDir: string;
@@ -44,6 +39,8 @@ describe('follow: a record ingest refuses is processed once, not on every poll',
   let relay: Awaited<ReturnType<typeof startCountingRelay>>;
   let feed: FeedServer;
   let env: Record<string, string>;
+  /** Closes what the store opened, drops its queues and indices, deletes the library folder. */
+  let drop: (() => Promise<void>) | undefined;
   let workers: PipelineWorkers | undefined;
 
   const items: FeedServerItem[] = [
@@ -86,14 +83,7 @@ describe('follow: a record ingest refuses is processed once, not on every poll',
   const startWorkers = (): Promise<PipelineWorkers> => startSuiteWorkers({ client, prefix, env, embeddings, lockDurationMs: 3000, stalledIntervalMs: 1000 });
 
   before(async function () {
-    client = testClient();
-    prefix = privatePrefix('follow-refused');
-    libraryDir = await mkdtemp(join(tmpdir(), 'follow-refused-lib-'));
-    relay = await startCountingRelay('http://127.0.0.1:9');
-    embeddings = await startHashEmbeddingsServer();
-    env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
-    const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: config.indexLayout });
-    await client.index({ index: aliases.users, id: OWNER, body: userDocument({ id: OWNER, name: 'Owner', plan: 'paid' }), refresh: true } as never);
+    ({ client, prefix, libraryDir, relay, embeddings, env, drop } = await openFollowStore('follow-refused', { owners: [OWNER] }));
     feed = await startFeedServer({ title: TITLE });
     feed.setFile('/srt/chapters.srt', srt(3), 'application/srt');
     feed.setFile(
@@ -109,12 +99,8 @@ describe('follow: a record ingest refuses is processed once, not on every poll',
 
   after(async function () {
     await workers?.close();
-    await embeddings?.close();
-    if (!client) return;
-    await dropFollowStore({ client, prefix, redisUrl: config.redisUrl });
     await feed?.close();
-    await relay?.close();
-    await rm(libraryDir, { recursive: true, force: true });
+    await drop?.();
   });
 
   it('publishes the transcript without the refused chapters, fails the refused transcript with a sentence, and stops a version started too often', async function () {
