@@ -1,5 +1,6 @@
-// Local Redis (Debian's redis-server) on a loopback port, with an append-only file so that
-// queued ingest jobs survive a restart (`npm run drill -- redis-queue` checks it).
+// Local Redis (Debian's redis-server) on a loopback port, with an append-only file so that the queues (ingest, the
+// followed feeds', the webhooks') survive a restart (`npm run drill -- redis-queue` checks it); private instances
+// beside it for the drills and tests that delete a Redis's data (`npm run drill -- redis-loss`).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis, ReplyError } from 'ioredis';
@@ -12,10 +13,8 @@ import { checkPinnedPort, choosePort } from './ports.js';
 import { isOurProcess, sleep, stopProcess } from './processes.js';
 import { clearState, readState, writeState } from './state.js';
 
-const REDIS_DIR = path.join(RUN_DIR, 'redis');
-const PID_FILE = path.join(REDIS_DIR, 'redis.pid');
-const LOG_FILE = path.join(REDIS_DIR, 'redis.log');
-const STATE = 'redis';
+/** The Redis of `services up`; the drills and tests start private ones beside it under other names. */
+const DEFAULT_INSTANCE = 'redis';
 /** Where Debian and source builds put redis-server, searched after PATH in case PATH is minimal. */
 const EXTRA_DIRS = ['/usr/bin', '/usr/local/bin'];
 
@@ -55,11 +54,41 @@ export async function pingRedis(url: string, timeoutMs = 1_000): Promise<string 
   }
 }
 
+/**
+ * Where an instance keeps its pid, log and data (the append-only files under `appendonlydir/`): `.cache/run/<instance>/`.
+ * `redis` is the one `services up` starts.
+ */
+export function redisDir(instance = DEFAULT_INSTANCE): string {
+  return path.join(RUN_DIR, instance);
+}
+const pidFile = (instance: string) => path.join(redisDir(instance), 'redis.pid');
+const logFile = (instance: string) => path.join(redisDir(instance), 'redis.log');
+
+/**
+ * The server options of every Redis the provisioner starts. Persistence for the BullMQ queues as its docs advise: AOF
+ * fsynced every second (a crash loses at most a second of queue writes, which the worker rebuilds at start from the
+ * library folders and OpenSearch), no RDB snapshots, and never evict keys (an evicted job would silently vanish).
+ */
+export function redisServerArgs({ port, dir }: { port: number; dir: string }): string[] {
+  return [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--save', '',
+    '--appendonly', 'yes',
+    '--appendfsync', 'everysec',
+    '--maxmemory-policy', 'noeviction',
+    '--daemonize', 'yes',
+    '--pidfile', path.join(dir, 'redis.pid'),
+    '--logfile', path.join(dir, 'redis.log'),
+    '--dir', dir,
+  ]; // prettier-ignore
+}
+
 const pings = async (port: number) => (await pingRedis(`redis://127.0.0.1:${port}`)) === 'PONG';
 
-/** The Redis `up` started, if its process is alive and its port answers PING. */
-export async function runningRedis(): Promise<RedisState | undefined> {
-  const state = readState<RedisState>(STATE);
+/** The Redis `up` started (or the private `instance`), if its process is alive and its port answers PING. */
+export async function runningRedis({ instance = DEFAULT_INSTANCE }: { instance?: string } = {}): Promise<RedisState | undefined> {
+  const state = readState<RedisState>(instance);
   if (!state || !isOurProcess(state.pid, 'redis-server')) return undefined;
   return (await pings(state.port)) ? state : undefined;
 }
@@ -75,87 +104,100 @@ async function redisServerBinary(env: Env, log: Logger): Promise<string> {
   return installed;
 }
 
-function readPid(): number | undefined {
+function readPid(instance: string): number | undefined {
   try {
-    const pid = Number(fs.readFileSync(PID_FILE, 'utf8').trim());
+    const pid = Number(fs.readFileSync(pidFile(instance), 'utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
   }
 }
 
-function failure(error: ProvisionError): ProvisionError {
-  const tail = tailFile(LOG_FILE, 20);
-  return new ProvisionError(error.code, error.message, tail ? `--- last lines of ${LOG_FILE}\n${tail}` : undefined);
+function failure(error: ProvisionError, instance: string): ProvisionError {
+  const tail = tailFile(logFile(instance), 20);
+  return new ProvisionError(error.code, error.message, tail ? `--- last lines of ${logFile(instance)}\n${tail}` : undefined);
 }
 
-/** Starts Redis, or reuses the one a previous `up` started. Recorded in `.cache/run/redis.json`. */
-export async function ensureRedis({ env, log }: { env: Env; log: Logger }): Promise<RedisState> {
-  const running = await runningRedis();
+/**
+ * Starts Redis, or reuses the one a previous `up` started. Recorded in `.cache/run/redis.json`, its data in
+ * `.cache/run/redis/`. `instance` names a private server instead (`.cache/run/<instance>.json` and folder; a drill's or
+ * a test's, on the port `REDIS_PORT` of `env` pins or a free one from `preferredPort`), started the same way.
+ */
+export async function ensureRedis({
+  env,
+  log,
+  instance = DEFAULT_INSTANCE,
+  preferredPort = 6379,
+}: {
+  env: Env;
+  log: Logger;
+  instance?: string;
+  preferredPort?: number;
+}): Promise<RedisState> {
+  const running = await runningRedis({ instance });
   if (running) {
     checkPinnedPort(env, 'REDIS_PORT', 'Redis', running.port);
-    log.info({ url: running.url, pid: running.pid }, 'Redis already running, reusing it');
+    log.info({ url: running.url, pid: running.pid, instance }, 'Redis already running, reusing it');
     return running;
   }
-  await stopRedis({ log }); // a stale state, or a server of ours that no longer answers
+  await stopRedis({ log, instance }); // a stale state, or a server of ours that no longer answers
 
   const binary = await redisServerBinary(env, log);
-  const port = await choosePort({ env, envName: 'REDIS_PORT', preferred: 6379, what: 'Redis' });
-  fs.mkdirSync(REDIS_DIR, { recursive: true });
-  fs.rmSync(PID_FILE, { force: true });
-  const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    // Persistence for the BullMQ queue as its docs advise: AOF fsynced every second (a crash
-    // loses at most a second of queue writes, which `npm run ingest` re-enqueues), no RDB
-    // snapshots, and never evict keys (an evicted job would silently vanish).
-    '--save', '',
-    '--appendonly', 'yes',
-    '--appendfsync', 'everysec',
-    '--maxmemory-policy', 'noeviction',
-    '--daemonize', 'yes',
-    '--pidfile', PID_FILE,
-    '--logfile', LOG_FILE,
-    '--dir', REDIS_DIR,
-  ]; // prettier-ignore
-  const started = await exec(binary, args, { cwd: REDIS_DIR });
+  const port = await choosePort({ env, envName: 'REDIS_PORT', preferred: preferredPort, what: 'Redis' });
+  const dir = redisDir(instance);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.rmSync(pidFile(instance), { force: true });
+  const started = await exec(binary, redisServerArgs({ port, dir }), { cwd: dir });
   if (started.code !== 0) {
-    throw failure(createProvisionError('install_failed', 'starting redis-server', lastLine(started.stderr || started.stdout)));
+    throw failure(createProvisionError('install_failed', 'starting redis-server', lastLine(started.stderr || started.stdout)), instance);
   }
 
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
-    const pid = readPid();
+    const pid = readPid(instance);
     if (pid !== undefined && (await pings(port))) {
       const state: RedisState = { pid, url: `redis://127.0.0.1:${port}`, port, startedAt: new Date().toISOString() };
-      writeState(STATE, state);
-      log.info({ url: state.url, pid }, 'Redis is up');
+      writeState(instance, state);
+      log.info({ url: state.url, pid, instance, dir }, 'Redis is up');
       return state;
     }
     await sleep(100);
   }
-  const pid = readPid();
+  const pid = readPid(instance);
   if (pid !== undefined) await stopProcess(pid, { timeoutMs: 5_000, name: 'Redis', log });
-  throw failure(createProvisionError('redis_unhealthy', LOG_FILE));
+  throw failure(createProvisionError('redis_unhealthy', logFile(instance)), instance);
 }
 
 /**
- * Stops the Redis `up` started (SIGTERM, SIGKILL after 10 s) and clears its state.
- * `crash` kills it outright instead, as a power cut would (the drills use it).
+ * Stops the Redis `up` started (or the private `instance`): SIGTERM (Redis writes its append-only file out and exits),
+ * SIGKILL after 10 s, and clears its state. `crash` kills it outright instead, as a power cut would (the drills use it).
  */
-export async function stopRedis({ log, crash = false }: { log: Logger; crash?: boolean }): Promise<RedisState | undefined> {
-  const state = readState<RedisState>(STATE);
+export async function stopRedis({ log, crash = false, instance = DEFAULT_INSTANCE }: { log: Logger; crash?: boolean; instance?: string }): Promise<RedisState | undefined> {
+  const state = readState<RedisState>(instance);
   if (!state) return undefined;
   if (isOurProcess(state.pid, 'redis-server')) {
     if (crash) process.kill(state.pid, 'SIGKILL');
     await stopProcess(state.pid, { timeoutMs: 10_000, name: 'Redis', log });
   }
-  clearState(STATE);
+  clearState(instance);
   return state;
+}
+
+/**
+ * Deletes what a stopped private `instance` holds (its append-only files): the next {@link ensureRedis} starts it
+ * empty, as after a lost disk. Refuses the Redis of `services up` and a running instance.
+ */
+export async function deleteRedisData({ instance }: { instance: string }): Promise<void> {
+  if (instance === DEFAULT_INSTANCE) throw new Error('deleteRedisData: refusing the Redis of `services up`; use a private instance');
+  if (await runningRedis({ instance })) throw new Error(`deleteRedisData: Redis "${instance}" is running; stop it first`);
+  const dir = redisDir(instance);
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    if (name !== 'redis.log') fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /** The recorded server, and whether it runs and answers. */
 export async function redisState(): Promise<{ state: RedisState | undefined; running: boolean }> {
-  const state = readState<RedisState>(STATE);
+  const state = readState<RedisState>(DEFAULT_INSTANCE);
   return { state, running: (await runningRedis()) !== undefined };
 }
