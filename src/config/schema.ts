@@ -74,6 +74,19 @@ function readHsSecret(raw: string | undefined, name: string): string | undefined
   return raw;
 }
 
+/** `BACKUP_EVERY`: an interval in ms (`every`) or a cron pattern, as a BullMQ Job Scheduler takes them. */
+function readBackupEvery(raw: string | undefined, name: string): { every: number } | { pattern: string } | undefined {
+  if (raw === undefined || raw === 'off') return undefined;
+  const interval = /^(\d+)(m|h|d)$/.exec(raw);
+  if (interval) {
+    const ms = Number(interval[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[interval[2] as 'm' | 'h' | 'd'];
+    if (ms < 60_000) throw new ConfigError(name, `expected at least 1m, got "${raw}"`);
+    return { every: ms };
+  }
+  if (/^[\d*,/-]+( [\d*,/-]+){4,5}$/.test(raw)) return { pattern: raw };
+  throw new ConfigError(name, `expected an interval like 30m, 6h or 1d, a cron pattern like "0 3 * * *", or off; got "${raw}"`);
+}
+
 function readIndexPrefix(raw: string, name: string): string {
   if (!/^[a-z0-9][a-z0-9_.-]*$/.test(raw)) throw new ConfigError(name, `expected lowercase letters, digits, "-", "_" or ".", got "${raw}"`);
   return raw;
@@ -502,6 +515,23 @@ export const SCHEMA = {
     host: text('METRICS_HOST', '127.0.0.1', 'interface of the `/metrics` listeners'),
     apiPort: optionalInteger('METRICS_PORT', 0, 65535, "port of the API's `/metrics` listener", 'unset (none)'),
     workerPort: optionalInteger('WORKER_METRICS_PORT', 0, 65535, "port of the worker's `/metrics` listener (`npm run worker -- --metrics-port` overrides it)", 'unset (none)'),
+  },
+
+  /** Snapshots of every index of `INDEX_PREFIX` (`npm run backup`, `npm run restore`, the worker's schedule). */
+  backup: {
+    repository: text(
+      'BACKUP_REPOSITORY',
+      'cca-backups',
+      'OpenSearch snapshot repository the backups go to (registered as `fs` at `BACKUP_LOCATION` when missing; an S3 one is registered by the operator)',
+    ),
+    location: text('BACKUP_LOCATION', 'cca-backups', "folder of a file-system repository, relative to the nodes' `path.repo` (or absolute inside it)", { accepts: 'folder path' }),
+    keep: integer('BACKUP_KEEP', 7, 1, 1000, 'good backups of the prefix kept; older ones are deleted after each good one'),
+    every: custom(
+      'BACKUP_EVERY',
+      { shown: 'unset (no scheduled backup)', accepts: 'an interval (`30m`, `6h`, `1d`) or a cron pattern (`0 3 * * *`)' },
+      "the worker's backup schedule (a BullMQ Job Scheduler); unset: backups only by `npm run backup`",
+      readBackupEvery,
+    ),
   },
 } satisfies Schema;
 

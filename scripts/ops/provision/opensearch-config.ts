@@ -21,6 +21,15 @@ export interface NodeSpec {
 
 export type NodeSettings = Record<string, string | number | boolean | string[]>;
 
+/**
+ * The snapshot repositories' root (`path.repo`) of a node among `all`: in the first node's folder, outside every
+ * `data` folder, so `npm run backup` survives a lost data directory; one folder for every node of a local
+ * cluster (a shared file system, as OpenSearch requires of an `fs` repository).
+ */
+export function snapshotRoot(all: readonly NodeSpec[]): string {
+  return path.join(all[0]!.dir, 'snapshots');
+}
+
 /** What every local node shares: loopback only, its own ports and folders. */
 function baseSettings(node: NodeSpec): NodeSettings {
   return {
@@ -36,7 +45,7 @@ function baseSettings(node: NodeSpec): NodeSettings {
 
 /** The default node: one node that never looks for others. */
 export function singleNodeSettings(node: NodeSpec): NodeSettings {
-  return { 'cluster.name': SINGLE_NODE_CLUSTER, 'node.name': node.name, 'discovery.type': 'single-node', ...baseSettings(node) };
+  return { 'cluster.name': SINGLE_NODE_CLUSTER, 'node.name': node.name, 'discovery.type': 'single-node', ...baseSettings(node), 'path.repo': [snapshotRoot([node])] };
 }
 
 /**
@@ -50,6 +59,7 @@ export function clusterNodeSettings(node: NodeSpec, all: readonly NodeSpec[], { 
     'cluster.name': LOCAL_CLUSTER,
     'node.name': node.name,
     ...baseSettings(node),
+    'path.repo': [snapshotRoot(all)],
     'node.roles': ['cluster_manager', 'data', 'ingest'],
     'discovery.seed_hosts': all.map((n) => `127.0.0.1:${n.transportPort}`),
     ...(bootstrap ? { 'cluster.initial_cluster_manager_nodes': all.map((n) => n.name) } : {}),
@@ -81,6 +91,7 @@ export function writeNodeConfig(node: NodeSpec, settings: NodeSettings, { heap =
   fs.rmSync(conf, { recursive: true, force: true });
   fs.mkdirSync(path.join(conf, 'jvm.options.d'), { recursive: true });
   for (const dir of ['data', 'logs', 'tmp']) fs.mkdirSync(path.join(node.dir, dir), { recursive: true });
+  for (const dir of [settings['path.repo'] ?? []].flat()) fs.mkdirSync(String(dir), { recursive: true });
 
   fs.copyFileSync(path.join(INSTALL_DIR, 'config', 'log4j2.properties'), path.join(conf, 'log4j2.properties'));
   // The stock options write GC logs and heap dumps relative to the install; keep them with the node.

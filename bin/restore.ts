@@ -1,0 +1,66 @@
+// `npm run restore [-- <snapshot>] [--as <prefix>] [--swap | --force]`: bring a backup of `npm run backup` back.
+import { Command } from 'commander';
+import { loadConfig } from '../src/config/load.js';
+import { configuredSignature } from '../src/embedding/configured.js';
+import { createLogger } from '../src/ground/logger.js';
+import { createOpenSearchClient } from '../src/store/opensearch.js';
+import { BackupError, currentMappingVersions, restoreBackup } from '../src/store/snapshots.js';
+import { createProgress } from '../indexer/progress.js';
+
+const config = loadConfig(process.env);
+const log = createLogger({ name: 'restore', level: config.logLevel, fd: 2 });
+
+const program = new Command()
+  .name('restore')
+  .description(
+    'Restore a backup of `npm run backup` from BACKUP_REPOSITORY: the newest good one of INDEX_PREFIX, or the one named.\n' +
+      'Its indices come back under new names and the aliases of the prefix are pointed at them in one call. Refused when the\n' +
+      'snapshot was built by another embedder or another mapping version than this release and configuration (the sentence\n' +
+      'says what to do), and when the prefix has live indices unless --swap or --force. Episodes added to the library folders\n' +
+      'since the backup: `npm run ingest -- <folder>` afterwards (unchanged episodes are skipped).',
+  )
+  .argument('[snapshot]', 'snapshot name (`npm run backup -- --list`); default the newest good backup of INDEX_PREFIX')
+  .option('--as <prefix>', 'restore into this prefix instead of the snapshot’s own (beside the live one, to inspect it or swap later)')
+  .option('--swap', 'the prefix has live indices: restore beside them, swap the aliases in one call, then delete the old ones')
+  .option('--force', 'the prefix has live indices: delete them first, then restore (for a disk too small for both)')
+  .showHelpAfterError()
+  .parse();
+
+const opts = program.opts<{ as?: string; swap?: boolean; force?: boolean }>();
+
+async function main(): Promise<void> {
+  if (opts.as !== undefined && !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.as))
+    throw new BackupError('live_indices', `--as "${opts.as}": expected lowercase letters, digits, "-", "_" or "."`);
+  const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 300_000 });
+  const progress = createProgress({ label: 'restore', unit: 'shards', log });
+  try {
+    const result = await restoreBackup(client, {
+      repository: config.backup.repository,
+      location: config.backup.location,
+      snapshot: program.args[0],
+      from: config.indexPrefix,
+      as: opts.as,
+      swap: opts.swap ?? false,
+      force: opts.force ?? false,
+      expected: { embedder: configuredSignature(config), mappings: await currentMappingVersions() },
+      log,
+      onProgress: (p) => progress.update(p.shardsDone, p.shardsTotal, { MB: Math.round(p.bytesDone / 1e6) }),
+    });
+    progress.stop();
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const next = result.libraries.map((dir) => `  npm run ingest -- ${dir}`).join('\n');
+    if (next) process.stderr.write(`restored ${result.snapshot} into ${result.prefix}; to index what the library folders gained since the backup:\n${next}\n`);
+  } finally {
+    progress.stop();
+    await client.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    if (!(err instanceof BackupError)) log.error({ err }, 'restore failed');
+    process.stderr.write(`restore: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
