@@ -13,7 +13,8 @@ import { startPipelineWorkers, type PipelineWorkers } from '../pipeline/follow/w
 import { createStages } from '../pipeline/enrich/stages.js';
 import type { ChatOutcome } from '../pipeline/enrich/llm.js';
 import { registerChatWriterMetrics, registerPipelineMetrics } from '../pipeline/metrics.js';
-import { startWebhookWorkers, type WebhookWorkers } from '../pipeline/webhooks/worker.js';
+import { prepareSecrets, startWebhookWorkers, type WebhookWorkers } from '../pipeline/webhooks/worker.js';
+import { keyringOf } from '../pipeline/webhooks/sealed.js';
 import { positive } from './lib/cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
@@ -82,6 +83,9 @@ async function main(): Promise<void> {
     layout: config.indexLayout,
     languages: config.languages,
   });
+  // Before any job is taken: without SECRETS_KEY while endpoints exist, or with a key their secrets were not sealed under, the worker refuses.
+  const keyring = keyringOf(config.secrets);
+  if (opts.webhooks) await prepareSecrets({ client, aliases }, keyring, log);
   const connection = createRedisConnection(config.redisUrl);
   const worker = createIngestWorker({
     connection,
@@ -113,6 +117,7 @@ async function main(): Promise<void> {
         connection,
         indexPrefix: config.indexPrefix,
         store: { client, aliases },
+        keyring,
         outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
         log,
       })

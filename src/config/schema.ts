@@ -1,5 +1,6 @@
 // Every setting, declared once where it lands in the configuration object: its variable, kind, default, range and meaning.
 // loadConfig reads the environment through it, the Config type is computed from it, docs/configuration.md is generated from it.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../ground/package-root.js';
@@ -85,6 +86,24 @@ function readBackupEvery(raw: string | undefined, name: string): { every: number
   }
   if (/^[\d*,/-]+( [\d*,/-]+){4,5}$/.test(raw)) return { pattern: raw };
   throw new ConfigError(name, `expected an interval like 30m, 6h or 1d, a cron pattern like "0 3 * * *", or off; got "${raw}"`);
+}
+
+/** A key that seals webhook secrets at rest: its bytes in base64, and its id, stored beside every secret it seals. */
+export interface SecretsKey {
+  /** The first 8 hex digits of the key's SHA-256: names the key without revealing it. */
+  id: string;
+  base64: string;
+}
+
+/** `SECRETS_KEY` and `SECRETS_KEY_PREVIOUS`: 32 bytes, as 64 hex digits or base64 (the value itself never appears in a message). */
+function readSecretsKey(raw: string | undefined, name: string): SecretsKey | undefined {
+  if (raw === undefined) return undefined;
+  const value = raw.trim();
+  const bytes = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(value) ? Buffer.from(value, 'base64') : undefined;
+  if (bytes?.length !== 32) {
+    throw new ConfigError(name, `expected 32 random bytes as 64 hex digits or base64 (\`openssl rand -base64 32\`), got ${value.length} characters that are neither`);
+  }
+  return { id: createHash('sha256').update(bytes).digest('hex').slice(0, 8), base64: bytes.toString('base64') };
 }
 
 function readIndexPrefix(raw: string, name: string): string {
@@ -395,6 +414,22 @@ export const SCHEMA = {
       1,
       3650,
       'how long the change feed keeps a change; a cursor older than that is answered 410 `cursor_expired` (re-list the catalog)',
+    ),
+  },
+
+  /** The keys that seal webhook signing secrets at rest (AES-256-GCM): the worker and `npm run webhooks` need them, the API does not. */
+  secrets: {
+    key: custom(
+      'SECRETS_KEY',
+      { shown: 'unset (the worker refuses to start while webhook endpoints exist)', accepts: '32 bytes: 64 hex digits or base64' },
+      'seals webhook signing secrets in the store (AES-256-GCM; its id, the first 8 hex digits of its SHA-256, is stored beside each); the worker and `npm run webhooks` need it, the API does not. Make one with `openssl rand -base64 32`',
+      readSecretsKey,
+    ),
+    previousKey: custom(
+      'SECRETS_KEY_PREVIOUS',
+      { shown: 'unset', accepts: '32 bytes: 64 hex digits or base64' },
+      'the key before `SECRETS_KEY`, during a rotation: secrets sealed under it still open, and `npm run webhooks -- rotate-key` re-seals them under `SECRETS_KEY`',
+      readSecretsKey,
     ),
   },
 
