@@ -1,22 +1,22 @@
-// The pipeline's workers inside `npm run worker`: polls (from the Job Schedulers) and processing jobs, and the
-// schedulers re-made from the library folders when the worker starts.
+// The pipeline's workers inside `npm run worker`: polls (from the Job Schedulers) and processing jobs, and what Redis
+// holds of the pipeline re-made from the library folders when the worker starts (recover.ts).
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { PipelineConfig } from '../../src/config/load.js';
 import type { Logger } from '../../src/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import type { Stages } from '../enrich/library.js';
-import { enqueueUnprocessed, pollSource, type PollReport } from './poll.js';
+import { pollSource, type PollReport } from './poll.js';
 import { processEpisode, type ProcessResult } from './process.js';
-import { createPollQueue, createProcessQueue, queueNames, recordStart, syncPollSchedulers, type PollJob, type ProcessJob } from './queues.js';
-import { listStates } from './state.js';
+import { createPollQueue, createProcessQueue, queueNames, recordStart, type PollJob, type ProcessJob } from './queues.js';
+import { recoverFollowWork } from './recover.js';
 
 export interface PipelineWorkersOptions {
   connection: Redis;
   indexPrefix: string;
   pipeline: PipelineConfig;
   ctx: IndexContext;
-  /** Processing jobs at once; default TRANSCRIBE_CONCURRENCY (transcription is an HTTP call: the worker stays async). */
+  /** Processing jobs at once; default TRANSCRIBE_CONCURRENCY per service in TRANSCRIBE_URL (transcription is an HTTP call: the worker stays async). */
   concurrency?: number;
   /** Lock of a processing job; a dead worker's job is taken over after it. Default 30 s (renewed while it runs). */
   lockDurationMs?: number;
@@ -44,7 +44,7 @@ export async function startPipelineWorkers({
   indexPrefix,
   pipeline,
   ctx,
-  concurrency = pipeline.transcribe.concurrency,
+  concurrency = pipeline.transcribe.concurrency * Math.max(1, pipeline.transcribe.urls.length),
   lockDurationMs = 30_000,
   stalledIntervalMs = 30_000,
   log,
@@ -75,21 +75,13 @@ export async function startPipelineWorkers({
   process.on('stalled', (jobId) => log?.warn({ jobId }, 'processing job stalled (its worker died); it will run again'));
   for (const w of [poll, process]) w.on('error', (err) => log?.error({ err: err.message }, 'pipeline worker error'));
 
-  const states = await listStates(pipeline.libraryDir);
-  const { active, removed } = await syncPollSchedulers(pollQueue, states, pipeline.pollIntervalSeconds);
-  let requeued = 0;
-  let deferred = 0;
-  for (const state of states) {
-    const queued = await enqueueUnprocessed({ processQueue, pipeline }, state);
-    requeued += queued.enqueued;
-    deferred += queued.deferred;
-  }
-  log?.info({ sources: active, removedSchedulers: removed, requeued, deferred, queues: names }, 'pipeline workers started');
+  const recovered = await recoverFollowWork({ pollQueue, processQueue, pipeline, log });
+  log?.info({ sources: recovered.schedulers, queues: names }, 'pipeline workers started');
 
   return {
     poll,
     process,
-    sources: active,
+    sources: recovered.schedulers,
     async close() {
       await Promise.all([poll.close(), process.close()]);
       await Promise.all([pollQueue.close(), processQueue.close()]);

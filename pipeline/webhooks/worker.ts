@@ -9,6 +9,7 @@ import { dispatchAll, type DispatchOptions } from './dispatch.js';
 import { endpointSlots } from './endpoint-slot.js';
 import { WebhookError } from './errors.js';
 import { DISPATCH_JOB_OPTIONS, DISPATCH_SCHEDULER_ID, createDeliveryQueue, createDispatchQueue, webhookQueueNames, type DeliveryJob } from './queues.js';
+import { recoverDeliveries, startDeliveryCheckpoints } from './recover.js';
 import { resealSecrets } from './reseal.js';
 import { heldKeys, sealedKeyId, type Keyring } from './sealed.js';
 import { listEndpoints, type WebhookStoreDeps } from './store.js';
@@ -92,6 +93,8 @@ export async function startWebhookWorkers({
   const dispatchQueue = createDispatchQueue(connection, indexPrefix);
   const deliveryQueue = createDeliveryQueue(connection, indexPrefix);
   const attempts = attemptsFor(retry.schedule);
+  // Before the dispatcher runs: what Redis may have lost since the last delivered checkpoint is enqueued again (recover.ts).
+  await recoverDeliveries(store, log);
   const deliverDeps = { store, keyring, outbound: { timeoutMs: 10_000, ...outbound }, failingTimeoutMs, log };
   // Held past one attempt's POST deadline, so only a worker that died mid-attempt lets it expire.
   const slots = endpointSlots(connection, indexPrefix, { holdMs: deliverDeps.outbound.timeoutMs + SLOT_MARGIN_MS });
@@ -140,6 +143,7 @@ export async function startWebhookWorkers({
   deliver.on('completed', (job, result) => log?.info({ jobId: job.id, ...result }, 'webhook delivered'));
   for (const w of [dispatch, deliver]) w.on('error', (err) => log?.error({ err: err.message }, 'webhook worker error'));
   await dispatchQueue.upsertJobScheduler(DISPATCH_SCHEDULER_ID, { every: dispatchEveryMs }, { name: 'dispatch', data: {}, opts: DISPATCH_JOB_OPTIONS });
+  const checkpoints = startDeliveryCheckpoints({ store, deliveryQueue, log });
   log?.info({ queues: names, dispatchEveryMs, attempts, sealing: heldKeys(keyring) }, 'webhook workers started');
 
   return {
@@ -147,6 +151,7 @@ export async function startWebhookWorkers({
     deliver,
     async close() {
       await Promise.all([dispatch.close(), deliver.close()]);
+      await checkpoints.stop();
       await Promise.all([dispatchQueue.close(), deliveryQueue.close()]);
     },
   };
