@@ -1,17 +1,33 @@
-// `npm run webhooks -- add --channel <slug> --url <https URL> | list | remove <id> | rotate <id> [--grace <s>]`:
+// `npm run webhooks -- add --channel <slug> --url <https URL> | list | remove <id> | rotate <id> [--grace <s>] | rotate-key`:
 // webhook endpoints, registered by whoever runs the service (the API stays read-only). Deliveries run in the worker.
+// Secrets are sealed with SECRETS_KEY before they reach the store; `add`, `rotate` and `rotate-key` need it.
 import { Command } from 'commander';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/ground/logger.js';
 import { WebhookError } from '../pipeline/webhooks/errors.js';
 import { listEndpoints, newEndpoint, removeEndpoint, rotateSecret, storeEndpoint, type EndpointDoc, type WebhookStoreDeps } from '../pipeline/webhooks/store.js';
+import { refuseUnknownKeys, resealSecrets } from '../pipeline/webhooks/reseal.js';
+import { keyringOf, sealSecret, type Keyring } from '../pipeline/webhooks/sealed.js';
 import { newSecret } from '../pipeline/webhooks/signing.js';
+import { storeFailure } from '../src/store/transient.js';
 import { positive } from './lib/cli-args.js';
 import { withOperatorStore } from './lib/operator-store.js';
 
 const config = loadConfig(process.env);
 // Logs go to stderr: stdout carries only what a script may capture (the secret on the last line).
 const log = createLogger({ name: 'webhooks', level: config.logLevel, fd: 2 });
+
+/** SECRETS_KEY (and SECRETS_KEY_PREVIOUS), or a refusal saying what to set. */
+function requireKeyring(): Keyring {
+  const keyring = keyringOf(config.secrets);
+  if (!keyring) {
+    throw new WebhookError(
+      'secrets_key_missing',
+      'SECRETS_KEY is unset: webhook secrets are sealed with it before they are stored; set it to the key the worker has (a first one: `openssl rand -base64 32`)',
+    );
+  }
+  return keyring;
+}
 
 /** Runs one webhooks operation against the store, again while a reindex write-blocks it (see withOperatorStore). */
 async function withStore<T>(run: (deps: WebhookStoreDeps) => Promise<T>): Promise<T> {
@@ -38,8 +54,13 @@ program
   .requiredOption('--channel <slug>', 'the channel whose changes are delivered')
   .requiredOption('--url <url>', 'https URL receiving the POSTs (http only on loopback, with OUTBOUND_ALLOW_PRIVATE=true)')
   .action(async ({ channel, url }: { channel: string; url: string }) => {
-    const created = newEndpoint({ url, allowPrivate: config.pipeline.allowPrivate });
-    const endpoint = await withStore((deps) => storeEndpoint(deps, channel, created));
+    const keyring = requireKeyring();
+    const created = newEndpoint({ url, keyring, allowPrivate: config.pipeline.allowPrivate });
+    const endpoint = await withStore(async (deps) => {
+      // A key other than the service's would seal a secret the worker cannot open: the stored ones say which key that is.
+      refuseUnknownKeys(await listEndpoints(deps, { size: 10_000 }), keyring);
+      return storeEndpoint(deps, channel, created);
+    });
     log.info({ endpointId: endpoint.id, channel: endpoint.channelSlug }, 'webhook endpoint added');
     process.stdout.write(`${endpoint.id} for ${endpoint.channelSlug} → ${endpoint.url}; store the secret now, it is not shown again:\n${created.secret}\n`);
   });
@@ -68,21 +89,41 @@ program
   .argument('<id>')
   .option('--grace <seconds>', 'the old secret also signs for this long (two signatures per delivery)', (v) => (v === '0' ? 0 : positive(v)), 0)
   .action(async (id: string, { grace }: { grace: number }) => {
-    // Made once: an attempt retried after its answer was lost finds this secret in place and changes nothing.
+    const keyring = requireKeyring();
+    // Made and sealed once: an attempt retried after its answer was lost finds this secret in place and changes nothing.
     const secret = newSecret();
-    const rotated = await withStore((deps) => rotateSecret(deps, id, { graceMs: grace * 1000, secret }));
+    const sealedSecret = sealSecret(keyring, secret, id);
+    const rotated = await withStore(async (deps) => {
+      refuseUnknownKeys(await listEndpoints(deps, { size: 10_000 }), keyring);
+      return rotateSecret(deps, id, { graceMs: grace * 1000, sealedSecret });
+    });
     if (!rotated) throw new WebhookError('unknown_endpoint', `no webhook endpoint "${id}"`);
-    const until = rotated.endpoint.previousSecretUntil;
+    const until = rotated.previousSecretUntil;
+    process.stdout.write(`${id} has a new secret${grace > 0 && until ? ` (the old one also signs until ${until})` : ''}; store it now, it is not shown again:\n${secret}\n`);
+  });
+
+program
+  .command('rotate-key')
+  .description('seal every stored secret under SECRETS_KEY: those under SECRETS_KEY_PREVIOUS and any stored in clear (give the workers both keys first); safe to run again')
+  .action(async () => {
+    const keyring = requireKeyring();
+    const report = await withStore((deps) => resealSecrets(deps, keyring, { scope: 'all', log }));
     process.stdout.write(
-      `${id} has a new secret${grace > 0 && until ? ` (the old one also signs until ${until})` : ''}; store it now, it is not shown again:\n${rotated.secret}\n`,
+      `${report.resealed} of ${report.endpoints} endpoints re-sealed under key ${keyring.current.id}; ${report.current} already were` +
+        (report.unreadable.length > 0 ? `; ${report.unreadable.length} do not open and need a new secret (rotate ${report.unreadable.join(', ')})` : '') +
+        '\n',
     );
+    if (report.unreadable.length > 0) process.exitCode = 1;
   });
 
 program.parseAsync().catch((error: unknown) => {
   if (error instanceof WebhookError) {
     process.stderr.write(`webhooks: ${error.message}\n`);
   } else {
-    log.error({ err: error }, 'webhooks failed');
+    // The store's own account (status, type, reason), never the client's error whole: its `meta` carries the request sent.
+    const failure = storeFailure(error);
+    if (failure) log.error({ failure }, 'webhooks failed');
+    else log.error({ err: error }, 'webhooks failed');
     process.stderr.write(`webhooks: ${error instanceof Error ? error.message : String(error)}\n`);
   }
   process.exit(1);

@@ -16,7 +16,7 @@ import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../impo
 import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/errors.js';
 import { episodeOverLimit } from '../../indexer/schemas.js';
 import { describeFetchError, downloadToFile, FetchError } from '../fetch/safe-fetch.js';
-import { describeTranscribeError, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
+import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { enrichForPublish, notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { Stages } from '../enrich/library.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
@@ -39,6 +39,9 @@ export interface ProcessResult {
   transcriptFrom?: 'feed' | 'audio';
   audioSeconds?: number;
   transcribeSeconds?: number;
+  /** Pieces the audio was cut into, and how many were kept from a run stopped before (not transcribed again). */
+  pieces?: number;
+  piecesReused?: number;
   /** What was left out to publish (chapters ingest would refuse). */
   notes?: string[];
   /** What enrichment did before publishing (absent: not configured); `failed` published the episode bare. */
@@ -150,6 +153,8 @@ interface Made {
   from: 'feed' | 'audio';
   audioSeconds?: number;
   transcribeSeconds?: number;
+  pieces?: number;
+  piecesReused?: number;
 }
 
 /** Makes the transcript: the feed's own file when one is usable (creator-written beats machine-made), else the audio transcribed. */
@@ -177,6 +182,9 @@ async function makeTranscript(
   }
   const { url, model, apiKey, maxUploadBytes, timeoutMs } = pipeline.transcribe;
   if (!url) throw new NoTranscriptError('no transcription service is configured, so audio cannot be transcribed');
+  // One pool of the worker's services for all its jobs; the pieces kept beside the episode until it is published.
+  const services = servicesFor(pipeline.transcribe, deps.log);
+  const piecesDir = piecesDirOf(episodePath(baseDir, record.id));
   const work = await mkdtemp(join(tmpdir(), 'cca-follow-'));
   try {
     const audio = join(work, 'audio');
@@ -191,12 +199,15 @@ async function makeTranscript(
       maxUploadBytes,
       timeoutMs,
       maxSeconds: pipeline.audioMaxSeconds,
+      services,
+      piecesDir,
       ...(signal ? { signal } : {}),
       ...(deps.log ? { log: deps.log } : {}),
     });
     const durationMs = record.durationMs ?? t.durationMs;
     const chapters = await feedChapters({ url: source.chaptersUrl, showNotes: source.notes }, durationMs, { baseDir, outbound, notes });
-    return { transcript: transcriptRecord(t), language: t.language, durationMs, chapters, from: 'audio', audioSeconds: t.audioSeconds, transcribeSeconds: t.seconds };
+    const pieces = { pieces: t.pieces ?? 1, piecesReused: t.piecesReused ?? 0 };
+    return { transcript: transcriptRecord(t), language: t.language, durationMs, chapters, from: 'audio', audioSeconds: t.audioSeconds, transcribeSeconds: t.seconds, ...pieces };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -292,12 +303,15 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     return fail(err);
   }
   if (!written) return { episodeId: job.episodeId, outcome: 'superseded' };
+  // The transcript is in the episode's file now: the pieces it was made of are done with.
+  if (made.from === 'audio') await removePieces(piecesDirOf(episodePath(dir, job.episodeId)));
   return {
     episodeId: job.episodeId,
     outcome: 'published',
     transcriptFrom: made.from,
     ...(made.audioSeconds !== undefined ? { audioSeconds: made.audioSeconds } : {}),
     ...(made.transcribeSeconds !== undefined ? { transcribeSeconds: made.transcribeSeconds } : {}),
+    ...(made.pieces !== undefined ? { pieces: made.pieces, piecesReused: made.piecesReused ?? 0 } : {}),
     ...(notes.length > 0 ? { notes } : {}),
     ...(enriched ? { enrichment: enriched.outcome, enrichSeconds: enriched.seconds } : {}),
   };

@@ -207,6 +207,26 @@ async function encodePiece(
   if (result.code !== 0) throw new TranscribeError('bad_audio', `ffmpeg could not convert the audio (${lastLine(result.stderr)})`);
 }
 
+/** Where each piece lies in the decoded audio (seconds): one piece when the whole fits `maxUploadBytes`, else cut at silences. */
+export function planPieces(decoded: Pick<DecodedAudio, 'seconds' | 'silences'>, maxUploadBytes: number): Omit<AudioPiece, 'path'>[] {
+  const limit = maxPieceSeconds(maxUploadBytes);
+  if (limit < 5) throw new TranscribeError('too_long', `an upload limit of ${maxUploadBytes} bytes holds less than 5 s of audio`);
+  const bounds = [0, ...planCuts(decoded.seconds, decoded.silences, limit), decoded.seconds];
+  return bounds.slice(0, -1).map((offsetSeconds, i) => ({ offsetSeconds, seconds: bounds[i + 1]! - offsetSeconds }));
+}
+
+/** Encodes the `index`-th planned piece of the decoded WAV into `workDir` (16 kHz mono MP3, never the downloaded bytes as they are). */
+export async function writePiece(
+  decoded: Pick<DecodedAudio, 'path'>,
+  planned: Omit<AudioPiece, 'path'>,
+  index: number,
+  { maxUploadBytes, workDir, signal }: { maxUploadBytes: number; workDir: string; signal?: AbortSignal | undefined },
+): Promise<AudioPiece> {
+  const out = path.join(workDir, `piece-${String(index).padStart(4, '0')}.mp3`);
+  await encodePiece(decoded.path, out, { offset: planned.offsetSeconds, seconds: planned.seconds, maxBytes: maxUploadBytes, signal });
+  return { path: out, ...planned };
+}
+
 /**
  * The pieces to upload, always 16 kHz mono MP3 made from the decoded audio (never the downloaded bytes as they are):
  * one piece when the whole fits `maxUploadBytes`, else pieces cut at silences, written into `workDir`.
@@ -215,17 +235,8 @@ export async function splitAudio(
   decoded: Pick<DecodedAudio, 'path' | 'seconds' | 'silences'>,
   { maxUploadBytes, workDir, signal }: { maxUploadBytes: number; workDir: string; signal?: AbortSignal | undefined },
 ): Promise<AudioPiece[]> {
-  const limit = maxPieceSeconds(maxUploadBytes);
-  if (limit < 5) throw new TranscribeError('too_long', `an upload limit of ${maxUploadBytes} bytes holds less than 5 s of audio`);
-  const bounds = [0, ...planCuts(decoded.seconds, decoded.silences, limit), decoded.seconds];
   const pieces: AudioPiece[] = [];
-  for (let i = 0; i < bounds.length - 1; i++) {
-    const offsetSeconds = bounds[i]!;
-    const seconds = bounds[i + 1]! - offsetSeconds;
-    const out = path.join(workDir, `piece-${String(i).padStart(4, '0')}.mp3`);
-    await encodePiece(decoded.path, out, { offset: offsetSeconds, seconds, maxBytes: maxUploadBytes, signal });
-    pieces.push({ path: out, offsetSeconds, seconds });
-  }
+  for (const [i, planned] of planPieces(decoded, maxUploadBytes).entries()) pieces.push(await writePiece(decoded, planned, i, { maxUploadBytes, workDir, signal }));
   return pieces;
 }
 
@@ -236,6 +247,20 @@ export async function splitAudio(
 export async function checkPieceSize(piece: Pick<AudioPiece, 'path'>, maxUploadBytes: number): Promise<void> {
   const { size } = await stat(piece.path);
   if (size > maxUploadBytes) throw new TranscribeError('piece_too_large', `a piece of ${size} bytes is over the ${maxUploadBytes}-byte upload limit`);
+}
+
+/**
+ * A downloaded file checked and decoded: its container checked, its real length measured by decoding it (more than
+ * `maxSeconds` is `too_long`), its silences found; the pieces are planned from it, and encoded one at a time.
+ */
+export async function decodeChecked(
+  file: string,
+  { maxSeconds = DEFAULT_MAX_SECONDS, workDir, signal }: { maxSeconds?: number | undefined; workDir: string; signal?: AbortSignal | undefined },
+): Promise<DecodedAudio> {
+  const { format } = await probeAudio(file, { signal });
+  const decoded = await decodeAudio(file, { format, maxSeconds, workDir, signal });
+  if (decoded.seconds > maxSeconds) throw new TranscribeError('too_long', `the audio lasts more than the ${maxSeconds} s transcribed`);
+  return decoded;
 }
 
 /**
@@ -251,8 +276,6 @@ export async function prepareAudio(
     signal,
   }: { maxSeconds?: number | undefined; maxUploadBytes: number; workDir: string; signal?: AbortSignal | undefined },
 ): Promise<{ seconds: number; pieces: AudioPiece[] }> {
-  const { format } = await probeAudio(file, { signal });
-  const decoded = await decodeAudio(file, { format, maxSeconds, workDir, signal });
-  if (decoded.seconds > maxSeconds) throw new TranscribeError('too_long', `the audio lasts more than the ${maxSeconds} s transcribed`);
+  const decoded = await decodeChecked(file, { maxSeconds, workDir, signal });
   return { seconds: decoded.seconds, pieces: await splitAudio(decoded, { maxUploadBytes, workDir, signal }) };
 }

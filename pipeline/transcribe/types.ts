@@ -1,5 +1,6 @@
 // The shapes the transcription client takes and returns.
 import type { Logger } from '../../src/ground/logger.js';
+import type { TranscribeServices } from './services.js';
 
 /** How to reach a transcription service speaking OpenAI's `POST /v1/audio/transcriptions`, and the limits to keep. */
 export interface TranscribeOptions {
@@ -19,6 +20,13 @@ export interface TranscribeOptions {
   maxSeconds?: number;
   signal?: AbortSignal;
   log?: Logger;
+  /** Several services sharing the pieces (TRANSCRIBE_URL's list, one pool per worker); given, `url` is not used. */
+  services?: TranscribeServices;
+  /**
+   * Where pieces already transcribed are kept (`episodes/<id>.pieces`), so a run stopped part way resumes at the next
+   * piece; the caller removes it once the transcript is written. Unset: nothing kept.
+   */
+  piecesDir?: string;
 }
 
 /** A word and its times in milliseconds. */
@@ -47,6 +55,9 @@ export interface Transcription {
   audioSeconds: number;
   /** Wall time the transcription took, seconds. */
   seconds: number;
+  /** Pieces the audio was cut into, and how many of them were kept from an earlier run (not sent again); set by transcribeFile. */
+  pieces?: number;
+  piecesReused?: number;
 }
 
 /** A segment as a service answered it, before cleaning (seconds, as in `verbose_json`). */

@@ -8,6 +8,7 @@ import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
 import type { DeliveryJob } from './queues.js';
+import { openSecret, type Keyring } from './sealed.js';
 import { getEndpoint, recordAttempt, signingSecrets, type AttemptRecord, type EndpointDoc, type WebhookStoreDeps } from './store.js';
 
 /** The outbound rules of deliveries: OUTBOUND_ALLOW_PRIVATE, the identifying User-Agent, a short timeout. */
@@ -15,6 +16,8 @@ export type DeliveryOutbound = Pick<SafePostOptions, 'allowPrivate' | 'isAllowed
 
 export interface DeliverDeps {
   store: WebhookStoreDeps;
+  /** Opens the endpoint's sealed secrets (SECRETS_KEY): without it, or without the key a secret names, the attempt fails and is retried. */
+  keyring?: Keyring | undefined;
   outbound: DeliveryOutbound;
   /** The timeout of an attempt to an endpoint marked failing (`failingSince`), when shorter than `outbound.timeoutMs`. */
   failingTimeoutMs?: number | undefined;
@@ -62,7 +65,7 @@ function statusLabel(err: WebhookError): string {
  * attempt (`lastAttempt`) marks the endpoint failing.
  */
 export async function deliverChange(
-  { store, outbound, failingTimeoutMs, log, now = () => new Date() }: DeliverDeps,
+  { store, keyring, outbound, failingTimeoutMs, log, now = () => new Date() }: DeliverDeps,
   { endpointId, change }: DeliveryJob,
   { lastAttempt = false }: { lastAttempt?: boolean } = {},
 ): Promise<DeliveryResult> {
@@ -78,7 +81,9 @@ export async function deliverChange(
   try {
     checkEndpointUrl(endpoint.url, { allowPrivate: outbound.allowPrivate === true });
     const body = deliveryBody(change);
-    const headers = deliveryHeaders({ change, body, secrets: signingSecrets(endpoint, at), at });
+    // Opened for this attempt only: a clear secret lives no longer than the signing.
+    const secrets = signingSecrets(endpoint, at).map((stored) => openSecret(keyring, stored, endpoint.id));
+    const headers = deliveryHeaders({ change, body, secrets, at });
     const res = await postBytes(endpoint.url, body, { ...outbound, timeoutMs: attemptTimeout(endpoint, outbound.timeoutMs, failingTimeoutMs), headers });
     if (res.status >= 200 && res.status <= 299) {
       await record({ status: String(res.status), ok: true });

@@ -18,6 +18,12 @@ export const WEBHOOK_ERRORS = {
   refused_address: 'the endpoint resolves to a refused address',
   /** The store kept failing while the CLI waited. */
   store_busy: 'the store is busy',
+  /** Secrets must be sealed or opened and SECRETS_KEY is unset. */
+  secrets_key_missing: 'SECRETS_KEY is unset',
+  /** A secret is sealed under a key this process does not hold (neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS). */
+  secrets_key_unknown: 'a secret is sealed under a key not held',
+  /** A sealed secret does not open with the key it names (altered, or copied from another endpoint). */
+  secret_unreadable: 'a sealed secret does not open',
 } as const;
 
 export type WebhookErrorCode = keyof typeof WEBHOOK_ERRORS;

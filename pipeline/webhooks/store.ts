@@ -7,6 +7,7 @@ import { lastSeq } from '../../src/store/changes.js';
 import { storeFailure } from '../../src/store/transient.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
+import { sealSecret, type Keyring } from './sealed.js';
 import { newSecret } from './signing.js';
 
 export interface WebhookStoreDeps {
@@ -14,16 +15,20 @@ export interface WebhookStoreDeps {
   aliases: Pick<IndexAliases, 'webhooks' | 'channels' | 'changes'>;
 }
 
-/** One registered endpoint as stored (`_id` = `id`). Secrets are kept in clear: signing needs them. */
+/**
+ * One registered endpoint as stored (`_id` = `id`). Its secrets are sealed (sealed.ts: `sealed:v1:<key id>:…`, opened
+ * with SECRETS_KEY only when a delivery is signed); a clear `whsec_…` is one stored before sealing, until the worker's
+ * start or `npm run webhooks -- rotate-key` seals it.
+ */
 export interface EndpointDoc {
   /** `wh_` + 16 hex characters. */
   id: string;
   channelId: string;
   channelSlug: string;
   url: string;
-  /** The signing secret (`whsec_…`). */
+  /** The signing secret, sealed. */
   secret: string;
-  /** The secret before the last rotation, still signing until `previousSecretUntil` (a grace period); else null. */
+  /** The secret before the last rotation (sealed), still signing until `previousSecretUntil` (a grace period); else null. */
   previousSecret: string | null;
   previousSecretUntil: string | null;
   createdAt: string;
@@ -44,15 +49,20 @@ export interface EndpointDoc {
 /** A new endpoint before it is stored: its id and secret made once, so storing can be retried without a second secret. */
 export interface NewEndpoint {
   id: string;
+  /** The clear secret, shown once to whoever registers the endpoint; never stored. */
   secret: string;
+  /** The secret sealed under the keyring's current key: what is stored. */
+  sealedSecret: string;
   url: string;
   createdAt: string;
 }
 
 /** Makes an endpoint's id and secret for `url` (checked: https, or http on loopback with `allowPrivate`); nothing is stored. */
-export function newEndpoint({ url, allowPrivate = false, now = new Date() }: { url: string; allowPrivate?: boolean; now?: Date }): NewEndpoint {
+export function newEndpoint({ url, keyring, allowPrivate = false, now = new Date() }: { url: string; keyring: Keyring; allowPrivate?: boolean; now?: Date }): NewEndpoint {
   const checked = checkEndpointUrl(url, { allowPrivate });
-  return { id: `wh_${randomBytes(8).toString('hex')}`, secret: newSecret(), url: checked.href, createdAt: now.toISOString() };
+  const id = `wh_${randomBytes(8).toString('hex')}`;
+  const secret = newSecret();
+  return { id, secret, sealedSecret: sealSecret(keyring, secret, id), url: checked.href, createdAt: now.toISOString() };
 }
 
 async function channelBySlug({ client, aliases }: WebhookStoreDeps, slug: string): Promise<ChannelDoc | undefined> {
@@ -68,8 +78,12 @@ async function channelBySlug({ client, aliases }: WebhookStoreDeps, slug: string
 export async function storeEndpoint(deps: WebhookStoreDeps, slug: string, created: NewEndpoint): Promise<EndpointDoc> {
   const channel = await channelBySlug(deps, slug);
   if (!channel) throw new WebhookError('unknown_channel', `no channel "${slug}"`);
+  // Field by field: the clear secret of `created` must never reach the store.
   const doc: EndpointDoc = {
-    ...created,
+    id: created.id,
+    url: created.url,
+    createdAt: created.createdAt,
+    secret: created.sealedSecret,
     channelId: channel.id,
     channelSlug: channel.slug,
     previousSecret: null,
@@ -118,14 +132,16 @@ export async function removeEndpoint({ client, aliases }: WebhookStoreDeps, id: 
 }
 
 /**
- * Gives an endpoint a new secret; deliveries sign with it from the next attempt on. With `graceMs` > 0 the old one
- * signs too until then (two signatures in `webhook-signature`), so a receiver can switch without a gap.
+ * Gives an endpoint a new secret, `sealedSecret` (the new clear secret sealed for this endpoint, made once by the caller:
+ * a retried attempt finds it in place and changes nothing); deliveries sign with it from the next attempt on. With
+ * `graceMs` > 0 the old one signs too until then (two signatures in `webhook-signature`), so a receiver can switch
+ * without a gap. Undefined when there is no such endpoint.
  */
 export async function rotateSecret(
   { client, aliases }: WebhookStoreDeps,
   id: string,
-  { graceMs = 0, now = new Date(), secret = newSecret() }: { graceMs?: number; now?: Date; secret?: string } = {},
-): Promise<{ endpoint: EndpointDoc; secret: string } | undefined> {
+  { sealedSecret, graceMs = 0, now = new Date() }: { sealedSecret: string; graceMs?: number; now?: Date },
+): Promise<EndpointDoc | undefined> {
   const res = await client.update(
     {
       index: aliases.webhooks,
@@ -141,18 +157,17 @@ export async function rotateSecret(
             ' if (params.grace) { ctx._source.previousSecret = ctx._source.secret; ctx._source.previousSecretUntil = params.until; }' +
             ' else { ctx._source.previousSecret = null; ctx._source.previousSecretUntil = null; }' +
             ' ctx._source.secret = params.secret; ctx._source.rotatedAt = params.now;',
-          params: { grace: graceMs > 0, until: new Date(now.getTime() + graceMs).toISOString(), secret, now: now.toISOString() },
+          params: { grace: graceMs > 0, until: new Date(now.getTime() + graceMs).toISOString(), secret: sealedSecret, now: now.toISOString() },
         },
       },
     } as never,
     { ignore: [404] },
   );
   const body = res.body as { result?: string; get?: { _source?: EndpointDoc } };
-  if (!body.get?._source) return undefined;
-  return { endpoint: body.get._source, secret };
+  return body.get?._source;
 }
 
-/** The secrets that sign a delivery at `now`: the current one, and the previous one during its grace period. */
+/** The secrets (as stored: sealed) that sign a delivery at `now`: the current one, and the previous one during its grace period. */
 export function signingSecrets(endpoint: Pick<EndpointDoc, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now: Date): string[] {
   const grace = endpoint.previousSecret && endpoint.previousSecretUntil && Date.parse(endpoint.previousSecretUntil) > now.getTime();
   return grace ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];

@@ -121,6 +121,18 @@ function readServiceUrl(raw: string | undefined, name: string): string | undefin
   return url;
 }
 
+/** One service URL, or several comma-separated (each read as {@link readServiceUrl}, none twice). */
+function readServiceUrls(raw: string | undefined, name: string): readonly string[] | undefined {
+  if (raw === undefined) return undefined;
+  const urls = raw.split(',').map((entry) => {
+    if (!entry.trim()) throw new ConfigError(name, `expected comma-separated URLs without empty entries, got "${raw}"`);
+    return readServiceUrl(entry.trim(), name)!;
+  });
+  const repeated = urls.find((u, i) => urls.indexOf(u) !== i);
+  if (repeated) throw new ConfigError(name, `lists ${repeated} twice`);
+  return urls;
+}
+
 /** A Bearer key is sent over https, or plain http to this machine only: anywhere else it would cross the network in the clear. */
 function checkKeyTransport(key: string | undefined, url: string | undefined, name: string): string | undefined {
   if (key !== undefined && url !== undefined && new URL(url).protocol === 'http:' && !isLoopbackHost(new URL(url).hostname)) {
@@ -165,9 +177,12 @@ const MODEL_ID = text('MODEL_ID', 'Xenova/bge-small-en-v1.5', 'embedding model (
 // Credentials in a service URL would be printed by every log line that names it (review 2026-11-27, item 16).
 const TRANSCRIBE_URL = custom(
   'TRANSCRIBE_URL',
-  { shown: 'unset (episodes without a transcript in their source fail: nothing transcribes them)', accepts: 'http or https URL without credentials' },
-  'OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); `npm run services -- up` starts the local one and prints its URL',
-  readServiceUrl,
+  {
+    shown: 'unset (episodes without a transcript in their source fail: nothing transcribes them)',
+    accepts: 'http or https URL without credentials, or several comma-separated',
+  },
+  'OpenAI-compatible transcription service (`POST <url>/v1/audio/transcriptions`); several comma-separated: each piece goes to the least busy, one that fails is passed over for a minute. `npm run services -- up` starts the local one and prints its URL',
+  readServiceUrls,
 );
 const ENRICH_URL = custom(
   'ENRICH_URL',
@@ -494,7 +509,10 @@ export const SCHEMA = {
     ),
     audioRateWindowSeconds: integer('AUDIO_RATE_WINDOW_SECONDS', 60, 1, 3600, 'the window the audio download rate floor is measured over'),
     transcribe: {
-      url: TRANSCRIBE_URL,
+      /** The first service (what NER_URL defaults to). */
+      url: computed([TRANSCRIBE_URL], (urls) => urls?.[0]),
+      /** Every service, in the order given (empty: none). */
+      urls: computed([TRANSCRIBE_URL], (urls) => urls ?? []),
       model: text('TRANSCRIBE_MODEL', 'base', 'model named in each transcription request (`whisper-1` for OpenAI; the local service serves its own model whatever is asked)'),
       apiKey: optionalText('TRANSCRIBE_API_KEY', 'Bearer key of a remote transcription service'),
       maxUploadBytes: integer(
@@ -505,7 +523,13 @@ export const SCHEMA = {
         'largest audio piece sent in one request; longer audio is cut at silences (OpenAI refuses more than 25 MB)',
       ),
       timeoutMs: integer('TRANSCRIBE_TIMEOUT_MS', 30 * 60_000, 1000, 6 * 3_600_000, 'longest one transcription request may take'),
-      concurrency: integer('TRANSCRIBE_CONCURRENCY', 1, 1, 64, 'episodes transcribed at once by one worker'),
+      concurrency: integer(
+        'TRANSCRIBE_CONCURRENCY',
+        1,
+        1,
+        64,
+        'requests at once on each transcription service from one worker; the worker processes this many episodes at once per service in `TRANSCRIBE_URL`',
+      ),
     },
   },
 
@@ -535,13 +559,13 @@ export const SCHEMA = {
       [
         custom(
           'NER_URL',
-          { shown: '`$TRANSCRIBE_URL`, else unset (no people or entities)', accepts: 'http or https URL without credentials' },
+          { shown: '`$TRANSCRIBE_URL` (its first service), else unset (no people or entities)', accepts: 'http or https URL without credentials' },
           'named-entity recognition service (`POST <url>/v1/entities`): people and companies/products of generated episodes',
           readServiceUrl,
         ),
         TRANSCRIBE_URL,
       ],
-      (ner, transcribe) => ner ?? transcribe?.replace(/\/+$/, ''),
+      (ner, transcribe) => ner ?? transcribe?.[0]?.replace(/\/+$/, ''),
     ),
   },
 

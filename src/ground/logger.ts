@@ -23,6 +23,14 @@ const REDACT = [
   // `meta.meta.request`: a refused write must not print it (security review 2026-11-27, item 10).
   'meta.meta.request',
   '*.meta.meta.request',
+  // Its answer too: a real-time GET or an update returning `_source` echoes an endpoint, sealed secrets included.
+  'meta.body',
+  '*.meta.body',
+  // Sealed secrets (a new endpoint's, a list of signing secrets) and the sealing keys of a settings group logged whole.
+  'sealedSecret',
+  '*.sealedSecret',
+  'secrets',
+  '*.secrets',
 ];
 
 /**

@@ -18,6 +18,7 @@ import { changesAfter, memberView } from '../../src/store/changes.js';
 import { deliveryJobId, webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { getEndpoint, listEndpoints, newEndpoint, removeEndpoint, storeEndpoint, type EndpointDoc } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
+import { testSecretsKey } from '../support/secrets-key.js';
 
 interface Received {
   path: string;
@@ -83,11 +84,12 @@ describe('webhooks: signed deliveries of the change feed', function () {
   let workers: WebhookWorkers;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let episodes = 0;
+  const key = testSecretsKey();
 
   function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/webhooks.ts', ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', SECRETS_KEY: key.value, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const run = { stdout: '', stderr: '' };
@@ -108,7 +110,7 @@ describe('webhooks: signed deliveries of the change feed', function () {
   }
 
   async function addDirect(path: string): Promise<{ id: string; secret: string }> {
-    const created = newEndpoint({ url: receiver.url(path), allowPrivate: true });
+    const created = newEndpoint({ url: receiver.url(path), keyring: key.keyring, allowPrivate: true });
     await storeEndpoint({ client, aliases: store.aliases }, 'alpha', created);
     return created;
   }
@@ -142,6 +144,7 @@ describe('webhooks: signed deliveries of the change feed', function () {
       connection,
       indexPrefix: store.prefix,
       store: { client, aliases: store.aliases },
+      keyring: key.keyring,
       outbound: { allowPrivate: true, userAgent: 'CreatorContentAPI/test (+http://localhost)', timeoutMs: 2000 },
       // Short waits through options: 150 ms between attempts, three attempts in all.
       retry: { schedule: [150, 150], jitter: 0, maxRetryAfterMs: 5000 },

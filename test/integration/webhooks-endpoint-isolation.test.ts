@@ -17,6 +17,7 @@ import type { Client } from '../../src/store/opensearch.js';
 import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { getEndpoint, listEndpoints, newEndpoint, recordAttempt, removeEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
+import { testSecretsKey } from '../support/secrets-key.js';
 
 /** A receiver that accepts connections and never answers: counts them, how many at once, and how long each stayed. */
 async function startSilentReceiver(): Promise<{ url: string; opened: () => number; mostAtOnce: () => number; heldMs: number[]; close: () => Promise<void> }> {
@@ -91,6 +92,7 @@ describe('webhooks: a receiver that never answers', function () {
   let quick: Awaited<ReturnType<typeof startQuickReceiver>>;
   let episodes = 0;
   const deps = () => ({ client, aliases: store.aliases });
+  const key = testSecretsKey();
 
   async function writeEpisodes(n: number): Promise<void> {
     for (let i = 0; i < n; i++) await indexEpisode(ctx, episodeRecord(`ep_iso${String(++episodes).padStart(3, '0')}`, 'ch_alpha', { status: 'indexed' }));
@@ -111,6 +113,7 @@ describe('webhooks: a receiver that never answers', function () {
       connection,
       indexPrefix: store.prefix,
       store: deps(),
+      keyring: key.keyring,
       outbound: { allowPrivate: true, userAgent: 'CreatorContentAPI/test (+http://localhost)', timeoutMs: TIMEOUT_MS },
       failingTimeoutMs: FAILING_TIMEOUT_MS,
       retry: { schedule: [60_000], jitter: 0 },
@@ -142,9 +145,9 @@ describe('webhooks: a receiver that never answers', function () {
 
   it('holds one delivery slot at a time for a silent endpoint, so another endpoint gets every change meanwhile', async function () {
     // The silent endpoint first: its deliveries are enqueued ahead of the other's.
-    await storeEndpoint(deps(), 'alpha', newEndpoint({ url: silent.url, allowPrivate: true }));
+    await storeEndpoint(deps(), 'alpha', newEndpoint({ url: silent.url, keyring: key.keyring, allowPrivate: true }));
     await new Promise((r) => setTimeout(r, 5));
-    await storeEndpoint(deps(), 'alpha', newEndpoint({ url: quick.url, allowPrivate: true }));
+    await storeEndpoint(deps(), 'alpha', newEndpoint({ url: quick.url, keyring: key.keyring, allowPrivate: true }));
     await writeEpisodes(4);
     await until(() => quick.times.length === 4, 'the quick endpoint to get its four changes');
     // Four silent attempts in two slots would hold both for two deadlines before the quick endpoint's turn: here the
@@ -155,7 +158,7 @@ describe('webhooks: a receiver that never answers', function () {
   });
 
   it('gives up an attempt to an endpoint already marked failing after the shorter deadline', async function () {
-    const created = newEndpoint({ url: silent.url, allowPrivate: true });
+    const created = newEndpoint({ url: silent.url, keyring: key.keyring, allowPrivate: true });
     await storeEndpoint(deps(), 'alpha', created);
     await recordAttempt(deps(), created.id, { at: new Date(), changeId: 'chg_earlier', status: 'timeout', ok: false, exhausted: true });
     expect((await getEndpoint(deps(), created.id))?.failingSince).to.be.a('string');

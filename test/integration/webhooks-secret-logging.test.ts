@@ -7,6 +7,7 @@ import { createApiTestStore, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } fr
 import { REPO_ROOT, testClient } from '../support/indexer-env.js';
 import type { Client } from '../../src/store/opensearch.js';
 import { newEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';
+import { testSecretsKey } from '../support/secrets-key.js';
 
 interface CliRun {
   code: number | null;
@@ -19,11 +20,12 @@ describe('webhooks: secrets and a refused store write', function () {
   let store: ApiTestStore;
   let endpointId: string;
   let firstSecret: string;
+  const key = testSecretsKey();
 
   function cli(args: string[]): Promise<CliRun> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/webhooks.ts', ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info' },
+      env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info', SECRETS_KEY: key.value },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -40,7 +42,7 @@ describe('webhooks: secrets and a refused store write', function () {
     store = await createApiTestStore(client);
     await store.users(WORLD_USERS);
     await store.channels(WORLD_CHANNELS);
-    const created = newEndpoint({ url: 'http://127.0.0.1:9/hook', allowPrivate: true });
+    const created = newEndpoint({ url: 'http://127.0.0.1:9/hook', keyring: key.keyring, allowPrivate: true });
     await storeEndpoint({ client, aliases: store.aliases }, 'alpha', created);
     endpointId = created.id;
     firstSecret = created.secret;

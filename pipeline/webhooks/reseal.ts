@@ -1,0 +1,132 @@
+// Every stored secret sealed under the current key: the clear ones stored before sealing existed (the worker seals
+// them at start), and those sealed under SECRETS_KEY_PREVIOUS (`npm run webhooks -- rotate-key`). Nothing is written
+// while any secret names a key this process does not hold; a rotation that lands meanwhile is never overwritten.
+import type { Logger } from '../../src/ground/logger.js';
+import { WebhookError } from './errors.js';
+import { heldKeys, isSealed, openSecret, sealSecret, sealedKeyId, type Keyring } from './sealed.js';
+import { getEndpoint, listEndpoints, type EndpointDoc, type WebhookStoreDeps } from './store.js';
+
+/** `clear`: seal only the secrets stored in clear (the worker's start); `all`: those under the previous key too. */
+export type ResealScope = 'clear' | 'all';
+
+export interface ResealReport {
+  endpoints: number;
+  /** Endpoints whose secrets were written again, sealed under the current key. */
+  resealed: number;
+  /** Endpoints whose secrets were all sealed under the current key already. */
+  current: number;
+  /** Endpoints whose secret does not open with the key it names (left as they are; each needs a new secret). */
+  unreadable: string[];
+}
+
+type Secrets = Pick<EndpointDoc, 'secret' | 'previousSecret'>;
+
+/** Whether one stored value is rewritten: a clear one always, one sealed under another key than the current in `all`. */
+function stale(stored: string | null, keyring: Keyring, scope: ResealScope): boolean {
+  if (stored === null) return false;
+  if (!isSealed(stored)) return true;
+  return scope === 'all' && sealedKeyId(stored) !== keyring.current.id;
+}
+
+/** The endpoint's secrets sealed under the current key, or undefined when nothing needs rewriting. Opens each (throws if it cannot). */
+function resealed(endpoint: EndpointDoc, keyring: Keyring, scope: ResealScope): Secrets | undefined {
+  const fields = [endpoint.secret, endpoint.previousSecret];
+  const opened = fields.map((stored) => (stored === null ? null : openSecret(keyring, stored, endpoint.id)));
+  if (!fields.some((stored) => stale(stored, keyring, scope))) return undefined;
+  const [secret, previousSecret] = fields.map((stored, i) => (stale(stored, keyring, scope) ? sealSecret(keyring, opened[i]!, endpoint.id) : stored));
+  return { secret: secret!, previousSecret: previousSecret ?? null };
+}
+
+/**
+ * Refuses (WebhookError `secrets_key_unknown`) when stored secrets name keys the keyring lacks, with one sentence
+ * naming the keys expected and held, and what to set: before anything is written.
+ */
+export function refuseUnknownKeys(endpoints: EndpointDoc[], keyring: Keyring): void {
+  const held = new Set([keyring.current.id, keyring.previous?.id]);
+  const unknown = new Map<string, number>();
+  for (const e of endpoints) {
+    for (const stored of [e.secret, e.previousSecret]) {
+      const id = sealedKeyId(stored);
+      if (id !== undefined && !held.has(id)) unknown.set(id, (unknown.get(id) ?? 0) + 1);
+    }
+  }
+  if (unknown.size === 0) return;
+  const named = [...unknown].map(([id, n]) => `${n} under key ${id}`).join(', ');
+  const ids = [...unknown.keys()].join(' or ');
+  throw new WebhookError(
+    'secrets_key_unknown',
+    `webhook secrets are sealed under a key this process does not hold (${named}), and ${heldKeys(keyring)}: set SECRETS_KEY_PREVIOUS (or SECRETS_KEY) to the key with id ${ids}; nothing was re-sealed`,
+  );
+}
+
+/** Writes an endpoint's re-sealed secrets if they are still what was read; false when they changed meanwhile (or it is gone). */
+async function swapSecrets({ client, aliases }: WebhookStoreDeps, id: string, from: Secrets, to: Secrets): Promise<'done' | 'changed' | 'gone'> {
+  const res = await client.update(
+    {
+      index: aliases.webhooks,
+      id,
+      retry_on_conflict: 10,
+      refresh: 'wait_for',
+      body: {
+        script: {
+          lang: 'painless',
+          source:
+            'if (ctx._source.secret == params.fromSecret && ctx._source.previousSecret == params.fromPrevious)' +
+            ' { ctx._source.secret = params.secret; ctx._source.previousSecret = params.previousSecret; } else { ctx.op = "noop"; }',
+          params: { fromSecret: from.secret, fromPrevious: from.previousSecret, secret: to.secret, previousSecret: to.previousSecret },
+        },
+      },
+    } as never,
+    { ignore: [404] },
+  );
+  if (res.statusCode === 404) return 'gone';
+  return (res.body as { result?: string }).result === 'noop' ? 'changed' : 'done';
+}
+
+/** Attempts per endpoint when its secrets keep changing under the re-sealing (a rotation between the read and the write). */
+const ATTEMPTS = 5;
+
+/**
+ * Seals every endpoint's secrets under `keyring.current` (`scope`: see {@link ResealScope}). Reads all first and
+ * refuses (WebhookError `secrets_key_unknown`) when a secret names a key the keyring lacks; then rewrites each endpoint
+ * that needs it, only if its secrets are still those read (a rotation meanwhile is read again). Idempotent: a second run
+ * finds nothing to do. An endpoint whose secret does not open with the key it names is logged and left.
+ */
+export async function resealSecrets(
+  deps: WebhookStoreDeps,
+  keyring: Keyring,
+  { scope = 'all', log }: { scope?: ResealScope; log?: Pick<Logger, 'info' | 'warn' | 'error'> | undefined } = {},
+): Promise<ResealReport> {
+  const endpoints = await listEndpoints(deps, { size: 10_000 });
+  refuseUnknownKeys(endpoints, keyring);
+  const report: ResealReport = { endpoints: endpoints.length, resealed: 0, current: 0, unreadable: [] };
+  for (const [i, first] of endpoints.entries()) {
+    let endpoint: EndpointDoc | undefined = first;
+    for (let attempt = 1; endpoint; attempt++) {
+      let to: Secrets | undefined;
+      try {
+        to = resealed(endpoint, keyring, scope);
+      } catch (err) {
+        if (!(err instanceof WebhookError) || err.code !== 'secret_unreadable') throw err;
+        log?.error({ endpointId: endpoint.id, code: err.code }, err.message);
+        report.unreadable.push(endpoint.id);
+        break;
+      }
+      if (!to) {
+        report.current++;
+        break;
+      }
+      const outcome = await swapSecrets(deps, endpoint.id, endpoint, to);
+      if (outcome === 'done') {
+        report.resealed++;
+        log?.info({ endpointId: endpoint.id, keyId: keyring.current.id, done: i + 1, of: endpoints.length }, 'webhook secret sealed under the current key');
+        break;
+      }
+      if (outcome === 'gone') break;
+      if (attempt === ATTEMPTS) throw new WebhookError('store_busy', `the secrets of ${endpoint.id} kept changing while they were re-sealed; run the command again`);
+      endpoint = await getEndpoint(deps, endpoint.id);
+      if (endpoint) refuseUnknownKeys([endpoint], keyring);
+    }
+  }
+  return report;
+}

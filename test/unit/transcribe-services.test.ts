@@ -1,0 +1,128 @@
+// Several transcription services behind one worker: which one takes a piece, how many at once, and which are passed
+// over after a transient failure (the pool's own rule; the services themselves are the integration suite's).
+import { expect } from 'chai';
+import { pickService, TranscribeServices, type ServiceState } from '../../pipeline/transcribe/services.js';
+import { TranscribeError } from '../../pipeline/transcribe/errors.js';
+import { loadConfig } from '../../src/config/load.js';
+
+const idle = (over: Partial<ServiceState> = {}): ServiceState => ({ busy: 0, coolUntil: 0, lastStart: 0, ...over });
+
+describe('transcription services: choosing one', function () {
+  it('gives the piece to the least busy service', function () {
+    expect(pickService([idle({ busy: 1 }), idle(), idle({ busy: 1 })], { perService: 2, now: 0 })).to.deep.equal({ pick: 1 });
+  });
+
+  it('takes turns between equally busy services (the one started longest ago first)', function () {
+    expect(pickService([idle({ lastStart: 5 }), idle({ lastStart: 3 })], { perService: 1, now: 0 })).to.deep.equal({ pick: 1 });
+  });
+
+  it('waits when every service has its share of requests in flight', function () {
+    expect(pickService([idle({ busy: 2 }), idle({ busy: 2 })], { perService: 2, now: 0 })).to.equal('wait');
+  });
+
+  it('passes over a service cooling down after a failure while another can take the piece, even a busy one', function () {
+    const states = [idle({ coolUntil: 1000 }), idle({ busy: 1 })];
+    expect(pickService(states, { perService: 1, now: 500 })).to.equal('wait');
+    expect(pickService(states, { perService: 2, now: 500 })).to.deep.equal({ pick: 1 });
+    expect(pickService(states, { perService: 1, now: 1000 })).to.deep.equal({ pick: 0 });
+  });
+
+  it('tries a cooling service when every service left is cooling (the one back first), and none when all were tried', function () {
+    const states = [idle({ coolUntil: 900 }), idle({ coolUntil: 700 })];
+    expect(pickService(states, { perService: 1, now: 500 })).to.deep.equal({ pick: 1 });
+    expect(pickService(states, { perService: 1, now: 500, exclude: new Set([0, 1]) })).to.equal('none');
+  });
+});
+
+describe('transcription services: running pieces', function () {
+  const busy = () => new TranscribeError('http_status', 'HTTP 503', { transient: true, status: 503 });
+
+  it('spreads pieces running at once over the services, at most perService on each', async function () {
+    const pool = new TranscribeServices(['http://a', 'http://b'], { perService: 2 });
+    const seen: string[] = [];
+    let peak = 0;
+    const releases: (() => void)[] = [];
+    const runs = Array.from({ length: 5 }, () =>
+      pool.run(async (url) => {
+        seen.push(url);
+        peak = Math.max(peak, ...pool.busy());
+        await new Promise<void>((r) => releases.push(r));
+        return url;
+      }),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(pool.busy()).to.deep.equal([2, 2]); // the fifth waits for a slot
+    while (releases.length) {
+      releases.shift()!();
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(runs);
+    expect(seen.filter((u) => u === 'http://a')).to.have.length.within(2, 3);
+    expect(seen).to.have.length(5);
+    expect(peak).to.equal(2);
+  });
+
+  it('sends a piece a service failed transiently to another, and keeps sending to that one during the cooldown', async function () {
+    let clock = 0;
+    const pool = new TranscribeServices(['http://down', 'http://up'], { cooldownMs: 60_000, now: () => clock });
+    const calls: string[] = [];
+    const request = async (url: string) => {
+      calls.push(url);
+      if (url === 'http://down') throw busy();
+      return url;
+    };
+    for (let i = 0; i < 3; i++) expect(await pool.run(request)).to.equal('http://up');
+    expect(calls.filter((u) => u === 'http://down')).to.have.length(1);
+    clock = 61_000;
+    await pool.run(request);
+    expect(calls.filter((u) => u === 'http://down')).to.have.length(2); // tried again once the cooldown is over
+  });
+
+  it('throws the last transient failure when every service failed the piece, and a piece’s own failure at once', async function () {
+    const pool = new TranscribeServices(['http://a', 'http://b']);
+    const calls: string[] = [];
+    const err = await pool
+      .run(async (url) => {
+        calls.push(url);
+        throw busy();
+      })
+      .catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(TranscribeError).with.property('status', 503);
+    expect(calls).to.have.length(2);
+    const refused = new TranscribeError('http_status', 'HTTP 400', { status: 400 });
+    const once: string[] = [];
+    const got = await pool
+      .run(async (url) => {
+        once.push(url);
+        throw refused;
+      })
+      .catch((e: unknown) => e);
+    expect(got).to.equal(refused);
+    expect(once).to.have.length(1);
+  });
+
+  it('with one service, keeps trying it whatever failed before (BullMQ backs off, not the pool)', async function () {
+    const pool = new TranscribeServices(['http://only']);
+    await pool.run(() => Promise.reject(busy())).catch(() => undefined);
+    expect(await pool.run(async (url) => url)).to.equal('http://only');
+  });
+});
+
+describe('TRANSCRIBE_URL: one service or several', function () {
+  it('reads a comma-separated list in order, the first also being the NER default', function () {
+    const { pipeline, enrich } = loadConfig({ TRANSCRIBE_URL: 'http://127.0.0.1:8910/, http://gpu.example.com:8000' });
+    expect(pipeline.transcribe.urls).to.deep.equal(['http://127.0.0.1:8910', 'http://gpu.example.com:8000']);
+    expect(pipeline.transcribe.url).to.equal('http://127.0.0.1:8910');
+    expect(enrich.nerUrl).to.equal('http://127.0.0.1:8910');
+  });
+
+  it('refuses an empty entry, a repeated service and credentials in any entry', function () {
+    expect(() => loadConfig({ TRANSCRIBE_URL: 'http://a:1,,http://b:1' })).to.throw(/without empty entries/);
+    expect(() => loadConfig({ TRANSCRIBE_URL: 'http://a:1,http://a:1/' })).to.throw(/twice/);
+    expect(() => loadConfig({ TRANSCRIBE_URL: 'http://a:1,http://u:p@b:1' })).to.throw(/credentials/);
+  });
+
+  it('has no services when unset', function () {
+    expect(loadConfig({}).pipeline.transcribe.urls).to.deep.equal([]);
+  });
+});
