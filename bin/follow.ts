@@ -9,7 +9,7 @@ import type { PassageEmbedder } from '../indexer/load-episode.js';
 import { signatureOf } from '../src/embedding/embedder.js';
 import { INDEXER_TIMEOUT_MS } from '../indexer/queued-ingest.js';
 import { createRedisConnection } from '../indexer/queue.js';
-import { followSource, formatSource, listSources, printable, retryFailed, stopFollowing } from '../pipeline/follow/commands.js';
+import { followSource, formatList, listProgress, listSources, printable, progressJson, retryFailed, stopFollowing } from '../pipeline/follow/commands.js';
 import { FollowError } from '../pipeline/follow/errors.js';
 import { pollSource, type PollReport } from '../pipeline/follow/poll.js';
 import { createPollQueue, createProcessQueue } from '../pipeline/follow/queues.js';
@@ -27,7 +27,8 @@ const program = new Command()
   .option('--archive-missing', 'archive episodes whose item left the feed (default: left alone)')
   .option('--force-owner', 'hand an existing channel of another owner (with its members and episodes) to --owner')
   .option('--poll <slug>', 'poll a followed source now')
-  .option('--list', 'show each followed source: last poll, HTTP outcome, items seen, errors, next poll')
+  .option('--list', 'show each followed source: last poll, HTTP outcome, items seen, errors, next poll; what waits (new, backfill: episodes, audio, estimate), runs and failed')
+  .option('--json', 'with --list: one JSON document (see docs/operations.md) instead of the table')
   .option('--stop <slug>', 'stop following (episodes stay)')
   .option('--retry <slug>', "retry the channel's failed episodes now")
   .showHelpAfterError();
@@ -40,6 +41,7 @@ interface Opts {
   forceOwner?: boolean;
   poll?: string;
   list?: boolean;
+  json?: boolean;
   stop?: string;
   retry?: string;
 }
@@ -67,14 +69,38 @@ function printReport(r: PollReport): void {
   process.stdout.write(`${lines.map(printable).join('\n')}\n`);
 }
 
-async function main(): Promise<number> {
-  const { libraryDir } = config.pipeline;
-  if (opts.list) {
+/** How long `--list` waits for the queue's answer before it gives up (Redis unreachable). */
+const LIST_QUEUE_TIMEOUT_MS = 15_000;
+
+/** `--list`: the sources' poll state from follow.json and their work from the queue, as a table or `--json`. */
+async function list(): Promise<number> {
+  const { libraryDir, recentDays, recentItems } = config.pipeline;
+  const connection = createRedisConnection(config.redisUrl);
+  const processQueue = createProcessQueue(connection, config.indexPrefix);
+  let timer: NodeJS.Timeout | undefined;
+  try {
     const states = await listSources(libraryDir);
-    for (const s of states) process.stdout.write(`${formatSource(s)}\n`);
-    if (states.length === 0) process.stdout.write('no followed sources\n');
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the processing queue did not answer within ${LIST_QUEUE_TIMEOUT_MS / 1000} s (is Redis at REDIS_URL running?)`)),
+        LIST_QUEUE_TIMEOUT_MS,
+      );
+    });
+    const progress = await Promise.race([
+      listProgress({ libraryDir, processQueue, rule: { recentDays, recentItems }, concurrency: config.pipeline.transcribe.concurrency, states }),
+      timeout,
+    ]);
+    process.stdout.write(opts.json ? `${progressJson(progress)}\n` : `${formatList(states, progress).join('\n')}\n`);
     return 0;
+  } finally {
+    clearTimeout(timer);
+    await processQueue.close();
+    connection.disconnect();
   }
+}
+
+async function main(): Promise<number> {
+  if (opts.list) return list();
   const source = program.args[0];
   const slug = opts.poll ?? opts.stop ?? opts.retry ?? opts.channel;
   if (!slug) throw new FollowError('bad_slug', 'give --channel <slug> (or --poll, --stop, --retry <slug>)');

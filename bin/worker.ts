@@ -10,6 +10,7 @@ import { createIngestQueue, createIngestWorker, createRedisConnection } from '..
 import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../src/metrics/listener.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../pipeline/follow/worker.js';
+import { createProcessQueue } from '../pipeline/follow/queues.js';
 import { createStages } from '../pipeline/enrich/stages.js';
 import type { ChatOutcome } from '../pipeline/enrich/llm.js';
 import { registerChatWriterMetrics, registerPipelineMetrics } from '../pipeline/metrics.js';
@@ -127,7 +128,9 @@ async function main(): Promise<void> {
   if (metricsPort !== undefined) {
     const queue = createIngestQueue({ connection, name: config.queueName, log });
     const { registry } = createWorkerMetrics({ worker, queue });
-    if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process });
+    // The backlog gauges read the processing queue on the shared connection (closed with it at shutdown).
+    const backlog = pipeline ? { libraryDir: config.pipeline.libraryDir, queue: createProcessQueue(connection, config.indexPrefix), rule: config.pipeline } : undefined;
+    if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process, backlog });
     if (enrich && config.enrich.url) countChat = registerChatWriterMetrics(registry);
     metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
     worker.on('closed', () => void queue.close());

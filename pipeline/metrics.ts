@@ -1,11 +1,14 @@
 // The pipeline's Prometheus metrics, in the worker's registry: jobs by kind and outcome, polls by outcome, audio and
-// transcription seconds, and the time from an item's discovery to searchable. Read from the BullMQ workers' events.
-import type { Job, Worker } from 'bullmq';
-import { Counter, Histogram, type Registry } from 'prom-client';
+// transcription seconds, and the time from an item's discovery to searchable, read from the BullMQ workers' events;
+// the backlog (audio seconds and episodes waiting per class, the oldest new episode's wait) read at scrape time.
+import type { Job, Queue, Worker } from 'bullmq';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CHAT_OUTCOMES, type ChatOutcome } from './enrich/llm.js';
 import type { PollReport } from './follow/poll.js';
 import type { ProcessResult } from './follow/process.js';
 import type { PollJob, ProcessJob } from './follow/queues.js';
+import { factsReader, readProgress, type Progress } from './follow/progress.js';
+import type { RecentRule, WorkClass } from './follow/work-order.js';
 
 /** The poll outcomes counted: a poll before its time (`skipped`) or of a stopped source did nothing and is not counted. */
 export const POLL_OUTCOMES = ['200', '304', 'unchanged', 'error'] as const;
@@ -23,8 +26,46 @@ export interface PipelineMetricsOptions {
   registry: Registry;
   poll: Pick<Worker<PollJob, PollReport>, 'on'>;
   process: Pick<Worker<ProcessJob, ProcessResult>, 'on'>;
+  /** Where the backlog gauges read the waiting work (unset: no backlog gauges). */
+  backlog?: BacklogSource | undefined;
   /** The clock, for tests. */
   now?: () => number;
+}
+
+/** The followed sources' folder, the processing queue and the work order's rule: what the backlog is read from. */
+export interface BacklogSource {
+  libraryDir: string;
+  queue: Pick<Queue<ProcessJob>, 'getJobs'>;
+  rule: RecentRule;
+  /** A reading younger than this is reused by the next scrape: one reading per interval whatever scrapes. Default 15 s. */
+  minIntervalMs?: number;
+}
+
+/**
+ * The backlog as the gauges read it: every followed source's follow.json and the queue's unfinished jobs (bounded by
+ * FOLLOW_MAX_QUEUED_PER_CHANNEL per channel), episode files only for durations not read before (cached per source
+ * version); at most one reading at a time and one per `minIntervalMs`.
+ */
+export function backlogReader({ libraryDir, queue, rule, minIntervalMs = 15_000 }: BacklogSource, now: () => number = () => Date.now()): () => Promise<Progress> {
+  const facts = factsReader(libraryDir);
+  let last: { at: number; progress: Progress } | undefined;
+  let reading: Promise<Progress> | undefined;
+  return () => {
+    if (last && now() - last.at < minIntervalMs) return Promise.resolve(last.progress);
+    reading ??= readProgress({ libraryDir, queue, rule, details: false, facts, now: now() })
+      .then((progress) => {
+        last = { at: now(), progress };
+        return progress;
+      })
+      .finally(() => (reading = undefined));
+    return reading;
+  };
+}
+
+/** Seconds since the oldest queued `new` episode was queued at `now` (0 when none waits). */
+export function oldestNewWaitSeconds(progress: Pick<Progress, 'totals'>, now: number): number {
+  const at = progress.totals.new.oldestQueuedAt;
+  return at ? Math.max(0, (now - Date.parse(at)) / 1000) : 0;
 }
 
 /** A failed attempt ends the job when BullMQ set `finishedOn` (attempts spent, or an unrecoverable error); else it runs again. */
@@ -40,9 +81,12 @@ const isFinal = (job: Job): boolean => job.finishedOn !== undefined && job.finis
  * - `cca_pipeline_discovery_to_searchable_seconds`: from the poll that enqueued the episode's processing job (its
  *   discovery as `pending`, or a new version of its audio or transcript) to its `published` write, retries included;
  * - `cca_pipeline_enrichments_total{outcome=enriched|complete|refused|failed}` and
- *   `cca_pipeline_enrichment_seconds_total`: enrichment before publishing (`failed`: published bare).
+ *   `cca_pipeline_enrichment_seconds_total`: enrichment before publishing (`failed`: published bare);
+ * - with `backlog`, gauges read at scrape time (see {@link backlogReader}): `cca_pipeline_backlog_audio_seconds{class}`
+ *   and `cca_pipeline_backlog_episodes{class}` (class `new` or `backfill`), `cca_pipeline_oldest_new_waiting_seconds`
+ *   and `cca_pipeline_processing_episodes`.
  */
-export function registerPipelineMetrics({ registry, poll, process, now = () => Date.now() }: PipelineMetricsOptions): void {
+export function registerPipelineMetrics({ registry, poll, process, backlog, now = () => Date.now() }: PipelineMetricsOptions): void {
   const registers = [registry];
   const jobs = new Counter({
     name: 'cca_pipeline_jobs_total',
@@ -86,6 +130,7 @@ export function registerPipelineMetrics({ registry, poll, process, now = () => D
   for (const outcome of POLL_OUTCOMES) polls.inc({ outcome }, 0);
   for (const transcript of ['feed', 'audio']) published.inc({ transcript }, 0);
   for (const outcome of ENRICH_OUTCOMES) enrichments.inc({ outcome }, 0);
+  if (backlog) registerBacklogGauges(registry, backlogReader(backlog, now), now);
 
   const failed = (kind: 'poll' | 'process') => (job: Job | undefined) => {
     if (job) jobs.inc({ kind, outcome: isFinal(job) ? 'failed' : 'retried' });
@@ -106,6 +151,49 @@ export function registerPipelineMetrics({ registry, poll, process, now = () => D
     freshness.observe(Math.max(0, ((job.finishedOn ?? now()) - job.timestamp) / 1000));
   });
   process.on('failed', failed('process'));
+}
+
+const CLASSES: readonly WorkClass[] = ['new', 'backfill'];
+
+/** The backlog gauges, each collected from one reading of `read` per scrape. */
+function registerBacklogGauges(registry: Registry, read: () => Promise<Progress>, now: () => number): void {
+  const registers = [registry];
+  new Gauge({
+    name: 'cca_pipeline_backlog_audio_seconds',
+    help: 'Seconds of audio waiting to be transcribed (episodes with audio and no transcript file in the feed; unknown lengths estimated by the median), by class: new (recent) or backfill.',
+    labelNames: ['class'] as const,
+    registers,
+    async collect() {
+      const p = await read();
+      for (const cls of CLASSES) this.set({ class: cls }, p.totals[cls].audioSeconds);
+    },
+  });
+  new Gauge({
+    name: 'cca_pipeline_backlog_episodes',
+    help: 'Episodes waiting to be processed (queued, or left for a later poll by the per-channel cap), by class: new (recent) or backfill.',
+    labelNames: ['class'] as const,
+    registers,
+    async collect() {
+      const p = await read();
+      for (const cls of CLASSES) this.set({ class: cls }, p.totals[cls].episodes);
+    },
+  });
+  new Gauge({
+    name: 'cca_pipeline_oldest_new_waiting_seconds',
+    help: 'Seconds the oldest waiting new (recent) episode has been queued; 0 when none waits.',
+    registers,
+    async collect() {
+      this.set(oldestNewWaitSeconds(await read(), now()));
+    },
+  });
+  new Gauge({
+    name: 'cca_pipeline_processing_episodes',
+    help: 'Episodes whose processing job is running.',
+    registers,
+    async collect() {
+      this.set((await read()).sources.reduce((n, s) => n + s.processing.length, 0));
+    },
+  });
 }
 
 /**

@@ -8,8 +8,10 @@ import { FollowError } from './errors.js';
 import { channelIdOf, isSlug } from './identity.js';
 import { readEpisode, saveEpisode, saveOwner } from './library.js';
 import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from './poll.js';
-import { schedulerId, upsertPollScheduler, type PollJob } from './queues.js';
+import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from './queues.js';
 import { channelDir, listStates, readJson, readState, withChannelLock, writeJson, writeState, type FollowState } from './state.js';
+import { formatDuration, formatHours, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
+import type { RecentRule } from './work-order.js';
 
 export interface CommandDeps extends FollowDeps {
   pollQueue: Queue<PollJob>;
@@ -229,3 +231,90 @@ export function formatSource(s: FollowState): string {
 }
 
 export const listSources = (libraryDir: string): Promise<FollowState[]> => listStates(libraryDir);
+
+/**
+ * What `--list` shows of the work: every source's waiting episodes by class, what runs, what failed, with estimates at
+ * the rate measured on the queue's last completed transcriptions and the queue's slots (workers connected × `concurrency`).
+ */
+export async function listProgress(
+  {
+    libraryDir,
+    processQueue,
+    rule,
+    concurrency,
+    states,
+  }: { libraryDir: string; processQueue: Queue<ProcessJob>; rule: RecentRule; concurrency: number; states?: readonly FollowState[] },
+  now = Date.now(),
+): Promise<Progress> {
+  const [progress, rate, workers] = await Promise.all([
+    readProgress({ libraryDir, queue: processQueue, rule, now, ...(states ? { states } : {}) }),
+    measuredRate(processQueue),
+    processQueue.getWorkersCount(),
+  ]);
+  return withEtas(progress, rate, Math.max(1, workers) * Math.max(1, concurrency));
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const quoted = (title: string) => `"${title}"`;
+
+/** One class's waiting work as a row of cells: class, episodes (queued, later), audio, estimate. */
+function backlogCells(cls: string, b: ClassBacklog): string[] {
+  const where = [b.queued > 0 ? `${b.queued} queued` : '', b.deferred > 0 ? `${b.deferred} for later polls` : ''].filter(Boolean).join(', ');
+  const audio = [
+    `${formatHours(b.audioSeconds)} of audio to transcribe${b.estimatedAudioSeconds > 0 ? ` (${formatHours(b.estimatedAudioSeconds)} estimated)` : ''}`,
+    b.unknownDuration > 0 ? `${plural(b.unknownDuration, 'episode')} of unknown length` : '',
+    b.fromTranscriptFile > 0 ? `${b.fromTranscriptFile} from transcript files` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const eta = b.etaSeconds === null ? 'no estimate yet' : `done in about ${formatDuration(b.etaSeconds)}`;
+  return ['waiting', cls, `${plural(b.episodes, 'episode')}${where ? ` (${where})` : ''}`, audio, eta];
+}
+
+/** Rows of cells as lines, each column as wide as its widest cell, indented by two spaces. */
+function table(rows: readonly string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => `  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}`.trimEnd());
+}
+
+/**
+ * The lines under a source's `--list` line: a table of what waits (per class), runs and failed (the stored sentence).
+ * Titles and sentences come from feeds: every control character becomes U+FFFD.
+ */
+export function formatSourceWork(s: SourceProgress): string[] {
+  const rows: string[][] = [];
+  for (const cls of ['new', 'backfill'] as const) if (s.waiting[cls].episodes > 0) rows.push(backlogCells(cls, s.waiting[cls]));
+  if (rows.length === 0) rows.push(['waiting', '-', 'nothing']);
+  for (const p of s.processing) rows.push(['processing', '-', quoted(p.title), p.since ? `since ${p.since}` : '']);
+  for (const f of s.failed) rows.push(['failed', '-', quoted(f.title), f.error]);
+  if (s.failedTotal > s.failed.length) rows.push(['failed', '-', `and ${s.failedTotal - s.failed.length} more`]);
+  return table(rows.map((r) => r.map(printable)));
+}
+
+/** The closing line of `--list`: all sources' waiting work, when it is done, and the rate it is estimated at. */
+export function formatTotals(p: Progress): string {
+  const { new: fresh, backfill } = p.totals;
+  const waiting = `all sources: ${fresh.episodes} new and ${backfill.episodes} backfill episodes waiting, ${formatHours(fresh.audioSeconds + backfill.audioSeconds)} of audio to transcribe`;
+  if (!p.rate) return `${waiting}; no estimate: no episode was transcribed from audio in the last day, and the rate is measured on those`;
+  const done = `new ones done in about ${formatDuration(fresh.etaSeconds ?? 0)}, all in about ${formatDuration(backfill.etaSeconds ?? 0)}`;
+  const rate = `at ${p.rate.wallSecondsPerAudioSecond.toFixed(3)} s per audio second (the last ${plural(p.rate.episodes, 'episode')} transcribed), ${plural(p.slots, 'slot')}`;
+  return `${waiting}; ${done} ${rate}`;
+}
+
+// Beyond what JSON.stringify escapes (C0): C1 controls, DEL and the bidirectional overrides, as \u escapes.
+const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `--list --json`: the progress as one JSON document; the text is kept whole, no raw control character reaches the terminal. */
+export const progressJson = (progress: Progress): string => JSON.stringify(progress, null, 2).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** `--list` for people: each source's line, its work below it, and the totals. */
+export function formatList(states: readonly FollowState[], progress: Progress): string[] {
+  if (states.length === 0) return ['no followed sources'];
+  const work = new Map(progress.sources.map((s) => [s.slug, s]));
+  const lines = states.flatMap((s) => {
+    const w = work.get(s.slug);
+    return [formatSource(s), ...(w ? formatSourceWork(w) : [])];
+  });
+  return [...lines, printable(formatTotals(progress))];
+}

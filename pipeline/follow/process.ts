@@ -263,7 +263,14 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   const fail = async (err: unknown): Promise<never> => {
     const failure = describeFailure(err);
     deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message, cause: (err as Error).cause, transient: failure.transient, lastAttempt }, 'processing failed');
-    if (failure.transient && !lastAttempt) throw err;
+    if (failure.transient && !lastAttempt) {
+      // The job waits in the queue again for BullMQ's retry: the catalog says `pending` (queued), not `processing`.
+      await withChannelLock(libraryDir, job.slug, async () => {
+        const now = await current();
+        if (now?.record.status === 'processing') await saveEpisode(dir, { ...now.record, status: 'pending' }, deps.ctx);
+      }).catch((e: Error) => deps.log?.warn({ episodeId: job.episodeId, err: e.message }, 'the waiting status could not be written'));
+      throw err;
+    }
     await finish((record) => ({ ...record, status: 'failed', error: failure.sentence }), 'failed');
     throw new UnrecoverableError(failure.sentence);
   };
