@@ -16,6 +16,8 @@ import type { ChatOutcome } from '../pipeline/enrich/llm.js';
 import { registerChatWriterMetrics, registerPipelineMetrics } from '../pipeline/metrics.js';
 import { prepareSecrets, startWebhookWorkers, type WebhookWorkers } from '../pipeline/webhooks/worker.js';
 import { keyringOf } from '../pipeline/webhooks/sealed.js';
+import { registerBackupMetrics } from '../pipeline/backup/metrics.js';
+import { startBackupSchedule } from '../pipeline/backup/schedule.js';
 import { positive } from './lib/cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
@@ -123,6 +125,8 @@ async function main(): Promise<void> {
         log,
       })
     : undefined;
+  // BACKUP_EVERY: scheduled backups of the prefix (off when unset).
+  const backups = await startBackupSchedule({ connection, client, config, log });
   const metricsPort = opts.metricsPort ?? config.metrics.workerPort;
   let metrics: MetricsListener | undefined;
   if (metricsPort !== undefined) {
@@ -132,6 +136,7 @@ async function main(): Promise<void> {
     const backlog = pipeline ? { libraryDir: config.pipeline.libraryDir, queue: createProcessQueue(connection, config.indexPrefix), rule: config.pipeline } : undefined;
     if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process, backlog });
     if (enrich && config.enrich.url) countChat = registerChatWriterMetrics(registry);
+    if (backups) registerBackupMetrics({ registry, worker: backups.worker, client, repository: config.backup.repository, prefix: config.indexPrefix });
     metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
     worker.on('closed', () => void queue.close());
   }
@@ -143,7 +148,7 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, 'finishing the current jobs, then exiting');
     // close() waits for active jobs; nothing new is taken meanwhile.
-    void Promise.all([worker.close(), pipeline?.close(), webhooks?.close()])
+    void Promise.all([worker.close(), pipeline?.close(), webhooks?.close(), backups?.close()])
       .then(async () => {
         await metrics?.close();
         connection.disconnect();
