@@ -109,7 +109,8 @@ function readStamp(file: string): string {
   }
 }
 
-function venvPython(): string {
+/** The transcription service venv's python (it may not exist yet: `ensureVenv` makes it). */
+export function venvPython(): string {
   return path.join(VENV_DIR, 'bin', 'python');
 }
 
