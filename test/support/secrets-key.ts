@@ -6,6 +6,8 @@ import { keyringOf, type Keyring } from '../../pipeline/webhooks/sealed.js';
 export interface TestSecretsKey {
   /** SECRETS_KEY as a child process is given it (base64). */
   value: string;
+  /** The variables a child process is given: SECRETS_KEY, and SECRETS_KEY_PREVIOUS when there is one. */
+  env: Record<string, string>;
   /** Its id, as stored beside each secret it seals. */
   id: string;
   keyring: Keyring;
@@ -14,6 +16,7 @@ export interface TestSecretsKey {
 /** A new random key (and, with `previous`, the keyring holding that one as SECRETS_KEY_PREVIOUS). */
 export function testSecretsKey({ previous }: { previous?: TestSecretsKey } = {}): TestSecretsKey {
   const value = randomBytes(32).toString('base64');
-  const keyring = keyringOf(loadConfig({ SECRETS_KEY: value, ...(previous ? { SECRETS_KEY_PREVIOUS: previous.value } : {}) }).secrets)!;
-  return { value, id: keyring.current.id, keyring };
+  const env = { SECRETS_KEY: value, ...(previous ? { SECRETS_KEY_PREVIOUS: previous.value } : {}) };
+  const keyring = keyringOf(loadConfig(env).secrets)!;
+  return { value, env, id: keyring.current.id, keyring };
 }
