@@ -116,13 +116,19 @@ export async function getEndpoint({ client, aliases }: WebhookStoreDeps, id: str
 /**
  * Every endpoint, oldest first (at most `size`; an operator registers a handful). The ids come from a search, the
  * documents from a real-time multi-get: cursors and the last delivery are as last written, not as last refreshed.
+ * Throws when the store answers a document with an error.
  */
 export async function listEndpoints({ client, aliases }: WebhookStoreDeps, { size = 1000 }: { size?: number } = {}): Promise<EndpointDoc[]> {
   const res = await client.search({ index: aliases.webhooks, body: { size, _source: false, query: { match_all: {} }, sort: [{ createdAt: 'asc' }, { id: 'asc' }] } } as never);
   const ids = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
   if (ids.length === 0) return [];
-  const docs = await client.mget({ index: aliases.webhooks, body: { ids } } as never);
-  return (docs.body as { docs: { found?: boolean; _source?: EndpointDoc }[] }).docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
+  const docs = (await client.mget({ index: aliases.webhooks, body: { ids } } as never)).body as {
+    docs: { found?: boolean; _source?: EndpointDoc; error?: { type?: string; reason?: string } }[];
+  };
+  // A document the store could not read is an error, not an absent endpoint: `rotate-key` must not report "0 of 0".
+  const failed = docs.docs.find((d) => d.error);
+  if (failed) throw new Error(`reading webhook endpoints failed: ${failed.error?.type}: ${failed.error?.reason}`);
+  return docs.docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
 }
 
 /** Removes an endpoint; its pending deliveries find it gone and stop. False when there was none. */

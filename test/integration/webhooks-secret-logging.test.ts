@@ -1,7 +1,8 @@
-// A webhook secret never reaches a log line when the real OpenSearch refuses its write for good (here the webhooks
-// alias names two indices and no write index: a 400 no retry helps): the store client's error carries the request it
-// sent, and the CLI logs that error whole (security review 2026-11-27, item 10).
-import { spawn } from 'node:child_process';
+// A webhook secret never reaches a log line when the real OpenSearch refuses a webhooks command for good (here the
+// webhooks alias names two indices and no write index: a 400 no retry helps, to the reads and the writes): the store
+// client's error carries the request it sent and the answer, so the CLI logs the store's failure, and the logger
+// redacts both wherever an error is logged whole (security review 2026-11-27, item 10).
+import { execFileSync, spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { createApiTestStore, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
 import { REPO_ROOT, testClient } from '../support/indexer-env.js';
@@ -22,10 +23,10 @@ describe('webhooks: secrets and a refused store write', function () {
   let firstSecret: string;
   const key = testSecretsKey();
 
-  function cli(args: string[]): Promise<CliRun> {
+  function cli(args: string[], env: Record<string, string> = key.env): Promise<CliRun> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/webhooks.ts', ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info', SECRETS_KEY: key.value },
+      env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -75,5 +76,29 @@ describe('webhooks: secrets and a refused store write', function () {
     expect(run.output).to.contain('illegal_argument_exception');
     expect(run.output).to.not.match(/whsec_/);
     expect(run.output).to.not.contain(firstSecret.slice('whsec_'.length));
+  });
+
+  it('logs the refused rotate-key, with the store error, and no secret, sealed or opened', async function () {
+    const next = testSecretsKey({ previous: key });
+    const run = await cli(['rotate-key'], next.env);
+    expect(run.code, run.output).to.equal(1);
+    expect(run.output).to.match(/"msg":"webhooks failed"/);
+    expect(run.output).to.contain('illegal_argument_exception');
+    expect(run.output).to.not.match(/whsec_|sealed:v1/);
+    expect(run.output).to.not.contain(firstSecret.slice('whsec_'.length));
+  });
+
+  it("redacts a store error's request and answer, sealed secrets and the sealing keys wherever they are logged", function () {
+    const sealed = 'sealed:v1:0e9fbdac:AAAA:BBBB';
+    // createLogger writes to a file descriptor: a child's stdout is where its lines can be read.
+    const script = `import { createLogger } from './src/ground/logger.ts';
+const log = createLogger({ name: 't' });
+const err = Object.assign(new Error('refused'), { name: 'ResponseError', meta: { body: { _source: { secret: '${sealed}' } }, meta: { request: { params: { body: '${sealed}' } } } } });
+log.error({ err }, 'store refused');
+log.info({ created: { sealedSecret: '${sealed}' }, secrets: ['${firstSecret}'], config: { secrets: { key: { id: 'k', base64: '${key.value}' } } } }, 'settings');`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(out.split('\n').filter(Boolean)).to.have.lengthOf(2);
+    expect(out).to.contain('refused');
+    for (const value of [sealed, firstSecret, key.value]) expect(out).to.not.contain(value);
   });
 });
