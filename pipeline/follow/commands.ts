@@ -10,7 +10,7 @@ import { readEpisode, saveEpisode, saveOwner } from './library.js';
 import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from './poll.js';
 import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from './queues.js';
 import { channelDir, listStates, readJson, readState, withChannelLock, writeJson, writeState, type FollowState } from './state.js';
-import { formatDuration, formatHours, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
+import { formatDuration, formatAudio, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
 import type { RecentRule } from './work-order.js';
 
 export interface CommandDeps extends FollowDeps {
@@ -261,7 +261,7 @@ const quoted = (title: string) => `"${title}"`;
 function backlogCells(cls: string, b: ClassBacklog): string[] {
   const where = [b.queued > 0 ? `${b.queued} queued` : '', b.deferred > 0 ? `${b.deferred} for later polls` : ''].filter(Boolean).join(', ');
   const audio = [
-    `${formatHours(b.audioSeconds)} of audio to transcribe${b.estimatedAudioSeconds > 0 ? ` (${formatHours(b.estimatedAudioSeconds)} estimated)` : ''}`,
+    `${formatAudio(b.audioSeconds)} of audio to transcribe${b.estimatedAudioSeconds > 0 ? ` (${formatAudio(b.estimatedAudioSeconds)} estimated)` : ''}`,
     b.unknownDuration > 0 ? `${plural(b.unknownDuration, 'episode')} of unknown length` : '',
     b.fromTranscriptFile > 0 ? `${b.fromTranscriptFile} from transcript files` : '',
   ]
@@ -295,7 +295,7 @@ export function formatSourceWork(s: SourceProgress): string[] {
 /** The closing line of `--list`: all sources' waiting work, when it is done, and the rate it is estimated at. */
 export function formatTotals(p: Progress): string {
   const { new: fresh, backfill } = p.totals;
-  const waiting = `all sources: ${fresh.episodes} new and ${backfill.episodes} backfill episodes waiting, ${formatHours(fresh.audioSeconds + backfill.audioSeconds)} of audio to transcribe`;
+  const waiting = `all sources: ${fresh.episodes} new and ${backfill.episodes} backfill episodes waiting, ${formatAudio(fresh.audioSeconds + backfill.audioSeconds)} of audio to transcribe`;
   if (!p.rate) return `${waiting}; no estimate: no episode was transcribed from audio in the last day, and the rate is measured on those`;
   const done = `new ones done in about ${formatDuration(fresh.etaSeconds ?? 0)}, all in about ${formatDuration(backfill.etaSeconds ?? 0)}`;
   const rate = `at ${p.rate.wallSecondsPerAudioSecond.toFixed(3)} s per audio second (the last ${plural(p.rate.episodes, 'episode')} transcribed), ${plural(p.slots, 'slot')}`;

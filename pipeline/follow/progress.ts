@@ -146,8 +146,13 @@ export function formatDuration(seconds: number): string {
   return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }
 
-/** Hours of audio for people: `0.25 h`, `12.5 h`. */
-export const formatHours = (seconds: number): string => `${(seconds / 3600).toFixed(seconds < 36_000 ? 2 : 1)} h`;
+/** Audio for people: `40 s`, `12 min`, then hours with a tenth (`1.5 h`, `312.4 h`): a backlog is read in hours. */
+export function formatAudio(seconds: number): string {
+  const s = Math.max(0, seconds);
+  if (s < 59.5) return `${Math.round(s)} s`;
+  if (s < 3570) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
 
 /** What the queue holds of a processing job: its state and what the progress needs of it. */
 export interface QueuedJob {

@@ -184,11 +184,9 @@ describe('follow: the progress people can see (--list, the backlog gauges, the c
     expect(table.code, table.stderr).to.equal(0);
     const lines = table.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith(`${SLUG}\t`));
-    expect(lines[at + 1]).to.match(/^ {2}waiting +new +1 episode \(1 queued\) +0\.02 h of audio to transcribe +no estimate yet$/);
-    expect(lines[at + 2]).to.match(
-      /^ {2}waiting +backfill +5 episodes \(5 queued\) +0\.12 h of audio to transcribe \(0\.03 h estimated\), 2 from transcript files +no estimate yet$/,
-    );
-    expect(lines.at(-2)).to.match(/^all sources: 1 new and 5 backfill episodes waiting, 0\.13 h of audio to transcribe; no estimate/);
+    expect(lines[at + 1]).to.match(/^ {2}waiting +new +1 episode \(1 queued\) +1 min of audio to transcribe +no estimate yet$/);
+    expect(lines[at + 2]).to.match(/^ {2}waiting +backfill +5 episodes \(5 queued\) +7 min of audio to transcribe \(2 min estimated\), 2 from transcript files +no estimate yet$/);
+    expect(lines.at(-2)).to.match(/^all sources: 1 new and 5 backfill episodes waiting, 8 min of audio to transcribe; no estimate/);
 
     registerPipelineMetrics({
       registry: metrics,
@@ -255,7 +253,7 @@ describe('follow: the progress people can see (--list, the backlog gauges, the c
     expect(table.stdout).to.match(/\n {2}processing +- +"Episode b3" +since \d{4}-/);
     expect(table.stdout).to.match(/\n {2}failed +- +"Episode b5" +the transcript file could not be read, and the item has no audio\n/);
     expect(table.stdout).to.match(
-      /backfill episodes waiting, 0\.08 h of audio to transcribe; new ones done in about 0 s, all in about \d+ (s|min) at \d\.\d{3} s per audio second \(the last 1 episode transcribed\), 1 slot/,
+      /backfill episodes waiting, 5 min of audio to transcribe; new ones done in about 0 s, all in about \d+ (s|min) at \d\.\d{3} s per audio second \(the last 1 episode transcribed\), 1 slot/,
     );
 
     gate.open();

@@ -2,7 +2,7 @@
 // estimates with channels taking turns, durations for people, the table and the JSON kept free of terminal controls.
 import { expect } from 'chai';
 import { formatSourceWork, formatTotals, progressJson } from '../../pipeline/follow/commands.js';
-import { emptyBacklog, etasOf, formatDuration, formatHours, median, rateOf, sumBacklogs, withEtas, type Progress, type SourceProgress } from '../../pipeline/follow/progress.js';
+import { emptyBacklog, etasOf, formatDuration, formatAudio, median, rateOf, sumBacklogs, withEtas, type Progress, type SourceProgress } from '../../pipeline/follow/progress.js';
 import { oldestNewWaitSeconds } from '../../pipeline/metrics.js';
 
 // eslint-disable-next-line no-control-regex
@@ -102,7 +102,7 @@ describe('follow progress: what people read', function () {
       '2 d 2 h',
       '3 d',
     ]);
-    expect([60, 5400, 45_000].map(formatHours)).to.deep.equal(['0.02 h', '1.50 h', '12.5 h']);
+    expect([12.4, 60, 1790, 3600, 5400, 1_124_640].map(formatAudio)).to.deep.equal(['12 s', '1 min', '30 min', '1.0 h', '1.5 h', '312.4 h']);
   });
 
   it("tables a source's waiting work, what runs and what failed, with controls from the feed made visible", function () {
@@ -127,8 +127,8 @@ describe('follow progress: what people read', function () {
     });
     const lines = formatSourceWork(s);
     expect(lines).to.deep.equal([
-      '  waiting     new       1 episode (1 queued)                         0.50 h of audio to transcribe                                                                            done in about 4 min',
-      '  waiting     backfill  40 episodes (12 queued, 28 for later polls)  10.0 h of audio to transcribe (1.00 h estimated), 2 episodes of unknown length, 3 from transcript files  done in about 1 h 23 min',
+      '  waiting     new       1 episode (1 queued)                         30 min of audio to transcribe                                                                           done in about 4 min',
+      '  waiting     backfill  40 episodes (12 queued, 28 for later polls)  10.0 h of audio to transcribe (1.0 h estimated), 2 episodes of unknown length, 3 from transcript files  done in about 1 h 23 min',
       '  processing  -         "Bread\uFFFD[2K"                                  since 2026-11-27T11:59:00.000Z',
       '  failed      -         "Gone"                                       the audio URL answered 404\uFFFD',
       '  failed      -         and 2 more',
@@ -139,11 +139,11 @@ describe('follow progress: what people read', function () {
   it('closes with the totals and the measured rate, or says why there is no estimate', function () {
     const a = source('a', { waiting: { new: { ...emptyBacklog(), episodes: 1, audioSeconds: 600 }, backfill: { ...emptyBacklog(), episodes: 3, audioSeconds: 3000 } } });
     expect(formatTotals(progressOf([a]))).to.equal(
-      'all sources: 1 new and 3 backfill episodes waiting, 1.00 h of audio to transcribe; no estimate: no episode was transcribed from audio in the last day, and the rate is measured on those',
+      'all sources: 1 new and 3 backfill episodes waiting, 1.0 h of audio to transcribe; no estimate: no episode was transcribed from audio in the last day, and the rate is measured on those',
     );
     const measured = withEtas(progressOf([a]), { wallSecondsPerAudioSecond: 0.5, episodes: 20, audioSeconds: 7200 }, 2);
     expect(formatTotals(measured)).to.equal(
-      'all sources: 1 new and 3 backfill episodes waiting, 1.00 h of audio to transcribe; new ones done in about 3 min, all in about 15 min at 0.500 s per audio second (the last 20 episodes transcribed), 2 slots',
+      'all sources: 1 new and 3 backfill episodes waiting, 1.0 h of audio to transcribe; new ones done in about 3 min, all in about 15 min at 0.500 s per audio second (the last 20 episodes transcribed), 2 slots',
     );
   });
 
