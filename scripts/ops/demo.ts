@@ -23,6 +23,7 @@ import { stopTranscriber } from './provision/transcriber.js';
 import { planDemoExit, type DemoExitPlan } from './demo-exit.js';
 import { ensureDemoAudio, readDemoFeed, startDemoFeed } from './demo-feed.js';
 import { followDemoChannel, watchEpisodes, type DemoChannel } from './demo-follow.js';
+import { ensureDemoSecretsKey } from './demo-secrets.js';
 
 const SAMPLE_LIBRARY = fileURLToPath(new URL('../../sample-library/', import.meta.url));
 const DEMO_USER = 'u_member';
@@ -99,6 +100,9 @@ async function main(): Promise<void> {
   // The sample channel's custom domain is not this machine: custom domains are off.
   const sites = { CHANNEL_BASE_DOMAIN: 'localhost', CHANNEL_CUSTOM_DOMAINS: 'off', CHANNEL_URL_SCHEME: 'http', CHANNEL_URL_PORT: String(loadConfig(process.env).port) };
   const env = { ...sites, ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir, TRANSCRIBE_URL: urls.transcribeUrl ?? '' };
+  // The key that seals webhook secrets, for the shells that run `npm run webhooks` and the worker (never the API): the
+  // operator's SECRETS_KEY, else the demo's own, made once under .cache/.
+  const secrets = process.env.SECRETS_KEY ? undefined : await ensureDemoSecretsKey(CACHE_DIR);
   const config = loadConfig(env);
   client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
   const embedder = await createIndexerEmbedder(config, { log });
@@ -130,6 +134,12 @@ async function main(): Promise<void> {
       `  ${site}/search?q=how+do+farmers+keep+soil+healthy`,
       `  curl -s -H "Host: long-field.${config.channelSites.baseDomain}" "${base}/episodes/ep_lf_003.md"   # the Markdown twin`,
       `  curl -s -H "Host: long-field.${config.channelSites.baseDomain}" ${base}/llms.txt`,
+      ...(secrets
+        ? [
+            `Webhook secrets are sealed with the demo's SECRETS_KEY, ${secrets.made ? 'made now' : 'kept'} in ${path.relative(PROJECT_ROOT, secrets.file)} (mode 0600); in another shell:`,
+            `  export SECRETS_KEY="$(cat ${path.relative(PROJECT_ROOT, secrets.file)})"   # then npm run webhooks -- add …, npm run worker`,
+          ]
+        : []),
       '',
     ].join('\n'),
   );
