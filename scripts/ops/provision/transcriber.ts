@@ -116,9 +116,26 @@ export function venvPython(): string {
 
 const requirementsHash = () => createHash('sha256').update(fs.readFileSync(REQUIREMENTS)).digest('hex');
 
-/** The requirements, the NER model's pin and every Python file of the service: what a running service must match to be reused. */
-function serviceHash(): string {
+/**
+ * The largest audio file the service accepts: the client's `TRANSCRIBE_MAX_UPLOAD_BYTES` (default 24 MiB), so that the
+ * service refuses nothing the client sends and accepts nothing larger (review 2026-11-27 #9).
+ */
+export function serviceMaxBytes(env: Env): number {
+  const given = Number(env.TRANSCRIBE_MAX_UPLOAD_BYTES);
+  return Number.isSafeInteger(given) && given > 0 ? given : 24 * 1024 ** 2;
+}
+
+/**
+ * The requirements, the NER model's pin, every Python file of the service and its limits and key (hashed): what a
+ * running service must match to be reused.
+ */
+function serviceHash(env: Env): string {
   const hash = createHash('sha256').update(fs.readFileSync(REQUIREMENTS)).update(NER_MODEL.sha256);
+  hash.update(`max-bytes ${serviceMaxBytes(env)}`).update(
+    `key ${createHash('sha256')
+      .update(env.TRANSCRIBE_API_KEY ?? '')
+      .digest('hex')}`,
+  );
   for (const file of fs
     .readdirSync(SERVICE_DIR)
     .filter((f) => f.endsWith('.py'))
@@ -265,7 +282,7 @@ export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }:
   await ensureTools({ env, log, tools: ['ffmpeg', 'ffprobe'] }); // the client probes and cuts audio with them
   const model = wantedModel(env);
   const running = await runningTranscriber();
-  if (running && running.model === model && running.requirements === serviceHash()) {
+  if (running && running.model === model && running.requirements === serviceHash(env)) {
     checkPinnedPort(env, 'TRANSCRIBE_PORT', 'the transcription service', running.port);
     log.info({ url: running.url, pid: running.pid }, 'transcription service already running, reusing it');
     return running;
@@ -282,17 +299,19 @@ export async function ensureTranscriber({ env, log, healthTimeoutMs = 600_000 }:
   // The embedding model the API provisions, served on /v1/embeddings too (an OpenAI-compatible embedder for EMBEDDER=openai).
   const embeddingModel = path.join(modelDirFor(CACHE_DIR), ...EMBEDDING_MODEL_ID.split('/'));
   const embeddingArgs = fs.existsSync(path.join(embeddingModel, 'tokenizer.json')) ? ['--embeddings-model', embeddingModel] : [];
-  const child = spawn(python, ['-B', SERVER, '--port', String(port), '--model', modelArg, '--name', model, ...embeddingArgs, '--ner-model', nerModel], {
+  const limits = ['--max-bytes', String(serviceMaxBytes(env))];
+  const child = spawn(python, ['-B', SERVER, '--port', String(port), '--model', modelArg, '--name', model, ...limits, ...embeddingArgs, '--ner-model', nerModel], {
     cwd: SERVICE_DIR,
     detached: true, // outlives `up`, like redis-server --daemonize
     stdio: ['ignore', out, out],
-    env: { PATH: env.PATH, HOME: env.HOME, LANG: 'C.UTF-8', ...pick(env, ['HF_HOME', 'TRANSCRIBER_BEAM_SIZE', 'HTTPS_PROXY', 'https_proxy']) },
+    // TRANSCRIBE_API_KEY, when set, is the key the worker sends: the service then asks every transcription for it.
+    env: { PATH: env.PATH, HOME: env.HOME, LANG: 'C.UTF-8', ...pick(env, ['HF_HOME', 'TRANSCRIBER_BEAM_SIZE', 'HTTPS_PROXY', 'https_proxy', 'TRANSCRIBE_API_KEY']) },
   });
   fs.closeSync(out);
   child.unref();
   const pid = child.pid;
   if (pid === undefined) throw failure(createProvisionError('transcriber_unhealthy', 'could not start', LOG_FILE));
-  const state: TranscriberState = { pid, url: `http://127.0.0.1:${port}`, port, model, requirements: serviceHash(), startedAt: new Date().toISOString() };
+  const state: TranscriberState = { pid, url: `http://127.0.0.1:${port}`, port, model, requirements: serviceHash(env), startedAt: new Date().toISOString() };
   writeState(STATE, state); // now, so that `down` finds it even if the health wait is interrupted
 
   const deadline = Date.now() + healthTimeoutMs;
