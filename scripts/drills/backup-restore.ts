@@ -1,0 +1,123 @@
+// Drill: OpenSearch's data directory deleted, then restored from the last backup plus the library folders. On a
+// throw-away node of its own (backup-node.ts): a library is loaded and API keys made, a backup taken, the node killed
+// and its data folder deleted, the node started empty, the backup restored and the library folder read again; the keys
+// made before the backup answer, the documents and a search answer are the same as before.
+import fs from 'node:fs';
+import { loadConfig } from '../../src/config/load.js';
+import { createApiKey } from '../../src/auth/key-store.js';
+import { configuredSignature } from '../../src/embedding/configured.js';
+import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
+import { createLogger } from '../../src/ground/logger.js';
+import { createOpenSearchClient, indexAliases, resolveAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
+import { createBackup, currentMappingVersions, restoreBackup } from '../../src/store/snapshots.js';
+import { loadLibrary } from '../../indexer/load-library.js';
+import { drillNode } from './backup-node.js';
+import { SAMPLE_LIBRARY } from './ingest-run.js';
+import { startLocalApi } from './local-api.js';
+import { check, drillResult, probe, type DrillResult } from './request-loop.js';
+
+const PREFIX = 'drill-backup-';
+const REPOSITORY = { repository: 'drill-backups', location: 'drill-backups' };
+const EPISODES = '/api/v1/channels/long-field/episodes?limit=5';
+const SEARCH = '/api/v1/channels/long-field/search?query=how+do+farmers+keep+soil+healthy';
+
+type Counts = Partial<Record<IndexName, number>>;
+
+async function counts(client: Client): Promise<Counts> {
+  const live = await resolveAliases(client, PREFIX);
+  if (Object.keys(live).length === 0) return {};
+  await client.indices.refresh({ index: Object.values(live).join(',') });
+  const out: Counts = {};
+  for (const name of Object.keys(live).sort() as IndexName[]) out[name] = Number((await client.count({ index: indexAliases(PREFIX)[name] })).body.count);
+  return out;
+}
+
+const total = (c: Counts) => Object.values(c).reduce((n, v) => n + (v ?? 0), 0);
+
+/** What the API answers with each key: statuses, and the episode ids of a search (keyword-only: no model in the API here). */
+async function answers(url: string, keys: readonly string[]): Promise<{ statuses: number[]; searchIds: string[] }> {
+  const api = await startLocalApi({ prefix: PREFIX, env: { OPENSEARCH_URL: url, RATE_LIMIT_MAX: '10000000' }, keys: 0, embedder: false });
+  try {
+    const statuses = await Promise.all(keys.map(async (key) => (await probe(api.baseUrl, EPISODES, { 'x-api-key': key })).status));
+    const res = await fetch(new URL(SEARCH, api.baseUrl), { headers: { 'x-api-key': keys[0]! } });
+    const body = (await res.json()) as { episodes?: { episodeId: string }[] };
+    return { statuses, searchIds: (body.episodes ?? []).map((e) => e.episodeId) };
+  } finally {
+    await api.close();
+  }
+}
+
+export async function backupRestoreDrill({ library = SAMPLE_LIBRARY }: { library?: string } = {}): Promise<DrillResult> {
+  const log = createLogger({ name: 'drill', level: 'warn', fd: 2 });
+  const say = (line: string) => process.stderr.write(`drill backup: ${line}\n`);
+  const node = await drillNode({ log });
+  const config = loadConfig({ ...process.env, OPENSEARCH_URL: node.url, INDEX_PREFIX: PREFIX });
+  let client: Client | undefined;
+  try {
+    await node.start();
+    say(`private node ${node.url} started; loading ${library}`);
+    client = createOpenSearchClient({ url: node.url, timeoutMs: 300_000 });
+    const embedder = await createIndexerEmbedder(config, { log });
+    await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
+    const keys = [];
+    for (const user of ['u_member', 'u_maya']) keys.push((await createApiKey({ client, aliases: indexAliases(PREFIX) }, { userId: user, name: 'backup drill' })).key);
+    const before = await counts(client);
+    const answersBefore = await answers(node.url, keys);
+
+    const backup = await createBackup(client, { ...REPOSITORY, prefix: PREFIX, keep: 2, libraries: [library], log });
+    say(`backup ${backup.snapshot}: ${backup.documents} documents, ${backup.bytes ?? '?'} bytes in ${backup.seconds} s`);
+
+    await client.close();
+    await node.kill();
+    fs.rmSync(node.dataDir, { recursive: true, force: true });
+    say(`node killed and its data directory ${node.dataDir} deleted; starting it empty`);
+    await node.start();
+    client = createOpenSearchClient({ url: node.url, timeoutMs: 300_000 });
+    const emptied = await counts(client);
+
+    const restoreStarted = Date.now();
+    const restored = await restoreBackup(client, {
+      ...REPOSITORY,
+      from: PREFIX,
+      expected: { embedder: configuredSignature(config), mappings: await currentMappingVersions() },
+      log,
+    });
+    const restoreSeconds = (Date.now() - restoreStarted) / 1000;
+    const catchUpStarted = Date.now();
+    const reread = await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
+    const catchUpSeconds = (Date.now() - catchUpStarted) / 1000;
+    const after = await counts(client);
+    const answersAfter = await answers(node.url, keys);
+    const answeringSeconds = (Date.now() - restoreStarted) / 1000;
+    say(`restored in ${restoreSeconds} s, library re-read in ${catchUpSeconds} s`);
+
+    const checks = [
+      check('the backup named every index of the prefix', backup.indices.length === Object.keys(before).length, `${backup.indices.length} indices, ${backup.documents} documents`),
+      check('with its data directory deleted the node held nothing of the prefix', total(emptied) === 0, `${Object.keys(emptied).length} indices`),
+      check('the last backup restored into the empty node', restored.snapshot === backup.snapshot, `${restored.snapshot} in ${restoreSeconds} s`),
+      check('documents per index after = before', JSON.stringify(after) === JSON.stringify(before), `before ${JSON.stringify(before)}; after ${JSON.stringify(after)}`),
+      check(
+        'the library folder re-read: nothing lost, nothing to redo',
+        reread.episodes.failed === 0 && reread.episodes.indexed === 0,
+        `${reread.episodes.unchanged} unchanged, ${reread.episodes.indexed} indexed, ${reread.episodes.failed} failed`,
+      ),
+      check('every API key made before the backup answers 200', answersBefore.statuses.every((s) => s === 200) && answersAfter.statuses.every((s) => s === 200),
+        `before ${answersBefore.statuses.join(',')}; after ${answersAfter.statuses.join(',')}`), // prettier-ignore
+      check('the same search answer', answersAfter.searchIds.length > 0 && JSON.stringify(answersAfter.searchIds) === JSON.stringify(answersBefore.searchIds),
+        `${answersAfter.searchIds.length} results: ${answersAfter.searchIds.join(', ')}`), // prettier-ignore
+    ];
+    return drillResult('backup-restore', checks, {
+      documentsBefore: total(before),
+      documentsAfter: total(after),
+      indices: backup.indices.length,
+      snapshotBytes: backup.bytes,
+      backupSeconds: backup.seconds,
+      restoreSeconds,
+      libraryRereadSeconds: catchUpSeconds,
+      deletedToAnsweringSeconds: answeringSeconds,
+    });
+  } finally {
+    await client?.close();
+    await node.remove();
+  }
+}
