@@ -60,7 +60,9 @@ export class TranscribeServices {
     this.cooldownMs = cooldownMs;
     this.now = now;
     this.log = log;
-    this.states = urls.map(() => ({ busy: 0, coolUntil: 0, lastStart: 0 }));
+    // The turns start at a random service, so workers started together do not all send their first piece to the first.
+    const offset = Math.floor(Math.random() * urls.length);
+    this.states = urls.map((_, i) => ({ busy: 0, coolUntil: 0, lastStart: ((i - offset + urls.length) % urls.length) - urls.length }));
   }
 
   /** Requests at once over every service. */
