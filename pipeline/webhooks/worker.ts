@@ -56,7 +56,7 @@ function missingKeySentence(endpoints: { secret: string; previousSecret: string 
   const ids = [...new Set(endpoints.flatMap((e) => [sealedKeyId(e.secret), sealedKeyId(e.previousSecret)]).filter((id) => id !== undefined))];
   const which =
     ids.length > 0 ? `the key their secrets are sealed under (id ${ids.join(', ')})` : 'a new random key (`openssl rand -base64 32`), which seals their secrets at start';
-  return `${endpoints.length} webhook endpoint${endpoints.length === 1 ? '' : 's'} exist and SECRETS_KEY is unset: set SECRETS_KEY to ${which}, for the worker and \`npm run webhooks\` alike, or start the worker with --no-webhooks`;
+  return `${endpoints.length} ${endpoints.length === 1 ? 'webhook endpoint exists' : 'webhook endpoints exist'} and SECRETS_KEY is unset: set SECRETS_KEY to ${which}, for the worker and \`npm run webhooks\` alike, or start the worker with --no-webhooks`;
 }
 
 /**

@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Client } from '../../src/store/opensearch.js';
 import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { keyringOf } from '../../pipeline/webhooks/sealed.js';
-import type { EndpointDoc } from '../../pipeline/webhooks/store.js';
+import { listEndpoints, removeEndpoint, type EndpointDoc } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
 import { newSecret } from '../../pipeline/webhooks/signing.js';
 
@@ -100,12 +100,12 @@ describe('webhooks: secrets sealed at rest', function () {
     await client.indices.refresh({ index: store.aliases.changes });
   }
 
-  function start(key: TestSecretsKey): Promise<WebhookWorkers> {
+  function start(key: TestSecretsKey | undefined): Promise<WebhookWorkers> {
     return startWebhookWorkers({
       connection,
       indexPrefix: store.prefix,
       store: { client, aliases: store.aliases },
-      keyring: key.keyring,
+      keyring: key?.keyring,
       outbound: { allowPrivate: true, userAgent: 'CreatorContentAPI/test (+http://localhost)', timeoutMs: 2000 },
       retry: { schedule: [150, 150], jitter: 0, maxRetryAfterMs: 5000 },
       dispatchEveryMs: 150,
@@ -253,6 +253,29 @@ describe('webhooks: secrets sealed at rest', function () {
     workers = undefined;
   });
 
+  it('holds the deliveries of an endpoint registered while the worker has no key, and delivers them once one with the key starts', async function () {
+    for (const e of await listEndpoints({ client, aliases: store.aliases })) await removeEndpoint({ client, aliases: store.aliases }, e.id);
+    workers = await start(undefined);
+    const late = await add('/late', second);
+    const cursor = (await raw(late.id)).cursorSeq;
+    await writeEpisode();
+    // Several dispatch runs (every 150 ms) see the endpoint and its new change without the key: none is sent.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(received.filter((r) => r.path === late.path)).to.have.length(0);
+    expect((await raw(late.id)).cursorSeq).to.equal(cursor);
+    await workers.close();
+    workers = await start(testSecretsKeyAlone(second));
+    await until(() => received.some((r) => r.path === late.path), 'the held delivery');
+    expect(
+      verifies(
+        late.secret,
+        received.find((r) => r.path === late.path)!,
+      ),
+    ).to.equal(true);
+    await workers.close();
+    workers = undefined;
+  });
+
   it('refuses to start the worker without SECRETS_KEY, or with another key, while endpoints exist', async function () {
     // The worker checks the passages index against its own embedder first: it makes its own in this prefix.
     const passages = Object.keys((await client.indices.getAlias({ name: store.aliases.passages })).body as Record<string, unknown>);
@@ -260,7 +283,7 @@ describe('webhooks: secrets sealed at rest', function () {
     const env = { INDEX_PREFIX: store.prefix, QUEUE_NAME: `${store.prefix}q` };
     const unset = await run('bin/worker.ts', ['--no-pipeline'], env);
     expect(unset.code, unset.stderr).to.equal(1);
-    expect(unset.stderr).to.contain(`3 webhook endpoints exist and SECRETS_KEY is unset: set SECRETS_KEY to the key their secrets are sealed under (id ${second.id})`);
+    expect(unset.stderr).to.contain(`1 webhook endpoint exists and SECRETS_KEY is unset: set SECRETS_KEY to the key their secrets are sealed under (id ${second.id})`);
     expect(unset.stderr).to.not.contain('worker started');
     const wrong = await run('bin/worker.ts', ['--no-pipeline'], { ...env, SECRETS_KEY: stranger.value });
     expect(wrong.code, wrong.stderr).to.equal(1);
