@@ -87,7 +87,13 @@ async function list(): Promise<number> {
       );
     });
     const progress = await Promise.race([
-      listProgress({ libraryDir, processQueue, rule: { recentDays, recentItems }, concurrency: config.pipeline.transcribe.concurrency, states }),
+      listProgress({
+        libraryDir,
+        processQueue,
+        rule: { recentDays, recentItems },
+        concurrency: config.pipeline.transcribe.concurrency * Math.max(1, config.pipeline.transcribe.urls.length),
+        states,
+      }),
       timeout,
     ]);
     process.stdout.write(opts.json ? `${progressJson(progress)}\n` : `${formatList(states, progress).join('\n')}\n`);

@@ -39,26 +39,44 @@ export interface BacklogSource {
   rule: RecentRule;
   /** A reading younger than this is reused by the next scrape: one reading per interval whatever scrapes. Default 15 s. */
   minIntervalMs?: number;
+  /** Episode files a reading reads for lengths not known yet, at most (the rest estimated until a later reading). Default 2,000. */
+  maxReads?: number;
+  /** How long a scrape waits for a new reading before it takes the last one (the new one finishes for the next scrape). Default 5 s. */
+  waitMs?: number;
 }
 
 /**
  * The backlog as the gauges read it: every followed source's follow.json and the queue's unfinished jobs (bounded by
- * FOLLOW_MAX_QUEUED_PER_CHANNEL per channel), episode files only for durations not read before (cached per source
- * version); at most one reading at a time and one per `minIntervalMs`.
+ * FOLLOW_MAX_QUEUED_PER_CHANNEL per channel), and at most `maxReads` episode files for lengths not read before (cached
+ * per source version). At most one reading at a time and one per `minIntervalMs`; once there is a reading, a scrape
+ * waits at most `waitMs` for the next one and otherwise gets the last (a scrape waits on no more than the first reading).
  */
-export function backlogReader({ libraryDir, queue, rule, minIntervalMs = 15_000 }: BacklogSource, now: () => number = () => Date.now()): () => Promise<Progress> {
+export function backlogReader(
+  { libraryDir, queue, rule, minIntervalMs = 15_000, maxReads = 2000, waitMs = 5000 }: BacklogSource,
+  now: () => number = () => Date.now(),
+): () => Promise<Progress> {
   const facts = factsReader(libraryDir);
   let last: { at: number; progress: Progress } | undefined;
   let reading: Promise<Progress> | undefined;
-  return () => {
-    if (last && now() - last.at < minIntervalMs) return Promise.resolve(last.progress);
-    reading ??= readProgress({ libraryDir, queue, rule, details: false, facts, now: now() })
+  const readNow = (): Promise<Progress> =>
+    (reading ??= readProgress({ libraryDir, queue, rule, details: false, facts, maxReads, now: now() })
       .then((progress) => {
         last = { at: now(), progress };
         return progress;
       })
-      .finally(() => (reading = undefined));
-    return reading;
+      .finally(() => (reading = undefined)));
+  return async () => {
+    if (!last) return readNow();
+    if (now() - last.at < minIntervalMs) return last.progress;
+    const previous = last.progress;
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<Progress>((resolve) => (timer = setTimeout(() => resolve(previous), waitMs)));
+    try {
+      // A reading that fails (Redis away) keeps the last values rather than failing the scrape.
+      return await Promise.race([readNow().catch(() => previous), patience]);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }
 

@@ -64,7 +64,7 @@ export interface Progress {
   version: 1;
   at: string;
   rate: MeasuredRate | null;
-  /** Processing jobs that run at once: workers connected to the processing queue (at least 1) × TRANSCRIBE_CONCURRENCY. */
+  /** Processing jobs that run at once: workers connected to the processing queue (at least 1) × each one's concurrency. */
   slots: number;
   totals: Record<WorkClass, ClassBacklog>;
   sources: SourceProgress[];
@@ -184,8 +184,11 @@ export interface EpisodeFacts {
   error: string | null;
 }
 
-/** Reads an episode's facts; `cache` (by slug, id and source digest) spares the files on the next reading of waiting episodes. */
-export type FactsReader = (slug: string, episodeId: string, digest: string, { fresh }: { fresh: boolean }) => Promise<EpisodeFacts>;
+/**
+ * Reads an episode's facts: `fresh` from its file; else from what was read before for the same source version (the
+ * lengths of waiting episodes), and from the file only when `read` allows it (undefined when it does not).
+ */
+export type FactsReader = (slug: string, episodeId: string, digest: string, { fresh, read }: { fresh: boolean; read?: boolean }) => Promise<EpisodeFacts | undefined>;
 
 /** Episode versions remembered by a {@link factsReader} before it starts again empty (a bound on its memory). */
 export const FACTS_CACHE_LIMIT = 200_000;
@@ -193,10 +196,10 @@ export const FACTS_CACHE_LIMIT = 200_000;
 /** Reads the facts from `<libraryDir>/<slug>/episodes/<id>.json`, remembering those not asked `fresh`. */
 export function factsReader(libraryDir: string): FactsReader {
   const cache = new Map<string, EpisodeFacts>();
-  return async (slug, episodeId, digest, { fresh }) => {
+  return async (slug, episodeId, digest, { fresh, read = true }) => {
     const key = `${slug}/${episodeId}/${digest}`;
     const known = fresh ? undefined : cache.get(key);
-    if (known) return known;
+    if (known || (!fresh && !read)) return known;
     const record = await readEpisode(channelDir(libraryDir, slug), episodeId).catch(() => undefined);
     const facts: EpisodeFacts = {
       title: record?.title ?? episodeId,
@@ -256,6 +259,11 @@ export interface ReadProgressOptions {
   /** Read each failed and processing episode's title and sentence (the CLI); off for the metrics, which only count. */
   details?: boolean;
   facts?: FactsReader;
+  /**
+   * Episode files read for lengths not known yet, at most (default: all): a first reading of a large backlog stays
+   * bounded, the lengths not read yet are estimated like unknown ones, and the next readings read on.
+   */
+  maxReads?: number;
   /** The followed sources, when already read (else read from `libraryDir`). */
   states?: readonly FollowState[];
   now?: number;
@@ -273,10 +281,12 @@ export async function readProgress({
   rule,
   details = true,
   facts = factsReader(libraryDir),
+  maxReads = Number.POSITIVE_INFINITY,
   states: given,
   now = Date.now(),
 }: ReadProgressOptions): Promise<Progress> {
   const [states, jobs] = await Promise.all([given ?? listStates(libraryDir), unfinishedJobs(queue)]);
+  let reads = 0;
   const perSource: { waiting: Waiting[]; progress: SourceProgress }[] = [];
   for (const state of states) {
     const fresh = newItems(
@@ -310,7 +320,7 @@ export async function readProgress({
         progress.failedTotal++;
         if (details && progress.failed.length < MAX_LISTED_FAILURES) {
           const f = await facts(state.slug, episodeId, source.digest, { fresh: true });
-          progress.failed.push({ episodeId, title: f.title, error: f.error ?? 'failed (no reason was recorded)' });
+          progress.failed.push({ episodeId, title: f?.title ?? episodeId, error: f?.error ?? 'failed (no reason was recorded)' });
         }
         continue;
       }
@@ -320,12 +330,19 @@ export async function readProgress({
       if (job?.state === 'active') {
         if (details) {
           const f = await facts(state.slug, episodeId, source.digest, { fresh: true });
-          progress.processing.push({ episodeId, title: f.title, since: job.processedOn ? new Date(job.processedOn).toISOString() : null });
+          progress.processing.push({ episodeId, title: f?.title ?? episodeId, since: job.processedOn ? new Date(job.processedOn).toISOString() : null });
         } else progress.processing.push({ episodeId, title: episodeId, since: null });
         continue;
       }
       const transcribe = transcribes(source);
-      const f = transcribe ? await facts(state.slug, episodeId, source.digest, { fresh: false }) : undefined;
+      let f: EpisodeFacts | undefined;
+      if (transcribe) {
+        f = await facts(state.slug, episodeId, source.digest, { fresh: false, read: false });
+        if (!f && reads < maxReads) {
+          reads++;
+          f = await facts(state.slug, episodeId, source.digest, { fresh: false });
+        }
+      }
       waiting.push({
         cls: job ? turnOfPriority(job.priority).cls : fresh.has(episodeId) ? 'new' : 'backfill',
         queuedAt: job ? job.timestamp : null,

@@ -16,7 +16,7 @@ import { indexAliases } from '../../src/store/opensearch.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { registerPipelineMetrics } from '../../pipeline/metrics.js';
 import { createProcessQueue, queueNames } from '../../pipeline/follow/queues.js';
-import type { Progress } from '../../pipeline/follow/progress.js';
+import { factsReader, readProgress, type Progress } from '../../pipeline/follow/progress.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
@@ -205,6 +205,22 @@ describe('follow: the progress people can see (--list, the backlog gauges, the c
       [...(await statuses()).values()].every((v) => v === 'pending'),
       'every waiting episode is queued in the catalog',
     ).to.equal(true);
+  });
+
+  it('reads a bounded number of episode files per reading, estimating the lengths not read yet, and later readings read on', async function () {
+    const queue = createProcessQueue(connection, store.prefix);
+    const rule = { recentDays: 7, recentItems: 0 };
+    try {
+      const full = await readProgress({ libraryDir: store.libraryDir, queue, rule, details: false });
+      const facts = factsReader(store.libraryDir);
+      const readings = [];
+      for (let i = 0; i < 4; i++) readings.push((await readProgress({ libraryDir: store.libraryDir, queue, rule, details: false, facts, maxReads: 1 })).totals.backfill);
+      expect(readings[0]!.estimatedAudioSeconds, 'the first reading estimates what it did not read').to.be.above(full.totals.backfill.estimatedAudioSeconds);
+      expect(readings.map((r) => r.episodes)).to.deep.equal([5, 5, 5, 5]);
+      expect(readings[3]).to.deep.equal(full.totals.backfill);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('moves as the work is done: the new episode runs first, the failure shows its sentence, the estimate uses the measured rate', async function () {
