@@ -1,5 +1,5 @@
 // `npm run restore [-- <snapshot>] [--as <prefix>] [--swap | --force]`: bring a backup of `npm run backup` back.
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../src/config/load.js';
 import { configuredSignature } from '../src/embedding/configured.js';
 import { createLogger } from '../src/ground/logger.js';
@@ -20,13 +20,18 @@ const program = new Command()
       'since the backup: `npm run ingest -- <folder>` afterwards (unchanged episodes are skipped).',
   )
   .argument('[snapshot]', 'snapshot name (`npm run backup -- --list`); default the newest good backup of INDEX_PREFIX')
-  .option('--as <prefix>', 'restore into this prefix instead of the snapshot’s own (beside the live one, to inspect it or swap later)')
+  .option('--as <prefix>', 'restore into this prefix instead of the snapshot’s own (beside the live one, to inspect it or swap later)', indexPrefix)
   .option('--swap', 'the prefix has live indices: restore beside them, swap the aliases in one call, then delete the old ones')
   .option('--force', 'the prefix has live indices: delete them first, then restore (for a disk too small for both)')
   .showHelpAfterError()
   .parse();
 
 const opts = program.opts<{ as?: string; swap?: boolean; force?: boolean }>();
+
+function indexPrefix(value: string): string {
+  if (!/^[a-z0-9][a-z0-9_.-]*$/.test(value)) throw new InvalidArgumentError('expected lowercase letters, digits, "-", "_" or "." (as INDEX_PREFIX)');
+  return value;
+}
 
 async function main(): Promise<void> {
   if (opts.as !== undefined && !/^[a-z0-9][a-z0-9_.-]*$/.test(opts.as))

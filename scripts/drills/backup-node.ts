@@ -4,17 +4,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../src/ground/logger.js';
 import { serviceAccount } from '../ops/provision/opensearch-account.js';
-import { singleNodeSettings, snapshotRoot, writeNodeConfig, type NodeSpec } from '../ops/provision/opensearch-config.js';
+import { clusterNodeSettings, clusterNodeSpecs, isFreshNode, singleNodeSettings, snapshotRoot, writeNodeConfig, type NodeSpec } from '../ops/provision/opensearch-config.js';
 import { ensureInstall, findJava } from '../ops/provision/opensearch-install.js';
-import { prepareFolder, spawnNode, verifyPlugins, waitForHealth } from '../ops/provision/opensearch-node.js';
+import { prepareFolder, spawnNode, verifyPlugins, waitForHealth, type Watched } from '../ops/provision/opensearch-node.js';
 import { RUN_DIR } from '../ops/provision/paths.js';
 import { choosePort } from '../ops/provision/ports.js';
 import { stopProcess } from '../ops/provision/processes.js';
 
 export interface DrillNode {
+  /** Its URL; for a cluster every node's, comma-separated (as OPENSEARCH_URL takes them). */
   url: string;
-  /** Where its data lives: what the drill deletes. */
-  dataDir: string;
+  /** Where its data lives (each node's): what the drill deletes. */
+  dataDirs: string[];
   /** Where its snapshots live (path.repo): what survives. */
   snapshotDir: string;
   /** Starts the node (again) on the same ports and folders; resolves once it is healthy. */
@@ -53,7 +54,7 @@ export async function drillNode({ name = 'drill-backup', log, heap = '768m' }: {
 
   return {
     url,
-    dataDir: path.join(node.dir, 'data'),
+    dataDirs: [path.join(node.dir, 'data')],
     snapshotDir: snapshotRoot([node]),
     async start() {
       const conf = writeNodeConfig(node, singleNodeSettings(node), { heap });
@@ -67,6 +68,66 @@ export async function drillNode({ name = 'drill-backup', log, heap = '768m' }: {
     async remove() {
       await stop('term');
       fs.rmSync(node.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A throw-away local cluster of `count` nodes in `<run>/<name>/node-<i>` (fresh folders), as `npm run services -- up
+ * --nodes 3` builds one (512 MB heap each, one shared path.repo); not started yet. A node whose data folder was
+ * deleted bootstraps again with the others when all start together.
+ */
+export async function drillCluster({ name = 'drill-backup-cluster', count = 3, log }: { name?: string; count?: number; log: Logger }): Promise<DrillNode> {
+  const env = process.env;
+  const taken: number[] = [];
+  const ports: { port: number; transportPort: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    const port = await choosePort({ env, preferred: 9260 + i, avoid: taken, what: `drill cluster HTTP of node ${i + 1}` });
+    taken.push(port);
+    const transportPort = await choosePort({ env, preferred: 9360 + i, avoid: taken, what: `drill cluster transport of node ${i + 1}` });
+    taken.push(transportPort);
+    ports.push({ port, transportPort });
+  }
+  const dir = path.join(RUN_DIR, name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  const specs = clusterNodeSpecs(dir, ports);
+  const java = await findJava(env, log);
+  await ensureInstall(java, log);
+  const account = await serviceAccount(log);
+  let pids: number[] = [];
+  const stopAll = async (kill: boolean) => {
+    for (const pid of pids) {
+      if (kill) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await stopProcess(pid, { group: true, timeoutMs: kill ? 10_000 : 30_000, name: 'drill OpenSearch node', log });
+    }
+    pids = [];
+  };
+  return {
+    url: specs.map((n) => `http://127.0.0.1:${n.port}`).join(','),
+    dataDirs: specs.map((n) => path.join(n.dir, 'data')),
+    snapshotDir: snapshotRoot(specs),
+    async start() {
+      const watched: Watched[] = [];
+      for (const node of specs) {
+        const conf = writeNodeConfig(node, clusterNodeSettings(node, specs, { bootstrap: isFreshNode(node) }), { heap: '512m' });
+        await prepareFolder(node, account);
+        const child = spawnNode(node, conf, { env, java, account });
+        pids.push(child.pid);
+        watched.push({ node, pid: child.pid, url: `http://127.0.0.1:${node.port}`, exited: child.exited });
+      }
+      await waitForHealth(watched, { status: 'green', nodes: count, timeoutMs: 300_000, log });
+      await verifyPlugins(watched[0]!.url);
+    },
+    kill: () => stopAll(true),
+    async remove() {
+      await stopAll(false);
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/ground/logger.js';
 import { createOpenSearchClient, indexAliases, resolveAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
 import { createBackup, currentMappingVersions, restoreBackup } from '../../src/store/snapshots.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { drillNode } from './backup-node.js';
+import { drillCluster, drillNode, type DrillNode } from './backup-node.js';
 import { SAMPLE_LIBRARY } from './ingest-run.js';
 import { startLocalApi } from './local-api.js';
 import { check, drillResult, probe, type DrillResult } from './request-loop.js';
@@ -47,15 +47,25 @@ async function answers(url: string, keys: readonly string[]): Promise<{ statuses
   }
 }
 
+/** The drill on a single node of its own. */
 export async function backupRestoreDrill({ library = SAMPLE_LIBRARY }: { library?: string } = {}): Promise<DrillResult> {
   const log = createLogger({ name: 'drill', level: 'warn', fd: 2 });
-  const say = (line: string) => process.stderr.write(`drill backup: ${line}\n`);
-  const node = await drillNode({ log });
+  return restoreAfterDataLoss({ name: 'backup-restore', node: await drillNode({ log }), library, log });
+}
+
+/** The drill on a 3-node cluster of its own, as `npm run services -- up --nodes 3` builds one: every node's data deleted. */
+export async function backupRestoreClusterDrill({ library = SAMPLE_LIBRARY }: { library?: string } = {}): Promise<DrillResult> {
+  const log = createLogger({ name: 'drill', level: 'warn', fd: 2 });
+  return restoreAfterDataLoss({ name: 'backup-restore-cluster', node: await drillCluster({ log }), library, log });
+}
+
+async function restoreAfterDataLoss({ name, node, library, log }: { name: string; node: DrillNode; library: string; log: ReturnType<typeof createLogger> }): Promise<DrillResult> {
+  const say = (line: string) => process.stderr.write(`drill ${name}: ${line}\n`);
   const config = loadConfig({ ...process.env, OPENSEARCH_URL: node.url, INDEX_PREFIX: PREFIX });
   let client: Client | undefined;
   try {
     await node.start();
-    say(`private node ${node.url} started; loading ${library}`);
+    say(`private OpenSearch ${node.url} started; loading ${library}`);
     client = createOpenSearchClient({ url: node.url, timeoutMs: 300_000 });
     const embedder = await createIndexerEmbedder(config, { log });
     await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
@@ -69,8 +79,8 @@ export async function backupRestoreDrill({ library = SAMPLE_LIBRARY }: { library
 
     await client.close();
     await node.kill();
-    fs.rmSync(node.dataDir, { recursive: true, force: true });
-    say(`node killed and its data directory ${node.dataDir} deleted; starting it empty`);
+    for (const dir of node.dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+    say(`killed and the data directories deleted (${node.dataDirs.join(', ')}); starting empty`);
     await node.start();
     client = createOpenSearchClient({ url: node.url, timeoutMs: 300_000 });
     const emptied = await counts(client);
@@ -93,8 +103,8 @@ export async function backupRestoreDrill({ library = SAMPLE_LIBRARY }: { library
 
     const checks = [
       check('the backup named every index of the prefix', backup.indices.length === Object.keys(before).length, `${backup.indices.length} indices, ${backup.documents} documents`),
-      check('with its data directory deleted the node held nothing of the prefix', total(emptied) === 0, `${Object.keys(emptied).length} indices`),
-      check('the last backup restored into the empty node', restored.snapshot === backup.snapshot, `${restored.snapshot} in ${restoreSeconds} s`),
+      check('with its data deleted the cluster held nothing of the prefix', total(emptied) === 0, `${Object.keys(emptied).length} indices`),
+      check('the last backup restored into the empty cluster', restored.snapshot === backup.snapshot, `${restored.snapshot} in ${restoreSeconds} s`),
       check('documents per index after = before', JSON.stringify(after) === JSON.stringify(before), `before ${JSON.stringify(before)}; after ${JSON.stringify(after)}`),
       check(
         'the library folder re-read: nothing lost, nothing to redo',
@@ -106,7 +116,8 @@ export async function backupRestoreDrill({ library = SAMPLE_LIBRARY }: { library
       check('the same search answer', answersAfter.searchIds.length > 0 && JSON.stringify(answersAfter.searchIds) === JSON.stringify(answersBefore.searchIds),
         `${answersAfter.searchIds.length} results: ${answersAfter.searchIds.join(', ')}`), // prettier-ignore
     ];
-    return drillResult('backup-restore', checks, {
+    return drillResult(name, checks, {
+      nodes: node.dataDirs.length,
       documentsBefore: total(before),
       documentsAfter: total(after),
       indices: backup.indices.length,

@@ -1,6 +1,6 @@
 // `npm run drill [scenario…]`: fault drills against the local stack (stops and restarts the services `npm run services -- up` started).
 import { Command } from 'commander';
-import { backupRestoreDrill } from './backup-restore.js';
+import { backupRestoreClusterDrill, backupRestoreDrill } from './backup-restore.js';
 import { DEFAULT_PREFIX } from './local-api.js';
 import { nodeLossDrill } from './node-loss.js';
 import { openSearchRestartDrill } from './opensearch-restart.js';
@@ -23,6 +23,7 @@ const SCENARIOS: Record<string, (o: { prefix: string; library: string }) => Prom
   'node-loss': nodeLossDrill,
   'scale-out': scaleOutDrill,
   backup: backupRestoreDrill,
+  'backup-cluster': backupRestoreClusterDrill,
 };
 /**
  * Run when no scenario is named: the single-node drills. `node-loss` needs `npm run services -- up --nodes 3`;
@@ -37,7 +38,7 @@ const program = new Command()
       'They STOP (or kill) and restart the local OpenSearch/Redis of `npm run services -- up`: never run them against a shared stack.\n' +
       'redis-loss deletes the data of a private Redis of its own between two runs of the worker (the services’ Redis is left alone).\n' +
       'node-loss kills and restarts nodes of the local cluster of `npm run services -- up --nodes 3` only.\n' +
-      'backup deletes the data directory of a throw-away node of its own and restores it from a backup (the services are left alone).',
+      'backup (backup-cluster) deletes the data of a throw-away node (3-node cluster) of its own and restores it from a backup (the services are left alone).',
   )
   .option('--prefix <prefix>', 'index prefix holding a loaded library (API drills)', DEFAULT_PREFIX)
   .option('--library <dir>', 'library the worker drills ingest (embedded afresh each time)', SAMPLE_LIBRARY)

@@ -375,6 +375,8 @@ export interface RestoreOptions extends RepositoryOptions {
   log?: Logger | undefined;
   pollMs?: number;
   timeoutMs?: number;
+  /** With `swap`: wait after the alias swap before deleting the old indices, in ms. Default 2000. */
+  graceMs?: number;
 }
 
 export interface RestoreResult {
@@ -417,7 +419,7 @@ export async function findBackup(client: Client, { repository, snapshot, from }:
  * live indices unless `swap` (restored beside them, swapped, the old deleted) or `force` (deleted first).
  */
 export async function restoreBackup(client: Client, options: RestoreOptions): Promise<RestoreResult> {
-  const { repository, from, as, swap = false, force = false, expected, onProgress, log, pollMs = 500, timeoutMs = 30 * 60_000 } = options;
+  const { repository, from, as, swap = false, force = false, expected, onProgress, log, pollMs = 500, timeoutMs = 30 * 60_000, graceMs = 2000 } = options;
   const started = Date.now();
   await ensureRepository(client, options);
   const backup = await findBackup(client, { repository, snapshot: options.snapshot, from });
@@ -466,6 +468,7 @@ export async function restoreBackup(client: Client, options: RestoreOptions): Pr
 
   const retiredIndices = await swapAliases(client, target, restored);
   if (retiredIndices.length > 0) {
+    await sleep(graceMs); // searches already sent to the old indices finish there
     await client.indices.delete({ index: retiredIndices.join(',') }, { ignore: [404] });
     replaced.push(...retiredIndices);
   }
