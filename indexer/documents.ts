@@ -13,8 +13,9 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * 3: passages gained `marks` (sentence starts, where citations begin).
  * 4: passages gained `sourceHash` (the API caches what it shows by it).
  * 5: episodes gained `language`; passages, titles and moments gained a sub-field per analysed language.
+ * 6: speech passages gained `generatedContext` (the generated chapter's title they lie in).
  */
-export const DERIVATION_VERSION = 5;
+export const DERIVATION_VERSION = 6;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read

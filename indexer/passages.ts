@@ -18,6 +18,12 @@ export interface Passage {
   /** Speakers holding at least {@link MAIN_SPEAKER_SHARE} of the speech time, in order of first speech; empty for titles. */
   mainSpeakers: string[];
   chapterTitle: string | null;
+  /**
+   * The title of the generated chapter (`generated: true`) this speech passage lies in, searched by the keyword leg
+   * only to raise the passage it belongs to (never a passage of its own, never cut or cited): see
+   * {@link generatedContextAt}. Null for titles, moments and speech outside generated chapters.
+   */
+  generatedContext: string | null;
   momentType: string | null;
   /**
    * Where each sentence and speaker turn of `text` begins, flat `[charOffset, ms, …]` in
@@ -79,15 +85,35 @@ export function shortHash(text: string): string {
 }
 
 /**
- * The chapters search sees: the creator's. Generated chapters and moments (`generated: true`) are for display and
- * `/related` only: they cut no passage, lend no title to the speech and get no title passage, so a search on an
- * enriched episode ranks and cites exactly as on its speech alone (measured in docs/relevance.md, "Generated
- * structure"). A creator's chapter keeps only its creator's moments.
+ * The chapters search cuts and titles passages by: the creator's. Generated chapters and moments (`generated: true`)
+ * cut no passage, get no title passage and are not a passage's `chapterTitle`, so an enriched episode is packed and
+ * cited exactly as its speech alone; a generated chapter's title only raises the speech inside it through
+ * `generatedContext` ({@link generatedContextAt}; measured in docs/relevance.md, "Generated structure"). A creator's
+ * chapter keeps only its creator's moments.
  */
 export function searchedChapters(chapters: readonly ChapterRecord[] | null | undefined): ChapterRecord[] {
   return (chapters ?? [])
     .filter((c) => c.generated !== true)
     .map((c) => (c.moments.some((m) => m.generated === true) ? { ...c, moments: c.moments.filter((m) => m.generated !== true) } : c));
+}
+
+/**
+ * The title of the generated chapter holding `ms` (the latest one starting at or before it and ending after it), or
+ * null; null too when the episode has a single generated chapter, whose title only restates the whole episode (measured
+ * as a loss on tutorials). Generated structure cuts no passage and gets no title passage (a generated title passage
+ * outranked the speech and cited the chapter start); it only lends its words to each speech passage inside, in a field
+ * the keyword leg matches as a `should` clause at a low boost (docs/relevance.md, "Generated structure").
+ */
+export function generatedContextAt(chapters: readonly ChapterRecord[] | null | undefined, ms: number): string | null {
+  const generated = (chapters ?? []).filter((c) => c.generated === true);
+  if (generated.length < 2) return null;
+  let best: ChapterRecord | undefined;
+  for (const c of generated) {
+    if (c.startMs > ms || c.endMs <= ms) continue;
+    if (!best || c.startMs > best.startMs) best = c;
+  }
+  const title = best ? normalize(best.title) : '';
+  return title === '' ? null : title;
 }
 
 /**
@@ -149,6 +175,7 @@ export function buildPassages(episode: Pick<EpisodeRecord, 'id' | 'transcript' |
         speaker,
         mainSpeakers: mainSpeakers(group),
         chapterTitle,
+        generatedContext: generatedContextAt(episode.chapters, startMs),
         momentType: null,
         marks: passageMarks(group, startMs, endMs),
       });
@@ -167,6 +194,7 @@ export function buildPassages(episode: Pick<EpisodeRecord, 'id' | 'transcript' |
       speaker: null,
       mainSpeakers: [],
       chapterTitle: title,
+      generatedContext: null,
       momentType: null,
       marks: [],
     });
@@ -184,6 +212,7 @@ export function buildPassages(episode: Pick<EpisodeRecord, 'id' | 'transcript' |
         speaker: null,
         mainSpeakers: [],
         chapterTitle: normalize(c.title) || null,
+        generatedContext: null,
         momentType: m.type,
         marks: [],
       });

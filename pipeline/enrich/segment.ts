@@ -37,6 +37,8 @@ export interface SegmentOptions {
   cueWeight?: number;
   /** Added per standard deviation of a gap's pause above the episode's mean pause. */
   pauseWeight?: number;
+  /** Share of speaker cohesion (who holds the speech time on either side of a gap) in the combined cohesion; 0 by default. */
+  speakerShare?: number;
   signal?: AbortSignal | undefined;
 }
 
@@ -48,6 +50,7 @@ export interface SegmentKnobs {
   threshold: number;
   cueWeight: number;
   pauseWeight: number;
+  speakerShare: number;
 }
 
 export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
@@ -57,6 +60,7 @@ export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
   threshold: 1,
   cueWeight: 0.6,
   pauseWeight: 0.15,
+  speakerShare: 0,
 });
 
 /** What segmentation found: the chapters, and the blocks with their vectors (titles reuse them). */
@@ -167,6 +171,19 @@ function lexicalVectors(blocks: readonly Block[], language: string | undefined):
   });
 }
 
+/** Speech time of each labelled speaker in each block (empty maps when the transcript has no speaker labels). */
+function speakerVectors(segments: readonly EnrichSegment[], blocks: readonly Block[]): Map<string, number>[] {
+  return blocks.map((b) => {
+    const m = new Map<string, number>();
+    for (let i = b.first; i <= b.last; i++) {
+      const s = segments[i]!;
+      const who = s.speakerLabel?.trim();
+      if (who) m.set(who, (m.get(who) ?? 0) + Math.max(1, s.endMs - s.startMs));
+    }
+    return m;
+  });
+}
+
 function addInto(sum: number[], v: readonly number[]): void {
   for (let i = 0; i < v.length; i++) sum[i] = (sum[i] ?? 0) + v[i]!;
 }
@@ -183,13 +200,15 @@ export function gapScores(
   segments: readonly EnrichSegment[],
   blocks: readonly Block[],
   vectors: readonly number[][],
-  opts: Pick<SegmentKnobs, 'window' | 'semanticShare' | 'cueWeight' | 'pauseWeight'> & { language?: string | undefined },
+  opts: Pick<SegmentKnobs, 'window' | 'semanticShare' | 'cueWeight' | 'pauseWeight'> & { speakerShare?: number; language?: string | undefined },
 ): number[] {
   const n = blocks.length;
   if (n < 2) return new Array<number>(n).fill(0);
   const lex = lexicalVectors(blocks, opts.language);
+  const voices = speakerVectors(segments, blocks);
   const sem: number[] = [];
   const lexCos: number[] = [];
+  const spk: number[] = [];
   for (let g = 1; g < n; g++) {
     const lo = Math.max(0, g - opts.window);
     const hi = Math.min(n, g + opts.window);
@@ -197,20 +216,27 @@ export function gapScores(
     const r: number[] = [];
     const lm = new Map<string, number>();
     const rm = new Map<string, number>();
+    const ls = new Map<string, number>();
+    const rs = new Map<string, number>();
     for (let i = lo; i < g; i++) {
       addInto(l, vectors[i] ?? []);
       mergeInto(lm, lex[i]!);
+      mergeInto(ls, voices[i]!);
     }
     for (let i = g; i < hi; i++) {
       addInto(r, vectors[i] ?? []);
       mergeInto(rm, lex[i]!);
+      mergeInto(rs, voices[i]!);
     }
     sem.push(cosine(l, r));
     lexCos.push(sparseCosine(lm, rm));
+    spk.push(sparseCosine(ls, rs));
   }
   const zs = zscores(sem);
   const zl = zscores(lexCos);
-  const combined = zs.map((s, i) => opts.semanticShare * s + (1 - opts.semanticShare) * zl[i]!);
+  const zv = zscores(spk);
+  const speakerShare = opts.speakerShare ?? 0;
+  const combined = zs.map((s, i) => (1 - speakerShare) * (opts.semanticShare * s + (1 - opts.semanticShare) * zl[i]!) + speakerShare * zv[i]!);
   // Light smoothing: one noisy block should not open a valley.
   const smooth = combined.map((c, i) => 0.25 * (combined[i - 1] ?? c) + 0.5 * c + 0.25 * (combined[i + 1] ?? c));
   const depth = depthScores(smooth);

@@ -160,7 +160,7 @@ export function summarize(library: string, mode: Mode, judged: readonly Judged[]
 
 /**
  * Parses a settings spec, `"k=30 keyword=1.5 semantic=1 title=0.5 candidates=200
- * fields=text,chapterTitle^2 efields=title^3,summary type=most_fields landing=off window=15000"`.
+ * fields=text,chapterTitle^2 boost=generatedContext^0.3 efields=title^3,summary type=most_fields landing=off window=15000"`.
  */
 export function parseSettings(spec: string): Tuning {
   const options: Tuning = {};
@@ -190,6 +190,9 @@ export function parseSettings(spec: string): Tuning {
         break;
       case 'fields':
         options.keyword = { ...options.keyword, passageFields: list() };
+        break;
+      case 'boost':
+        options.keyword = { ...options.keyword, passageBoostFields: list() };
         break;
       case 'efields':
         options.keyword = { ...options.keyword, episodeFields: list() };
@@ -231,7 +234,7 @@ export function parseSettings(spec: string): Tuning {
         break;
       default:
         throw new Error(
-          `unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, efields, titleN, type, framing, chapterhits, longchapter, fusion, landing, lookahead, slack, window)`,
+          `unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, boost, efields, titleN, type, framing, chapterhits, longchapter, fusion, landing, lookahead, slack, window)`,
         );
     }
   }

@@ -24,11 +24,12 @@ import type { EmbedTexts, GeneratedChapter, GeneratedFacet } from '../../pipelin
  * Whether the library keeps its chapters, is searched on speech alone (`chapters: []` on every episode), or on speech
  * with what local enrichment generates from it (`generated`: chapters, moments and topics marked generated, people and
  * entities removed; `generated-as-creator`: the same chapters without the mark, indexed as a creator's would be;
- * `generated-titles-as-creator`: the same without their moments).
+ * `generated-titles-as-creator`: the same without their moments; `generated-cut`: the generated chapters' boundaries
+ * only, as untitled chapters without moments, so passages are cut there and no title is searched).
  */
-export type ChapterCondition = 'chapters' | 'speech' | 'generated' | 'generated-as-creator' | 'generated-titles-as-creator';
+export type ChapterCondition = 'chapters' | 'speech' | 'generated' | 'generated-as-creator' | 'generated-titles-as-creator' | 'generated-cut';
 
-export const CHAPTER_CONDITIONS: readonly ChapterCondition[] = ['chapters', 'speech', 'generated', 'generated-as-creator', 'generated-titles-as-creator'];
+export const CHAPTER_CONDITIONS: readonly ChapterCondition[] = ['chapters', 'speech', 'generated', 'generated-as-creator', 'generated-titles-as-creator', 'generated-cut'];
 
 /** One library of an eval run: where its files are and the prefix it is loaded under. */
 export interface EvalLibrary {
@@ -80,8 +81,10 @@ export async function prepareLibrary(
   if (condition === 'chapters') written = records;
   else if (condition === 'speech') written = records.map((r) => ({ ...r, chapters: [] }));
   else {
-    const generated = await generateAll(records, meta.channels, await embed!(), log);
-    written = generated.records.map((r) => (condition === 'generated' ? r : withoutMark(r, { moments: condition === 'generated-as-creator' })));
+    const generated = (await readGenerated(join(CACHE_DIR, 'eval', `${name}-generated`), stamp, channelIds)) ?? (await generateAll(records, meta.channels, await embed!(), log));
+    written = generated.records.map((r) =>
+      condition === 'generated' ? r : condition === 'generated-cut' ? boundariesOnly(r) : withoutMark(r, { moments: condition === 'generated-as-creator' }),
+    );
     await writeFile(join(tmp, 'topics.json'), JSON.stringify(generated.facets, null, 2) + '\n');
     await writeFile(join(tmp, 'people.json'), '[]\n');
     await writeFile(join(tmp, 'entities.json'), '[]\n');
@@ -153,6 +156,19 @@ export async function generateAll(
 /** The record with its generated chapters (and moments, or none) unmarked: indexed as if a creator had written them. */
 function withoutMark(r: EpisodeRecord, { moments }: { moments: boolean }): EpisodeRecord {
   return { ...r, chapters: (r.chapters ?? []).map(({ generated: _c, ...c }) => ({ ...c, moments: moments ? c.moments.map(({ generated: _m, ...m }) => m) : [] })) };
+}
+
+/** What an up-to-date `generated` copy (same stamp) already holds, so the other generated conditions do not enrich again. */
+async function readGenerated(dir: string, stamp: string, channelIds: ReadonlySet<string>): Promise<{ records: EpisodeRecord[]; facets: GeneratedFacet[] } | undefined> {
+  if ((await readFile(join(dir, '.source-mtime'), 'utf8').catch(() => '')) !== stamp) return undefined;
+  const records: EpisodeRecord[] = [];
+  for await (const { record } of readEpisodes(dir, { channelIds, onIssue: () => undefined })) records.push(record);
+  return { records, facets: JSON.parse(await readFile(join(dir, 'topics.json'), 'utf8')) as GeneratedFacet[] };
+}
+
+/** The record with its generated chapters as untitled chapters of no moments: they cut passages and lend nothing. */
+function boundariesOnly(r: EpisodeRecord): EpisodeRecord {
+  return { ...r, chapters: (r.chapters ?? []).map((c) => ({ title: '', startMs: c.startMs, endMs: c.endMs, moments: [] })) };
 }
 
 /**

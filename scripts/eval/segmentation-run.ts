@@ -34,7 +34,7 @@ export async function devEpisodes(dir: string, limit?: number, channel?: string)
   return evenSubset(out, limit);
 }
 
-const KNOBS = ['window', 'semanticShare', 'targetMs', 'threshold', 'cueWeight', 'pauseWeight'] as const;
+const KNOBS = ['window', 'semanticShare', 'targetMs', 'threshold', 'cueWeight', 'pauseWeight', 'speakerShare'] as const;
 const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs'] as const;
 
 /** Parses `"window=6 semanticShare=0.5 maxMs=1800000 …"` into segmenter options (numbers only; bounds by their names). */

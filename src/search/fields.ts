@@ -35,5 +35,11 @@ export const EPISODE_SOURCE = ['id', 'title', 'summary', 'publishedAt', 'duratio
  * docs/relevance.md (Experiments: main speakers).
  */
 export const DEFAULT_PASSAGE_FIELDS: readonly string[] = ['text', 'chapterTitle', 'mainSpeakers'];
+/**
+ * Passage fields that only raise the keyword score of a passage its words (or title or speakers) matched, never find
+ * one alone: the title of the generated chapter a speech passage lies in, at a low boost (docs/relevance.md,
+ * "Generated structure": it lifts the speech of the right part of a long meeting without a passage of its own).
+ */
+export const DEFAULT_PASSAGE_BOOST_FIELDS: readonly string[] = ['generatedContext^0.3'];
 /** Episode fields of the title leg: a title match is the strongest catalog signal. */
 export const DEFAULT_EPISODE_FIELDS: readonly string[] = ['title^3', 'summary', 'description', 'chapterTitles', 'momentTitles'];

@@ -1,7 +1,7 @@
 // The keyword leg: BM25 over passage text, chapter titles and main speakers, and over episode catalog rows.
 import type { Config } from '../config/load.js';
 import type { ChannelDoc } from '../store/documents.js';
-import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, legSource } from './fields.js';
+import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_BOOST_FIELDS, DEFAULT_PASSAGE_FIELDS, EPISODE_SOURCE, legSource } from './fields.js';
 import { buildFilters, type QueryClause } from '../store/filters.js';
 import { analysisOf, DEFAULT_LANGUAGES, languageFields } from '../store/languages.js';
 import type { SearchParams } from './types.js';
@@ -9,6 +9,11 @@ import type { SearchParams } from './types.js';
 export interface KeywordQueryOptions {
   /** `multi_match` fields over passages; default {@link DEFAULT_PASSAGE_FIELDS}. */
   passageFields?: readonly string[];
+  /**
+   * Passage fields that raise the score of a passage `passageFields` found but never find one alone (a `should`
+   * clause); default {@link DEFAULT_PASSAGE_BOOST_FIELDS}.
+   */
+  passageBoostFields?: readonly string[];
   /** `multi_match` fields over episodes; default {@link DEFAULT_EPISODE_FIELDS}. */
   episodeFields?: readonly string[];
   /**
@@ -68,6 +73,7 @@ export function buildKeywordQuery(
   settings: Pick<Config['search'], 'candidates'>,
   {
     passageFields = DEFAULT_PASSAGE_FIELDS,
+    passageBoostFields = DEFAULT_PASSAGE_BOOST_FIELDS,
     episodeFields = DEFAULT_EPISODE_FIELDS,
     type = 'most_fields',
     episodeCandidates = 20,
@@ -79,6 +85,7 @@ export function buildKeywordQuery(
   // An English channel (no language, or `en`) keeps the base fields: its queries are exactly what they were.
   const analysis = analysisOf(channel.language, { languages });
   passageFields = languageFields(passageFields, analysis);
+  passageBoostFields = languageFields(passageBoostFields, analysis);
   episodeFields = languageFields(episodeFields, analysis);
   const text = dropFraming ? keywordText(params.query, analysis.language) : params.query;
   const match = (fields: readonly string[]) => ({ multi_match: { query: text, fields: [...fields], type } });
@@ -87,7 +94,13 @@ export function buildKeywordQuery(
       size: settings.candidates,
       track_total_hits: false,
       ...legSource(withText),
-      query: { bool: { must: [match(passageFields)], filter: [buildFilters(params, channel)] } },
+      query: {
+        bool: {
+          must: [match(passageFields)],
+          ...(passageBoostFields.length > 0 ? { should: [match(passageBoostFields)] } : {}),
+          filter: [buildFilters(params, channel)],
+        },
+      },
     },
     episodes: {
       size: episodeCandidates,

@@ -112,6 +112,8 @@ export interface PassageDoc {
   kind: PassageKind;
   text: string;
   chapterTitle: string | null;
+  /** The generated chapter's title on its speech passages: matched by the keyword leg only to raise a passage found otherwise. */
+  generatedContext: string | null;
   startMs: number;
   endMs: number;
   speaker: string | null;

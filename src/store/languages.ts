@@ -60,7 +60,7 @@ export const ICU_FALLBACK_ANALYZER = 'standard_icu_folded';
  * `mainSpeakers` has none: names are not stemmed in any language, and its mapping stays as it is.
  */
 export const LANGUAGE_FIELDS: Readonly<Partial<Record<IndexName, readonly string[]>>> = Object.freeze({
-  passages: ['text', 'chapterTitle'],
+  passages: ['text', 'chapterTitle', 'generatedContext'],
   episodes: ['title', 'summary', 'description', 'chapterTitles', 'momentTitles'],
 });
 

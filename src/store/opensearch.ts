@@ -203,7 +203,11 @@ export async function addMissingFields(
     const stored = current[index]?.mappings?.properties ?? {};
     const wanted = (await readIndexDefinition(name)).mappings.properties;
     const fields = Object.keys(wanted).filter((f) => !(f in stored));
-    const properties: Record<string, unknown> = Object.fromEntries(fields.map((f) => [f, wanted[f]]));
+    // A new field analysed per language gets its language sub-fields at once.
+    const analysed = new Set(LANGUAGE_FIELDS[name] ?? []);
+    const properties: Record<string, unknown> = Object.fromEntries(
+      fields.map((f) => [f, analysed.has(f) ? { ...(wanted[f] as object), fields: languageSubFields(languages) } : wanted[f]]),
+    );
     const names = [...fields];
     // A multi-field can be added to an existing text field as long as the field's own analyzer is restated unchanged.
     for (const field of LANGUAGE_FIELDS[name] ?? []) {
