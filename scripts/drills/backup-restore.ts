@@ -34,14 +34,35 @@ async function counts(client: Client): Promise<Counts> {
 
 const total = (c: Counts) => Object.values(c).reduce((n, v) => n + (v ?? 0), 0);
 
-/** What the API answers with each key: statuses, and the episode ids of a search (keyword-only: no model in the API here). */
-async function answers(url: string, keys: readonly string[]): Promise<{ statuses: number[]; searchIds: string[] }> {
+const CHANGES = '/api/v1/channels/long-field/changes?limit=2';
+
+interface Answers {
+  statuses: number[];
+  searchIds: string[];
+  /** A change-feed cursor after the first page (issued now, or the one given), and the page it leads to. */
+  cursor: string;
+  next: { status: number; changes: string[] };
+}
+
+/** What the API answers with each key: statuses, the episode ids of a search (keyword-only: no model in the API here), a change-feed page. */
+async function answers(url: string, keys: readonly string[], cursor?: string): Promise<Answers> {
   const api = await startLocalApi({ prefix: PREFIX, env: { OPENSEARCH_URL: url, RATE_LIMIT_MAX: '10000000' }, keys: 0, embedder: false });
+  const get = async (path: string) => {
+    const res = await fetch(new URL(path, api.baseUrl), { headers: { 'x-api-key': keys[0]! } });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
   try {
     const statuses = await Promise.all(keys.map(async (key) => (await probe(api.baseUrl, EPISODES, { 'x-api-key': key })).status));
-    const res = await fetch(new URL(SEARCH, api.baseUrl), { headers: { 'x-api-key': keys[0]! } });
-    const body = (await res.json()) as { episodes?: { episodeId: string }[] };
-    return { statuses, searchIds: (body.episodes ?? []).map((e) => e.episodeId) };
+    const search = await get(SEARCH);
+    const issued = cursor ?? String((await get(CHANGES)).body.cursor);
+    const next = await get(`${CHANGES}&cursor=${encodeURIComponent(issued)}`);
+    const changes = ((next.body.changes ?? []) as { id?: string; episodeId?: string; type?: string }[]).map((c) => `${c.type ?? '?'}:${c.episodeId ?? c.id ?? '?'}`);
+    return {
+      statuses,
+      searchIds: ((search.body.episodes ?? []) as { episodeId: string }[]).map((e) => e.episodeId),
+      cursor: issued,
+      next: { status: next.status, changes },
+    };
   } finally {
     await api.close();
   }
@@ -97,7 +118,7 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
     const reread = await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
     const catchUpSeconds = (Date.now() - catchUpStarted) / 1000;
     const after = await counts(client);
-    const answersAfter = await answers(node.url, keys);
+    const answersAfter = await answers(node.url, keys, answersBefore.cursor);
     const answeringSeconds = (Date.now() - restoreStarted) / 1000;
     say(`restored in ${restoreSeconds} s, library re-read in ${catchUpSeconds} s`);
 
@@ -115,6 +136,9 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
         `before ${answersBefore.statuses.join(',')}; after ${answersAfter.statuses.join(',')}`), // prettier-ignore
       check('the same search answer', answersAfter.searchIds.length > 0 && JSON.stringify(answersAfter.searchIds) === JSON.stringify(answersBefore.searchIds),
         `${answersAfter.searchIds.length} results: ${answersAfter.searchIds.join(', ')}`), // prettier-ignore
+      check('a change-feed cursor issued before the backup reads the same page after the restore',
+        answersAfter.next.status === 200 && answersBefore.next.changes.length > 0 && JSON.stringify(answersAfter.next) === JSON.stringify(answersBefore.next),
+        `before ${answersBefore.next.status} [${answersBefore.next.changes.join(', ')}]; after ${answersAfter.next.status} [${answersAfter.next.changes.join(', ')}]`), // prettier-ignore
     ];
     return drillResult(name, checks, {
       nodes: node.dataDirs.length,
