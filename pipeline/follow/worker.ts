@@ -10,6 +10,7 @@ import { pollSource, type PollReport } from './poll.js';
 import { processEpisode, type ProcessResult } from './process.js';
 import { createPollQueue, createProcessQueue, queueNames, recordStart, type PollJob, type ProcessJob } from './queues.js';
 import { recoverFollowWork } from './recover.js';
+import { markStalledWaiting } from './stalled.js';
 
 export interface PipelineWorkersOptions {
   connection: Redis;
@@ -72,7 +73,12 @@ export async function startPipelineWorkers({
   poll.on('failed', (job, err) => log?.error({ jobId: job?.id, err: err.message }, 'poll job failed'));
   process.on('completed', (job, result) => log?.info({ jobId: job.id, ...result }, 'episode processed'));
   process.on('failed', (job, err) => log?.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'processing job failed'));
-  process.on('stalled', (jobId) => log?.warn({ jobId }, 'processing job stalled (its worker died); it will run again'));
+  process.on('stalled', (jobId) => {
+    log?.warn({ jobId }, 'processing job stalled (its worker died); it will run again');
+    markStalledWaiting({ libraryDir: pipeline.libraryDir, ctx }, processQueue, jobId).catch((err: Error) =>
+      log?.warn({ jobId, err: err.message }, 'the waiting status could not be written'),
+    );
+  });
   for (const w of [poll, process]) w.on('error', (err) => log?.error({ err: err.message }, 'pipeline worker error'));
 
   const recovered = await recoverFollowWork({ pollQueue, processQueue, pipeline, log });
