@@ -86,8 +86,9 @@ export async function ensureRepository(client: Client, { repository, location }:
     if (/path\.repo/.test(reason)) {
       throw new BackupError(
         'no_path_repo',
-        `OpenSearch cannot keep snapshots at "${location}": ${reason}. Give its nodes a path.repo (the local node of \`npm run services -- up\` has one since 2026-11-27: ` +
-          '`npm run services -- up` restarts an older one with it; docker compose: the `snapshots` volume), or register an S3 repository under this name (docs/operations.md, Backups and restore)',
+        `OpenSearch cannot keep snapshots at "${location}": ${reason}. Give its nodes a path.repo (the local services have one since 2026-11-27: ` +
+          '`npm run services -- up` restarts an older single node with it, an older cluster needs `npm run services -- down` then `up --nodes 3`; ' +
+          'docker compose: the `opensearch-snapshots` volume), or register an S3 repository under this name (docs/operations.md, Backups and restore)',
       );
     }
     throw new BackupError('no_repository', `could not register the snapshot repository "${repository}": ${reason}`);
