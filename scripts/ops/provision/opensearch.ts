@@ -6,7 +6,7 @@ import type { Logger } from '../../../src/ground/logger.js';
 import { serviceAccount } from './opensearch-account.js';
 import { singleNodeSettings, SINGLE_NODE_CLUSTER, writeNodeConfig, type NodeSpec } from './opensearch-config.js';
 import { ensureInstall, findJava, INSTALL_DIR } from './opensearch-install.js';
-import { answersAs, prepareFolder, spawnNode, verifyPlugins, waitForHealth } from './opensearch-node.js';
+import { answersAs, getJson, prepareFolder, spawnNode, verifyPlugins, waitForHealth } from './opensearch-node.js';
 import { RUN_DIR } from './paths.js';
 import type { Env } from './commands.js';
 import { checkPinnedPort, choosePort } from './ports.js';
@@ -53,8 +53,13 @@ export async function ensureOpenSearch({ env, log, healthTimeoutMs = 120_000 }: 
       log.info({ url: recorded.url, pid: recorded.pid }, 'OpenSearch from an earlier up is still starting, waiting for it');
       await startedOrStopped(recorded, () => false, healthTimeoutMs, log);
     }
-    log.info({ url: recorded.url, pid: recorded.pid }, 'OpenSearch already running, reusing it');
-    return recorded;
+    if (await hasSnapshotRoot(recorded.url)) {
+      log.info({ url: recorded.url, pid: recorded.pid }, 'OpenSearch already running, reusing it');
+      return recorded;
+    }
+    // Started before its config had path.repo (a static setting): `npm run backup` needs it, so restart it once.
+    log.warn({ url: recorded.url, pid: recorded.pid }, 'OpenSearch from an earlier up has no path.repo for backups: restarting it with the current config');
+    await stopOpenSearch({ log });
   }
   clearState(STATE); // whatever it recorded no longer runs
 
@@ -84,6 +89,13 @@ export async function ensureOpenSearch({ env, log, healthTimeoutMs = 120_000 }: 
 
   await startedOrStopped(state, child.exited, healthTimeoutMs, log);
   return state;
+}
+
+/** True when the node was started with a `path.repo` (the snapshot repositories' root the config writes). */
+async function hasSnapshotRoot(url: string): Promise<boolean> {
+  const res = await getJson(`${url}/_nodes/_local/settings?filter_path=nodes.*.settings.path.repo`);
+  if (res?.status !== 200) return true; // no clear answer: never restart a node on a doubt
+  return JSON.stringify(res.body ?? {}).includes('"repo"');
 }
 
 /** Waits until the node is healthy with its plugins loaded; otherwise stops it, so nothing half-started stays behind. */
