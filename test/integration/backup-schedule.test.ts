@@ -50,7 +50,7 @@ describe('scheduled backups in the worker', function () {
     await queue.obliterate({ force: true });
     await queue.close();
     for (const b of await listBackups(client, { repository }).catch(() => [])) await client.snapshot.delete({ repository, snapshot: b.name }, { ignore: [404] });
-    await client.snapshot.deleteRepository({ repository }, { ignore: [404] });
+    for (const name of [repository, `${repository}-bad`]) await client.snapshot.deleteRepository({ repository: name }, { ignore: [404] });
     await deleteIndices(client, prefix);
     await client.close();
     connection.disconnect();
