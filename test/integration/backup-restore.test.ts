@@ -8,6 +8,7 @@ import { createApiKey } from '../../src/auth/key-store.js';
 import { deleteIndices, indexAliases, INDEX_NAMES, resolveAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
 import { BackupError, createBackup, currentMappingVersions, listBackups, restoreBackup, type RestoreExpectations } from '../../src/store/snapshots.js';
 import { loadLibrary } from '../../indexer/load-library.js';
+import { dropRepository } from '../support/backup-repository.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, REPO_ROOT, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 
@@ -46,8 +47,7 @@ describe('backup and restore on the snapshot API', function () {
   });
 
   after(async function () {
-    for (const b of await listBackups(client, { repository }).catch(() => [])) await client.snapshot.delete({ repository, snapshot: b.name }, { ignore: [404] });
-    await client.snapshot.deleteRepository({ repository }, { ignore: [404] });
+    await dropRepository(client, repo);
     await deleteIndices(client, prefix);
     await deleteIndices(client, restored);
     await client.close();

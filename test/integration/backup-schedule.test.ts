@@ -11,6 +11,7 @@ import { createRedisConnection } from '../../indexer/queue.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { registerBackupMetrics } from '../../pipeline/backup/metrics.js';
 import { backupQueueName, startBackupSchedule, type BackupSchedule } from '../../pipeline/backup/schedule.js';
+import { dropRepository } from '../support/backup-repository.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { sample } from '../support/prometheus.js';
@@ -49,8 +50,8 @@ describe('scheduled backups in the worker', function () {
     const queue = new Queue(backupQueueName(prefix), { connection });
     await queue.obliterate({ force: true });
     await queue.close();
-    for (const b of await listBackups(client, { repository }).catch(() => [])) await client.snapshot.delete({ repository, snapshot: b.name }, { ignore: [404] });
-    for (const name of [repository, `${repository}-bad`]) await client.snapshot.deleteRepository({ repository: name }, { ignore: [404] });
+    await dropRepository(client, { repository, location: repository });
+    await client.snapshot.deleteRepository({ repository: `${repository}-bad` }, { ignore: [404] });
     await deleteIndices(client, prefix);
     await client.close();
     connection.disconnect();
