@@ -8,6 +8,7 @@ import { createApiKey } from '../../src/auth/key-store.js';
 import { deleteIndices, indexAliases, INDEX_NAMES, resolveAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
 import { BackupError, createBackup, currentMappingVersions, listBackups, restoreBackup, type RestoreExpectations } from '../../src/store/snapshots.js';
 import { loadLibrary } from '../../indexer/load-library.js';
+import { lastSeq } from '../../src/store/changes.js';
 import { dropRepository } from '../support/backup-repository.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, REPO_ROOT, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
@@ -62,6 +63,9 @@ describe('backup and restore on the snapshot API', function () {
     expect(await topPassages(restored))
       .to.deep.equal(await topPassages(prefix))
       .and.to.have.length.greaterThan(0);
+    // Seqs handed out after the backup are never handed out again: the restored counters are advanced.
+    const channel = 'ch_long-field';
+    expect(await lastSeq(client, indexAliases(restored).changes, channel)).to.equal((await lastSeq(client, indexAliases(prefix).changes, channel)) + 1_000_000);
     // The live prefix is untouched.
     expect(Object.values(await resolveAliases(client, prefix)).every((i) => i.startsWith(prefix))).to.equal(true);
   });
