@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     .addOption(
       new Option(
         '--chapters <which>',
-        "with --library/--matrix: as given, on speech alone (a copy with chapters: []), on speech with generated chapters, moments and topics (marked generated, or as a creator's), a comma-separated list of them, or all (default: chapters; with --matrix chapters,speech,generated)",
+        "with --library/--matrix: as given, on speech alone (a copy with chapters: []), on speech with generated chapters, moments and topics (marked generated, or as a creator's, or only cutting passages at generated chapter starts: generated-cut), a comma-separated list of them, or all (default: chapters; with --matrix chapters,speech,generated)",
       ),
     )
     .option('--channel <slug>', 'with --library/--matrix: only this channel of each library (a copy; its queries only)')
