@@ -2,6 +2,7 @@
 // throw-away node of its own (backup-node.ts): a library is loaded and API keys made, a backup taken, the node killed
 // and its data folder deleted, the node started empty, the backup restored and the library folder read again; the keys
 // made before the backup answer, the documents and a search answer are the same as before.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config/load.js';
 import { createApiKey } from '../../src/auth/key-store.js';
@@ -11,6 +12,8 @@ import { createLogger } from '../../src/ground/logger.js';
 import { createOpenSearchClient, indexAliases, resolveAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
 import { createBackup, currentMappingVersions, restoreBackup } from '../../src/store/snapshots.js';
 import { loadLibrary } from '../../indexer/load-library.js';
+import { getEndpoint, moveCursor, newEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';
+import { openSecret, type Keyring } from '../../pipeline/webhooks/sealed.js';
 import { drillCluster, drillNode, type DrillNode } from './backup-node.js';
 import { SAMPLE_LIBRARY } from './ingest-run.js';
 import { startLocalApi } from './local-api.js';
@@ -92,6 +95,13 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
     await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
     const keys = [];
     for (const user of ['u_member', 'u_maya']) keys.push((await createApiKey({ client, aliases: indexAliases(PREFIX) }, { userId: user, name: 'backup drill' })).key);
+    // A webhook endpoint with its secret sealed under a key of the drill's own, its cursor moved on.
+    const keyring: Keyring = { current: { id: 'drill0001', bytes: randomBytes(32) } };
+    const hooks = { client, aliases: indexAliases(PREFIX) };
+    const endpoint = newEndpoint({ url: 'https://hooks.example.com/backup-drill', keyring });
+    await storeEndpoint(hooks, 'long-field', endpoint);
+    await moveCursor(hooks, endpoint.id, 3);
+    const hookBefore = await getEndpoint(hooks, endpoint.id);
     const before = await counts(client);
     const answersBefore = await answers(node.url, keys);
 
@@ -118,6 +128,8 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
     const reread = await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
     const catchUpSeconds = (Date.now() - catchUpStarted) / 1000;
     const after = await counts(client);
+    const hookAfter = await getEndpoint({ client, aliases: indexAliases(PREFIX) }, endpoint.id);
+    const opened = hookAfter ? (() => { try { return openSecret(keyring, hookAfter.secret, endpoint.id) === endpoint.secret; } catch { return false; } })() : false; // prettier-ignore
     const answersAfter = await answers(node.url, keys, answersBefore.cursor);
     const answeringSeconds = (Date.now() - restoreStarted) / 1000;
     say(`restored in ${restoreSeconds} s, library re-read in ${catchUpSeconds} s`);
@@ -136,6 +148,9 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
         `before ${answersBefore.statuses.join(',')}; after ${answersAfter.statuses.join(',')}`), // prettier-ignore
       check('the same search answer', answersAfter.searchIds.length > 0 && JSON.stringify(answersAfter.searchIds) === JSON.stringify(answersBefore.searchIds),
         `${answersAfter.searchIds.length} results: ${answersAfter.searchIds.join(', ')}`), // prettier-ignore
+      check('the webhook endpoint came back with its cursor, its secret sealed (never in clear) and opening with the same key',
+        hookAfter !== undefined && hookAfter.cursorSeq === hookBefore?.cursorSeq && opened && !JSON.stringify(hookAfter).includes(endpoint.secret),
+        `cursor ${hookBefore?.cursorSeq ?? '—'} → ${hookAfter?.cursorSeq ?? 'missing'}; secret opens: ${opened}`), // prettier-ignore
       check('a change-feed cursor issued before the backup reads the same page after the restore',
         answersAfter.next.status === 200 && answersBefore.next.changes.length > 0 && JSON.stringify(answersAfter.next) === JSON.stringify(answersBefore.next),
         `before ${answersBefore.next.status} [${answersBefore.next.changes.join(', ')}]; after ${answersAfter.next.status} [${answersAfter.next.changes.join(', ')}]`), // prettier-ignore
