@@ -1,6 +1,7 @@
-// `npm run bench:transcribe`: audio seconds per wall second of our client through the local service vs. faster-whisper called directly, on the same speech.
+// `npm run bench:transcribe`: audio seconds per wall second of our client through the local service vs. faster-whisper called directly, on the same speech;
+// freshness; the work order under backfill; throughput with one and with two transcription services.
 //
-//   npm run bench:transcribe -- [--minutes 3] [--rounds 2] [--items 5]
+//   npm run bench:transcribe -- [--minutes 3] [--rounds 2] [--items 5] [--backfill 40] [--episodes 4] [--parts engine,freshness,backfill,services]
 //
 // espeak-ng speaks a few minutes of sentences into an MP3 (the format of a podcast
 // enclosure), once, under .cache/bench/transcribe. Then, alternating, `--rounds` times:
@@ -15,11 +16,21 @@
 // clock runs from `npm run follow -- --poll` (a child process, as an operator or a publisher's ping runs it) until
 // the episode is published and a search for its sentence finds it. Against it: the same audio transcribed alone
 // (transcribeFile through the service). p50 of each, and the difference (goal: at most 10 s).
+//
+// Backfill (`--backfill`): a channel follows a feed of that many old spoken items; once a few are published, one new
+// item is added and the feed polled: when it is published, how many backfill items were published before it, and its
+// wait and latency as ratios to one episode's processing. Then another channel is followed with one new item: how long
+// its job waited (goal: at most one episode's processing).
+//
+// Services (`--episodes`): that many episodes transcribed at once through one local service, then through two (a
+// second service started by the bench on another port, the worker's concurrency one per service): audio seconds per
+// wall second of each.
 // JSON on stdout, lines on stderr.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../../src/config/load.js';
@@ -29,13 +40,15 @@ import { userDocument } from '../../indexer/documents.js';
 import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { followSource } from '../../pipeline/follow/commands.js';
+import { pollSource } from '../../pipeline/follow/poll.js';
+import { readState } from '../../pipeline/follow/state.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { startPipelineWorkers } from '../../pipeline/follow/worker.js';
 import { probeSeconds } from '../../pipeline/transcribe/audio.js';
-import { transcribeFile } from '../../pipeline/transcribe/transcribe.js';
+import { transcribeFile, TranscribeServices } from '../../pipeline/transcribe/transcribe.js';
 import { startFeedServer } from '../../test/support/feed-server.js';
 import { speak } from '../../test/support/speech.js';
-import { runScript } from '../lib/child.js';
+import { freePort, runScript } from '../lib/child.js';
 import { positive } from '../../bin/lib/cli-args.js';
 import { exec } from '../ops/provision/commands.js';
 import { ensureTools } from '../ops/provision/debian-tools.js';
@@ -50,8 +63,17 @@ const program = new Command()
   .option('--minutes <n>', 'minutes of generated speech', positive, 3)
   .option('--rounds <n>', 'runs of each side, alternating; the best of each is compared', positive, 2)
   .option('--items <n>', 'short items added to a followed feed one at a time for freshness (0: skip)', nonNegative, 5)
+  .option('--backfill <n>', 'old items of the followed feed that a new item must not wait behind', positive, 40)
+  .option('--episodes <n>', 'episodes transcribed at once for the throughput of one and of two services', positive, 4)
+  .option('--parts <list>', 'what to run, comma-separated: engine, freshness, backfill, services', (v: string) => v.split(',').map((p) => p.trim()), [
+    'engine',
+    'freshness',
+    'backfill',
+    'services',
+  ])
   .parse();
-const opts = program.opts<{ minutes: number; rounds: number; items: number }>();
+const opts = program.opts<{ minutes: number; rounds: number; items: number; backfill: number; episodes: number; parts: string[] }>();
+const runs = (part: string) => opts.parts.includes(part);
 
 function nonNegative(value: string): number {
   if (!/^\d+$/.test(value)) throw new Error(`expected a whole number, got ${value}`);
@@ -123,22 +145,62 @@ function peakRssMb(pid: number): number | undefined {
 
 async function main(): Promise<void> {
   await ensureTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
-  say('provisioning the local transcription service (first run: venv and model into .cache/transcriber)');
-  // The local service always: the comparison is with the same engine on this machine, so TRANSCRIBE_URL is not used.
-  const service = await ensureTranscriber({ env: { ...process.env, TRANSCRIBE_MODEL: WHISPER_BASE.name }, log });
+  // The engine comparison needs the local service (the same engine on this machine); the other parts take a local
+  // TRANSCRIBE_URL as given (the first of a list), as the test command does, and never restart what runs there.
+  const given = runs('engine') ? undefined : process.env.TRANSCRIBE_URL?.split(',')[0]?.trim();
+  if (!given) say('provisioning the local transcription service (first run: venv and model into .cache/transcriber)');
+  const service = given
+    ? { url: given.replace(/\/+$/, ''), pid: undefined, model: WHISPER_BASE.name }
+    : await ensureTranscriber({ env: { ...process.env, TRANSCRIBE_MODEL: WHISPER_BASE.name }, log });
   const model = await ensureWhisperBase({ log });
-  const python = path.join(CACHE_DIR, 'transcriber', 'venv', 'bin', 'python');
   const audio = await makeAudio(opts.minutes);
 
   say('warming up the service on one sentence');
   const warmUp = path.join(path.dirname(audio), 'warm-up.wav');
   await speak(SENTENCES.slice(0, 1), warmUp);
   await clientRound(service.url, warmUp);
+  const report = {
+    date: new Date().toISOString(),
+    engine: runs('engine') ? await engineAgainstClient(service.url, model, audio) : null,
+    service: { peakRssMb: service.pid === undefined ? undefined : peakRssMb(service.pid), model: service.model },
+    freshness: runs('freshness') && opts.items > 0 ? await freshness(service.url, opts.items) : null,
+    backfill: runs('backfill') ? await backfill(service.url, opts.backfill) : null,
+    services: runs('services') ? await throughput(service.url, model, opts.episodes) : null,
+  };
+  if (report.engine) {
+    const e = report.engine;
+    say(
+      `bare engine ${e.engine.audioSecondsPerSecond}× real time, client through the service ${e.client.audioSecondsPerSecond}×: ratio ${e.ratio} (goal ≥ 0.9: ${e.goal.met ? 'met' : 'NOT met'})`,
+    );
+    say(`peak memory: service ${report.service.peakRssMb} MB, bare engine ${e.engine.peakRssMb} MB`);
+  }
+  if (report.freshness) {
+    const f = report.freshness;
+    say(
+      `freshness p50 ${f.p50Seconds} s from --poll to searchable vs ${f.transcribeP50Seconds} s transcribing alone: ${f.overheadP50Seconds} s more (goal ≤ 10 s: ${f.goal.met ? 'met' : 'NOT met'}); this process (pipeline workers and model) peaked at ${f.peakRssMb} MB`,
+    );
+  }
+  if (report.backfill) {
+    const b = report.backfill;
+    say(
+      `under a backfill of ${b.backfillItems}: the new item was published after ${b.newItem.backfillPublishedBefore} backfill items (${b.newItem.backfillPublishedWhileWaiting} while it waited), ${b.newItem.latencySeconds} s after its poll = ${b.newItem.latencyRatio}× one episode's processing (${b.episodeSeconds} s); its job waited ${b.newItem.waitSeconds} s (${b.newItem.waitRatio}×). Another channel's new item waited ${b.otherChannel.waitSeconds} s = ${b.otherChannel.waitRatio}× (goal ≤ 1: ${b.goal.met ? 'met' : 'NOT met'})`,
+    );
+  }
+  if (report.services) {
+    const t = report.services;
+    say(`${t.episodes} episodes at once: one service ${t.one.audioSecondsPerSecond}× real time, two services ${t.two.audioSecondsPerSecond}× (${t.gain}×)`);
+  }
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** The bare engine against our client through the service, `--rounds` of each alternating, the best of each compared. */
+async function engineAgainstClient(url: string, model: string, audio: string) {
+  const python = path.join(CACHE_DIR, 'transcriber', 'venv', 'bin', 'python');
   const rounds: Round[] = [];
   for (let i = 1; i <= opts.rounds; i++) {
     for (const side of ['engine', 'client'] as const) {
       say(`round ${i}/${opts.rounds}: ${side === 'engine' ? 'bare engine (faster-whisper directly)' : 'client through the service'}…`);
-      const round = side === 'engine' ? await engineRound(python, model, audio) : await clientRound(service.url, audio);
+      const round = side === 'engine' ? await engineRound(python, model, audio) : await clientRound(url, audio);
       rounds.push(round);
       say(`  ${(round.audioSeconds / round.seconds).toFixed(2)}× real time (${round.audioSeconds.toFixed(1)} s of audio in ${round.seconds.toFixed(1)} s, ${round.words} words)`);
     }
@@ -149,28 +211,14 @@ async function main(): Promise<void> {
   const engineSpeed = engine.audioSeconds / engine.seconds;
   const clientSpeed = client.audioSeconds / client.seconds;
   const ratio = clientSpeed / engineSpeed;
-  const report = {
-    date: new Date().toISOString(),
+  return {
     audioSeconds: Math.round(engine.audioSeconds * 10) / 10,
     rounds: opts.rounds,
     engine: { audioSecondsPerSecond: round2(engineSpeed), words: engine.words, peakRssMb: Math.max(...rounds.flatMap((r) => (r.peakRssMb ? [r.peakRssMb] : []))) },
     client: { audioSecondsPerSecond: round2(clientSpeed), words: client.words },
     ratio: round2(ratio),
     goal: { ratio: 0.9, met: ratio >= 0.9 },
-    service: { peakRssMb: peakRssMb(service.pid), model: service.model },
-    freshness: opts.items > 0 ? await freshness(service.url, opts.items) : null,
   };
-  say(
-    `bare engine ${report.engine.audioSecondsPerSecond}× real time, client through the service ${report.client.audioSecondsPerSecond}×: ratio ${report.ratio} (goal ≥ 0.9: ${report.goal.met ? 'met' : 'NOT met'})`,
-  );
-  say(`peak memory: service ${report.service.peakRssMb} MB, bare engine ${report.engine.peakRssMb} MB`);
-  if (report.freshness) {
-    const f = report.freshness;
-    say(
-      `freshness p50 ${f.p50Seconds} s from --poll to searchable vs ${f.transcribeP50Seconds} s transcribing alone: ${f.overheadP50Seconds} s more (goal ≤ 10 s: ${f.goal.met ? 'met' : 'NOT met'}); this process (pipeline workers and model) peaked at ${f.peakRssMb} MB`,
-    );
-  }
-  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -205,16 +253,12 @@ async function searchable(client: Client, aliases: { episodes: string; passages:
   return (hit.body as { hits: { hits: unknown[] } }).hits.hits.length > 0;
 }
 
-/**
- * Freshness: `items` short spoken items added one at a time to a followed loopback feed, each timed from
- * `follow --poll` to searchable, against the transcription of the same audio alone. Uses the services `up` runs
- * (or OPENSEARCH_URL, REDIS_URL), throw-away indices, queues and library folder.
- */
-async function freshness(transcribeUrl: string, items: number) {
+/** A throw-away pipeline: its indices, queues and library folder on the services `up` runs, the real embedding model. */
+async function openStack(transcribeUrl: string, kind: string) {
   const urls = await servicesUp({ log });
   const modelDir = loadConfig(process.env).modelDir ?? (await ensureModel({ cacheDir: CACHE_DIR, log }));
-  const prefix = `bench-fresh-${randomBytes(4).toString('hex')}-`;
-  const libraryDir = await mkdtemp(path.join(tmpdir(), 'bench-fresh-'));
+  const prefix = `bench-${kind}-${randomBytes(4).toString('hex')}-`;
+  const libraryDir = await mkdtemp(path.join(tmpdir(), `bench-${kind}-`));
   const env = {
     ...process.env,
     OPENSEARCH_URL: urls.opensearchUrl,
@@ -232,29 +276,73 @@ async function freshness(transcribeUrl: string, items: number) {
   const connection = createRedisConnection(config.redisUrl);
   const pollQueue = createPollQueue(connection, prefix);
   const processQueue = createProcessQueue(connection, prefix);
-  const feed = await startFeedServer({ title: 'Freshness Radio' });
+  const embedder = await createIndexerEmbedder(config, { log });
+  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: config.indexLayout });
+  await client.index({ index: aliases.users, id: 'u_bench', body: userDocument({ id: 'u_bench', name: 'Bench', plan: 'paid' }), refresh: true } as never);
+  const ctx = { client, embedder, aliases, log };
   let workers: Awaited<ReturnType<typeof startPipelineWorkers>> | undefined;
-  try {
-    const embedder = await createIndexerEmbedder(config, { log });
-    const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, layout: config.indexLayout });
-    await client.index({ index: aliases.users, id: 'u_bench', body: userDocument({ id: 'u_bench', name: 'Bench', plan: 'paid' }), refresh: true } as never);
-    const dir = path.join(CACHE_DIR, 'bench', 'transcribe');
-    await mkdir(dir, { recursive: true });
-    const list = Array.from({ length: items }, (_, i) => ({ i, sentences: FRESH_ITEMS[i % FRESH_ITEMS.length]!, file: path.join(dir, `fresh-${i % FRESH_ITEMS.length}.mp3`) }));
-    for (const item of list) {
-      try {
-        readFileSync(item.file);
-      } catch {
-        await speak(item.sentences, item.file, { gapMs: 700 });
+  return {
+    env,
+    config,
+    client,
+    aliases,
+    ctx,
+    pollQueue,
+    processQueue,
+    deps: { pipeline: config.pipeline, ctx, processQueue, pollQueue, log },
+    async startWorkers() {
+      workers = await startPipelineWorkers({ connection, indexPrefix: prefix, pipeline: config.pipeline, ctx, log });
+      return workers;
+    },
+    async close() {
+      if (workers) await workers.close();
+      for (const q of [pollQueue, processQueue]) {
+        await q.obliterate({ force: true }).catch(() => undefined);
+        await q.close();
       }
-      feed.setFile(`/audio/fresh-${item.i}.mp3`, await readFile(item.file), 'audio/mpeg');
+      connection.disconnect();
+      await deleteIndices(client, prefix).catch(() => undefined);
+      await client.close();
+      await rm(libraryDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Speaks `sentences` into `name` under the bench's cache folder, once. */
+async function spoken(name: string, sentences: readonly string[]): Promise<string> {
+  const dir = path.join(CACHE_DIR, 'bench', 'transcribe');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, name);
+  try {
+    readFileSync(file);
+  } catch {
+    await speak([...sentences], file, { gapMs: 700 });
+  }
+  return file;
+}
+
+/**
+ * Freshness: `items` short spoken items added one at a time to a followed loopback feed, each timed from
+ * `follow --poll` to searchable, against the transcription of the same audio alone. Uses the services `up` runs
+ * (or OPENSEARCH_URL, REDIS_URL), throw-away indices, queues and library folder.
+ */
+async function freshness(transcribeUrl: string, items: number) {
+  const stack = await openStack(transcribeUrl, 'fresh');
+  const feed = await startFeedServer({ title: 'Freshness Radio' });
+  try {
+    const { client, aliases, config, env } = stack;
+    const list = [];
+    for (let i = 0; i < items; i++) {
+      const sentences = FRESH_ITEMS[i % FRESH_ITEMS.length]!;
+      const file = await spoken(`fresh-${i % FRESH_ITEMS.length}.mp3`, sentences);
+      feed.setFile(`/audio/fresh-${i}.mp3`, await readFile(file), 'audio/mpeg');
+      list.push({ i, sentences, file });
     }
     // A first item with its own SRT, so the feed is followed before the timed items come (nothing transcribed).
     feed.setFile('/srt/intro.srt', '1\n00:00:00,000 --> 00:00:03,000\nWelcome to the freshness bench.\n', 'application/srt');
     feed.addItem({ guid: 'intro', title: 'Intro', pubDate: new Date(Date.UTC(2026, 0, 1)), transcript: { path: '/srt/intro.srt', type: 'application/srt' } });
-    const ctx = { client, embedder, aliases, log };
-    await followSource({ pipeline: config.pipeline, ctx, processQueue, pollQueue, log }, { source: feed.feedUrl, slug: 'freshness-radio', ownerId: 'u_bench' });
-    workers = await startPipelineWorkers({ connection, indexPrefix: prefix, pipeline: config.pipeline, ctx, log });
+    await followSource(stack.deps, { source: feed.feedUrl, slug: 'freshness-radio', ownerId: 'u_bench' });
+    await stack.startWorkers();
     await until(() => searchable(client, aliases, 'Intro', 'Welcome to the freshness bench.'), 120_000);
 
     const runs: { freshSeconds: number; pollSeconds: number; transcribeSeconds: number; audioSeconds: number }[] = [];
@@ -296,16 +384,177 @@ async function freshness(transcribeUrl: string, items: number) {
       runs: runs.map((r) => ({ freshSeconds: round2(r.freshSeconds), pollSeconds: round2(r.pollSeconds), transcribeSeconds: round2(r.transcribeSeconds) })),
     };
   } finally {
-    if (workers) await workers.close();
-    for (const q of [pollQueue, processQueue]) {
-      await q.obliterate({ force: true }).catch(() => undefined);
-      await q.close();
-    }
-    connection.disconnect();
+    await stack.close();
     await feed.close();
-    await deleteIndices(client, prefix).catch(() => undefined);
-    await client.close();
-    await rm(libraryDir, { recursive: true, force: true });
+  }
+}
+
+/** Backfill items: three sentences each (about 10 s of speech), the same audio under each item's own URL. */
+const BACKFILL_SENTENCES = [
+  'This is an old episode from the archive of the show.',
+  'It talks about the weather, the garden and the neighbours.',
+  'Nobody is waiting for it, so it can wait its turn.',
+];
+
+/**
+ * The work order as a user meets it: a channel follows a feed of `count` old items (all backfill but its newest, the
+ * FOLLOW_RECENT_ITEMS default); once three are published a new item is added and the feed polled; then another
+ * channel is followed with one new item. The figures are in units of one episode's processing (the median time a
+ * backfill job held the worker), as the goals are.
+ */
+async function backfill(transcribeUrl: string, count: number) {
+  const stack = await openStack(transcribeUrl, 'backfill');
+  const backlog = await startFeedServer({ title: 'Backlog Radio' });
+  const other = await startFeedServer({ title: 'Other Channel' });
+  try {
+    const old = await readFile(await spoken('backfill.mp3', BACKFILL_SENTENCES));
+    const fresh = await readFile(await spoken('fresh-0.mp3', FRESH_ITEMS[0]!));
+    const durationSeconds = Math.round(await probeSeconds(await spoken('backfill.mp3', BACKFILL_SENTENCES)));
+    for (let i = 0; i < count; i++) {
+      backlog.setFile(`/audio/old-${i}.mp3`, old, 'audio/mpeg');
+      backlog.addItem({ guid: `old-${i}`, title: `Old ${i}`, pubDate: new Date(Date.UTC(2024, 0, 1 + i)), enclosure: `/audio/old-${i}.mp3`, durationSeconds });
+    }
+    backlog.setFile('/audio/new.mp3', fresh, 'audio/mpeg');
+    other.setFile('/audio/new.mp3', fresh, 'audio/mpeg');
+
+    const done: { episodeId: string; at: number }[] = [];
+    say(`backfill: following a feed of ${count} old items`);
+    await followSource(stack.deps, { source: backlog.feedUrl, slug: 'backlog-radio', ownerId: 'u_bench' });
+    const workers = await stack.startWorkers();
+    workers.process.on('completed', (_job, result) => done.push({ episodeId: result.episodeId, at: performance.now() }));
+    await until(async () => done.length >= 3, 600_000);
+
+    backlog.addItem({ guid: 'new', title: 'New today', pubDate: new Date(), enclosure: '/audio/new.mp3', durationSeconds: 7 });
+    const polled = performance.now();
+    await pollSource(stack.deps, 'backlog-radio', { force: true });
+    const newId = await episodeOf('backlog-radio', 'new');
+    const before = done.length;
+    await until(async () => done.some((d) => d.episodeId === newId), 600_000);
+    const newAt = done.find((d) => d.episodeId === newId)!;
+    const newJob = await timesOf(newId);
+
+    say('backfill: another channel follows a feed with one new item');
+    other.addItem({ guid: 'other-new', title: 'Other new', pubDate: new Date(), enclosure: '/audio/new.mp3', durationSeconds: 7 });
+    const followed = performance.now();
+    await followSource(stack.deps, { source: other.feedUrl, slug: 'other-channel', ownerId: 'u_bench' });
+    const otherId = await episodeOf('other-channel', 'other-new');
+    await until(async () => done.some((d) => d.episodeId === otherId), 600_000);
+    const otherAt = done.find((d) => d.episodeId === otherId)!;
+    const otherJob = await timesOf(otherId);
+
+    // One episode's processing: how long a backfill job held the worker (download, transcription, embedding, writes).
+    const jobs = await stack.processQueue.getJobs(['completed'], 0, -1);
+    const held = jobs
+      .filter((j) => j.data.slug === 'backlog-radio' && j.data.episodeId !== newId && j.processedOn && j.finishedOn)
+      .map((j) => (j.finishedOn! - j.processedOn!) / 1000);
+    const episodeSeconds = median(held);
+    const backfillBefore = done.slice(0, done.indexOf(newAt)).filter((d) => d.episodeId !== newId).length;
+    const otherWait = otherJob.waitSeconds;
+    return {
+      backfillItems: count,
+      episodeSeconds: round2(episodeSeconds),
+      newItem: {
+        backfillPublishedBefore: backfillBefore,
+        backfillPublishedWhileWaiting: done.indexOf(newAt) - before,
+        latencySeconds: round2((newAt.at - polled) / 1000),
+        latencyRatio: round2((newAt.at - polled) / 1000 / episodeSeconds),
+        waitSeconds: round2(newJob.waitSeconds),
+        waitRatio: round2(newJob.waitSeconds / episodeSeconds),
+      },
+      otherChannel: {
+        latencySeconds: round2((otherAt.at - followed) / 1000),
+        waitSeconds: round2(otherWait),
+        waitRatio: round2(otherWait / episodeSeconds),
+      },
+      goal: { halfOfBackfill: backfillBefore < count / 2, otherWaitAtMostOneEpisode: otherWait <= episodeSeconds, met: backfillBefore < count / 2 && otherWait <= episodeSeconds },
+    };
+  } finally {
+    await stack.close();
+    await backlog.close();
+    await other.close();
+  }
+
+  /** The episode id of the item `guid` of a followed channel. */
+  async function episodeOf(slug: string, guid: string): Promise<string> {
+    const state = await readState(stack.config.pipeline.libraryDir, slug);
+    const found = Object.entries(state?.items ?? {}).find(([, item]) => item.key === guid);
+    if (!found) throw new Error(`no item ${guid} in ${slug}`);
+    return found[0];
+  }
+
+  /** How long the episode's job waited in the queue before a worker took it (BullMQ's own times). */
+  async function timesOf(episodeId: string): Promise<{ waitSeconds: number }> {
+    const jobs = await stack.processQueue.getJobs(['completed'], 0, -1);
+    const job = jobs.find((j) => j.data.episodeId === episodeId);
+    if (!job?.processedOn) throw new Error(`no finished job for ${episodeId}`);
+    return { waitSeconds: (job.processedOn - job.timestamp) / 1000 };
+  }
+}
+
+/** Starts another transcription service of the same model on a free loopback port; stopped by the caller (its pid). */
+async function secondService(model: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const python = path.join(CACHE_DIR, 'transcriber', 'venv', 'bin', 'python');
+  const dir = path.join(PROJECT_ROOT, 'services', 'transcriber');
+  const port = await freePort();
+  const child = spawn(python, ['-B', path.join(dir, 'server.py'), '--port', String(port), '--model', model, '--name', WHISPER_BASE.name], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the second transcription service exited: ${stderr.trim().split('\n').at(-1)}`);
+    const up = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return { url, stop };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error('the second transcription service did not answer /health within 180 s');
+}
+
+/**
+ * `episodes` copies of a minute of speech transcribed at once, as a worker runs them (its concurrency one per
+ * service), through one local service and then through two (the second started here): audio seconds per wall second.
+ */
+async function throughput(url: string, model: string, episodes: number) {
+  const audio = await makeAudio(1);
+  say('services: starting a second transcription service on another port');
+  const second = await secondService(model);
+  try {
+    await clientRound(second.url, path.join(path.dirname(audio), 'warm-up.wav'));
+    const { transcribe } = loadConfig({ ...process.env, TRANSCRIBE_URL: url }).pipeline;
+    const measure = async (urls: string[]) => {
+      const pool = new TranscribeServices(urls, { perService: 1 });
+      const started = performance.now();
+      const all = await Promise.all(
+        Array.from({ length: episodes }, () =>
+          transcribeFile(audio, { url: urls[0]!, services: pool, model: transcribe.model, maxUploadBytes: transcribe.maxUploadBytes, timeoutMs: transcribe.timeoutMs, log }),
+        ),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      const audioSeconds = all.reduce((n, t) => n + t.audioSeconds, 0);
+      say(`  ${urls.length} service(s): ${round2(audioSeconds)} s of audio in ${round2(seconds)} s = ${round2(audioSeconds / seconds)}× real time`);
+      return { audioSeconds: round2(audioSeconds), seconds: round2(seconds), audioSecondsPerSecond: round2(audioSeconds / seconds) };
+    };
+    say(`services: ${episodes} episodes of ${round2(await probeSeconds(audio))} s at once through one service, then two`);
+    const one = await measure([url]);
+    const two = await measure([url, second.url]);
+    return { episodes, one, two, gain: round2(two.audioSecondsPerSecond / one.audioSecondsPerSecond), cores: os.cpus().length };
+  } finally {
+    await second.stop();
   }
 }
 
