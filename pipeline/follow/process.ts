@@ -310,8 +310,8 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     return fail(err);
   }
   if (!written) return { episodeId: job.episodeId, outcome: 'superseded' };
-  // The transcript is in the episode's file now: the pieces it was made of are done with.
-  if (made.from === 'audio') await removePieces(piecesDirOf(episodePath(dir, job.episodeId)));
+  // The transcript is in the episode's file now: pieces of this or an earlier attempt are done with.
+  await removePieces(piecesDirOf(episodePath(dir, job.episodeId)));
   return {
     episodeId: job.episodeId,
     outcome: 'published',
