@@ -56,7 +56,8 @@ export async function transcribeFile(audioPath: string, opts: TranscribeOptions)
       ? await openPieces(piecesDir, { key: piecesKey({ audioSha256: await sha256OfFile(audioPath), model, language, plan }), count: plan.length })
       : undefined;
     const reused = store?.done.filter(Boolean).length ?? 0;
-    log?.debug({ pieces: plan.length, reused, audioSeconds: decoded.seconds }, 'transcribing');
+    if (reused > 0) log?.info({ pieces: plan.length, reused, audioSeconds: decoded.seconds }, 'resuming: pieces transcribed before are not sent again');
+    else log?.debug({ pieces: plan.length, audioSeconds: decoded.seconds }, 'transcribing');
     const parts: RawTranscript[] = [];
     let detected: string | null = null;
     for (const [i, planned] of plan.entries()) {
