@@ -92,7 +92,10 @@ export class TranscribeServices {
       } catch (err) {
         if (!(err instanceof TranscribeError) || !err.transient || signal?.aborted) throw err;
         const state = this.states[i]!;
-        state.coolUntil = this.now() + Math.max(this.cooldownMs, err.retryAfterMs ?? 0);
+        const coolMs = Math.max(this.cooldownMs, err.retryAfterMs ?? 0);
+        state.coolUntil = this.now() + coolMs;
+        // Pieces waiting for a busy service are woken when this one is back, not only when the busy one frees a slot.
+        setTimeout(() => this.wake(), coolMs).unref();
         tried.add(i);
         last = err;
         if (tried.size < this.urls.length)
@@ -127,6 +130,10 @@ export class TranscribeServices {
 
   private release(i: number): void {
     this.states[i]!.busy--;
+    this.wake();
+  }
+
+  private wake(): void {
     const waiting = this.waiters;
     this.waiters = [];
     for (const wake of waiting) wake();

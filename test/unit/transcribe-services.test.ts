@@ -101,6 +101,21 @@ describe('transcription services: running pieces', function () {
     expect(once).to.have.length(1);
   });
 
+  it('wakes a piece waiting for a busy service as soon as a cooling one is back, not when the busy one frees', async function () {
+    const pool = new TranscribeServices(['http://a', 'http://b'], { cooldownMs: 50 });
+    let releaseA: () => void = () => undefined;
+    const heldOnA = (url: string) => (url === 'http://a' ? new Promise<string>((r) => (releaseA = () => r(url))) : Promise.reject(busy()));
+    const first = pool.run(heldOnA); // A busy from now on, whichever service it tried first
+    const second = pool.run((url) => (url === 'http://b' ? Promise.reject(busy()) : Promise.resolve(url))); // B cooling
+    await new Promise((r) => setTimeout(r, 10));
+    const third = pool.run(async (url) => url);
+    const timedOut = new Promise((r) => setTimeout(() => r('still waiting'), 2000));
+    expect(await Promise.race([third, timedOut])).to.equal('http://b');
+    releaseA();
+    expect(await first).to.equal('http://a');
+    expect(await second).to.equal('http://a');
+  });
+
   it('with one service, keeps trying it whatever failed before (BullMQ backs off, not the pool)', async function () {
     const pool = new TranscribeServices(['http://only']);
     await pool.run(() => Promise.reject(busy())).catch(() => undefined);
