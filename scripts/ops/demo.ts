@@ -10,7 +10,6 @@ import { channelOrigin } from '../../src/ground/channel-urls.js';
 import { loadConfig } from '../../src/config/load.js';
 import path from 'node:path';
 import type { Embedder } from '../../src/embedding/embedder.js';
-import { createLogger } from '../../src/ground/logger.js';
 import { createApiKey } from '../../src/auth/key-store.js';
 import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
@@ -23,6 +22,7 @@ import { stopTranscriber } from './provision/transcriber.js';
 import { planDemoExit, type DemoExitPlan } from './demo-exit.js';
 import { ensureDemoAudio, readDemoFeed, startDemoFeed } from './demo-feed.js';
 import { followDemoChannel, watchEpisodes, type DemoChannel } from './demo-follow.js';
+import { apiLogFd, apiLogTail, demoLogDir, demoLogger } from './demo-logs.js';
 import { ensureDemoSecretsKey } from './demo-secrets.js';
 
 const SAMPLE_LIBRARY = fileURLToPath(new URL('../../sample-library/', import.meta.url));
@@ -40,7 +40,11 @@ const opts = new Command()
   .parse()
   .opts<{ keep?: boolean }>();
 
-const log = createLogger({ name: 'demo', fd: 2 });
+/** The demo's structured logs, its pipeline's and the API's go to files here; the terminal gets warnings and errors. */
+const LOG_DIR = demoLogDir(CACHE_DIR);
+const log = demoLogger(LOG_DIR, { name: 'demo' });
+/** A folder as the terminal shows it: relative to the project when inside it. */
+const shownDir = (dir: string): string => (dir.startsWith(PROJECT_ROOT) ? path.relative(PROJECT_ROOT, dir) || '.' : dir);
 
 let plan: DemoExitPlan | undefined;
 let server: ChildProcess | undefined;
@@ -89,6 +93,9 @@ async function main(): Promise<void> {
   plan = planDemoExit(before, { keep: opts.keep });
   transcriberBefore = before.transcriber;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void end(0));
+  process.stdout.write(
+    `Starting the services and loading the sample library (a few minutes the first time). Logs: ${shownDir(LOG_DIR)}/demo.log (the demo, its services and pipeline) and api.log (the API's requests); warnings and errors show here too.\n`,
+  );
   const urls = await servicesUp({ log, transcriber: true });
   // espeak-ng speaks the demo feed; ffmpeg makes its MP3s and the transcription client probes them.
   await ensureTools({ env: process.env, log, tools: ['espeak-ng', 'ffmpeg', 'ffprobe'] });
@@ -146,9 +153,14 @@ async function main(): Promise<void> {
 
   if (ending) return; // Ctrl-C while loading: no API to start
   // The API itself is the same entry point as `npm start`, with the provisioned URLs.
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: PROJECT_ROOT, env, stdio: 'inherit' });
+  const apiLog = apiLogFd(LOG_DIR);
+  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', apiLog, apiLog] });
   process.stdout.write('Ctrl-C stops the API and the pipeline' + (plan.stop ? ', and the services this demo started.\n' : '.\n'));
-  server.on('exit', (code) => void end(code ?? 1));
+  server.on('exit', (code) => {
+    // The API's own lines are in its file: when it ends by itself, its last ones say why here.
+    if (!ending) process.stderr.write(`demo: the API exited (code ${code ?? 'none'}); the end of ${shownDir(LOG_DIR)}/api.log:\n${apiLogTail(LOG_DIR)}`);
+    void end(code ?? 1);
+  });
   await followSpokenFeed({ config, env, embedder, base, key });
 }
 
@@ -176,8 +188,8 @@ async function followSpokenFeed({
   if (!ready || ending) return;
   const pipelineConfig = loadConfig({ ...env, OUTBOUND_ALLOW_PRIVATE: 'true' });
   const aliases = await ensureIndices(client!, { prefix: config.indexPrefix, modelId: embedder.modelId, layout: config.indexLayout });
-  // The workers log warnings only: the status lines are the story here.
-  const quiet = createLogger({ name: 'demo-pipeline', level: 'warn', fd: 2 });
+  // The workers log to the demo's file; only their warnings reach the terminal: the status lines are the story here.
+  const quiet = demoLogger(LOG_DIR, { name: 'demo-pipeline' });
   const server = await startDemoFeed(feed, audio);
   channel = await followDemoChannel({
     config: pipelineConfig,

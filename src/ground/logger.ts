@@ -1,5 +1,5 @@
 // Structured JSON logging (pino), one logger per process, secrets redacted.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -37,6 +37,17 @@ const REDACT = [
  * Creates the process logger. Ops scripts log to stderr (`fd: 2`) so that their
  * stdout stays machine-readable (for example `eval "$(npm run -s services -- up)"`).
  */
-export function createLogger({ name = 'creator-content-api', level = 'info', fd = 1 }: { name?: string; level?: string; fd?: 1 | 2 } = {}): Logger {
-  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' }, base: { name } }, pino.destination({ fd, sync: true }));
+export function createLogger({
+  name = 'creator-content-api',
+  level = 'info',
+  fd = 1,
+  destination,
+}: {
+  name?: string;
+  level?: string;
+  fd?: 1 | 2;
+  /** Where the lines go instead of `fd` (a file, or the demo's file-and-terminal pair). */
+  destination?: DestinationStream;
+} = {}): Logger {
+  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' }, base: { name } }, destination ?? pino.destination({ fd, sync: true }));
 }

@@ -3,7 +3,7 @@
 // so the demo must leave them be; that it stops the ones it started itself is decided by planDemoExit (unit-tested).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,7 @@ describe('demo', function () {
   const prefix = privatePrefix('demo');
   let demo: ChildProcess | undefined;
   let libraryDir: string | undefined;
+  let logDir: string | undefined;
 
   before(function () {
     if (!process.env.TRANSCRIBE_URL) this.skip(); // the demo provisions the transcriber; the suites share the one `services up` started
@@ -41,16 +42,18 @@ describe('demo', function () {
     }
     connection.disconnect();
     if (libraryDir) await rm(libraryDir, { recursive: true, force: true });
+    if (logDir) await rm(logDir, { recursive: true, force: true });
   });
 
   it('follows its spoken feed until every episode is live, then stops the API and the pipeline on Ctrl-C, exits 0, and says the services given by URL keep running', async function () {
     const config = loadConfig(process.env);
     const port = await closedPort();
     libraryDir = await mkdtemp(join(tmpdir(), 'demo-follow-'));
+    logDir = await mkdtemp(join(tmpdir(), 'demo-logs-'));
     // Its own process group, as in a terminal: Ctrl-C signals the demo and the API it started alike.
     demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/ops/demo.ts'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', FOLLOW_LIBRARY_DIR: libraryDir },
+      env: { ...process.env, INDEX_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', FOLLOW_LIBRARY_DIR: libraryDir, DEMO_LOG_DIR: logDir },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -138,5 +141,13 @@ describe('demo', function () {
       'the API is gone',
     ).to.equal('closed');
     expect((await fetch(config.opensearchUrl)).status, 'OpenSearch still answers').to.equal(200);
+
+    // The terminal holds the demo's own lines; the structured logs went to files (the API's requests included).
+    expect(output, 'no JSON log line on the terminal').to.not.match(/^\{"level":/m);
+    expect(output, 'the terminal says where the logs are').to.include(`${logDir}/demo.log`);
+    const apiLog = await readFile(join(logDir, 'api.log'), 'utf8');
+    expect(apiLog, "the API's request lines").to.match(/"path":"\/api\/v1\/channels"/);
+    const demoLog = await readFile(join(logDir, 'demo.log'), 'utf8');
+    expect(demoLog, "the demo's own structured lines").to.include('"msg":"sample library loaded"');
   });
 });
