@@ -1,0 +1,67 @@
+// The pieces kept beside an episode while it is transcribed: what a later run of the same audio finds, and that a
+// piece of another run (another file, model, language or cut plan) is never taken for one of this run.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { listEpisodeFiles } from '../../indexer/library-reader.js';
+import { openPieces, piecesDirOf, piecesKey } from '../../pipeline/transcribe/pieces.js';
+import type { RawTranscript } from '../../pipeline/transcribe/types.js';
+
+const plan = [
+  { offsetSeconds: 0, seconds: 12.5 },
+  { offsetSeconds: 12.5, seconds: 10 },
+];
+const answer = (text: string): RawTranscript => ({ language: 'en', duration: 2, segments: [{ start: 0, end: 2, text }], words: [{ word: text, start: 0, end: 2 }] });
+const key = (over: Partial<Parameters<typeof piecesKey>[0]> = {}) => piecesKey({ audioSha256: 'a'.repeat(64), model: 'base', language: 'en', plan, ...over });
+
+describe('transcription pieces kept beside the episode', function () {
+  let dir: string;
+
+  beforeEach(async function () {
+    dir = join(await mkdtemp(join(tmpdir(), 'cca-pieces-')), 'ep_1.pieces');
+  });
+
+  afterEach(async function () {
+    await rm(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('lives beside the episode file under a name no library reader takes for an episode', async function () {
+    const library = join(dir, '..', 'library');
+    const episode = join(library, 'episodes', 'ep_1.json');
+    expect(piecesDirOf(episode)).to.equal(join(library, 'episodes', 'ep_1.pieces'));
+    const pieces = await openPieces(piecesDirOf(episode), { key: key(), count: 2 });
+    await pieces.save(0, plan[0]!, answer('hello'));
+    await writeFile(episode, '{}');
+    expect(await listEpisodeFiles(library)).to.deep.equal([episode]);
+  });
+
+  it('finds the pieces a run saved when the same run opens them again', async function () {
+    const first = await openPieces(dir, { key: key(), count: 2 });
+    expect(first.done).to.deep.equal([undefined, undefined]);
+    await first.save(0, plan[0]!, answer('hello'));
+    const again = await openPieces(dir, { key: key(), count: 2 });
+    expect(again.done[0]).to.deep.equal(answer('hello'));
+    expect(again.done[1]).to.equal(undefined);
+  });
+
+  it('keys a run by the audio, the model, the language and every piece bound', function () {
+    const base = key();
+    expect(key({ audioSha256: 'b'.repeat(64) })).to.not.equal(base);
+    expect(key({ model: 'whisper-1' })).to.not.equal(base);
+    expect(key({ language: null })).to.not.equal(base);
+    expect(key({ plan: [plan[0]!, { offsetSeconds: 12.5, seconds: 10.001 }] })).to.not.equal(base);
+    expect(key()).to.equal(base);
+  });
+
+  it('drops the whole folder when it holds a piece of another run, or one it cannot read', async function () {
+    const other = await openPieces(dir, { key: key({ model: 'other' }), count: 2 });
+    await other.save(1, plan[1]!, answer('stale'));
+    const mine = await openPieces(dir, { key: key(), count: 2 });
+    expect(mine.done).to.deep.equal([undefined, undefined]);
+    expect(await readdir(dir).catch(() => [])).to.deep.equal([]);
+    await mine.save(0, plan[0]!, answer('fresh'));
+    await writeFile(join(dir, 'piece-0001.json'), '{"half');
+    expect((await openPieces(dir, { key: key(), count: 2 })).done).to.deep.equal([undefined, undefined]);
+  });
+});
