@@ -20,15 +20,27 @@ export const archivedByHand = (stored: EpisodeRecord & { archivedBy?: unknown })
 /** Fields the pipeline owns (what processing made), kept when the source's catalog fields are applied. */
 const PIPELINE_FIELDS = ['status', 'error', 'transcript', 'chapters', 'language'] as const;
 
+/** Facet lists enrichment fills where the source gives none. */
+const FACET_FIELDS = ['topicIds', 'personIds', 'entityIds'] as const;
+
+/** An id enrichment made (`tp_g-`, `pe_g-`, `en_g-`: pipeline/enrich/topics.ts and people.ts), never a creator's. */
+const isGeneratedFacetId = (id: string): boolean => /^(tp|pe|en)_g-/.test(id);
+
 /**
  * The stored record with the source's catalog fields applied and the pipeline's own fields kept. A duration the feed
  * does not give keeps the one measured when the audio was transcribed (most feeds carry no `itunes:duration`; without
- * this every later change of the feed would count as an update of each such episode).
+ * this every later change of the feed would count as an update of each such episode). A facet list the source leaves
+ * empty keeps the generated ids enrichment put there (the creator's own, when the source brings some, win; without
+ * this the next poll emptied every enriched episode's topics, people and entities, and `/related` with them).
  */
 export function mergeRecord(stored: EpisodeRecord & { language?: string | null }, fresh: EpisodeRecord): EpisodeRecord {
   const merged: Record<string, unknown> = { ...fresh };
   for (const field of PIPELINE_FIELDS) {
     if (field in stored) merged[field] = stored[field];
+  }
+  for (const field of FACET_FIELDS) {
+    const generated = (stored[field] ?? []).filter(isGeneratedFacetId);
+    if ((fresh[field] ?? []).length === 0 && generated.length > 0) merged[field] = generated;
   }
   if (fresh.durationMs == null && stored.durationMs != null) merged.durationMs = stored.durationMs;
   return merged as EpisodeRecord;

@@ -101,7 +101,7 @@ describe('follow: enrichment before publishing', function () {
       const list = await episodes();
       return list.length === items.length && list.every((e) => e.status === 'published' || e.status === 'failed');
     });
-    return { dir, prefix, episodes, results, aliases, env, client, embeddings };
+    return { dir, prefix, episodes, results, aliases, env, client, embeddings, feed, xml };
   }
 
   it('publishes speech-only episodes with generated chapters on segment starts, typed moments and topics they share', async function () {
@@ -117,7 +117,7 @@ describe('follow: enrichment before publishing', function () {
         { startTime: 180, title: 'Then water' },
       ],
     };
-    const { dir, episodes, results, aliases, prefix, env, client, embeddings } = await follow(
+    const { dir, episodes, results, aliases, prefix, env, client, embeddings, feed, xml } = await follow(
       'enriched-radio',
       items,
       { '/srt/a.srt': talk([SOIL, WATER]), '/srt/b.srt': talk([WATER, SOIL]), '/srt/c.srt': talk([SOIL, WATER]), '/chapters.json': JSON.stringify(creatorChapters) },
@@ -169,6 +169,24 @@ describe('follow: enrichment before publishing', function () {
       expect(ids.length).to.be.below(items.length + 1);
       const chapters = await api.request(`/api/v1/episodes/${a.id}/chapters`, { headers });
       expect((chapters.body as { generated: boolean }[]).every((ch) => ch.generated)).to.equal(true);
+
+      // The next poll of a changed feed (one item retitled, no facets of its own) keeps what enrichment made.
+      feed.setFeedAnswer({
+        status: 200,
+        headers: { 'Content-Type': 'application/rss+xml' },
+        body: xml.replace('<title>Soil, then water</title>', '<title>Soil, then water (retitled)</title>'),
+      });
+      const polled = await runFollow(['--poll', 'enriched-radio'], env);
+      expect(polled.code, polled.stderr).to.equal(0);
+      const after = new Map((await episodes()).map((e) => [e.id, e]));
+      expect(after.get(a.id)?.title, 'the new title applied').to.equal('Soil, then water (retitled)');
+      expect(after.get(a.id)?.topicIds, "the retitled episode's generated topics").to.deep.equal(a.topicIds);
+      expect(after.get(b.id)?.topicIds, "an untouched episode's generated topics").to.deep.equal(b.topicIds);
+      const relatedAfter = await api.request(`/api/v1/episodes/${a.id}/related`, { headers });
+      expect(
+        (relatedAfter.body as { id: string }[]).map((r) => r.id),
+        '/related after the poll',
+      ).to.include(b.id);
     } finally {
       await api.close();
     }
