@@ -17,7 +17,7 @@ import { registerChatWriterMetrics, registerPipelineMetrics } from '../pipeline/
 import { prepareSecrets, startWebhookWorkers, type WebhookWorkers } from '../pipeline/webhooks/worker.js';
 import { keyringOf } from '../pipeline/webhooks/sealed.js';
 import { registerBackupMetrics } from '../pipeline/backup/metrics.js';
-import { startBackupSchedule } from '../pipeline/backup/schedule.js';
+import { startBackupSchedule, type BackupSchedule } from '../pipeline/backup/schedule.js';
 import { positive } from './lib/cli-args.js';
 
 const INDEXER_TIMEOUT_MS = 120_000;
@@ -99,58 +99,22 @@ async function main(): Promise<void> {
     stalledIntervalMs: opts.stalledInterval,
     log,
   });
-  // Enrichment before publishing, with the indexer's embedder (ENRICH=off publishes episodes as transcribed).
-  // The language model's outcomes are counted once the metrics registry exists (below).
-  let countChat: ((outcome: ChatOutcome) => void) | undefined;
-  const enrich = opts.pipeline && config.enrich.enabled ? (await createStages(config, { log, embedder, onOutcome: (outcome) => countChat?.(outcome) })).stages : undefined;
-  const pipeline: PipelineWorkers | undefined = opts.pipeline
-    ? await startPipelineWorkers({
-        enrich,
-        connection,
-        indexPrefix: config.indexPrefix,
-        pipeline: config.pipeline,
-        ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays }, languages: config.languages },
-        lockDurationMs: opts.lockDuration,
-        stalledIntervalMs: opts.stalledInterval,
-        log,
-      })
-    : undefined;
-  const webhooks: WebhookWorkers | undefined = opts.webhooks
-    ? await startWebhookWorkers({
-        connection,
-        indexPrefix: config.indexPrefix,
-        store: { client, aliases },
-        keyring,
-        outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
-        log,
-      })
-    : undefined;
-  // BACKUP_EVERY: scheduled backups of the prefix (off when unset).
-  const backups = await startBackupSchedule({ connection, client, config, log });
-  const metricsPort = opts.metricsPort ?? config.metrics.workerPort;
-  let metrics: MetricsListener | undefined;
-  if (metricsPort !== undefined) {
-    const queue = createIngestQueue({ connection, name: config.queueName, log });
-    const { registry } = createWorkerMetrics({ worker, queue });
-    // The backlog gauges read the processing queue on the shared connection (closed with it at shutdown).
-    const backlog = pipeline ? { libraryDir: config.pipeline.libraryDir, queue: createProcessQueue(connection, config.indexPrefix), rule: config.pipeline } : undefined;
-    if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process, backlog });
-    if (enrich && config.enrich.url) countChat = registerChatWriterMetrics(registry);
-    if (backups) registerBackupMetrics({ registry, worker: backups.worker, client, repository: config.backup.repository, prefix: config.indexPrefix });
-    metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
-    worker.on('closed', () => void queue.close());
-  }
-  log.info({ queue: config.queueName, prefix: config.indexPrefix, model: embedder.modelId, concurrency: opts.concurrency }, 'worker started');
-
+  // What starts after the ingest worker, filled in as each part starts: a signal during start-up closes what exists.
+  const parts: { pipeline?: PipelineWorkers; webhooks?: WebhookWorkers; backups?: BackupSchedule; metrics?: MetricsListener } = {};
   let closing = false;
+  let startup: Promise<void> = Promise.resolve();
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
     log.info({ signal }, 'finishing the current jobs, then exiting');
-    // close() waits for active jobs; nothing new is taken meanwhile.
-    void Promise.all([worker.close(), pipeline?.close(), webhooks?.close(), backups?.close()])
+    // close() waits for active jobs; nothing new is taken meanwhile. The ingest worker takes jobs from its creation on,
+    // so it closes at once; the other parts once start-up has stopped starting them.
+    const ingest = worker.close();
+    void startup
+      .catch(() => undefined)
+      .then(() => Promise.all([ingest, parts.pipeline?.close(), parts.webhooks?.close(), parts.backups?.close()]))
       .then(async () => {
-        await metrics?.close();
+        await parts.metrics?.close();
         connection.disconnect();
         await client.close();
         log.info('worker stopped');
@@ -161,8 +125,63 @@ async function main(): Promise<void> {
         process.exit(1);
       });
   };
+  // Installed before anything else starts: the ingest worker may be running a job already.
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  startup = startParts();
+  await startup;
+  if (!closing) log.info({ queue: config.queueName, prefix: config.indexPrefix, model: embedder.modelId, concurrency: opts.concurrency }, 'worker started');
+
+  /** The pipeline, webhook and backup workers and the metrics listener; stops starting more once a signal came. */
+  async function startParts(): Promise<void> {
+    // Enrichment before publishing, with the indexer's embedder (ENRICH=off publishes episodes as transcribed).
+    // The language model's outcomes are counted once the metrics registry exists (below).
+    let countChat: ((outcome: ChatOutcome) => void) | undefined;
+    const enrich = opts.pipeline && config.enrich.enabled ? (await createStages(config, { log, embedder, onOutcome: (outcome) => countChat?.(outcome) })).stages : undefined;
+    if (closing) return;
+    const pipeline: PipelineWorkers | undefined = opts.pipeline
+      ? await startPipelineWorkers({
+          enrich,
+          connection,
+          indexPrefix: config.indexPrefix,
+          pipeline: config.pipeline,
+          ctx: { client, embedder, aliases, log, changes: { retentionDays: config.changes.retentionDays }, languages: config.languages },
+          lockDurationMs: opts.lockDuration,
+          stalledIntervalMs: opts.stalledInterval,
+          log,
+        })
+      : undefined;
+    parts.pipeline = pipeline;
+    if (closing) return;
+    const webhooks: WebhookWorkers | undefined = opts.webhooks
+      ? await startWebhookWorkers({
+          connection,
+          indexPrefix: config.indexPrefix,
+          store: { client, aliases },
+          keyring,
+          outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
+          log,
+        })
+      : undefined;
+    parts.webhooks = webhooks;
+    if (closing) return;
+    // BACKUP_EVERY: scheduled backups of the prefix (off when unset).
+    const backups = await startBackupSchedule({ connection, client, config, log });
+    parts.backups = backups;
+    if (closing) return;
+    const metricsPort = opts.metricsPort ?? config.metrics.workerPort;
+    if (metricsPort !== undefined) {
+      const queue = createIngestQueue({ connection, name: config.queueName, log });
+      const { registry } = createWorkerMetrics({ worker, queue });
+      // The backlog gauges read the processing queue on the shared connection (closed with it at shutdown).
+      const backlog = pipeline ? { libraryDir: config.pipeline.libraryDir, queue: createProcessQueue(connection, config.indexPrefix), rule: config.pipeline } : undefined;
+      if (pipeline) registerPipelineMetrics({ registry, poll: pipeline.poll, process: pipeline.process, backlog });
+      if (enrich && config.enrich.url) countChat = registerChatWriterMetrics(registry);
+      if (backups) registerBackupMetrics({ registry, worker: backups.worker, client, repository: config.backup.repository, prefix: config.indexPrefix });
+      parts.metrics = await startMetricsListener({ registry, host: config.metrics.host, port: metricsPort, log });
+      worker.on('closed', () => void queue.close());
+    }
+  }
 }
 
 main().catch((err: unknown) => {
