@@ -1,7 +1,9 @@
 // Drill: OpenSearch's data directory deleted, then restored from the last backup plus the library folders. On a
 // throw-away node of its own (backup-node.ts): a library is loaded and API keys made, a backup taken, the node killed
 // and its data folder deleted, the node started empty, the backup restored and the library folder read again; the keys
-// made before the backup answer, the documents and a search answer are the same as before.
+// made before the backup answer, the documents and a search answer are the same as before. A webhook endpoint on a
+// loopback receiver, served by the real webhook workers (backup-webhooks.ts): the changes made before the backup are
+// delivered before the loss, none of them again after the restore, and a change recorded after the restore exactly once.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { loadConfig } from '../../src/config/load.js';
@@ -12,9 +14,13 @@ import { createLogger } from '../../src/ground/logger.js';
 import { createOpenSearchClient, indexAliases, resolveAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
 import { createBackup, currentMappingVersions, restoreBackup } from '../../src/store/snapshots.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { getEndpoint, moveCursor, newEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';
+import { createRedisConnection } from '../../indexer/queue.js';
+import { getEndpoint, newEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';
+import type { CheckpointedEndpoint } from '../../pipeline/webhooks/recover.js';
+import type { WebhookWorkers } from '../../pipeline/webhooks/worker.js';
 import { openSecret, type Keyring } from '../../pipeline/webhooks/sealed.js';
 import { drillCluster, drillNode, type DrillNode } from './backup-node.js';
+import { changesSince, clearHookQueues, deliveryCounts, recordEdit, startHookReceiver, startHookWorkers, waitUntil, type HookReceiver } from './backup-webhooks.js';
 import { SAMPLE_LIBRARY } from './ingest-run.js';
 import { startLocalApi } from './local-api.js';
 import { check, drillResult, probe, type DrillResult } from './request-loop.js';
@@ -87,7 +93,12 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
   const say = (line: string) => process.stderr.write(`drill ${name}: ${line}\n`);
   const config = loadConfig({ ...process.env, OPENSEARCH_URL: node.url, INDEX_PREFIX: PREFIX });
   let client: Client | undefined;
+  const connection = createRedisConnection(config.redisUrl);
+  let receiver: HookReceiver | undefined;
+  let workers: WebhookWorkers | undefined;
   try {
+    await clearHookQueues(connection, PREFIX);
+    receiver = await startHookReceiver();
     await node.start();
     say(`private OpenSearch ${node.url} started; loading ${library}`);
     client = createOpenSearchClient({ url: node.url, timeoutMs: 300_000 });
@@ -95,13 +106,20 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
     await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
     const keys = [];
     for (const user of ['u_member', 'u_maya']) keys.push((await createApiKey({ client, aliases: indexAliases(PREFIX) }, { userId: user, name: 'backup drill' })).key);
-    // A webhook endpoint with its secret sealed under a key of the drill's own, its cursor moved on.
+    // A webhook endpoint on the loopback receiver, its secret sealed under a key of the drill's own; two changes
+    // recorded and delivered by the real workers, which are stopped (writing their delivered checkpoint) before the backup.
     const keyring: Keyring = { current: { id: 'drill0001', bytes: randomBytes(32) } };
     const hooks = { client, aliases: indexAliases(PREFIX) };
-    const endpoint = newEndpoint({ url: 'https://hooks.example.com/backup-drill', keyring });
-    await storeEndpoint(hooks, 'long-field', endpoint);
-    await moveCursor(hooks, endpoint.id, 3);
-    const hookBefore = await getEndpoint(hooks, endpoint.id);
+    const endpoint = newEndpoint({ url: receiver.url, keyring, allowPrivate: true });
+    const channelId = (await storeEndpoint(hooks, 'long-field', endpoint)).channelId;
+    workers = await startHookWorkers({ connection, prefix: PREFIX, store: hooks, keyring, log });
+    const changesBefore = [await recordEdit(hooks, channelId), await recordEdit(hooks, channelId)].map((c) => c.id);
+    const deliveredBefore = await waitUntil(() => changesBefore.every((id) => receiver!.deliveries.some((d) => d.id === id)), 60_000);
+    await workers.close();
+    workers = undefined;
+    const hookBefore = (await getEndpoint(hooks, endpoint.id)) as CheckpointedEndpoint | undefined;
+    const postsBeforeLoss = receiver.deliveries.length;
+    say(`webhook: ${changesBefore.length} changes recorded, ${postsBeforeLoss} POSTs received; cursor ${hookBefore?.cursorSeq}, delivered checkpoint ${hookBefore?.deliveredSeq}`);
     const before = await counts(client);
     const answersBefore = await answers(node.url, keys);
 
@@ -134,6 +152,28 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
     const answeringSeconds = (Date.now() - restoreStarted) / 1000;
     say(`restored in ${restoreSeconds} s, library re-read in ${catchUpSeconds} s`);
 
+    // The webhook workers again, on the same Redis (only OpenSearch was lost): a change recorded after the restore.
+    const hooksAfter = { client, aliases: indexAliases(PREFIX) };
+    const restoredCursor = hookAfter?.cursorSeq ?? 0;
+    workers = await startHookWorkers({ connection, prefix: PREFIX, store: hooksAfter, keyring, log });
+    const edited = await recordEdit(hooksAfter, channelId);
+    const editedAt = Date.now();
+    const editDelivered = await waitUntil(() => receiver!.deliveries.some((d) => d.id === edited.id), 60_000);
+    const editSeconds = editDelivered ? (receiver.deliveries.find((d) => d.id === edited.id)!.at - editedAt) / 1000 : undefined;
+    // A few more dispatch runs, in which a second copy of anything would come.
+    await new Promise((r) => setTimeout(r, 5000));
+    await workers.close();
+    workers = undefined;
+    const recordedAfter = (await changesSince(hooksAfter, channelId, restoredCursor)).map((c) => c.id);
+    const posts = deliveryCounts(receiver.deliveries);
+    const duplicates = [...posts.values()].filter((n) => n > 1).length;
+    const redelivered = receiver.deliveries.slice(postsBeforeLoss).filter((d) => changesBefore.includes(d.id)).length;
+    const missing = recordedAfter.filter((id) => !posts.has(id));
+    const hookEnd = await getEndpoint(hooksAfter, endpoint.id);
+    say(
+      `webhook after the restore: seq ${edited.seq} recorded, delivered in ${editSeconds ?? '—'} s; ${receiver.deliveries.length} POSTs in all, ${duplicates} webhook-ids more than once`,
+    );
+
     const checks = [
       check('the backup named every index of the prefix', backup.indices.length === Object.keys(before).length, `${backup.indices.length} indices, ${backup.documents} documents`),
       check('with its data deleted the cluster held nothing of the prefix', total(emptied) === 0, `${Object.keys(emptied).length} indices`),
@@ -151,6 +191,12 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
       check('the webhook endpoint came back with its cursor, its secret sealed (never in clear) and opening with the same key',
         hookAfter !== undefined && hookAfter.cursorSeq === hookBefore?.cursorSeq && opened && !JSON.stringify(hookAfter).includes(endpoint.secret),
         `cursor ${hookBefore?.cursorSeq ?? '—'} → ${hookAfter?.cursorSeq ?? 'missing'}; secret opens: ${opened}`), // prettier-ignore
+      check('the changes recorded before the backup were delivered before the loss', deliveredBefore && changesBefore.every((id) => posts.get(id) === 1) && redelivered === 0,
+        `${changesBefore.length} changes, ${postsBeforeLoss} POSTs before the loss, ${redelivered} again after the restore`), // prettier-ignore
+      check('a change recorded after the restore (its seq past the restored counter) was delivered exactly once', posts.get(edited.id) === 1,
+        `seq ${edited.seq} after cursor ${restoredCursor}: ${posts.get(edited.id) ?? 0} POSTs, ${editSeconds ?? '—'} s after it was recorded (the log's gap grace included)`), // prettier-ignore
+      check('no change recorded after the restore is missing, no webhook-id delivered twice', missing.length === 0 && duplicates === 0,
+        `${recordedAfter.length} recorded after the restore, ${missing.length} missing; ${receiver.deliveries.length} POSTs for ${posts.size} webhook-ids, ${duplicates} duplicated; cursor now ${hookEnd?.cursorSeq ?? '—'}`), // prettier-ignore
       check('a change-feed cursor issued before the backup reads the same page after the restore',
         answersAfter.next.status === 200 && answersBefore.next.changes.length > 0 && JSON.stringify(answersAfter.next) === JSON.stringify(answersBefore.next),
         `before ${answersBefore.next.status} [${answersBefore.next.changes.join(', ')}]; after ${answersAfter.next.status} [${answersAfter.next.changes.join(', ')}]`), // prettier-ignore
@@ -165,8 +211,15 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
       restoreSeconds,
       libraryRereadSeconds: catchUpSeconds,
       deletedToAnsweringSeconds: answeringSeconds,
+      webhookPosts: receiver.deliveries.length,
+      webhookDuplicates: duplicates,
+      webhookAfterRestoreSeconds: editSeconds,
     });
   } finally {
+    await workers?.close().catch(() => undefined);
+    await clearHookQueues(connection, PREFIX).catch(() => undefined);
+    connection.disconnect();
+    await receiver?.close();
     await client?.close();
     await node.remove();
   }
