@@ -1,10 +1,10 @@
 // The anonymous (published-only) change feed through the API against the real OpenSearch: its cursor tells nothing of
 // the drafts' changes it steps over, and still moves past any number of them (security review 2026-11-27, item 11).
 import { expect } from 'chai';
-import { createHashEmbedder } from '../support/hash-embedder.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { createApiTestStore, episodeRecord, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
-import { countingEmbedder, testClient } from '../support/indexer-env.js';
+import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
+import { createIndexedTestWorld } from '../support/indexed-world.js';
+import { testClient } from '../support/indexer-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { lastSeq } from '../../src/store/changes.js';
@@ -53,10 +53,7 @@ describe('API: the anonymous change feed and hidden drafts', function () {
 
   before(async function () {
     client = testClient();
-    store = await createApiTestStore(client);
-    await store.users(WORLD_USERS);
-    await store.channels(WORLD_CHANNELS);
-    ctx = { client, embedder: countingEmbedder(createHashEmbedder(), 'test-model'), aliases: store.aliases };
+    ({ store, ctx } = await createIndexedTestWorld(client));
     anonymousApi = await startApi({ env: { INDEX_PREFIX: store.prefix, ANONYMOUS_READ: 'published' } });
   });
 

@@ -2,8 +2,9 @@
 import { expect } from 'chai';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { createApiTestStore, episodeRecord, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
-import { countDocs, countingEmbedder, privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
+import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
+import { createIndexedTestWorld } from '../support/indexed-world.js';
+import { countDocs, privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { indexEpisode, removeEpisodesNotIn, type IndexContext } from '../../indexer/load-episode.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
@@ -31,10 +32,7 @@ describe('API: the change feed (GET /api/v1/channels/{slug}/changes)', function 
 
   before(async function () {
     client = testClient();
-    store = await createApiTestStore(client);
-    await store.users(WORLD_USERS);
-    await store.channels(WORLD_CHANNELS);
-    ctx = { client, embedder: countingEmbedder(createHashEmbedder(), 'test-model'), aliases: store.aliases };
+    ({ store, ctx } = await createIndexedTestWorld(client));
     api = await startApi({ env: { INDEX_PREFIX: store.prefix } });
     anonymousApi = await startApi({ env: { INDEX_PREFIX: store.prefix, ANONYMOUS_READ: 'published' } });
     member = { 'x-api-key': (await store.key('u_member')).key };

@@ -4,28 +4,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createHashEmbedder } from '../support/hash-embedder.js';
-import { createApiTestStore, episodeRecord, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
-import { countingEmbedder, testClient } from '../support/indexer-env.js';
+import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
+import { testClient } from '../support/indexer-env.js';
+import { createIndexedTestWorld } from '../support/indexed-world.js';
+import { dropWebhookQueues, until } from '../support/webhooks-env.js';
 import { testSecretsKey } from '../support/secrets-key.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Client } from '../../src/store/opensearch.js';
-import { createDeliveryQueue, webhookQueueNames, type DeliveryJob } from '../../pipeline/webhooks/queues.js';
+import { createDeliveryQueue, type DeliveryJob } from '../../pipeline/webhooks/queues.js';
 import { checkpointDeliveries, rewindToDelivered, type CheckpointedEndpoint } from '../../pipeline/webhooks/recover.js';
 import { getEndpoint, newEndpoint, storeEndpoint, type WebhookStoreDeps } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
-
-async function until(check: () => boolean | Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('webhooks: the delivered checkpoint', function () {
   this.timeout(120_000);
@@ -59,11 +52,8 @@ describe('webhooks: the delivered checkpoint', function () {
 
   before(async function () {
     client = testClient();
-    store = await createApiTestStore(client);
-    await store.users(WORLD_USERS);
-    await store.channels(WORLD_CHANNELS);
+    ({ store, ctx } = await createIndexedTestWorld(client));
     deps = { client, aliases: store.aliases };
-    ctx = { client, embedder: countingEmbedder(createHashEmbedder(), 'test-model'), aliases: store.aliases };
     connection = createRedisConnection(loadConfig(process.env).redisUrl);
     deliveryQueue = createDeliveryQueue(connection, store.prefix);
     server = createServer((req, res) => {
@@ -80,11 +70,7 @@ describe('webhooks: the delivered checkpoint', function () {
   after(async function () {
     await workers?.close();
     await deliveryQueue?.close();
-    for (const name of store ? Object.values(webhookQueueNames(store.prefix)) : []) {
-      const q = new Queue(name, { connection });
-      await q.obliterate({ force: true });
-      await q.close();
-    }
+    if (store) await dropWebhookQueues(connection, store.prefix);
     connection?.disconnect();
     await new Promise((resolve) => server?.close(resolve));
     await store?.drop();

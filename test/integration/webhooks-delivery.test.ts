@@ -7,9 +7,10 @@ import { expect } from 'chai';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
-import { createHashEmbedder } from '../support/hash-embedder.js';
-import { createApiTestStore, episodeRecord, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
-import { REPO_ROOT, countingEmbedder, testClient } from '../support/indexer-env.js';
+import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
+import { REPO_ROOT, testClient } from '../support/indexer-env.js';
+import { createIndexedTestWorld } from '../support/indexed-world.js';
+import { dropWebhookQueues, until } from '../support/webhooks-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -58,15 +59,6 @@ async function startReceiver(): Promise<{
     on: (path, r) => responders.set(path, r),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-/** Waits until `check` holds (the suite's timeout is the bound: no timing is asserted). */
-async function until(check: () => boolean | Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 interface CliRun {
@@ -129,10 +121,7 @@ describe('webhooks: signed deliveries of the change feed', function () {
 
   before(async function () {
     client = testClient();
-    store = await createApiTestStore(client);
-    await store.users(WORLD_USERS);
-    await store.channels(WORLD_CHANNELS);
-    ctx = { client, embedder: countingEmbedder(createHashEmbedder(), 'test-model'), aliases: store.aliases };
+    ({ store, ctx } = await createIndexedTestWorld(client));
     receiver = await startReceiver();
     connection = createRedisConnection(loadConfig(process.env).redisUrl);
     workers = await start();
@@ -158,12 +147,7 @@ describe('webhooks: signed deliveries of the change feed', function () {
 
   after(async function () {
     await workers?.close();
-    const names = webhookQueueNames(store.prefix);
-    for (const name of [names.dispatch, names.deliver]) {
-      const q = new Queue(name, { connection });
-      await q.obliterate({ force: true });
-      await q.close();
-    }
+    await dropWebhookQueues(connection, store.prefix);
     connection?.disconnect();
     await receiver?.close();
     await store?.drop();

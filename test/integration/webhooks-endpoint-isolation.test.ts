@@ -5,16 +5,15 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createHashEmbedder } from '../support/hash-embedder.js';
-import { createApiTestStore, episodeRecord, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
-import { countingEmbedder, testClient } from '../support/indexer-env.js';
+import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
+import { testClient } from '../support/indexer-env.js';
+import { createIndexedTestWorld } from '../support/indexed-world.js';
+import { dropWebhookQueues, until } from '../support/webhooks-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Client } from '../../src/store/opensearch.js';
-import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { getEndpoint, listEndpoints, newEndpoint, recordAttempt, removeEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
 import { testSecretsKey } from '../support/secrets-key.js';
@@ -71,14 +70,6 @@ async function startQuickReceiver(): Promise<{ url: string; times: number[]; clo
   };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('webhooks: a receiver that never answers', function () {
   this.timeout(120_000);
   const TIMEOUT_MS = 2000;
@@ -101,10 +92,7 @@ describe('webhooks: a receiver that never answers', function () {
 
   before(async function () {
     client = testClient();
-    store = await createApiTestStore(client);
-    await store.users(WORLD_USERS);
-    await store.channels(WORLD_CHANNELS);
-    ctx = { client, embedder: countingEmbedder(createHashEmbedder(), 'test-model'), aliases: store.aliases };
+    ({ store, ctx } = await createIndexedTestWorld(client));
     silent = await startSilentReceiver();
     quick = await startQuickReceiver();
     connection = createRedisConnection(loadConfig(process.env).redisUrl);
@@ -128,14 +116,7 @@ describe('webhooks: a receiver that never answers', function () {
 
   after(async function () {
     await workers?.close();
-    const names = webhookQueueNames(store.prefix);
-    for (const name of [names.dispatch, names.deliver]) {
-      const q = new Queue(name, { connection });
-      await q.obliterate({ force: true });
-      await q.close();
-    }
-    const slots = await connection.keys(`${store.prefix}webhooks-endpoint-slot:*`);
-    if (slots.length > 0) await connection.del(...slots);
+    await dropWebhookQueues(connection, store.prefix);
     connection?.disconnect();
     await silent?.close();
     await quick?.close();
@@ -149,11 +130,11 @@ describe('webhooks: a receiver that never answers', function () {
     await new Promise((r) => setTimeout(r, 5));
     await storeEndpoint(deps(), 'alpha', newEndpoint({ url: quick.url, keyring: key.keyring, allowPrivate: true }));
     await writeEpisodes(4);
-    await until(() => quick.times.length === 4, 'the quick endpoint to get its four changes');
+    await until(() => quick.times.length === 4, 'the quick endpoint to get its four changes', { everyMs: 25 });
     // Four silent attempts in two slots would hold both for two deadlines before the quick endpoint's turn: here the
     // quick one has every change while the silent one's first attempt still hangs.
     expect(silent.opened(), 'attempts at the silent endpoint before the quick one had its changes').to.equal(1);
-    await until(() => silent.opened() >= 2, 'a second attempt at the silent endpoint');
+    await until(() => silent.opened() >= 2, 'a second attempt at the silent endpoint', { everyMs: 25 });
     expect(silent.mostAtOnce(), 'attempts in flight at once to the silent endpoint').to.equal(1);
   });
 
@@ -164,7 +145,7 @@ describe('webhooks: a receiver that never answers', function () {
     expect((await getEndpoint(deps(), created.id))?.failingSince).to.be.a('string');
     const before = silent.heldMs.length;
     await writeEpisodes(1);
-    await until(() => silent.heldMs.length > before, 'the attempt to end');
+    await until(() => silent.heldMs.length > before, 'the attempt to end', { everyMs: 25 });
     const held = silent.heldMs[before]!;
     expect(held, 'how long the attempt held its connection').to.be.below(TIMEOUT_MS * 0.75);
     expect(held).to.be.at.least(FAILING_TIMEOUT_MS - 50);

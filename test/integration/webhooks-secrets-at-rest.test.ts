@@ -6,18 +6,17 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
-import { createHashEmbedder } from '../support/hash-embedder.js';
-import { createApiTestStore, episodeRecord, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
-import { REPO_ROOT, countingEmbedder, testClient } from '../support/indexer-env.js';
+import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
+import { REPO_ROOT, testClient } from '../support/indexer-env.js';
+import { createIndexedTestWorld } from '../support/indexed-world.js';
+import { dropWebhookQueues, until } from '../support/webhooks-env.js';
 import { testSecretsKey, type TestSecretsKey } from '../support/secrets-key.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Client } from '../../src/store/opensearch.js';
-import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { keyringOf } from '../../pipeline/webhooks/sealed.js';
 import { listEndpoints, removeEndpoint, type EndpointDoc } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
@@ -49,15 +48,6 @@ function run(entry: string, args: string[], env: Record<string, string | undefin
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, ...out }));
   });
-}
-
-/** Waits until `check` holds (the suite's timeout is the bound). */
-async function until(check: () => boolean | Promise<boolean>, what: string, limitMs = 60_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('webhooks: secrets sealed at rest', function () {
@@ -123,10 +113,7 @@ describe('webhooks: secrets sealed at rest', function () {
 
   before(async function () {
     client = testClient();
-    store = await createApiTestStore(client);
-    await store.users(WORLD_USERS);
-    await store.channels(WORLD_CHANNELS);
-    ctx = { client, embedder: countingEmbedder(createHashEmbedder(), 'test-model'), aliases: store.aliases };
+    ({ store, ctx } = await createIndexedTestWorld(client));
     connection = createRedisConnection(loadConfig(process.env).redisUrl);
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -142,14 +129,7 @@ describe('webhooks: secrets sealed at rest', function () {
 
   after(async function () {
     await workers?.close();
-    const names = webhookQueueNames(store.prefix);
-    for (const name of [names.dispatch, names.deliver]) {
-      const q = new Queue(name, { connection });
-      await q.obliterate({ force: true });
-      await q.close();
-    }
-    const slots = await connection.keys(`${store.prefix}webhooks-endpoint-slot:*`);
-    if (slots.length > 0) await connection.del(...slots);
+    await dropWebhookQueues(connection, store.prefix);
     connection?.disconnect();
     await new Promise((resolve) => server?.close(resolve));
     await store?.drop();
@@ -211,7 +191,7 @@ describe('webhooks: secrets sealed at rest', function () {
     // The worker holds the new key alone: the old one is no longer needed.
     workers = await start(testSecretsKeyAlone(second));
     await writeEpisode();
-    await until(() => endpoints.every((e) => received.some((r) => r.path === e.path)), 'a delivery to each endpoint');
+    await until(() => endpoints.every((e) => received.some((r) => r.path === e.path)), 'a delivery to each endpoint', { limitMs: 60_000 });
     for (const e of endpoints) {
       const got = received.find((r) => r.path === e.path)!;
       expect(verifies(e.secret, got), `${e.id} verifies with its secret`).to.equal(true);
@@ -242,7 +222,7 @@ describe('webhooks: secrets sealed at rest', function () {
     expect(JSON.stringify(doc)).to.not.contain(legacy.secret.slice('whsec_'.length));
     const before = received.length;
     await writeEpisode();
-    await until(() => received.slice(before).some((r) => r.path === legacy.path), 'a delivery to the former clear endpoint');
+    await until(() => received.slice(before).some((r) => r.path === legacy.path), 'a delivery to the former clear endpoint', { limitMs: 60_000 });
     expect(
       verifies(
         legacy.secret,
@@ -265,7 +245,7 @@ describe('webhooks: secrets sealed at rest', function () {
     expect((await raw(late.id)).cursorSeq).to.equal(cursor);
     await workers.close();
     workers = await start(testSecretsKeyAlone(second));
-    await until(() => received.some((r) => r.path === late.path), 'the held delivery');
+    await until(() => received.some((r) => r.path === late.path), 'the held delivery', { limitMs: 60_000 });
     expect(
       verifies(
         late.secret,
