@@ -4,8 +4,6 @@
 // catalog says `pending` (the API's `queued`) while an episode waits, `processing` only while its job runs, and
 // `pending` again while a failed attempt waits for its retry. The audio host answers only as the test releases it, so
 // the test sees the work between episodes without a clock.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +18,7 @@ import { factsReader, readProgress, type Progress } from '../../pipeline/follow/
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
+import { startReleaseGate, type Gate } from '../support/release-gate.js';
 import { speak } from '../support/speech.js';
 
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
@@ -29,40 +28,14 @@ const DAY = 86_400_000;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /** An audio host that answers `/a/<name>.mp3` only as the test releases it; `arrivals` is the order of the requests. */
-async function startAudioGate(audio: Buffer) {
-  const arrivals: string[] = [];
-  const held: (() => void)[] = [];
-  let allowance = 0;
-  const server = http.createServer((req, res) => {
-    arrivals.push((req.url ?? '/').replace(/^\/a\//, '').replace(/\.mp3$/, ''));
-    const answer = () => {
+function startAudioGate(audio: Buffer): Promise<Gate> {
+  return startReleaseGate(
+    (url) => url.replace(/^\/a\//, '').replace(/\.mp3$/, ''),
+    (_name, res) => {
       res.writeHead(200, { 'Content-Type': 'audio/mpeg', 'Content-Length': String(audio.length) });
       res.end(audio);
-    };
-    if (allowance > 0) {
-      allowance--;
-      answer();
-    } else held.push(answer);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const gate = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    release(n: number) {
-      allowance += n;
-      while (allowance > 0 && held.length > 0) {
-        allowance--;
-        held.shift()!();
-      }
     },
-    open: () => gate.release(Number.POSITIVE_INFINITY),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  return gate;
+  );
 }
 
 describe('follow: the progress people can see (--list, the backlog gauges, the catalog status)', function () {
@@ -71,7 +44,7 @@ describe('follow: the progress people can see (--list, the backlog gauges, the c
   let store: FollowStore;
   let env: Record<string, string>;
   let relay: Awaited<ReturnType<typeof startCountingRelay>>;
-  let gate: Awaited<ReturnType<typeof startAudioGate>>;
+  let gate: Gate;
   let feed: FeedServer;
   let workers: PipelineWorkers | undefined;
   let audioDir: string;

@@ -20,56 +20,21 @@ import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support
 import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
 import { dropFollowStore, followEnv, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
+import { startReleaseGate, type Gate } from '../support/release-gate.js';
 
 const OWNER = 'u_work_order_owner';
 const DAY = 86_400_000;
 
-/** Transcript files on loopback, answered only as the test releases them; `arrivals` is the order they were asked for. */
-interface Gate {
-  url: string;
-  arrivals: string[];
-  /** Answers the `n` next requests (held ones first). */
-  release(n: number): void;
-  open(): void;
-  close(): Promise<void>;
-}
-
-async function startGate(): Promise<Gate> {
-  const arrivals: string[] = [];
-  const held: (() => void)[] = [];
-  let allowance = 0;
+/** Transcript files on loopback (`/t/<name>.srt`), answered only as the test releases them. */
+function startGate(): Promise<Gate> {
   const srt = (name: string) => `1\n00:00:00,000 --> 00:00:02,000\nThis is episode ${name}.\n\n2\n00:00:02,000 --> 00:00:04,000\nThank you for listening.\n`;
-  const server = http.createServer((req, res) => {
-    const name = (req.url ?? '/').replace(/^\/t\//, '').replace(/\.srt$/, '');
-    arrivals.push(name);
-    const answer = () => {
+  return startReleaseGate(
+    (url) => url.replace(/^\/t\//, '').replace(/\.srt$/, ''),
+    (name, res) => {
       res.writeHead(200, { 'Content-Type': 'application/srt' });
       res.end(srt(name));
-    };
-    if (allowance > 0) {
-      allowance--;
-      answer();
-    } else held.push(answer);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const gate: Gate = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    release(n) {
-      allowance += n;
-      while (allowance > 0 && held.length > 0) {
-        allowance--;
-        held.shift()!();
-      }
     },
-    open: () => gate.release(Number.POSITIVE_INFINITY),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  return gate;
+  );
 }
 
 /** An audio host that sends its headers and then one byte every 200 ms, for ever; counts its requests. */
