@@ -47,6 +47,31 @@ async function seqsOf({ client, aliases }: WebhookStoreDeps, changeIds: readonly
 }
 
 /**
+ * Runs a painless `source` on one endpoint's document with `params.seq`; true when it changed the document (false on a
+ * noop, or an endpoint removed meanwhile). Both recovery writes decide in the script, so a concurrent write is not lost.
+ */
+async function updateEndpointSeq({ client, aliases }: WebhookStoreDeps, endpointId: string, source: string, seq: number): Promise<boolean> {
+  const res = await client.update(
+    {
+      index: aliases.webhooks,
+      id: endpointId,
+      retry_on_conflict: 10,
+      body: { script: { lang: 'painless', source, params: { seq } } },
+    } as never,
+    { ignore: [404] },
+  );
+  return (res.body as { result?: string }).result === 'updated';
+}
+
+/** Moves `deliveredSeq` forward to `params.seq` (or back within the cursor, when a log begun again left it past it). */
+const MOVE_CHECKPOINT =
+  'def d = ctx._source.deliveredSeq; def c = ctx._source.cursorSeq;' +
+  ' if (d == null || params.seq > d || d > c) { ctx._source.deliveredSeq = Math.min(params.seq, c) } else { ctx.op = "noop" }';
+
+/** Moves `cursorSeq` back to `params.seq`, never forward. */
+const REWIND_CURSOR = 'if (ctx._source.cursorSeq > params.seq) { ctx._source.cursorSeq = params.seq } else { ctx.op = "noop" }';
+
+/**
  * Writes each endpoint's checkpoint from the unfinished deliveries Redis holds. A checkpoint only moves forward (one
  * computed earlier by another worker is still true, only older), and never past the cursor (a log begun again resets it).
  */
@@ -67,24 +92,7 @@ export async function checkpointDeliveries({
     const mine = unfinished.filter((u) => u.endpointId === endpoint.id).flatMap((u) => seqs.get(u.changeId) ?? []);
     const through = deliveredThrough(endpoint.cursorSeq, mine);
     if (endpoint.deliveredSeq != null && through <= endpoint.deliveredSeq && endpoint.deliveredSeq <= endpoint.cursorSeq) continue;
-    const res = await store.client.update(
-      {
-        index: store.aliases.webhooks,
-        id: endpoint.id,
-        retry_on_conflict: 10,
-        body: {
-          script: {
-            lang: 'painless',
-            source:
-              'def d = ctx._source.deliveredSeq; def c = ctx._source.cursorSeq;' +
-              ' if (d == null || params.seq > d || d > c) { ctx._source.deliveredSeq = Math.min(params.seq, c) } else { ctx.op = "noop" }',
-            params: { seq: through },
-          },
-        },
-      } as never,
-      { ignore: [404] },
-    );
-    if ((res.body as { result?: string }).result === 'updated') moved++;
+    if (await updateEndpointSeq(store, endpoint.id, MOVE_CHECKPOINT, through)) moved++;
   }
   return { endpoints: endpoints.length, moved, unfinished: unfinished.length };
 }
@@ -104,22 +112,7 @@ export async function rewindToDelivered(store: WebhookStoreDeps): Promise<{ endp
       continue;
     }
     if (endpoint.deliveredSeq >= endpoint.cursorSeq) continue;
-    const res = await store.client.update(
-      {
-        index: store.aliases.webhooks,
-        id: endpoint.id,
-        retry_on_conflict: 10,
-        body: {
-          script: {
-            lang: 'painless',
-            source: 'if (ctx._source.cursorSeq > params.seq) { ctx._source.cursorSeq = params.seq } else { ctx.op = "noop" }',
-            params: { seq: endpoint.deliveredSeq },
-          },
-        },
-      } as never,
-      { ignore: [404] },
-    );
-    if ((res.body as { result?: string }).result !== 'updated') continue;
+    if (!(await updateEndpointSeq(store, endpoint.id, REWIND_CURSOR, endpoint.deliveredSeq))) continue;
     rewound++;
     changes += endpoint.cursorSeq - endpoint.deliveredSeq;
   }
