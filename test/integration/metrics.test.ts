@@ -1,8 +1,6 @@
 // /metrics of the API and of the worker, scraped on their own listener after real requests and real jobs.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -32,6 +30,7 @@ import { freePort, runScript, waitFor, type Child } from '../../scripts/lib/chil
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { speak } from '../support/speech.js';
+import { startTranscribeRelay, type TranscribeRelay } from '../support/transcribe-relay.js';
 import { dropFollowStore, followEnv } from '../support/follow-env.js';
 
 const config = loadConfig(process.env);
@@ -211,36 +210,6 @@ describe('metrics: the worker’s /metrics after real jobs', function () {
   });
 });
 
-/** A relay in front of the transcription service whose first transcription request answers 503 (a service restarting). */
-async function failingOnceRelay(target: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const to = new URL(target);
-  let refused = false;
-  const server = http.createServer((req, res) => {
-    // The first transcription only: enrichment's NER calls to the same service pass.
-    if (!refused && req.method === 'POST' && req.url?.startsWith('/v1/audio/')) {
-      refused = true;
-      req.resume();
-      req.on('end', () => res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"error":"restarting (test)"}'));
-      return;
-    }
-    const upstream = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('metrics: the pipeline in the worker’s /metrics after a real feed', function () {
   this.timeout(300_000);
   const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
@@ -249,7 +218,7 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
   let client: Client;
   let libraryDir: string;
   let feed: FeedServer;
-  let relay: Awaited<ReturnType<typeof failingOnceRelay>>;
+  let relay: TranscribeRelay;
   let worker: Child | undefined;
   /** The worker's embedder (EMBEDDER=openai): the hash embedder served over the embeddings protocol. */
   let embeddings: HashEmbeddingsServer;
@@ -259,7 +228,9 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
     client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
     embeddings = await startHashEmbeddingsServer();
     libraryDir = await mkdtemp(join(tmpdir(), 'metrics-follow-'));
-    relay = await failingOnceRelay(TRANSCRIBE_URL!);
+    relay = await startTranscribeRelay(TRANSCRIBE_URL!);
+    // The first transcription request answers 503 (a service restarting); enrichment's NER calls pass.
+    relay.refuseNext(1);
     feed = await startFeedServer({ title: 'Metrics Radio' });
   });
 

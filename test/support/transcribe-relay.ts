@@ -1,6 +1,7 @@
-// A relay in front of a transcription service for the resume and several-services suites: it counts the transcription
-// requests (`/v1/audio/…`) it passes on, can hold every request past the n-th unanswered (a worker to be killed mid-
-// episode stays where it is), and can answer 503 instead (a service that is down). Other paths pass through uncounted.
+// A relay in front of a transcription service for the resume, several-services and metrics suites: it counts the
+// transcription requests (`/v1/audio/…`) it passes on, can hold every request past the n-th unanswered (a worker to be
+// killed mid-episode stays where it is), and can answer 503 instead (a service that is down, or restarting for the next
+// few requests). Other paths pass through uncounted.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -12,6 +13,8 @@ export interface TranscribeRelay {
   holdAfter(n: number): void;
   /** `true`: every transcription request is answered 503 (not passed on). */
   refuse(on: boolean): void;
+  /** The next `n` transcription requests are answered 503 (not passed on), then they pass again. */
+  refuseNext(n: number): void;
   /** Sets the count to 0. */
   reset(): void;
   close(): Promise<void>;
@@ -21,13 +24,16 @@ export async function startTranscribeRelay(target: string): Promise<TranscribeRe
   let count = 0;
   let holdFrom = Number.POSITIVE_INFINITY;
   let refusing = false;
+  let refuseLeft = 0;
   const to = new URL(target);
   const server = http.createServer((req, res) => {
     const transcription = req.url?.startsWith('/v1/audio/') ?? false;
     if (transcription) count++;
-    if (transcription && (refusing || count > holdFrom)) {
+    const refused = transcription && (refusing || refuseLeft > 0);
+    if (transcription && !refusing && refuseLeft > 0) refuseLeft--;
+    if (refused || (transcription && count > holdFrom)) {
       req.resume(); // read the upload, then answer 503 or nothing at all
-      if (refusing) req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"down for the test"}}'));
+      if (refused) req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"down for the test"}}'));
       return;
     }
     const upstream = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (up) => {
@@ -43,6 +49,7 @@ export async function startTranscribeRelay(target: string): Promise<TranscribeRe
     count: () => count,
     holdAfter: (n) => void (holdFrom = count + n),
     refuse: (on) => void (refusing = on),
+    refuseNext: (n) => void (refuseLeft = n),
     reset: () => void ((count = 0), (holdFrom = Number.POSITIVE_INFINITY)),
     close: () =>
       new Promise<void>((resolve) => {
