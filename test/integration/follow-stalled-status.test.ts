@@ -2,51 +2,30 @@
 // queue and store: once the dead worker's job is back in the queue the episode says `pending` (the API's `queued`),
 // not `processing`, until a worker runs it again. Items carry their transcript files behind a gate that answers only
 // as the test releases it, so nothing waits on the transcriber and no clock is in an assertion.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { indexAliases } from '../../src/store/opensearch.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
+import { startReleaseGate, type Gate } from '../support/release-gate.js';
 
-/** Transcript files answered only once the test opens the gate; `arrivals` is the order they were asked for. */
-async function startGate() {
-  const arrivals: string[] = [];
-  const held: (() => void)[] = [];
-  let open = false;
-  const server = http.createServer((req, res) => {
-    const name = (req.url ?? '/').replace(/^\/t\//, '').replace(/\.srt$/, '');
-    arrivals.push(name);
-    const answer = () => {
+/** Transcript files (`/t/<name>.srt`) answered only once the test opens the gate. */
+function startGate(): Promise<Gate> {
+  return startReleaseGate(
+    (url) => url.replace(/^\/t\//, '').replace(/\.srt$/, ''),
+    (name, res) => {
       res.writeHead(200, { 'Content-Type': 'application/srt' });
       res.end(`1\n00:00:00,000 --> 00:00:02,000\nThis is episode ${name}.\n`);
-    };
-    if (open) answer();
-    else held.push(answer);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    open() {
-      open = true;
-      for (const answer of held.splice(0)) answer();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  );
 }
 
 describe('follow: the catalog status of an episode whose worker died', function () {
   this.timeout(300_000);
   let store: FollowStore;
   let env: Record<string, string>;
-  let gate: Awaited<ReturnType<typeof startGate>>;
+  let gate: Gate;
   let feed: FeedServer;
   let child: Child | undefined;
   let workers: PipelineWorkers | undefined;
