@@ -1,6 +1,5 @@
 // Webhooks end to end against the real OpenSearch and Redis: endpoints registered with the CLI, changes written by the
 // indexer, delivered by the worker's queues to a loopback receiver that verifies them with the reference library.
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -8,7 +7,8 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
-import { REPO_ROOT, testClient } from '../support/indexer-env.js';
+import { testClient } from '../support/indexer-env.js';
+import { runEntry, type EntryRun } from '../support/run-entry.js';
 import { createIndexedTestWorld } from '../support/indexed-world.js';
 import { dropWebhookQueues, until } from '../support/webhooks-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
@@ -61,12 +61,6 @@ async function startReceiver(): Promise<{
   };
 }
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 describe('webhooks: signed deliveries of the change feed', function () {
   this.timeout(120_000);
   let client: Client;
@@ -78,20 +72,8 @@ describe('webhooks: signed deliveries of the change feed', function () {
   let episodes = 0;
   const key = testSecretsKey();
 
-  function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/webhooks.ts', ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', SECRETS_KEY: key.value, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const run = { stdout: '', stderr: '' };
-    child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
-    return new Promise((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, ...run }));
-    });
-  }
+  const cli = (args: string[], env: Record<string, string> = {}): Promise<EntryRun> =>
+    runEntry('bin/webhooks.ts', args, { INDEX_PREFIX: store.prefix, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', SECRETS_KEY: key.value, ...env });
 
   /** `add` through the CLI; returns the endpoint id and the secret from the last line. */
   async function addWithCli(path: string, channel = 'alpha'): Promise<{ id: string; secret: string }> {

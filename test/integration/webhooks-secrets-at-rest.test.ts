@@ -2,14 +2,14 @@
 // naming its key; a wrong key is refused with a sentence; `rotate-key` re-seals under a new key and deliveries to a
 // loopback receiver still verify with each endpoint's secret; a secret stored in clear is sealed when the worker starts;
 // the worker refuses to start without SECRETS_KEY (or with another key) while endpoints exist.
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
-import { REPO_ROOT, testClient } from '../support/indexer-env.js';
+import { testClient } from '../support/indexer-env.js';
+import { runEntry, type EntryRun } from '../support/run-entry.js';
 import { createIndexedTestWorld } from '../support/indexed-world.js';
 import { dropWebhookQueues, until } from '../support/webhooks-env.js';
 import { testSecretsKey, type TestSecretsKey } from '../support/secrets-key.js';
@@ -22,32 +22,15 @@ import { listEndpoints, removeEndpoint, type EndpointDoc } from '../../pipeline/
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
 import { newSecret } from '../../pipeline/webhooks/signing.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 interface Received {
   path: string;
   headers: Record<string, string>;
   body: string;
 }
 
-/** Runs a project entry point to its end with `env` over the test's environment (undefined unsets a variable). */
-function run(entry: string, args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info', SECRETS_KEY: undefined, SECRETS_KEY_PREVIOUS: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, ...out }));
-  });
+/** Runs a project entry point to its end with `env` over the test's environment, no key unless `env` gives one. */
+function run(entry: string, args: string[], env: Record<string, string | undefined>): Promise<EntryRun> {
+  return runEntry(entry, args, { OUTBOUND_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'info', SECRETS_KEY: undefined, SECRETS_KEY_PREVIOUS: undefined, ...env });
 }
 
 describe('webhooks: secrets sealed at rest', function () {
