@@ -8,7 +8,7 @@ describe('OpenSearch node config', function () {
     { port: 9203, transportPort: 9303 },
   ]);
 
-  it('writes the single node exactly as before the cluster existed', function () {
+  it('writes the single node as before the cluster existed, with its snapshot folder beside its data (path.repo)', function () {
     const yaml = settingsYaml(singleNodeSettings({ name: 'local-1', port: 9200, transportPort: 9300, dir: '/run/opensearch' }));
     expect(yaml.split('\n').slice(1).join('\n')).to.equal(
       [
@@ -21,6 +21,7 @@ describe('OpenSearch node config', function () {
         'path.data: "/run/opensearch/data"',
         'path.logs: "/run/opensearch/logs"',
         'cluster.routing.allocation.disk.threshold_enabled: false',
+        'path.repo: ["/run/opensearch/snapshots"]',
         '',
       ].join('\n'),
     );
