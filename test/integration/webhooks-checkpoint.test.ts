@@ -96,8 +96,10 @@ describe('webhooks: the delivered checkpoint', function () {
     await until(() => attempts.filter((a) => a.status === 204).length === 2, 'both changes delivered');
     await new Promise((r) => setTimeout(r, 1500)); // dispatch runs every 150 ms: a second enqueue would show by now
     const delivered = attempts.filter((a) => a.status === 204).map((a) => a.id);
-    expect(new Set(delivered).size, 'each change delivered once').to.equal(2);
-    expect(attempts).to.have.length(4);
+    expect(new Set(delivered).size, 'both changes delivered').to.equal(2);
+    expect(delivered, 'neither delivered twice').to.have.length(2);
+    // Refused attempts before the restart: at least the first of each (a slow close may let a retry in, refused too).
+    expect(attempts.filter((a) => a.status === 503).length).to.be.at.least(2);
 
     await checkpointDeliveries({ store: deps, deliveryQueue });
     const done = await endpoint(created.id);
