@@ -570,7 +570,9 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--model", required=True, help="model folder, or a faster-whisper hub id")
     parser.add_argument("--name", default=None, help="name shown by /health")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="largest audio file one request may carry (default 24 MiB, the client's)")
+    # The worker's TRANSCRIBE_MAX_UPLOAD_BYTES, when the environment gives it (compose passes the same value to both).
+    max_bytes = int(os.environ.get("TRANSCRIBE_MAX_UPLOAD_BYTES") or DEFAULT_MAX_BYTES)
+    parser.add_argument("--max-bytes", type=int, default=max_bytes, help="largest audio file one request may carry (default TRANSCRIBE_MAX_UPLOAD_BYTES, else 24 MiB, the client's)")
     parser.add_argument("--max-uploads", type=int, default=4, help="requests read or waiting for the engine at once (default 4)")
     parser.add_argument("--max-threads", type=int, default=16, help="connections served at once (default 16)")
     parser.add_argument("--request-timeout", type=float, default=300.0, help="seconds a request has to arrive whole (default 300)")

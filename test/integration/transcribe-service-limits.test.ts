@@ -57,8 +57,10 @@ describe('transcription service limits (an instance of its own)', function () {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     const args = ['-B', SERVER, '--port', String(port), '--model', model, '--name', 'base'];
-    args.push('--max-bytes', String(MAX_BYTES), '--request-timeout', String(REQUEST_TIMEOUT_S), '--max-uploads', '2');
-    child = spawn(python, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TRANSCRIBE_API_KEY: API_KEY }, stdio: ['ignore', 'ignore', 'pipe'] });
+    args.push('--request-timeout', String(REQUEST_TIMEOUT_S), '--max-uploads', '2');
+    // The upload limit from the environment, as compose gives it (the provisioner passes --max-bytes instead).
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TRANSCRIBE_API_KEY: API_KEY, TRANSCRIBE_MAX_UPLOAD_BYTES: String(MAX_BYTES) };
+    child = spawn(python, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
     const up = await waitFor(async () => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true, 120_000);
@@ -110,7 +112,7 @@ describe('transcription service limits (an instance of its own)', function () {
     expect(after.transcribed).to.equal(before.transcribed + 1);
   });
 
-  it('refuses an upload announced larger than --max-bytes with 413 before reading its body', async function () {
+  it('refuses an upload announced larger than its limit (TRANSCRIBE_MAX_UPLOAD_BYTES) with 413 before reading its body', async function () {
     const { status, body } = await announce(url, MAX_BYTES + 1024 ** 2, { authorization: `Bearer ${API_KEY}` });
     expect(status).to.equal(413);
     expect((JSON.parse(body) as { error: { code: string } }).error.code).to.equal('file_too_large');
