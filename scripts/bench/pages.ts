@@ -17,6 +17,9 @@ import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch
 import { positive } from '../../bin/lib/cli-args.js';
 import type { Served } from '../lib/child.js';
 import { apiProcess, measureInTurns } from './search-targets.js';
+import { largestPage } from './largest-page.js';
+import { renderEpisodePage } from '../../src/pages/html/episode.js';
+import type { EpisodePage } from '../../src/pages/load.js';
 
 const opts = new Command()
   .name('bench:pages')
@@ -132,6 +135,7 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|---|',
       ...rows,
       '',
+      capsRender(),
       `longest episode ${longest.id} (${Math.round((longest.durationMs ?? 0) / 60_000)} min): HTML ${kb(html.body)}, Markdown twin ${kb(twin.body)}, API transcript JSON ${kb(json.body)}`,
     ];
     process.stdout.write(`${out.join('\n')}\n`);
@@ -140,6 +144,31 @@ async function main(): Promise<void> {
     await client.delete({ index: aliases['api-keys'], id: record.hash, refresh: 'true' } as never).catch(() => undefined);
     keepAlive.destroy();
   }
+}
+
+/** The render alone, in this process, of the largest page the caps allow (as the pages-render test builds it): best and median of 7. */
+function capsRender(): string {
+  const base = {
+    channel: { doc: { id: 'ch', slug: 'show', title: 'The Show', providerType: 'rss', customDomain: null }, origin: 'https://show.example.com' },
+    episode: { id: 'ep1', channelId: 'ch', title: 'At the caps', status: 'published', publishedAt: '2024-03-01T10:00:00Z', mediaUrl: 'https://cdn.example.net/ep1.mp3' },
+    url: 'https://show.example.com/episodes/ep1',
+    people: [],
+    topics: [],
+    chapters: [],
+    segments: [],
+    related: [],
+  } as unknown as EpisodePage;
+  const p = largestPage(base);
+  const t = p.segments[30_000]!.startMs + 1;
+  renderEpisodePage(p, t); // the first call also compiles
+  const times: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const started = performance.now();
+    renderEpisodePage(p, t);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return `render of the largest page the caps allow (${p.segments.length} segments, ${p.chapters.length} chapters), in-process: best ${times[0]!.toFixed(0)} ms, median ${times[3]!.toFixed(0)} ms (budget 200 ms)`;
 }
 
 main().catch((err: unknown) => {

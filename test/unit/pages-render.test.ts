@@ -10,6 +10,7 @@ import { renderEpisodePage, currentSegmentIndex, momentHref, segmentHtml, transc
 import { queryOf } from '../../src/pages/router.js';
 import { requestHost } from '../../src/http/host.js';
 import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
+import { largestPage as largestEpisodePage } from '../../scripts/bench/largest-page.js';
 import { isoDuration, mediaFragmentUrl, playerFor, safeHttpUrl, youtubeEmbedUrl } from '../../src/pages/media.js';
 import { clock } from '../../src/ground/clock.js';
 import type { EpisodePage, LibraryPage, PageChannel, TranscriptSegment } from '../../src/pages/load.js';
@@ -280,28 +281,10 @@ function preactChapters(p: EpisodePage): string {
   );
 }
 
-/** The largest episode the caps allow: every segment with its words' share, every chapter with its moments. */
-function largestPage(): EpisodePage {
-  const { segments: S, words: W, chapters: C, moments: M } = EPISODE_LIMITS;
-  const perSegment = Math.floor(W / S);
-  const vocabulary = ['soil', 'water', "it's", 'tomatoes', 'and', 'the', '"quoted"', 'a&b', '<mulch>', 'summer', 'roots', 'we'];
-  const segments = Array.from({ length: S }, (_, i) => ({
-    speaker: i % 2 ? 'Guest Speaker' : 'Host',
-    startMs: i * 3000,
-    endMs: i * 3000 + 3000,
-    text: Array.from({ length: perSegment }, (_, w) => vocabulary[(i + w) % vocabulary.length]).join(' '),
-  }));
-  const span = (S * 3000) / C;
-  const chapters = Array.from({ length: C }, (_, c) => ({
-    title: `Chapter ${c} <on> "soil" & water`,
-    startMs: Math.floor(c * span) + 7,
-    endMs: Math.floor((c + 1) * span),
-    moments: Array.from({ length: M / C }, (_, m) => ({ type: 'insight', title: `Moment ${c}.${m}`, startMs: Math.floor(c * span + (m * span) / (M / C)) + 11 })),
-  }));
-  return { ...page({ durationMs: S * 3000 }, segments), chapters };
-}
+/** The largest episode the caps allow (shared with bench:pages, which times its render). */
+const largestPage = (): EpisodePage => largestEpisodePage(page());
 
-describe('pages: render cost at the episode caps', function () {
+describe('pages: the episode page at the caps', function () {
   it('builds each segment as the same HTML Preact rendered, hostile text escaped alike', function () {
     const hostile: TranscriptSegment[] = [
       { speaker: '<b>"x"</b> & y', startMs: 0, endMs: 1500, text: HOSTILE + ' & "quotes" <img src=x onerror=alert(1)> \u202E' },
@@ -328,20 +311,12 @@ describe('pages: render cost at the episode caps', function () {
     expect(html).to.include('href="?t=1199999#t-1197000"');
   });
 
-  it('renders a page of the largest episode the caps allow (50k segments, 2,000 chapters, 10k moments) within 200 ms', function () {
+  it('renders a page of the largest episode the caps allow (50k segments, 2,000 chapters, 10k moments) as a window of the transcript and every chapter and moment', function () {
+    // What this render costs is bench:pages' figure (docs/pages.md), not a timed test: this holds what keeps it bounded.
     this.timeout(30_000);
     const p = largestPage();
     const t = p.segments[30_000]!.startMs + 1;
-    renderEpisodePage(p, t); // warm: the first call also compiles
-    // Best of three: one render must fit the budget; the machine's other work is not the renderer's cost.
-    const times: number[] = [];
-    let html = '';
-    for (let i = 0; i < 3; i++) {
-      const started = performance.now();
-      html = renderEpisodePage(p, t);
-      times.push(performance.now() - started);
-    }
-    expect(Math.min(...times), `render times ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`).to.be.below(200);
+    const html = renderEpisodePage(p, t);
     expect(html).to.include(`<li id="t-${p.segments[30_000]!.startMs}" class="segment current"`);
     expect(html.match(/<li id="t-/g)!.length, 'a window of the transcript around t').to.equal(TRANSCRIPT_WINDOW);
     expect(html.match(/data-seek="\d+"><span class="time">/g)!.length, 'every chapter and moment').to.equal(EPISODE_LIMITS.chapters + EPISODE_LIMITS.moments);
