@@ -325,6 +325,37 @@ describe('pages: the episode page at the caps', function () {
     expect(renderEpisodePage(page(), undefined)).to.include('<ol class="segments"><li id="t-0"');
   });
 
+  it('renders in time linear in the episode at most: the largest page costs well under 20 times a page a tenth its size', function () {
+    // A ratio, not a wall-clock bound: both pages render in this process, best of several, so the machine's load cancels.
+    // Linear work gives about 10 (less, as the transcript is windowed), work quadratic in segments, chapters or moments about 100.
+    this.timeout(60_000);
+    const large = largestPage();
+    const { segments: S, chapters: C } = EPISODE_LIMITS;
+    // The first tenth of the segments and of the chapters (each chapter with its moments) span the first tenth of the episode.
+    const tenth: EpisodePage = {
+      ...large,
+      episode: { ...large.episode, durationMs: large.episode.durationMs / 10 },
+      segments: large.segments.slice(0, S / 10),
+      chapters: large.chapters.slice(0, C / 10),
+    };
+    expect(tenth.chapters.flatMap((c) => c.moments).length).to.equal(EPISODE_LIMITS.moments / 10);
+    expect(tenth.chapters.at(-1)!.endMs).to.be.at.most(tenth.segments.at(-1)!.endMs);
+    const best = (p: EpisodePage, t: number): number => {
+      const started = process.hrtime.bigint();
+      renderEpisodePage(p, t);
+      return Number(process.hrtime.bigint() - started);
+    };
+    const at = (p: EpisodePage) => p.segments[Math.floor(p.segments.length * 0.6)]!.startMs + 1;
+    best(large, at(large)); // the first renders also compile
+    best(tenth, at(tenth));
+    let [largeNs, tenthNs] = [Infinity, Infinity];
+    for (let round = 0; round < 7; round++) {
+      largeNs = Math.min(largeNs, best(large, at(large)));
+      tenthNs = Math.min(tenthNs, best(tenth, at(tenth)));
+    }
+    expect(largeNs / tenthNs, `best render ${(largeNs / 1e6).toFixed(1)} ms at the caps, ${(tenthNs / 1e6).toFixed(1)} ms at a tenth`).to.be.below(20);
+  });
+
   it('escapes twin text built as strings so that no inline construct opens: links, HTML, emphasis, code, entities', function () {
     expect(inlineText('a  *b* _c_ `d` [e](javascript:f) <g> &amp; ~h~ \\ ](x)\n# h')).to.equal(
       'a \\*b\\* \\_c\\_ \\`d\\` \\[e]\\(javascript:f) \\<g> \\&amp; \\~h\\~ \\\\ ]\\(x) # h',
