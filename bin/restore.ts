@@ -4,7 +4,8 @@ import { loadConfig } from '../src/config/load.js';
 import { configuredSignature } from '../src/embedding/configured.js';
 import { createLogger } from '../src/ground/logger.js';
 import { createOpenSearchClient } from '../src/store/opensearch.js';
-import { BackupError, currentMappingVersions, restoreBackup } from '../src/store/snapshots.js';
+import { BackupError } from '../src/store/snapshots.js';
+import { currentMappingVersions, restoreBackup } from '../src/store/snapshot-restore.js';
 import { createProgress } from '../indexer/progress.js';
 
 const config = loadConfig(process.env);

@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
 import { legacySignature } from '../../src/embedding/signature.js';
-import { fitManifest, parseIndexName, renameRule, restoreRefusal, retired, type BackupInfo, type BackupManifest } from '../../src/store/snapshots.js';
+import { fitManifest, retired, type BackupInfo, type BackupManifest } from '../../src/store/snapshots.js';
+import { parseIndexName, renameRule, restoreRefusal } from '../../src/store/snapshot-restore.js';
 
 const backup = (name: string, startedAt: string, state = 'SUCCESS'): BackupInfo => ({ name, state, startedAt, durationMs: 1000, indices: [], manifest: undefined });
 
