@@ -28,7 +28,8 @@ import { DATASETS_DIR } from '../../test/support/datasets.js';
 import { ensureTools } from '../ops/provision/debian-tools.js';
 import { ensureModel } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
-import { ensureTranscriber, WHISPER_BASE } from '../ops/provision/transcriber.js';
+import { ensureTranscriber } from '../ops/provision/transcriber.js';
+import { WHISPER_BASE } from '../ops/provision/transcriber-models.js';
 
 const program = new Command()
   .name('bench:enrich')

@@ -55,7 +55,8 @@ import { ensureTools } from '../ops/provision/debian-tools.js';
 import { ensureModel } from '../ops/provision/model.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 import { servicesUp } from '../ops/provision/services.js';
-import { ensureTranscriber, ensureWhisperBase, WHISPER_BASE } from '../ops/provision/transcriber.js';
+import { ensureTranscriber } from '../ops/provision/transcriber.js';
+import { ensureWhisperBase, WHISPER_BASE } from '../ops/provision/transcriber-models.js';
 
 const program = new Command()
   .name('bench:transcribe')

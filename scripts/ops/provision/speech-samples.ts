@@ -7,7 +7,9 @@ import type { Logger } from '../../../src/ground/logger.js';
 import { exec, lastLine, type Env } from './commands.js';
 import { createProvisionError } from './errors.js';
 import { CACHE_DIR } from './paths.js';
-import { checkPinned, ensureVenv, venvPython } from './transcriber.js';
+import { checkPinned } from './transcriber-models.js';
+import { ensureVenv } from './transcriber.js';
+import { venvPython } from './transcriber-paths.js';
 
 /**
  * PocketSphinx 5.1.1's source package (BSD-style licence, Carnegie Mellon University) carries, as test data, five
