@@ -11,6 +11,8 @@ import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
 import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, REPO_ROOT, testClient } from '../support/indexer-env.js';
+import { startApi, type ApiHarness } from '../support/api-harness.js';
+import { createApiKey } from '../../src/auth/key-store.js';
 
 const LIBRARY = `${REPO_ROOT}test/data/languages`;
 
@@ -31,6 +33,9 @@ describe('search: every channel in its own language', function () {
   let deps: SearchDeps;
   let summary: LoadSummary;
   const channels: Record<string, ChannelDoc> = {};
+  /** The API over the suite's prefix, and the channels' owner's key. */
+  let api: ApiHarness;
+  let authorization: string;
 
   before(async function () {
     client = testClient();
@@ -40,9 +45,12 @@ describe('search: every channel in its own language', function () {
       channels[id] = ((await client.get({ index: aliases.channels, id })).body as { _source: ChannelDoc })._source;
     }
     deps = { client, embedder: undefined, aliases, settings: config.search, channelSites: config.channelSites };
+    api = await startApi({ env: { INDEX_PREFIX: prefix }, client });
+    authorization = `Bearer ${(await createApiKey({ client, aliases }, { userId: 'u_lang_owner', name: 'search-languages' })).key}`;
   });
 
   after(async function () {
+    await api?.close();
     if (client) {
       await deleteIndices(client, prefix);
       await client.close();
@@ -119,6 +127,22 @@ describe('search: every channel in its own language', function () {
       _source: EpisodeDoc;
     }[];
     const languages = Object.fromEntries(rows.map((r) => [r._source.id, toEpisode(r._source, 'https://dorf.example.org', channels.ch_dorf!.language).language]));
+    expect(languages).to.deep.equal({ ep_de_haeuser: 'de-AT', ep_de_obst: 'de-AT', ep_sw_salamu: 'sw' });
+  });
+
+  it('answers a search over HTTP on the Spanish channel for `canción` with the episode that says `canciones`, highlighted there', async function () {
+    const res = await api.request(`/api/v1/channels/huerta/search?query=${encodeURIComponent('canción')}&fast=true`, { headers: { authorization } });
+    expect(res.status, res.text).to.equal(200);
+    const episodes = res.body.episodes as { episodeId: string; segments: { text: string; highlights?: { start: number; end: number }[] }[] }[];
+    expect(episodes.map((e) => e.episodeId)).to.deep.equal(['ep_es_canciones']);
+    const highlighted = episodes[0]!.segments.flatMap((s) => (s.highlights ?? []).map((h) => s.text.slice(h.start, h.end)));
+    expect(highlighted).to.deep.equal(['canciones']);
+  });
+
+  it('lists each episode with its language over HTTP: its own, else its channel’s', async function () {
+    const res = await api.request('/api/v1/channels/dorf/episodes?limit=10', { headers: { authorization } });
+    expect(res.status, res.text).to.equal(200);
+    const languages = Object.fromEntries((res.body.episodes as { id: string; language: string }[]).map((e) => [e.id, e.language]));
     expect(languages).to.deep.equal({ ep_de_haeuser: 'de-AT', ep_de_obst: 'de-AT', ep_sw_salamu: 'sw' });
   });
 });
