@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { runImport } from '../../importer/import.js';
 import { createLogger } from '../../src/ground/logger.js';
+import { runEntry } from '../support/run-entry.js';
 
 const log = createLogger({ level: 'silent' });
 const SECRET = 'someone else’s words';
@@ -120,5 +121,33 @@ describe('safe fetch: the importer', function () {
     expect(allowed.stdout).not.to.include('private address');
     expect(hits).to.deep.equal([{ path: '/t.vtt', userAgent: 'CreatorContentAPI/test (+https://example.test)' }]);
     expect(await libraryText(join(root, 'cli-allowed'))).to.include('Fetched from loopback.');
+  });
+
+  it('the import CLI refuses a feed of another source into an existing channel (exit 2), and feeds it from there with --replace-source', async function () {
+    this.timeout(120_000);
+    const feed = (name: string, link: string) =>
+      `<?xml version="1.0"?><rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Two Sources</title><link>${link}</link>${item(1, 'ok.vtt')}</channel></rss>`.replace(
+        'g1',
+        `g-${name}`,
+      );
+    await writeFile(join(feedDir, 'first.xml'), feed('first', 'https://first.example.org/'));
+    await writeFile(join(feedDir, 'second.xml'), feed('second', 'https://second.example.org/'));
+    const out = join(root, 'cli-sources');
+    const cli = (source: string, ...flags: string[]) => runEntry('bin/import.ts', [join(feedDir, source), '--out', out, ...flags], { LOG_LEVEL: 'error' });
+    const first = await cli('first.xml');
+    expect(first.code, first.stderr).to.equal(0);
+    const channelsBefore = await readFile(join(out, 'channels.json'), 'utf8');
+
+    const refused = await cli('second.xml');
+    expect(refused.code, refused.stderr).to.equal(2);
+    expect(refused.stderr).to.include(
+      'channel ch_two-sources is fed from rss https://first.example.org/; this import is rss https://second.example.org/: refused (pass --replace-source to feed it from this source)',
+    );
+    expect(await readFile(join(out, 'channels.json'), 'utf8'), 'the channel as the first import left it').to.equal(channelsBefore);
+
+    const replaced = await cli('second.xml', '--replace-source');
+    expect(replaced.code, replaced.stderr).to.equal(0);
+    const channels = JSON.parse(await readFile(join(out, 'channels.json'), 'utf8')) as { id: string; source?: unknown }[];
+    expect(channels.find((c) => c.id === 'ch_two-sources')!.source).to.deep.equal({ kind: 'rss', id: 'https://second.example.org/', url: 'https://second.example.org/' });
   });
 });
