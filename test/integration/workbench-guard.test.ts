@@ -47,6 +47,20 @@ function raw(port: number, method: string, path: string, headers: Record<string,
   });
 }
 
+/** `target` with every method call recorded in `calls` by name (the files the workbench reads and writes). */
+function countingCalls<T extends object>(target: T, calls: string[]): T {
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      const value: unknown = Reflect.get(obj, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(prop));
+        return (value as (...a: unknown[]) => unknown).apply(obj, args);
+      };
+    },
+  });
+}
+
 describe('workbench guard: DNS rebinding, other pages, other local users', function () {
   this.timeout(60_000);
   const prefix = privatePrefix('wbguard');
@@ -57,11 +71,13 @@ describe('workbench guard: DNS rebinding, other pages, other local users', funct
   let dir: string;
   let own: Record<string, string>;
   const config = { mode: 'keyword', settings: '' };
+  /** Every call the app makes on its WorkbenchFiles (sets, snapshots, configs, judgments read or written), by method name. */
+  const fileCalls: string[] = [];
 
   before(async function () {
     dir = await mkdtemp(join(tmpdir(), 'cca-workbench-guard-'));
     local = await openLocalSearch({ prefix, withEmbedder: false, log: () => undefined });
-    const files = new WorkbenchFiles(dir, new Map());
+    const files = countingCalls(new WorkbenchFiles(dir, new Map()), fileCalls);
     await files.init();
     server = createWorkbenchApp({ local, files, token }).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -124,6 +140,7 @@ describe('workbench guard: DNS rebinding, other pages, other local users', funct
   });
 
   it('refuses every API call without the right token 401 (missing, wrong, another port’s cookie), and reads nothing', async function () {
+    const callsBefore = fileCalls.length;
     const calls = [
       ['GET', '/api/state'],
       ['GET', '/api/sets/any'],
@@ -149,6 +166,10 @@ describe('workbench guard: DNS rebinding, other pages, other local users', funct
     expect(refusal(wrongUrl), 'a printed URL with another token').to.deep.equal({ status: 401, code: 'wrong_token' });
     expect(wrongUrl.headers['set-cookie']).to.equal(undefined);
     expect(await savedConfigs()).to.deep.equal(['script.json']);
+    expect(fileCalls.slice(callsBefore), 'calls on the workbench files while refusing').to.deep.equal([]);
+    // The count sees reads: the same call with the token reads the sets.
+    expect((await raw(port, 'GET', '/api/state', { ...own, [TOKEN_HEADER]: token })).status).to.equal(200);
+    expect(fileCalls.slice(callsBefore)).to.not.deep.equal([]);
   });
 
   it('turns the printed URL into an HttpOnly, SameSite=Strict cookie and a redirect to /, and the page with it reads and writes', async function () {
