@@ -6,7 +6,8 @@ import { madeUpKey } from '../support/api-tokens.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
-import { inspectingRelay } from '../support/api-net.js';
+import { admissionCounts, inspectingRelay, settling, until } from '../support/api-net.js';
+import { createApiMetrics } from '../../src/metrics/api-metrics.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 
 /** A store request that reads a channel (by slug, id or domain) or searches: channel or search work. */
@@ -25,13 +26,8 @@ interface RawAnswer {
   ms: number;
 }
 
-/** One POST to an MCP path with `Host` (and any header) set, answered as JSON; `abortAfterMs` hangs up before the answer. */
-function postMcp(
-  api: ApiHarness,
-  path: string,
-  message: unknown,
-  { headers = {}, abortAfterMs }: { headers?: Record<string, string>; abortAfterMs?: number } = {},
-): Promise<RawAnswer> {
+/** One POST to an MCP path with `Host` (and any header) set, answered as JSON; an aborted `hangUp` hangs up before the answer. */
+function postMcp(api: ApiHarness, path: string, message: unknown, { headers = {}, hangUp }: { headers?: Record<string, string>; hangUp?: AbortSignal } = {}): Promise<RawAnswer> {
   const url = new URL(api.baseUrl);
   const body = JSON.stringify(message);
   const started = Date.now();
@@ -51,9 +47,9 @@ function postMcp(
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : undefined, ms: Date.now() - started }));
       },
     );
-    req.on('error', (err) => (abortAfterMs === undefined ? reject(err) : resolve({ status: 0, body: undefined, ms: Date.now() - started })));
+    req.on('error', (err) => (hangUp?.aborted ? resolve({ status: 0, body: undefined, ms: Date.now() - started }) : reject(err)));
     req.end(body);
-    if (abortAfterMs !== undefined) setTimeout(() => req.destroy(), abortAfterMs);
+    hangUp?.addEventListener('abort', () => req.destroy());
   });
 }
 
@@ -95,22 +91,37 @@ describe('fair shares: MCP cannot starve members, no lockout of valid keys, exac
     return api;
   }
 
+  type HeldStore = Awaited<ReturnType<typeof inspectingRelay>> & {
+    /** From now on, hold back the store requests matching `held` until `release()`. */
+    hold(): void;
+    /** The search gate's running and waiting searches (both shares), as /metrics reports them. */
+    gate(): Promise<{ running: number; waiting: number }>;
+  };
+
   /**
-   * Runs `body` against an API whose store requests matching `held` are held back 300 ms (so a search keeps its
-   * place in the gate that long), with a small gate: 2 running and 4 waiting per share, 10 s to wait for a place.
+   * Runs `body` against an API whose store requests matching `held` are held back, once `hold()` is called, until
+   * `release()` (so a search keeps its place in the gate, for certain, until the test lets it go), with a small
+   * gate: 2 running and 4 waiting per share, 10 s to wait for a place. The test waits on the relay's `held` and
+   * the gate's counts, never on time.
    */
-  async function withHeldStore(held: RegExp, env: Record<string, string>, body: (api: ApiHarness) => Promise<void>): Promise<void> {
-    const relay = await inspectingRelay(storeUrl(), { delay: held, delayMs: 300 });
+  async function withHeldStore(held: RegExp, env: Record<string, string>, body: (api: ApiHarness, store: HeldStore) => Promise<void>): Promise<void> {
+    let holding = false;
+    const relay = await inspectingRelay(storeUrl(), { hold: (chunk) => holding && held.test(chunk) });
+    const metrics = createApiMetrics();
+    const store = Object.assign(relay, { hold: () => void (holding = true), gate: () => admissionCounts(metrics) });
     try {
-      const api = await start({
-        OPENSEARCH_URL: relay.url,
-        OPENSEARCH_TIMEOUT_MS: '20000',
-        SEARCH_CONCURRENCY: '2',
-        SEARCH_QUEUE: '4',
-        SEARCH_QUEUE_WAIT_MS: '10000',
-        ...env,
-      });
-      await body(api);
+      const api = await start(
+        {
+          OPENSEARCH_URL: relay.url,
+          OPENSEARCH_TIMEOUT_MS: '20000',
+          SEARCH_CONCURRENCY: '2',
+          SEARCH_QUEUE: '4',
+          SEARCH_QUEUE_WAIT_MS: '10000',
+          ...env,
+        },
+        { metrics },
+      );
+      await body(api, store);
     } finally {
       await relay.close();
     }
@@ -139,19 +150,28 @@ describe('fair shares: MCP cannot starve members, no lockout of valid keys, exac
     });
 
     it('keeps a place for members: 30 parallel anonymous MCP searches leave a member REST search unqueued and answered', async function () {
-      // Every _msearch held back 300 ms: each search holds its place for two of them.
-      await withHeldStore(/_msearch/, { SEARCH_ANONYMOUS_CONCURRENCY: '2', SEARCH_ANONYMOUS_QUEUE: '4' }, async (api) => {
-        const flood = Promise.all(Array.from({ length: 30 }, (_, i) => postMcp(api, '/mcp', searchCall(i + 1))));
-        await new Promise((r) => setTimeout(r, 150));
-        const member = await api.request('/api/v1/channels/alpha/search?q=tomatoes&fast=true', { headers: memberHeaders });
-        const answers = await flood;
-        expect(member.status, member.text.slice(0, 200)).to.equal(200);
-        expect(member.body.episodes.length).to.be.greaterThan(0);
-        // Queued behind 30 anonymous searches at 2 at a time it would take ≥ 4.5 s; with its own share, two held-back round trips.
-        expect(member.ms, 'the member search did not wait behind the flood').to.be.below(1500);
+      // Every _msearch held back until released: each anonymous search holds its place until then.
+      await withHeldStore(/_msearch/, { SEARCH_ANONYMOUS_CONCURRENCY: '2', SEARCH_ANONYMOUS_QUEUE: '4' }, async (api, store) => {
+        store.hold();
+        const flood = settling(Array.from({ length: 30 }, (_, i) => postMcp(api, '/mcp', searchCall(i + 1))));
+        // The anonymous share full (2 running, 4 waiting) and the rest of the flood answered.
+        const floodAtGate = async () => {
+          const { running, waiting } = await store.gate();
+          return running === 2 && waiting === 4 && flood.settled === 24;
+        };
+        await until(floodAtGate, 'the anonymous share full and the rest of the flood refused');
+        const member = api.request('/api/v1/channels/alpha/search?q=tomatoes&fast=true', { headers: memberHeaders });
+        // Queued behind the flood, it would wait (for ever here: nothing is released until it runs); with its own share it runs at once.
+        await until(async () => (await store.gate()).running === 3, "the member's search running beside the flood");
+        expect((await store.gate()).waiting, 'the flood still waiting').to.equal(4);
+        store.release();
+        const answered = await member;
+        const answers = await flood.all;
+        expect(answered.status, answered.text.slice(0, 200)).to.equal(200);
+        expect(answered.body.episodes.length).to.be.greaterThan(0);
         const busy = answers.filter((a) => a.body?.result?.isError && /Too many searches/.test(a.body.result.content[0].text));
-        expect(busy.length, 'the flood past its own share is refused').to.be.at.least(20);
-        expect(answers.filter((a) => a.body?.result && !a.body.result.isError).length, 'the anonymous share still serves').to.be.at.least(2);
+        expect(busy.length, 'the flood past its own share is refused').to.equal(24);
+        expect(answers.filter((a) => a.body?.result && !a.body.result.isError).length, 'the anonymous share still serves').to.equal(6);
       });
     });
 
@@ -168,26 +188,36 @@ describe('fair shares: MCP cannot starve members, no lockout of valid keys, exac
     });
 
     it('abandons the search of a client that hung up: the store request in flight is cancelled, REST and MCP', async function () {
-      const relay = await inspectingRelay(storeUrl(), { delay: /_msearch/, delayMs: 1500 });
-      try {
-        const api = await start({ OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '20000' });
+      await withHeldStore(/_msearch/, {}, async (api, store) => {
         // A key's first request verifies it (no search beside the lookup); the next one is the one cut.
         expect((await api.request('/api/v1/channels', { headers: memberHeaders })).status).to.equal(200);
+        store.hold();
         const url = new URL(api.baseUrl);
-        await new Promise<void>((resolve) => {
+        const rest = new AbortController();
+        const cut = new Promise<void>((resolve) => {
           const req = httpRequest({ host: url.hostname, port: url.port, path: '/api/v1/channels/alpha/search?q=tomatoes&fast=true', headers: memberHeaders, agent: false });
           req.on('error', () => resolve());
           req.end();
-          setTimeout(() => req.destroy(), 300);
+          rest.signal.addEventListener('abort', () => req.destroy());
         });
-        await postMcp(api, '/mcp', searchCall(1), { abortAfterMs: 300 });
-        await new Promise((r) => setTimeout(r, 600));
-        expect(relay.abandoned, 'held-back searches whose sender hung up before they reached the store').to.equal(2);
-        // Nothing was left holding a place: the next search runs at once.
+        // Each client hangs up once its search is in the relay's hands (held there until released).
+        await until(() => store.held === 1, 'the REST search held');
+        rest.abort();
+        await cut;
+        await until(() => store.abandoned === 1, 'the REST search cancelled');
+        const mcp = new AbortController();
+        const hungUp = postMcp(api, '/mcp', searchCall(1), { hangUp: mcp.signal });
+        await until(() => store.held === 2, 'the MCP search held');
+        mcp.abort();
+        await hungUp;
+        await until(() => store.abandoned === 2, 'the MCP search cancelled');
+        expect(store.abandoned, 'held-back searches whose sender hung up before they reached the store').to.equal(2);
+        // Nothing was left holding a place.
+        await until(async () => (await store.gate()).running === 0, 'every place given back');
+        expect(await store.gate()).to.deep.equal({ running: 0, waiting: 0 });
+        store.release();
         expect((await api.request('/api/v1/channels/alpha/search?q=soil&fast=true', { headers: memberHeaders })).status).to.equal(200);
-      } finally {
-        await relay.close();
-      }
+      });
     });
   });
 
@@ -221,35 +251,57 @@ describe('fair shares: MCP cannot starve members, no lockout of valid keys, exac
 
   describe('one key flooding the members share', function () {
     it("serves another member's search next: a key with fewer searches waiting takes the newest place of the key with the most", async function () {
-      // Every _msearch held back 300 ms: each search holds its place for a while.
-      await withHeldStore(/_msearch/, { RATE_LIMIT_MAX: '1000' }, async (api) => {
+      // Every _msearch held back until released: each search holds its place until then.
+      await withHeldStore(/_msearch/, { RATE_LIMIT_MAX: '1000' }, async (api, store) => {
         const ownerKey = (await world.store.key('u_owner')).key;
         const search = (key: string, q: string) => api.request(`/api/v1/channels/alpha/search?q=${q}&fast=true`, { headers: { 'x-api-key': key } });
         expect((await search(ownerKey, 'warm')).status, 'both keys have searched here before').to.equal(200);
         expect((await search(memberHeaders['x-api-key']!, 'warm')).status).to.equal(200);
-        const flood = Promise.all(Array.from({ length: 20 }, (_, i) => search(ownerKey, `tomatoes${i}`)));
-        await new Promise((r) => setTimeout(r, 150));
-        const member = await search(memberHeaders['x-api-key']!, 'tomatoes');
-        const answers = await flood;
-        expect(member.status, member.text.slice(0, 200)).to.equal(200);
-        // Without fairness the queue is full of the flood's searches: a 503 at once. The flood's overflow is its own: 429 (issue 32).
-        expect(answers.filter((a) => a.status === 429 && a.body.code === 'too_many_searches').length, 'the flood past its share is refused').to.be.at.least(10);
+        store.hold();
+        const flood = settling(Array.from({ length: 20 }, (_, i) => search(ownerKey, `tomatoes${i}`)));
+        const gateIs = async (running: number, waiting: number, refused: number) => {
+          const counts = await store.gate();
+          return counts.running === running && counts.waiting === waiting && flood.settled === refused;
+        };
+        await until(() => gateIs(2, 4, 14), "the members' share full of the flood (2 running, 4 waiting) and the rest refused");
+        let memberAnswered = false;
+        const member = search(memberHeaders['x-api-key']!, 'tomatoes').finally(() => (memberAnswered = true));
+        // The member takes the newest waiting place of the flood: the queue stays at 4, one more of the flood refused.
+        await until(async () => memberAnswered || (await gateIs(2, 4, 15)), 'the member queued in place of the newest flood search');
+        expect(memberAnswered, 'not refused: without fairness the queue is full of the flood, a 503 at once').to.equal(false);
+        store.release();
+        const answered = await member;
+        const answers = await flood.all;
+        expect(answered.status, answered.text.slice(0, 200)).to.equal(200);
+        // The flood's overflow is its own: 429 (issue 32).
+        expect(answers.filter((a) => a.status === 429 && a.body.code === 'too_many_searches').length, 'the flood past its share is refused').to.equal(15);
       });
     });
   });
 
   describe('made-up keys in the search gate', function () {
     it("queues made-up keys from an IP past its failed-lookup budget, and keys with a wrong checksum, in the anonymous share: a flood of them leaves members' searches their place", async function () {
-      // Every key lookup held back 300 ms: a made-up key holds its place in the gate that long.
-      await withHeldStore(/api-keys/, { FAILED_KEY_LOOKUPS_PER_IP: '3', RATE_LIMIT_MAX: '1000' }, async (api) => {
+      // Every key lookup held back until released: a made-up key holds its place in the gate until then.
+      await withHeldStore(/api-keys/, { FAILED_KEY_LOOKUPS_PER_IP: '3', RATE_LIMIT_MAX: '1000' }, async (api, store) => {
         const search = (key: string) => api.request('/api/v1/channels/alpha/search?q=tomatoes&fast=true', { headers: { 'x-api-key': key } });
         expect((await search(memberHeaders['x-api-key']!)).status, 'the member has searched here before').to.equal(200);
         for (let i = 0; i < 3; i++) expect((await search(madeUpKey(i))).status).to.equal(401);
+        store.hold();
         const wrongChecksum = (i: number) => `${madeUpKey(100 + i).slice(0, -1)}${madeUpKey(100 + i).endsWith('0') ? '1' : '0'}`;
-        const flood = Promise.all([...Array.from({ length: 20 }, (_, i) => search(madeUpKey(10 + i))), ...Array.from({ length: 10 }, (_, i) => search(wrongChecksum(i)))]);
-        await new Promise((r) => setTimeout(r, 100));
-        const member = await search(memberHeaders['x-api-key']!);
-        const answers = await flood;
+        const flood = settling([...Array.from({ length: 20 }, (_, i) => search(madeUpKey(10 + i))), ...Array.from({ length: 10 }, (_, i) => search(wrongChecksum(i)))]);
+        // Every one of the 30 answered, holding a place or waiting for one: the whole flood is at the gate.
+        const atGate = async () => {
+          const { running, waiting } = await store.gate();
+          return flood.settled + running + waiting;
+        };
+        await until(async () => (await atGate()) === 30, 'the flood at the gate');
+        let memberAnswered = false;
+        const asked = search(memberHeaders['x-api-key']!).finally(() => (memberAnswered = true));
+        await until(async () => memberAnswered || (await atGate()) >= 31, 'the member at the gate');
+        expect(memberAnswered, 'the member was not refused while the flood held its places').to.equal(false);
+        store.release();
+        const member = await asked;
+        const answers = await flood.all;
         expect(member.status, member.text.slice(0, 200)).to.equal(200);
         expect(
           answers.every((a) => [401, 429, 503].includes(a.status)),

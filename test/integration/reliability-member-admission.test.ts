@@ -5,7 +5,8 @@ import { revokeApiKey } from '../../src/auth/key-store.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
-import { inspectingRelay } from '../support/api-net.js';
+import { admissionCounts, inspectingRelay, settling, until } from '../support/api-net.js';
+import { createApiMetrics, type ApiMetrics } from '../../src/metrics/api-metrics.js';
 import { TEST_AUDIENCE, TEST_ISSUER, createTokenKit, type TokenKit } from '../support/api-tokens.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { WORLD_CHANNELS } from '../support/api-fixture.js';
@@ -13,7 +14,6 @@ import { WORLD_CHANNELS } from '../support/api-fixture.js';
 const SEARCH = '/api/v1/channels/alpha/search?q=tomatoes&fast=true';
 /** The store the relays stand in front of. */
 const storeUrl = () => new URL(loadConfig(process.env).opensearchNodes[0]!);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A JWT-shaped value: three base64url parts with these header and claims, and a signature nobody made. */
 const jwtShaped = (header: Record<string, unknown>, claims: Record<string, unknown>) =>
@@ -32,17 +32,34 @@ describe('member admission: the members share admits only credentials that can b
     kit?.cleanup();
   });
 
-  async function start(env: Record<string, string> = {}): Promise<ApiHarness> {
-    const api = await startApi({ env: { INDEX_PREFIX: world.store.prefix, CHANNEL_BASE_DOMAIN: 'creators.example.com', RATE_LIMIT_MAX: '1000', ...env } });
+  async function start(env: Record<string, string> = {}, metrics?: ApiMetrics): Promise<ApiHarness> {
+    const api = await startApi({ env: { INDEX_PREFIX: world.store.prefix, CHANNEL_BASE_DOMAIN: 'creators.example.com', RATE_LIMIT_MAX: '1000', ...env }, metrics });
     apis.push(api);
     return api;
   }
 
-  /** Runs `body` against an API whose store requests matching `held` are held back `delayMs` (a search keeps its gate place that long). */
-  async function withHeldStore(held: RegExp, delayMs: number, env: Record<string, string>, body: (api: ApiHarness) => Promise<void>): Promise<void> {
-    const relay = await inspectingRelay(storeUrl(), { delay: held, delayMs });
+  type HeldStore = Awaited<ReturnType<typeof inspectingRelay>> & {
+    /** From now on, hold back the store requests matching `held` until `release()`. */
+    hold(): void;
+    /** The search gate's running and waiting searches, as /metrics reports them. */
+    gate(): Promise<{ running: number; waiting: number }>;
+  };
+
+  /**
+   * Runs `body` against an API whose store requests matching `held` are held back, once `hold()` is called, until
+   * `release()`: a search keeps its gate place, for certain, until the test lets it go; the test waits on the
+   * relay's `held` and the gate's counts, never on time.
+   */
+  async function withHeldStore(held: RegExp, env: Record<string, string>, body: (api: ApiHarness, store: HeldStore) => Promise<void>): Promise<void> {
+    let holding = false;
+    const relay = await inspectingRelay(storeUrl(), { hold: (chunk) => holding && held.test(chunk) });
+    const metrics = createApiMetrics();
+    const store = Object.assign(relay, {
+      hold: () => void (holding = true),
+      gate: () => admissionCounts(metrics),
+    });
     try {
-      await body(await start({ OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '20000', SEARCH_QUEUE_WAIT_MS: '10000', ...env }));
+      await body(await start({ OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '20000', SEARCH_QUEUE_WAIT_MS: '10000', ...env }, metrics), store);
     } finally {
       await relay.close();
     }
@@ -58,12 +75,15 @@ describe('member admission: the members share admits only credentials that can b
      */
     async function sharesOf(env: Record<string, string>, authorizations: string[]): Promise<string[]> {
       let outcomes: string[] = [];
-      await withHeldStore(/_msearch/, 800, { SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '0', ...env }, async (api) => {
+      await withHeldStore(/_msearch/, { SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '0', ...env }, async (api, store) => {
+        store.hold();
         const ownerKey = (await world.store.key('u_owner')).key;
         const holder = search(api, { 'x-api-key': ownerKey });
-        await sleep(200);
+        await until(() => store.held > 0, "the key's search in the store's hands, holding the only place");
         const answers = await Promise.all(authorizations.map((authorization) => search(api, { authorization })));
         outcomes = answers.map(outcome);
+        expect(store.held, 'all answered while the place was held').to.be.greaterThan(0);
+        store.release();
         expect((await holder).status, "the key's search that held the place").to.equal(200);
       });
       return outcomes;
@@ -103,14 +123,28 @@ describe('member admission: the members share admits only credentials that can b
     });
 
     it("counts key lookups in flight against the IP: a burst of made-up keys from one IP leaves members their place, and gives a valid key's count back", async function () {
-      // Every key lookup held back 400 ms: 20 made-up keys sent at once are all in flight together.
-      await withHeldStore(/api-keys/, 400, { FAILED_KEY_LOOKUPS_PER_IP: '3', SEARCH_CONCURRENCY: '2', SEARCH_QUEUE: '4' }, async (api) => {
+      // Every key lookup held back until released: 20 made-up keys sent at once are all in flight together.
+      await withHeldStore(/api-keys/, { FAILED_KEY_LOOKUPS_PER_IP: '3', SEARCH_CONCURRENCY: '2', SEARCH_QUEUE: '4' }, async (api, store) => {
         const memberKey = (await world.store.key('u_member')).key;
         expect((await search(api, { 'x-api-key': memberKey })).status, 'the member has searched here before').to.equal(200);
-        const burst = Promise.all(Array.from({ length: 20 }, (_, i) => search(api, { 'x-api-key': madeUpKey(i, 'admit') })));
-        await sleep(100);
-        const member = await search(api, { 'x-api-key': memberKey });
-        const answers = await burst;
+        store.hold();
+        const burst = settling(Array.from({ length: 20 }, (_, i) => search(api, { 'x-api-key': madeUpKey(i, 'admit') })));
+        // Every one of the 20 answered, holding a place or waiting for one: the whole burst is at the gate.
+        const atGate = async () => {
+          const { running, waiting } = await store.gate();
+          return burst.settled + running + waiting;
+        };
+        await until(async () => (await atGate()) === 20, 'the burst at the gate');
+        const before = await store.gate();
+        let memberAnswered = false;
+        const asked = search(api, { 'x-api-key': memberKey }).finally(() => (memberAnswered = true));
+        // The member finds a place or a seat in the queue (before: the share was full, and it was refused at once).
+        await until(async () => memberAnswered || (await atGate()) >= 21, 'the member at the gate');
+        expect(memberAnswered, 'the member was not refused while the burst held its places').to.equal(false);
+        expect(before.running, 'the burst held places').to.be.greaterThan(0);
+        store.release();
+        const member = await asked;
+        const answers = await burst.all;
         // Before: all 20 waited among members, each its own caller, and filled the share (the member got 503).
         expect(outcome(member), member.text.slice(0, 200)).to.equal('200');
         expect(
@@ -127,21 +161,35 @@ describe('member admission: the members share admits only credentials that can b
 
   describe('a caller over its share of the gate', function () {
     it("answers one key's flood past its share with 429 too_many_searches and Retry-After, and a share full of other callers with 503 search_busy", async function () {
-      await withHeldStore(/_msearch/, 600, { SEARCH_CONCURRENCY: '2', SEARCH_QUEUE: '2' }, async (api) => {
-        const keys = await Promise.all(Array.from({ length: 5 }, () => world.store.key('u_member').then((k) => k.key)));
+      const env = { SEARCH_CONCURRENCY: '2', SEARCH_QUEUE: '2' };
+      const keys = await Promise.all(Array.from({ length: 5 }, () => world.store.key('u_member').then((k) => k.key)));
+      const full = async (store: HeldStore) => {
+        const { running, waiting } = await store.gate();
+        return running === 2 && waiting === 2;
+      };
+      await withHeldStore(/_msearch/, env, async (api, store) => {
         for (const key of keys) expect((await api.request('/api/v1/channels', { headers: { 'x-api-key': key } })).status).to.equal(200);
+        store.hold();
         // One key, ten searches at once: two run, two wait, six are that key's own overflow.
-        const flood = await Promise.all(Array.from({ length: 10 }, (_, i) => search(api, { 'x-api-key': keys[0]! }, `${SEARCH}&n=${i}`)));
-        const refused = flood.filter((a) => a.status !== 200);
+        const flood = settling(Array.from({ length: 10 }, (_, i) => search(api, { 'x-api-key': keys[0]! }, `${SEARCH}&n=${i}`)));
+        await until(async () => (await full(store)) && flood.settled === 6, 'two searches running, two waiting, six answered');
+        store.release();
+        const refused = (await flood.all).filter((a) => a.status !== 200);
         expect(refused.map(outcome)).to.deep.equal(Array(6).fill('429 too_many_searches'));
         for (const res of refused) {
           expect(res.headers['retry-after']).to.equal('1');
           expect(res.body.error).to.match(/Too many searches from this caller/);
         }
+      });
+      await withHeldStore(/_msearch/, env, async (api, store) => {
+        for (const key of keys) expect((await api.request('/api/v1/channels', { headers: { 'x-api-key': key } })).status).to.equal(200);
+        store.hold();
         // Four keys with one search each fill the share; a fifth caller holding none finds it full: the service's limit, 503.
         const others = Promise.all(keys.slice(0, 4).map((key, i) => search(api, { 'x-api-key': key }, `${SEARCH}&m=${i}`)));
-        await sleep(150);
+        await until(() => full(store), 'two searches running, two waiting');
         const fifth = await search(api, { 'x-api-key': keys[4]! });
+        expect(await full(store), 'refused while the share was full').to.equal(true);
+        store.release();
         expect(outcome(fifth)).to.equal('503 search_busy');
         expect(fifth.headers['retry-after']).to.equal('1');
         expect((await others).map(outcome)).to.deep.equal(['200', '200', '200', '200']);
@@ -176,21 +224,18 @@ describe('member admission: the members share admits only credentials that can b
 
   describe('an early search', function () {
     it('stops when its request is refused: the revoked key gets its 401 and the search it started beside the lookup is cancelled at the store', async function () {
-      const relay = await inspectingRelay(storeUrl(), { delay: /_msearch/, delayMs: 1500 });
-      try {
-        const api = await start({ OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '20000' });
+      await withHeldStore(/_msearch/, {}, async (api, store) => {
         const { key, keyId } = await world.store.key('u_member');
         expect((await search(api, { 'x-api-key': key })).status, 'let into alpha: its next search starts beside the lookup').to.equal(200);
         await revokeApiKey({ client: world.store.client, aliases: world.store.aliases }, keyId);
+        // The early search's _msearch is held until the end: the 401 comes while it is still in the relay's hands.
+        store.hold();
         const refused = await search(api, { 'x-api-key': key });
         expect(outcome(refused)).to.equal('401 invalid_api_key');
-        expect(refused.ms, 'answered without waiting for the early search').to.be.below(1000);
-        await sleep(300);
         // Before: the early search went on holding the store after the 401 (and after its gate place was given back).
-        expect(relay.abandoned, 'held-back searches cancelled before they reached the store').to.equal(1);
-      } finally {
-        await relay.close();
-      }
+        await until(() => store.abandoned === 1, 'the early search cancelled before it reached the store');
+        expect(store.abandoned, 'held-back searches cancelled before they reached the store').to.equal(1);
+      });
     });
   });
 

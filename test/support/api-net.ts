@@ -1,6 +1,7 @@
 // TCP stand-ins for tests: listeners that hang or refuse, and a relay to a real service that can be cut and restored.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { ApiMetrics } from '../../src/metrics/api-metrics.js';
 
 /** A TCP listener on a loopback port (a free one by default), handing each connection to `onConnection`. */
 export async function listener(onConnection: (socket: Socket) => void, port = 0): Promise<{ port: number; server: Server; sockets: Set<Socket> }> {
@@ -53,12 +54,17 @@ export async function closedPort(): Promise<number> {
 /**
  * A TCP relay to a real service (OpenSearch, Redis) that sees the requests going through: counts those whose
  * first chunk matches `count`, holds back those matching `delay` for `delayMs`, and those matching
- * `hold` until `release()` (chunks of a connection keep their order). `held` is how many are held back
+ * `hold` until `release()` (chunks of a connection keep their order). `hold` may be a function of the chunk,
+ * so a test can start holding once its set-up requests went through. `held` is how many are held back
  * right now, so a test can wait for a request to be in the store's hands instead of sleeping; `abandoned`
  * counts held-back requests whose sender closed the connection before they were passed on: the service
  * never saw them.
  */
-export async function inspectingRelay(target: URL, { count, delay, delayMs = 0, hold }: { count?: RegExp; delay?: RegExp; delayMs?: number; hold?: RegExp }) {
+export async function inspectingRelay(
+  target: URL,
+  { count, delay, delayMs = 0, hold }: { count?: RegExp; delay?: RegExp; delayMs?: number; hold?: RegExp | ((chunk: string) => boolean) },
+) {
+  const holds = typeof hold === 'function' ? hold : (text: string) => hold?.test(text) ?? false;
   let counted = 0;
   let abandoned = 0;
   let heldNow = 0;
@@ -73,7 +79,7 @@ export async function inspectingRelay(target: URL, { count, delay, delayMs = 0, 
       const text = chunk.toString('latin1');
       if (count?.test(text)) counted++;
       const wait = delay?.test(text) ? delayMs : 0;
-      const gated = !released && (hold?.test(text) ?? false);
+      const gated = !released && holds(text);
       const holding = wait > 0 || gated;
       if (holding) {
         held++;
@@ -149,4 +155,27 @@ export function rawExchange(port: number, request: string, { timeoutMs = 5000 } 
     });
     socket.write(request);
   });
+}
+
+/** Promises with a count of those settled: a test waits for answers to arrive instead of sleeping. */
+export function settling<T>(promises: Promise<T>[]): { all: Promise<T[]>; readonly settled: number } {
+  let settled = 0;
+  for (const p of promises)
+    p.then(
+      () => settled++,
+      () => settled++,
+    );
+  return {
+    all: Promise.all(promises),
+    get settled() {
+      return settled;
+    },
+  };
+}
+
+/** The search gate's counts as `/metrics` reports them (`cca_search_admission`, both shares): running and waiting searches. */
+export async function admissionCounts(metrics: ApiMetrics): Promise<{ running: number; waiting: number }> {
+  const { values } = await metrics.registry.getSingleMetric('cca_search_admission')!.get();
+  const of = (state: string) => Number(values.find((v) => v.labels.state === state)?.value ?? 0);
+  return { running: of('running'), waiting: of('waiting') };
 }
