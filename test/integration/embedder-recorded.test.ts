@@ -10,6 +10,7 @@ import { createIngestQueue, createRedisConnection } from '../../indexer/queue.js
 import { runScript, serveInChildProcess } from '../../scripts/lib/child.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 /** The `_meta.embedder` the passages index behind `prefix`'s alias records, as stored. */
 async function recordedEmbedder(client: Client, prefix: string): Promise<unknown> {
@@ -78,7 +79,7 @@ describe('an empty store’s indices record the configured embedder, whichever c
   });
 
   it('keys CLI with the local model and a pooling of its own: the local embedder’s identity, dimension from the model', async function () {
-    if (loadConfig(process.env).modelDir === undefined) this.skip(); // the model's files: MODEL_DIR
+    if (loadConfig(process.env).modelDir === undefined) skipUnprovisioned(this, "MODEL_DIR is not set (the embedding model's files)");
     const prefix = fresh('rec-local');
     const env = { EMBEDDER: 'local', MODEL_POOLING: 'mean' };
     await runToEnd('bin/keys.ts', ['list', '--user', 'u_nobody'], { INDEX_PREFIX: prefix, ...env });

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
 import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
@@ -25,7 +26,7 @@ describe('createEmbedder with the real model', function () {
   let embedder: Embedder;
 
   before(async function () {
-    if (config.modelDir === undefined) this.skip();
+    if (config.modelDir === undefined) skipUnprovisioned(this, "MODEL_DIR is not set (the embedding model's files)");
     embedder = await createEmbedder({ modelId: config.modelId, modelDir: config.modelDir, batchSize: 1 });
   });
 

@@ -9,6 +9,7 @@ import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
 import { MAX_TITLE_CHARS } from '../../pipeline/enrich/titles.js';
 import { MOMENT_TYPES, type EmbedTexts } from '../../pipeline/enrich/types.js';
 import { cutEpisode } from '../unit/enrich-fixture.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 describe('enrichTranscript with the real model', function () {
   this.timeout(300_000);
@@ -18,7 +19,7 @@ describe('enrichTranscript with the real model', function () {
   let embed: EmbedTexts;
 
   before(async function () {
-    if (config.modelDir === undefined) this.skip();
+    if (config.modelDir === undefined) skipUnprovisioned(this, "MODEL_DIR is not set (the embedding model's files)");
     model = await createConfiguredEmbedder(config);
     embed = async (texts) => {
       asked.push(...texts);

@@ -16,6 +16,7 @@ import { startCountingRelay, startFeedServer, type FeedServer } from '../support
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
 import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 const config = loadConfig(process.env);
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
@@ -78,7 +79,7 @@ describe('follow: a feed followed end to end', function () {
   };
 
   before(async function () {
-    if (!TRANSCRIBE_URL) this.skip(); // the audio steps need the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    if (!TRANSCRIBE_URL) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
     client = testClient();
     prefix = privatePrefix('follow');
     libraryDir = await mkdtemp(join(tmpdir(), 'follow-lib-'));

@@ -20,6 +20,7 @@ import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerIt
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
 import { startReleaseGate, type Gate } from '../support/release-gate.js';
 import { speak } from '../support/speech.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
 const SLUG = 'progress-radio';
@@ -97,7 +98,7 @@ describe('follow: the progress people can see (--list, the backlog gauges, the c
     });
 
   before(async function () {
-    if (!TRANSCRIBE_URL) this.skip(); // the audio needs the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    if (!TRANSCRIBE_URL) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
     store = await openFollowStore('follow-progress');
     relay = await startCountingRelay(TRANSCRIBE_URL!);
     audioDir = await mkdtemp(join(tmpdir(), 'follow-progress-audio-'));

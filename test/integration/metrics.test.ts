@@ -32,6 +32,7 @@ import { feedXml, startFeedServer, type FeedServer } from '../support/feed-serve
 import { speak } from '../support/speech.js';
 import { startTranscribeRelay, type TranscribeRelay } from '../support/transcribe-relay.js';
 import { dropFollowStore, followEnv } from '../support/follow-env.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 const config = loadConfig(process.env);
 const log = createLogger({ level: 'silent' });
@@ -224,7 +225,7 @@ describe('metrics: the pipeline in the worker’s /metrics after a real feed', f
   let embeddings: HashEmbeddingsServer;
 
   before(async function () {
-    if (!TRANSCRIBE_URL) this.skip(); // the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    if (!TRANSCRIBE_URL) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
     client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
     embeddings = await startHashEmbeddingsServer();
     libraryDir = await mkdtemp(join(tmpdir(), 'metrics-follow-'));

@@ -3,6 +3,7 @@
 // webhook deliveries Redis held are delivered from the endpoint's checkpoint.
 import { expect } from 'chai';
 import { runRedisLoss, type RedisLossOutcome } from '../../scripts/drills/redis-loss-run.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 describe('redis loss: the worker rebuilds what Redis held', function () {
   this.timeout(900_000);
@@ -10,7 +11,7 @@ describe('redis loss: the worker rebuilds what Redis held', function () {
 
   before(async function () {
     const transcribeUrl = process.env.TRANSCRIBE_URL;
-    if (!transcribeUrl) this.skip(); // the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    if (!transcribeUrl) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
     outcome = await runRedisLoss({ transcribeUrl: transcribeUrl!, before: 2 });
   });
 

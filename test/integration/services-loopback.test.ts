@@ -2,6 +2,7 @@
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
+import { skipBecause, skipUnprovisioned } from '../support/skip.js';
 
 interface Listening {
   address: string;
@@ -76,9 +77,9 @@ describe('provisioned services listen on loopback only', function () {
 
   for (const { name, url, defaultPort } of services) {
     it(`${name}: every port its process listens on is bound to a loopback address`, function () {
-      if (process.platform !== 'linux') this.skip();
-      if (!url) this.skip(); // not provisioned here (TRANSCRIBE_URL unset)
-      if (!isLoopback(url.hostname) && url.hostname !== 'localhost') this.skip(); // an external service: not ours to check
+      if (process.platform !== 'linux') skipBecause(this, 'not Linux: the listening sockets are read from /proc');
+      if (!url) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
+      if (!isLoopback(url.hostname) && url.hostname !== 'localhost') skipBecause(this, 'an external service: not ours to check');
       const port = Number(url.port || defaultPort);
       const sockets = listeningSockets();
       const served = sockets.filter((s) => s.port === port);

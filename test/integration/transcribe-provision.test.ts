@@ -11,6 +11,7 @@ import { createLogger } from '../../src/ground/logger.js';
 import { PROJECT_ROOT } from '../../scripts/ops/provision/paths.js';
 import { servicesUp } from '../../scripts/ops/provision/services.js';
 import { ensureTranscriber, transcriberState } from '../../scripts/ops/provision/transcriber.js';
+import { skipBecause } from '../support/skip.js';
 
 const ASSEMBLE = path.join(PROJECT_ROOT, 'services', 'transcriber', 'assemble_model.py');
 const log = createLogger({ level: 'silent' });
@@ -60,7 +61,7 @@ describe('provisioning the transcription service', function () {
 
   it('reuses the running service instead of starting another', async function () {
     const { state, running } = await transcriberState();
-    if (!running || !state) this.skip(); // TRANSCRIBE_URL points elsewhere: nothing local to reuse
+    if (!running || !state) skipBecause(this, 'no local transcription service (TRANSCRIBE_URL points elsewhere): nothing local to reuse');
     const again = await ensureTranscriber({ env: { ...process.env, TRANSCRIBE_MODEL: state.model }, log });
     expect(again.pid).to.equal(state.pid);
     expect(again.url).to.equal(state.url);

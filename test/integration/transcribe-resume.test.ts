@@ -15,6 +15,7 @@ import { startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { openFollowStore, runFollow, until, type FollowStore } from '../support/follow-env.js';
 import { speak } from '../support/speech.js';
 import { startTranscribeRelay, type TranscribeRelay } from '../support/transcribe-relay.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
 const SLUG = 'long-talks';
@@ -52,7 +53,7 @@ describe('transcription: a long episode resumes where its worker was killed', fu
   };
 
   before(async function () {
-    if (!TRANSCRIBE_URL) this.skip(); // the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    if (!TRANSCRIBE_URL) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
     store = await openFollowStore('transcribe-resume');
     relay = await startTranscribeRelay(TRANSCRIBE_URL!);
     audioDir = await mkdtemp(join(tmpdir(), 'transcribe-resume-audio-'));

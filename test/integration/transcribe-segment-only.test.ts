@@ -10,6 +10,7 @@ import { buildPassages } from '../../indexer/passages.js';
 import { TranscriptDocument } from '../../src/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
+import { skipBecause } from '../support/skip.js';
 
 const SENTENCES = [
   'Yesterday we baked sourdough bread in the village oven.',
@@ -138,7 +139,7 @@ describe('transcribing through faster-whisper-server, when one is running', func
   const given = process.env.SEGMENT_ONLY_TRANSCRIBE_URL;
 
   it('transcribes real speech into timed segments without words, each starting within a second of a sentence', async function () {
-    if (!given) this.skip(); // set it to a faster-whisper-server (0.0.3) given the same Whisper base files
+    if (!given) skipBecause(this, 'SEGMENT_ONLY_TRANSCRIBE_URL is not set (a faster-whisper-server 0.0.3 given the same Whisper base files)');
     const dir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-fws-'));
     try {
       const audio = path.join(dir, 'speech.mp3');

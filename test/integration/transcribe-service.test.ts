@@ -12,6 +12,8 @@ import { pino } from 'pino';
 import { TranscriptDocument } from '../../src/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type Transcription, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
+import { alignWords, normaliseWords } from '../support/word-error.js';
+import { skipBecause } from '../support/skip.js';
 
 const SENTENCES = [
   'Yesterday we baked sourdough bread in the village oven.',
@@ -20,6 +22,7 @@ const SENTENCES = [
   'Later the neighbours came to taste the crust.',
   'Customers arrived early to buy warm bread.',
 ];
+const SPANISH = ['La huerta de mi abuela tiene tomates y pimientos.', 'Cada mañana regamos las plantas con agua fresca.', 'En verano comemos ensalada bajo el árbol.'];
 const MORE = [
   'Seven children learned to shape rolls by hand.',
   'Nobody expected the oven to stay hot all night.',
@@ -27,30 +30,80 @@ const MORE = [
   'Morning light filled the quiet kitchen.',
 ];
 
-const norm = (t: string) => t.toLowerCase().replace(/[^a-z0-9']/g, '');
 const words = (t: Transcription) => t.segments.flatMap((s) => s.words);
+/** Normalised words, accents dropped first ("mañana" as "manana", not "ma ana"). */
+const normalised = (text: string) => normaliseWords(text.normalize('NFD').replace(/\p{M}/gu, ''));
 
-/** Share of the sentences' words of four letters or more that the transcription has. */
-function contentWordsFound(sentences: string[], t: Transcription): number {
-  const heard = new Set(words(t).map((w) => norm(w.t)));
-  const content = sentences.flatMap((s) => s.split(/\s+/).map(norm)).filter((w) => w.length >= 4);
-  return content.filter((w) => heard.has(w)).length / content.length;
+/**
+ * How far the transcription's word times may be from where espeak-ng put the words (its own word events, see
+ * test/support/speech.ts). Measured on 2026-11-27 (Whisper base int8, the service's settings) on the English clips
+ * below: words start within 227 ms and end within 282 ms of the truth (medians 80-89 ms and 70-78 ms), a sentence's
+ * last word ends within 282 ms of the sentence's end. A sentence's first word is often placed early, never late:
+ * Whisper starts it where the VAD's speech chunk starts, padded 400 ms before the sound (faster-whisper's default
+ * speech_pad_ms); measured 360-391 ms early. The gap between sentences is 1,000 ms and the lead-in 500 ms: a lost
+ * lead-in or a piece offset off by one piece fails.
+ */
+const WORD_MS = 300;
+const MEDIAN_MS = 150;
+const FIRST_WORD_EARLY_MS = 450;
+
+interface TimedWord {
+  t: string;
+  s: number;
+  e: number;
 }
 
 /**
- * For each sentence, how far (ms) its first word starts from the sentence's true start. When
- * the engine misheard that word (espeak-ng is no newsreader), its second word stands in: it
- * starts a few hundred ms later, so a wrong piece offset (seconds) still fails.
+ * Where the transcription's words stand against the spoken ones: the words both have, paired in their spoken order
+ * (a minimum-edit alignment of the normalised words), with how far each heard start and end is from the spoken one,
+ * and every time limit broken, as sentences a failure can print.
  */
-function startErrors(spoken: SpokenSentence[], t: Transcription): number[] {
-  const all = words(t);
-  return spoken.map((sentence) => {
-    for (const word of sentence.text.split(/\s+/).slice(0, 2).map(norm)) {
-      const matches = all.filter((w) => norm(w.t) === word);
-      if (matches.length) return Math.min(...matches.map((w) => Math.abs(w.s - sentence.startMs)));
-    }
-    return Number.POSITIVE_INFINITY;
-  });
+function timingAgainstSpeech(spoken: SpokenSentence[], t: Transcription) {
+  const truth = spoken.flatMap((sentence, si) => sentence.words!.flatMap((w, wi) => normalised(w.text).map((n) => ({ t: n, s: w.startMs, e: w.endMs, si, first: wi === 0 }))));
+  const heard: TimedWord[] = words(t).flatMap((w) => normalised(w.t).map((n) => ({ t: n, s: w.s, e: w.e })));
+  const { matches } = alignWords(
+    truth.map((w) => w.t),
+    heard.map((w) => w.t),
+  );
+  const broken: string[] = [];
+  const startErrors: number[] = [];
+  const endErrors: number[] = [];
+  for (const [r, h] of matches) {
+    const [said, got] = [truth[r]!, heard[h]!];
+    const [ds, de] = [got.s - said.s, got.e - said.e];
+    if (!said.first) startErrors.push(Math.abs(ds));
+    endErrors.push(Math.abs(de));
+    const startOk = said.first ? ds >= -FIRST_WORD_EARLY_MS && ds <= WORD_MS : Math.abs(ds) <= WORD_MS;
+    if (!startOk || Math.abs(de) > WORD_MS) broken.push(`"${said.t}" (sentence ${said.si + 1}) heard at [${got.s}, ${got.e}], spoken at [${said.s}, ${said.e}]`);
+  }
+  // Every heard word lies inside a sentence (none in the silences), and each sentence's heard words start and end with it.
+  const within = (w: TimedWord, s: SpokenSentence) => w.s >= s.startMs - FIRST_WORD_EARLY_MS && w.e <= s.endMs + WORD_MS;
+  for (const w of heard) if (!spoken.some((s) => within(w, s))) broken.push(`"${w.t}" heard at [${w.s}, ${w.e}], in no sentence's span`);
+  for (const [i, sentence] of spoken.entries()) {
+    const inside = heard.filter((w) => within(w, sentence));
+    if (!inside.length) broken.push(`sentence ${i + 1}: no word heard`);
+    else if (Math.abs(inside.at(-1)!.e - sentence.endMs) > WORD_MS) broken.push(`sentence ${i + 1}: its last word ends at ${inside.at(-1)!.e}, the sentence at ${sentence.endMs}`);
+  }
+  const content = truth.map((w, i) => [w, i] as const).filter(([w]) => w.t.length >= 4);
+  const paired = new Set(matches.map(([r]) => r));
+  return {
+    broken,
+    /** Share of the spoken words of four letters or more heard, in their spoken order. */
+    inOrder: content.filter(([, i]) => paired.has(i)).length / content.length,
+    medianStartMs: median(startErrors),
+    medianEndMs: median(endErrors),
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** The transcription's words against the spoken ones: at least `inOrder` of the content words in their order, every time within its limit. */
+function expectTimedAsSpoken(spoken: SpokenSentence[], t: Transcription, { inOrder = 0.7 } = {}): void {
+  const timing = timingAgainstSpeech(spoken, t);
+  expect(timing.broken, 'word times off from where espeak-ng put the words').to.deep.equal([]);
+  expect(timing.inOrder, 'content words heard in their spoken order').to.be.at.least(inOrder);
+  expect(timing.medianStartMs, 'median start error of words after the first').to.be.at.most(MEDIAN_MS);
+  expect(timing.medianEndMs, 'median end error').to.be.at.most(MEDIAN_MS);
 }
 
 /** A pino logger whose debug lines land in `lines`. */
@@ -81,33 +134,41 @@ describe('transcribing real speech through the local service', function () {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('finds most words of spoken sentences and starts each sentence within a second of its true start', async function () {
+  it('finds most words of spoken sentences in their spoken order, each within 300 ms of where espeak-ng put it', async function () {
     const file = path.join(dir, 'speech.mp3');
-    const spoken = await speak(SENTENCES, file);
+    const spoken = await speak(SENTENCES, file, { words: true });
     const t = await transcribeFile(file, base());
     expect(t.language).to.equal('en');
     expect(t.audioSeconds).to.be.closeTo(spoken.at(-1)!.endMs / 1000 + 1, 1);
-    expect(contentWordsFound(SENTENCES, t)).to.be.at.least(0.7);
-    for (const [i, error] of startErrors(spoken, t).entries()) expect(error, `sentence ${i + 1}: ${SENTENCES[i]}`).to.be.at.most(1000);
+    expectTimedAsSpoken(spoken, t);
     const record = transcriptRecord(t);
     const valid = new Ajv({ strict: false }).compile(TranscriptDocument);
     expect(valid(record), JSON.stringify(valid.errors)).to.equal(true);
     expect(record.segments.every((s) => s.speakerLabel === null)).to.equal(true);
   });
 
-  it('cuts audio larger than the upload limit at silences and offsets each piece, sentence starts still within a second', async function () {
+  it('cuts audio larger than the upload limit at silences and offsets each piece, words still within 300 ms and in order', async function () {
     const file = path.join(dir, 'long.wav');
     const all = [...SENTENCES, ...MORE];
-    const spoken = await speak(all, file);
+    const spoken = await speak(all, file, { words: true });
     const lines: Record<string, unknown>[] = [];
     // About 10 s per piece at 32 kbps: the 40-second file goes in four or five pieces.
     const t = await transcribeFile(file, { ...base(), maxUploadBytes: 45_000, log: captureLogger(lines) });
     const pieces = lines.find((l) => l.msg === 'transcribing')?.pieces as number;
     expect(pieces).to.be.at.least(3);
-    expect(contentWordsFound(all, t)).to.be.at.least(0.7);
-    for (const [i, error] of startErrors(spoken, t).entries()) expect(error, `sentence ${i + 1}: ${all[i]}`).to.be.at.most(1000);
+    expectTimedAsSpoken(spoken, t);
     const starts = words(t).map((w) => w.s);
     expect(starts).to.deep.equal([...starts].sort((a, b) => a - b));
+  });
+
+  it('detects Spanish speech as es, its words timed as the English ones', async function () {
+    const file = path.join(dir, 'huerta.mp3');
+    const spoken = await speak(SPANISH, file, { voice: 'es', words: true });
+    const t = await transcribeFile(file, base());
+    expect(t.language).to.equal('es');
+    // espeak-ng's Spanish is harder to hear than its English: measured 2026-11-27, 7 of its 16 content words in order
+    // (English: 26 of 29 and 43 of 51), word starts and ends within 133 and 178 ms, its first word 360 ms early.
+    expectTimedAsSpoken(spoken, t, { inOrder: 0.4 });
   });
 
   it('refuses audio longer than maxSeconds before sending anything (too_long)', async function () {
@@ -180,7 +241,7 @@ describe('transcribing real speech through the local service', function () {
 
   it('listens on loopback only', function () {
     const port = Number(new URL(url).port);
-    if (!['127.0.0.1', 'localhost'].includes(new URL(url).hostname)) this.skip(); // an external TRANSCRIBE_URL is not ours
+    if (!['127.0.0.1', 'localhost'].includes(new URL(url).hostname)) skipBecause(this, 'an external TRANSCRIBE_URL: not ours to check');
     const listening = readFileSync('/proc/net/tcp', 'utf8')
       .trim()
       .split('\n')

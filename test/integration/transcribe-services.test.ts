@@ -11,6 +11,7 @@ import { startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
 import { speak } from '../support/speech.js';
 import { startTranscribeRelay, type TranscribeRelay } from '../support/transcribe-relay.js';
+import { skipUnprovisioned } from '../support/skip.js';
 
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;
 const SLUG = 'shared-work';
@@ -36,7 +37,7 @@ describe('transcription: two workers and two services share the episodes', funct
   const completed: string[] = [];
 
   before(async function () {
-    if (!TRANSCRIBE_URL) this.skip(); // the real transcriber: `npm run services -- up` prints TRANSCRIBE_URL
+    if (!TRANSCRIBE_URL) skipUnprovisioned(this, 'TRANSCRIBE_URL is not set (the real transcriber: `npm run services -- up` prints it)');
     store = await openFollowStore('transcribe-services');
     relays = [await startTranscribeRelay(TRANSCRIBE_URL!), await startTranscribeRelay(TRANSCRIBE_URL!)];
     audioDir = await mkdtemp(join(tmpdir(), 'transcribe-services-audio-'));

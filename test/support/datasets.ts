@@ -1,4 +1,5 @@
-// Where the shared data sets are, and how a suite that needs one is skipped (saying why) on a clone without them.
+// Where the shared data sets are, and how a suite that needs one is skipped (saying why) on a clone without them, or
+// fails there when REQUIRE_DATASETS=1 (CI: the data sets are beside its clone, and a suite that drops out is a failure).
 //
 //   before(function () {
 //     skipWithoutDataset(this, 'qmsum');
@@ -9,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { skipBecause } from './skip.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -28,19 +30,13 @@ export function missingDataset(name: DatasetName): string | undefined {
   return `the ${name} data set is not in ${dir} (put the shared data sets at ../shared/data beside the repository, or set DATASETS_DIR)`;
 }
 
-/** Reasons of the suites skipped in this process, for the closing summary (see summary-reporter.cjs). */
-const SKIPPED = Symbol.for('creator-content-api.skipped-suites');
-type Registry = { [SKIPPED]?: string[] };
-
 /**
- * In a suite's `before` hook: when the data set is missing, prints why and skips every
- * test of the suite (mocha counts them as skipped, not failed).
+ * In a suite's `before` hook: when the data set is missing, skips every test of the suite (mocha counts them as skipped,
+ * and the closing summary says why), or, with `REQUIRE_DATASETS=1` (as `.ci/run` sets it), fails the suite instead.
  */
 export function skipWithoutDataset(ctx: Mocha.Context, name: DatasetName): void {
   const reason = missingDataset(name);
   if (!reason) return;
-  const suite = ctx.test?.parent?.fullTitle() ?? 'suite';
-  process.stdout.write(`    skipped: ${reason}\n`);
-  ((globalThis as Registry)[SKIPPED] ??= []).push(`${suite}: ${reason}`);
-  ctx.skip();
+  if (process.env.REQUIRE_DATASETS === '1') throw new Error(`${reason}; REQUIRE_DATASETS=1 asks for every data set`);
+  skipBecause(ctx, reason);
 }
