@@ -22,6 +22,11 @@ export interface Embedder {
   embedQuery(text: string): Promise<number[]>;
   /** Number of texts embedded since creation (lets tests prove `fast=true` never embeds). */
   readonly embeddedCount: number;
+  /**
+   * Set on an embedder guarded against another embedder's index (index-guard.ts): rejects once the index behind the
+   * alias is not its own. A cache that hands out a stored vector asks it first, as every model call does.
+   */
+  confirmIndex?(): Promise<void>;
 }
 
 export interface EmbedderOptions {

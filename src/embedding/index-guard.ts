@@ -78,6 +78,7 @@ export function guardIndexEmbedder<E extends Embedder>(embedder: E, { client, al
       if (prop === 'embedQuery') return (text: string) => guarded(() => target.embedQuery(text));
       if (prop === 'embedPassages') return (texts: string[]) => guarded(() => target.embedPassages(texts));
       if (prop === 'stop') return () => clearInterval(timer);
+      if (prop === 'confirmIndex') return () => guarded(() => Promise.resolve());
       // Query-vector caches key on modelId: once the index is of another embedder, no cached vector is found for it.
       if (prop === 'modelId' && refusal) return `${target.modelId}\u0000refused`;
       const value: unknown = Reflect.get(target, prop, receiver);

@@ -67,7 +67,8 @@ export function createQueryVectorCache(maxEntries: number, { maxScopes = DEFAULT
       const cached = entries.get(key);
       if (cached) {
         hits++;
-        return cached;
+        // A stored vector must not meet an index another embedder built since (after a reindex's swap): the guard checks, as before a model call.
+        return embedder.confirmIndex ? embedder.confirmIndex().then(() => cached) : cached;
       }
       misses++;
       const pending = embedder.embedQuery(text);

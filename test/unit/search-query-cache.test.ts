@@ -56,6 +56,30 @@ describe('QueryVectorCache', function () {
     expect(calls).to.equal(2);
   });
 
+  it('asks a guarded embedder to confirm its index before handing out a stored vector, and hands out none it refuses', async function () {
+    // As index-guard.ts's embedder does once a reindex swapped in an index of another embedder: the stored vector must not meet it.
+    let refused = false;
+    let confirms = 0;
+    const hash = createHashEmbedder();
+    const guarded: Embedder = {
+      ...hash,
+      embedQuery: (text) => hash.embedQuery(text),
+      confirmIndex: async () => {
+        confirms++;
+        if (refused) throw new Error('index of another embedder');
+      },
+    };
+    const cache = createQueryVectorCache(10);
+    const first = await cache.embed(guarded, 'q');
+    expect(await cache.embed(guarded, 'q')).to.equal(first);
+    expect(confirms, 'one confirmation, for the hit').to.equal(1);
+    refused = true;
+    await cache.embed(guarded, 'q').then(
+      () => expect.fail('a stored vector was handed out for a refused index'),
+      (err: Error) => expect(err.message).to.equal('index of another embedder'),
+    );
+  });
+
   it('keeps vectors of different models apart, and caches nothing at size 0', async function () {
     const cache = createQueryVectorCache(10);
     const e1 = createHashEmbedder(8);
