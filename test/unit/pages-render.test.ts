@@ -334,7 +334,7 @@ describe('pages: the episode page at the caps', function () {
     // The first tenth of the segments and of the chapters (each chapter with its moments) span the first tenth of the episode.
     const tenth: EpisodePage = {
       ...large,
-      episode: { ...large.episode, durationMs: large.episode.durationMs / 10 },
+      episode: { ...large.episode, durationMs: large.segments[S / 10 - 1]!.endMs },
       segments: large.segments.slice(0, S / 10),
       chapters: large.chapters.slice(0, C / 10),
     };
