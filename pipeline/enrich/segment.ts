@@ -1,8 +1,12 @@
 // Chapter boundaries of a transcript: TextTiling depth scores over the lexical cohesion of its speech passages (vectors optional), with discourse cues and pauses.
 import { DEFAULT_CHAPTER_BOUNDS, type ChapterBounds, type EmbedTexts, type EnrichSegment } from './types.js';
-import { isContentWord, stem, stopwords, tokens } from './text.js';
+import { addInto, cosine, depthScores, hasCue, lexicalVectors, mergeInto, sparseCosine, speakerVectors, zscores } from './cohesion.js';
+import { BOUNDARY_DECODING, BOUNDARY_MODEL } from './boundary-weights.js';
+import { boundaryProbability, gapFeatureRows, type BoundaryModel } from './boundary-model.js';
 import { buildPassages } from '../../indexer/passages.js';
 import type { SegmentRecord } from '../../indexer/schemas.js';
+
+export { depthScores, hasCue, zscores } from './cohesion.js';
 
 /** A passage of speech (the unit search packs) compared as one block, in the segments `[first, last]` (indexes into the episode's segments); `startMs` is its first segment's start. */
 export interface Block {
@@ -39,6 +43,18 @@ export interface SegmentOptions {
   pauseWeight?: number;
   /** Share of speaker cohesion (who holds the speech time on either side of a gap) in the combined cohesion; 0 by default. */
   speakerShare?: number;
+  /** `learned`: the boundary model fitted to QMSum's train split (`boundary-weights.ts`); `depth`: the hand-set TextTiling score above. */
+  method?: 'learned' | 'depth';
+  /** With `learned`: a boundary needs at least this probability. */
+  minProbability?: number;
+  /** With `learned`: at most `baseCount` + this many boundaries per hour of speech (rounded up). */
+  perHour?: number;
+  /** With `learned`: boundaries allowed on top of the hourly ones (human chapter counts grow slower than the talk's length). */
+  baseCount?: number;
+  /** With `learned`: two boundaries at least this far apart, ms (never less than the bounds' minimum). */
+  spacingMs?: number;
+  /** 1 (default): move a boundary to a discourse cue nearby; 0: keep the passage start. */
+  refine?: number;
   signal?: AbortSignal | undefined;
 }
 
@@ -51,6 +67,12 @@ export interface SegmentKnobs {
   cueWeight: number;
   pauseWeight: number;
   speakerShare: number;
+  method: 'learned' | 'depth';
+  minProbability: number;
+  perHour: number;
+  baseCount: number;
+  spacingMs: number;
+  refine: number;
 }
 
 export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
@@ -61,6 +83,12 @@ export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
   cueWeight: 0.6,
   pauseWeight: 0.15,
   speakerShare: 0,
+  method: 'learned',
+  minProbability: BOUNDARY_DECODING.minProbability,
+  perHour: BOUNDARY_DECODING.perHour,
+  baseCount: BOUNDARY_DECODING.baseCount,
+  spacingMs: BOUNDARY_DECODING.spacingMs,
+  refine: 1,
 });
 
 /** What segmentation found: the chapters, and the blocks with their vectors (titles reuse them). */
@@ -68,15 +96,6 @@ export interface Segmentation {
   chapters: ChapterSpan[];
   blocks: Block[];
   vectors: number[][];
-}
-
-// Phrases that open a new subject in talk: agenda words and transitions (several languages).
-const CUES =
-  /\b(next (item|point|topic|thing|question|agenda)|moving on|move on to|let's (move|go|talk|turn|look|start|discuss)|turning to|turn to (the )?(next|item)|(the )?(first|second|third|last|final) (item|point|topic|thing)|on the agenda|agenda|next up|another (thing|topic|question|issue)|to begin with|let me (ask|turn|move)|i('d| would) like to (ask|move|turn|talk)|my (next|last|final) question|the next (one|question)|now,? (let's|we|i('ll| will))|okay,? so|all right,? so|siguiente punto|pasamos a|hablemos de|nächste[rn]? (punkt|thema)|kommen wir zu|point suivant|passons à|parlons de|próximo (ponto|tema)|vamos falar|prossimo punto|passiamo a|volgende punt|we gaan naar)\b/iu;
-
-/** Whether a text opens with, or holds, a discourse cue that usually starts a new subject. */
-export function hasCue(text: string): boolean {
-  return CUES.test(text);
 }
 
 /**
@@ -104,92 +123,6 @@ export function blocksOf(segments: readonly EnrichSegment[]): Block[] {
       const first = at(p.startMs);
       return { first, last: Math.max(first, at(Math.max(p.startMs, p.endMs - 1))), startMs: segments[first]!.startMs, endMs: p.endMs, text: p.text };
     });
-}
-
-function cosine(a: readonly number[], b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
-function sparseCosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (const [k, v] of a) {
-    na += v * v;
-    const w = b.get(k);
-    if (w !== undefined) dot += v * w;
-  }
-  for (const v of b.values()) nb += v * v;
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
-/** z-scores (0 everywhere when the values do not vary). */
-export function zscores(values: readonly number[]): number[] {
-  const n = values.length;
-  if (n === 0) return [];
-  const mean = values.reduce((s, v) => s + v, 0) / n;
-  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / n);
-  return values.map((v) => (sd < 1e-9 ? 0 : (v - mean) / sd));
-}
-
-/**
- * TextTiling's depth of each valley of a cohesion curve: how far it lies below the highest point reached by climbing
- * left and climbing right from it.
- */
-export function depthScores(cohesion: readonly number[]): number[] {
-  return cohesion.map((c, i) => {
-    let left = c;
-    for (let j = i - 1; j >= 0 && cohesion[j]! >= left; j--) left = cohesion[j]!;
-    let right = c;
-    for (let j = i + 1; j < cohesion.length && cohesion[j]! >= right; j++) right = cohesion[j]!;
-    return left - c + (right - c);
-  });
-}
-
-/** Content-word weights (tf × idf over the blocks) of each block. */
-function lexicalVectors(blocks: readonly Block[], language: string | undefined): Map<string, number>[] {
-  const stop = stopwords(language);
-  const counts = blocks.map((b) => {
-    const m = new Map<string, number>();
-    for (const t of tokens(b.text)) if (isContentWord(t.lower, stop)) m.set(stem(t.lower, language), (m.get(stem(t.lower, language)) ?? 0) + 1);
-    return m;
-  });
-  const df = new Map<string, number>();
-  for (const m of counts) for (const k of m.keys()) df.set(k, (df.get(k) ?? 0) + 1);
-  return counts.map((m) => {
-    const out = new Map<string, number>();
-    for (const [k, v] of m) out.set(k, v * Math.log((blocks.length + 1) / df.get(k)!));
-    return out;
-  });
-}
-
-/** Speech time of each labelled speaker in each block (empty maps when the transcript has no speaker labels). */
-function speakerVectors(segments: readonly EnrichSegment[], blocks: readonly Block[]): Map<string, number>[] {
-  return blocks.map((b) => {
-    const m = new Map<string, number>();
-    for (let i = b.first; i <= b.last; i++) {
-      const s = segments[i]!;
-      const who = s.speakerLabel?.trim();
-      if (who) m.set(who, (m.get(who) ?? 0) + Math.max(1, s.endMs - s.startMs));
-    }
-    return m;
-  });
-}
-
-function addInto(sum: number[], v: readonly number[]): void {
-  for (let i = 0; i < v.length; i++) sum[i] = (sum[i] ?? 0) + v[i]!;
-}
-
-function mergeInto(sum: Map<string, number>, v: ReadonlyMap<string, number>): void {
-  for (const [k, x] of v) sum.set(k, (sum.get(k) ?? 0) + x);
 }
 
 /**
@@ -291,8 +224,56 @@ export function pickBoundaries(
     if (chosen.length >= maxCount || scores[g]! < floor) break;
     if (fits(g, chosen)) chosen.push(g);
   }
-  chosen.sort((a, b) => a - b);
-  // Split what is still too long at its best gap.
+  return splitLong(blocks, scores, chosen, { minMs, maxMs, endMs });
+}
+
+/**
+ * Picks boundaries (block indexes) from boundary probabilities: the likeliest first, each at least `spacingMs` from the
+ * others and `minMs` from the ends, while at least `minProbability` and at most `baseCount` + `perHour` per hour of speech
+ * (rounded up); then any chapter longer than `maxMs` is cut at its likeliest gap.
+ */
+export function pickByProbability(
+  blocks: readonly Block[],
+  probabilities: readonly number[],
+  {
+    minMs,
+    maxMs,
+    endMs,
+    minProbability,
+    perHour,
+    baseCount = 0,
+    spacingMs = minMs,
+  }: { minMs: number; maxMs: number; endMs: number; minProbability: number; perHour: number; baseCount?: number; spacingMs?: number },
+): number[] {
+  const n = blocks.length;
+  if (n < 2) return [];
+  const startMs = blocks[0]!.startMs;
+  const gaps = Array.from({ length: n - 1 }, (_, i) => i + 1).filter((g) => Number.isFinite(probabilities[g]!));
+  const byScore = [...gaps].sort((a, b) => probabilities[b]! - probabilities[a]! || a - b);
+  const maxCount = Math.ceil(baseCount + ((endMs - startMs) / 3_600_000) * perHour);
+  const space = Math.max(minMs, spacingMs);
+  const chosen: number[] = [];
+  for (const g of byScore) {
+    if (chosen.length >= maxCount || probabilities[g]! < minProbability) break;
+    const at = blocks[g]!.startMs;
+    if (at - startMs < minMs || endMs - at < minMs) continue;
+    if (chosen.every((c) => Math.abs(blocks[c]!.startMs - at) >= space)) chosen.push(g);
+  }
+  return splitLong(blocks, probabilities, chosen, { minMs, maxMs, endMs });
+}
+
+/**
+ * Cuts every chapter longer than `maxMs` at its highest-scoring gap that leaves both parts at least `minMs` (among those
+ * that add no more chapters than the length needs, when there are any), until none is too long or no such gap is left. Returns the boundaries (block indexes), sorted.
+ */
+export function splitLong(
+  blocks: readonly Block[],
+  scores: readonly number[],
+  picked: readonly number[],
+  { minMs, maxMs, endMs }: { minMs: number; maxMs: number; endMs: number },
+): number[] {
+  const n = blocks.length;
+  const chosen = [...picked].sort((a, b) => a - b);
   for (;;) {
     const edges = [0, ...chosen, n];
     let split: number | undefined;
@@ -302,12 +283,19 @@ export function pickBoundaries(
       const s = blocks[from]!.startMs;
       const e = to < n ? blocks[to]!.startMs : endMs;
       if (e - s <= maxMs) continue;
+      // Prefer a cut that needs no more chapters than the span must have (a cut near one end leaves the rest to cut again).
+      const needed = Math.ceil((e - s) / maxMs);
       let best: number | undefined;
+      let bestEven = false;
       for (let g = from + 1; g < to; g++) {
         if (!Number.isFinite(scores[g]!)) continue;
         const at = blocks[g]!.startMs;
         if (at - s < minMs || e - at < minMs) continue;
-        if (best === undefined || scores[g]! > scores[best]!) best = g;
+        const even = Math.ceil((at - s) / maxMs) + Math.ceil((e - at) / maxMs) <= needed;
+        if (best === undefined || (even && !bestEven) || (even === bestEven && scores[g]! > scores[best]!)) {
+          best = g;
+          bestEven = even;
+        }
       }
       split = best;
     }
@@ -345,6 +333,32 @@ export function spansFromStarts(segments: readonly EnrichSegment[], starts: read
   });
 }
 
+/** The learned model's boundary probability of every gap (`-Infinity` where a passage starts inside the previous one's first segment). */
+export function learnedProbabilities(segments: readonly EnrichSegment[], blocks: readonly Block[], language?: string, model: BoundaryModel = BOUNDARY_MODEL): number[] {
+  const rows = gapFeatureRows(segments, blocks, language);
+  return [0, ...rows.map((row, i) => (blocks[i + 1]!.first > blocks[i]!.first ? boundaryProbability(row, model) : -Infinity))];
+}
+
+/**
+ * Chapter start segments of picked boundaries (block indexes, sorted): each moved to a discourse cue nearby when `refineCues`
+ * and the move keeps every chapter at least `minMs`.
+ */
+export function startsOf(segments: readonly EnrichSegment[], blocks: readonly Block[], picked: readonly number[], minMs: number, refineCues = true): number[] {
+  const startMs = segments[0]!.startMs;
+  const endMs = Math.max(...segments.map((s) => s.endMs));
+  const starts: number[] = [];
+  for (const [i, g] of picked.entries()) {
+    const lo = (starts[starts.length - 1] ?? 0) + 1;
+    const s = refineCues ? refine(segments, blocks, g, lo, segments.length - 1) : blocks[g]!.first;
+    // A refined start keeps the minimum length to the previous start and to the next boundary's passage; else the passage start stands.
+    const prev = starts.length > 0 ? segments[starts[starts.length - 1]!]!.startMs : startMs;
+    const next = i + 1 < picked.length ? blocks[picked[i + 1]!]!.startMs : endMs;
+    const chosen = segments[s]!.startMs - prev >= minMs && next - segments[s]!.startMs >= minMs ? s : blocks[g]!.first;
+    if (chosen > (starts[starts.length - 1] ?? 0)) starts.push(chosen);
+  }
+  return starts;
+}
+
 /**
  * Chapters of a transcript (segments sorted by start). Under `singleBelowMs` of speech, or with too few blocks, one
  * chapter. Every chapter starts on a segment start; each ends where the next starts; the last ends at the speech's end.
@@ -362,16 +376,21 @@ export async function segmentTranscript(segments: readonly EnrichSegment[], embe
   const vectors = blocks.length > 0 && opts.semanticShare > 0 ? await embed(blocks.map((b) => b.text)) : [];
   options.signal?.throwIfAborted();
   if (endMs - startMs < bounds.singleBelowMs || blocks.length < 3) return { chapters: spansFromStarts(segments, []), blocks, vectors };
-  const scores = gapScores(segments, blocks, vectors, { ...opts, language: options.language });
-  const picked = pickBoundaries(blocks, scores, { minMs: bounds.minMs, maxMs: bounds.maxMs, targetMs: opts.targetMs, threshold: opts.threshold, endMs });
-  const starts: number[] = [];
-  for (const g of picked) {
-    const lo = (starts[starts.length - 1] ?? 0) + 1;
-    const s = refine(segments, blocks, g, lo, segments.length - 1);
-    // A refined start keeps the minimum length to the previous one; else the block start stands.
-    const prev = starts.length > 0 ? segments[starts[starts.length - 1]!]!.startMs : startMs;
-    const chosen = segments[s]!.startMs - prev >= bounds.minMs && endMs - segments[s]!.startMs >= bounds.minMs ? s : blocks[g]!.first;
-    if (chosen > (starts[starts.length - 1] ?? 0)) starts.push(chosen);
+  let picked: number[];
+  if (opts.method === 'learned') {
+    const probabilities = learnedProbabilities(segments, blocks, options.language);
+    picked = pickByProbability(blocks, probabilities, {
+      minMs: bounds.minMs,
+      maxMs: bounds.maxMs,
+      endMs,
+      minProbability: opts.minProbability,
+      perHour: opts.perHour,
+      spacingMs: opts.spacingMs,
+    });
+  } else {
+    const scores = gapScores(segments, blocks, vectors, { ...opts, language: options.language });
+    picked = pickBoundaries(blocks, scores, { minMs: bounds.minMs, maxMs: bounds.maxMs, targetMs: opts.targetMs, threshold: opts.threshold, endMs });
   }
+  const starts = startsOf(segments, blocks, picked, bounds.minMs, opts.refine !== 0);
   return { chapters: spansFromStarts(segments, starts), blocks, vectors };
 }

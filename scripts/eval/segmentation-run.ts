@@ -34,20 +34,38 @@ export async function devEpisodes(dir: string, limit?: number, channel?: string)
   return evenSubset(out, limit);
 }
 
-const KNOBS = ['window', 'semanticShare', 'targetMs', 'threshold', 'cueWeight', 'pauseWeight', 'speakerShare'] as const;
+const KNOBS = [
+  'window',
+  'semanticShare',
+  'targetMs',
+  'threshold',
+  'cueWeight',
+  'pauseWeight',
+  'speakerShare',
+  'minProbability',
+  'perHour',
+  'baseCount',
+  'spacingMs',
+  'refine',
+] as const;
 const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs'] as const;
 
-/** Parses `"window=6 semanticShare=0.5 maxMs=1800000 …"` into segmenter options (numbers only; bounds by their names). */
+/** Parses `"method=depth window=6 semanticShare=0.5 maxMs=1800000 …"` into segmenter options (numbers, but `method`; bounds by their names). */
 export function parseSegmentSettings(spec: string): SegmentOptions {
-  const out: Record<string, number> = {};
+  const out: Record<string, number | string> = {};
   const bounds: Record<string, number> = {};
   for (const part of spec.split(/\s+/).filter(Boolean)) {
     const [k, v = ''] = part.split('=', 2) as [string, string?];
+    if (k === 'method') {
+      if (v !== 'learned' && v !== 'depth') throw new Error(`method: expected learned or depth, got "${v}"`);
+      out[k] = v;
+      continue;
+    }
     const n = Number(v);
     if (v === '' || !Number.isFinite(n)) throw new Error(`${k}: expected a number, got "${v}"`);
     if ((KNOBS as readonly string[]).includes(k)) out[k] = n;
     else if ((BOUNDS as readonly string[]).includes(k)) bounds[k] = n;
-    else throw new Error(`unknown segmenter setting "${k}" (${[...KNOBS, ...BOUNDS].join(', ')})`);
+    else throw new Error(`unknown segmenter setting "${k}" (method, ${[...KNOBS, ...BOUNDS].join(', ')})`);
   }
   return { ...out, ...(Object.keys(bounds).length > 0 ? { bounds } : {}) } as SegmentOptions;
 }

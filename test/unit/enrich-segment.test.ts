@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { blocksOf, depthScores, hasCue, pickBoundaries, segmentTranscript, spansFromStarts } from '../../pipeline/enrich/segment.js';
+import { GAP_FEATURES, gapFeatureRows } from '../../pipeline/enrich/boundary-model.js';
+import { BOUNDARY_MODEL } from '../../pipeline/enrich/boundary-weights.js';
+import { blocksOf, depthScores, hasCue, learnedProbabilities, pickBoundaries, pickByProbability, segmentTranscript, spansFromStarts } from '../../pipeline/enrich/segment.js';
+import { fitLogistic } from '../../scripts/eval/segmentation-train.js';
 import type { ChapterSpan } from '../../pipeline/enrich/segment.js';
 import type { EnrichSegment } from '../../pipeline/enrich/types.js';
 import { cutEpisode, hashEmbed } from './enrich-fixture.js';
@@ -114,5 +117,83 @@ describe('segmentation parts', function () {
       { first: 0, last: 1, startMs: 0, endMs: 20_000 },
       { first: 2, last: 3, startMs: 20_000, endMs: 39_000 },
     ]);
+  });
+});
+
+/** A talk of `topics.length` subjects, `minutesEach` minutes each, in 20-second turns of two speakers, words drawn in turn from each subject's list. */
+function syntheticTalk(topics: readonly string[][], minutesEach: number, glue: string): EnrichSegment[] {
+  const out: EnrichSegment[] = [];
+  const perTopic = (minutesEach * 60) / 20;
+  topics.forEach((words, t) => {
+    for (let i = 0; i < perTopic; i++) {
+      const pick = [0, 1, 2, 3, 4].map((j) => words[(i * 3 + j * 5) % words.length]!);
+      const startMs = (t * perTopic + i) * 20_000;
+      out.push({ startMs, endMs: startMs + 19_000, speakerLabel: i % 2 === 0 ? 'Ana' : 'Luis', text: `${glue} ${pick.join(' ')}. ${pick.reverse().join(' ')}.` });
+    }
+  });
+  return out;
+}
+
+describe('learned boundaries', function () {
+  it('describes every gap between passages with one finite row of the shipped model’s features', function () {
+    const segments = cutEpisode('ep_es2010a').transcript!.segments;
+    const blocks = blocksOf(segments);
+    const rows = gapFeatureRows(segments, blocks);
+    expect(rows).to.have.length(blocks.length - 1);
+    for (const row of rows) {
+      expect(row).to.have.length(GAP_FEATURES.length);
+      for (const v of row) expect(Number.isFinite(v)).to.equal(true);
+    }
+    expect(BOUNDARY_MODEL.features).to.deep.equal([...GAP_FEATURES]);
+    for (const list of [BOUNDARY_MODEL.mean, BOUNDARY_MODEL.sd, BOUNDARY_MODEL.weights]) expect(list).to.have.length(GAP_FEATURES.length);
+  });
+
+  it('takes the likeliest gaps first, keeps them apart, stops at the hourly budget and still cuts what is too long', function () {
+    const blocks = Array.from({ length: 60 }, (_, i) => ({ first: i, last: i, startMs: i * MIN, endMs: (i + 1) * MIN, text: '' }));
+    const probabilities = blocks.map((_, g) => (g === 10 ? 0.9 : g === 12 ? 0.85 : g === 30 ? 0.8 : g === 31 ? 0.7 : 0.05));
+    const picked = pickByProbability(blocks, probabilities, { minMs: 2 * MIN, maxMs: 25 * MIN, endMs: 60 * MIN, minProbability: 0.5, perHour: 2, spacingMs: 5 * MIN });
+    expect(picked.slice(0, 2)).to.deep.equal([10, 30]);
+    const edges = [0, ...picked.map((g) => g * MIN), 60 * MIN];
+    for (let i = 1; i < edges.length; i++) expect(edges[i]! - edges[i - 1]!).to.be.at.most(25 * MIN);
+    expect(picked).to.not.include(12).and.not.include(31);
+  });
+
+  it('finds the changes of subject of a Spanish talk from its words', async function () {
+    const topics = [
+      'presupuesto impuestos deuda banco dinero inflación gasto crédito ahorro interés'.split(' '),
+      'partido equipo gol portero entrenador liga estadio jugadores árbitro campeonato'.split(' '),
+      'receta cocina harina horno azúcar mantequilla masa pastel chocolate canela'.split(' '),
+    ];
+    const segments = syntheticTalk(topics, 12, 'bueno, pues');
+    const { chapters } = await segmentTranscript(segments, hashEmbed(), { language: 'es' });
+    expectCovering(chapters, segments);
+    for (const change of [12 * MIN, 24 * MIN]) {
+      const nearest = Math.min(...chapters.slice(1).map((c) => Math.abs(c.startMs - change)));
+      expect(nearest, `a chapter starts near minute ${change / MIN}`).to.be.at.most(MIN);
+    }
+  });
+
+  it('gives the same probabilities for the same transcript', function () {
+    const segments = cutEpisode('ep_bdb001').transcript!.segments;
+    const blocks = blocksOf(segments);
+    expect(learnedProbabilities(segments, blocks)).to.deep.equal(learnedProbabilities(segments, blocks));
+  });
+});
+
+describe('boundary model training', function () {
+  it('fits a large weight to a feature that marks the boundaries and a small one to noise', function () {
+    const segments = cutEpisode('ep_es2010a').transcript!.segments;
+    const blocks = blocksOf(segments);
+    const labels = Array.from({ length: 600 }, (_, i) => (i % 7 === 3 ? 1 : 0));
+    // Feature 0 carries the label (with some overlap), the others are deterministic noise.
+    const noise = (i: number, j: number) => {
+      const x = Math.sin(i * 12.9898 + j * 78.233) * 43758.5453;
+      return x - Math.floor(x);
+    };
+    const rows = labels.map((y, i) => GAP_FEATURES.map((_, j) => (j === 0 ? y + noise(i, 99) : noise(i, j))));
+    const meeting = { id: 'x', split: 'train', channel: 'c', segments, blocks, rows, valid: rows.map(() => true), labels, reference: [] };
+    const model = fitLogistic([meeting]);
+    expect(model.weights[0]!).to.be.greaterThan(1);
+    for (const w of model.weights.slice(1)) expect(Math.abs(w)).to.be.lessThan(model.weights[0]! / 3);
   });
 });
