@@ -1,10 +1,11 @@
 // What a delivery sends: the Standard Webhooks body `{ type, timestamp, data }` and its headers (pure).
-import type { Change } from '../../src/store/changes.js';
+import type { Change, WebhookDelivery } from '../../src/contract/changes.js';
 import { signatureHeader, unixSeconds } from './signing.js';
 
 /** The body of a delivery: the change as the API shows it, under its type and the time it occurred. */
 export function deliveryBody(change: Change): string {
-  return JSON.stringify({ type: change.type, timestamp: change.occurredAt, data: change });
+  const body: WebhookDelivery = { type: change.type, timestamp: change.occurredAt, data: change };
+  return JSON.stringify(body);
 }
 
 /**

@@ -4,6 +4,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 /** Episode statuses as stored; `archived` is stored but never returned by any endpoint. */
 export const EPISODE_STATUSES = ['pending', 'processing', 'indexed', 'failed', 'published', 'archived'] as const;
 export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
+/** The statuses the API shows: every status but `archived` (an archived episode is not shown at all). */
+export const SHOWN_STATUSES = EPISODE_STATUSES.filter((s): s is Exclude<EpisodeStatus, 'archived'> => s !== 'archived');
 
 // Nullable values and string enums are written as `type: [t, 'null']` and `enum`, not as
 // TypeBox unions (`anyOf`), so ajv's errors name the field and the published schemas stay plain.

@@ -1,6 +1,6 @@
 // The API's public shapes, every body it answers with, written once as JSON Schemas (TypeBox): the handlers' types, the OpenAPI components and the MCP tool's output schema all come from here.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Nullable, StringEnum } from './library-format.js';
+import { Nullable, SHOWN_STATUSES, StringEnum } from './library-format.js';
 
 /** A reference to another component of the OpenAPI document, typed as the schema it names. */
 const component = <T extends TSchema>(name: string, _schema: T) => Type.Unsafe<Static<T>>({ $ref: `#/components/schemas/${name}` });
@@ -89,7 +89,7 @@ const EpisodeSchema = Type.Object(
     durationMs: Type.Optional(Nullable(Type.Integer())),
     publishedAt: Type.String({ format: 'date-time' }),
     viewCount: Type.Optional(Nullable(Type.Integer())),
-    status: StringEnum(['pending', 'processing', 'indexed', 'failed', 'published'] as const),
+    status: StringEnum(SHOWN_STATUSES),
     summary: Type.Optional(Nullable(Type.String())),
     error: Type.Optional(Nullable(Type.String())),
     url: Type.Optional(Type.String({ format: 'uri', description: 'Episode page on the channel host: `https://<host>/episodes/<id>` (additive).' })),

@@ -170,6 +170,36 @@ const SERVERS = [{ url: '/', description: 'The host this document was fetched fr
 /** The project publishes no open-source licence: all rights reserved (an SPDX `LicenseRef-`, as SPDX has no id for that). */
 const LICENSE = { name: 'Proprietary (all rights reserved)', identifier: 'LicenseRef-Proprietary' };
 
+/** What an endpoint registered with `npm run webhooks` receives (OpenAPI 3.1 `webhooks`): one POST per change. */
+const WEBHOOKS = {
+  'episode.change': {
+    post: {
+      operationId: 'receiveEpisodeChange',
+      summary: 'A change of an episode, delivered to a registered endpoint',
+      description:
+        'Sent per Standard Webhooks for every change of the change feed (`GET /channels/{slug}/changes`), at least once and in order per channel. Verify `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the secret) before trusting the body; de-duplicate on `webhook-id`, which is the change id and stays the same on every retry. Answer 2xx within the timeout: anything else, a redirect included, is retried with backoff. Endpoints are registered by the operator (`npm run webhooks`), never through the API.',
+      tags: ['episodes'],
+      security: [],
+      parameters: [
+        { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'The change id (`chg_…`): the same on every retry.' },
+        { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9]+$' }, description: "This attempt's time, in Unix seconds." },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          schema: { type: 'string' },
+          description: 'One or more space-separated `v1,<base64>` signatures (two during a secret rotation).',
+        },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookDelivery' } } } },
+      responses: {
+        '2XX': { description: 'Received: the delivery is done.' },
+        default: { description: 'Not received: retried with backoff (a `Retry-After` on 429 or 503 is honoured), then the endpoint is marked failing.' },
+      },
+    },
+  },
+};
+
 /** The document served at `/api/v1/openapi.json`; built once per app from its configuration. */
 export function buildOpenApiDocument(config: Pick<Config, 'anonymousRead' | 'rateLimit'>): Record<string, unknown> {
   const anonymousRead = config.anonymousRead === 'published';
@@ -189,6 +219,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'anonymousRead' | 'rat
     servers: SERVERS,
     tags: TAGS,
     paths,
+    webhooks: WEBHOOKS,
     components: {
       schemas: SCHEMAS,
       headers: HEADERS,

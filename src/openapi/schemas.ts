@@ -3,7 +3,7 @@ import { CloneType } from '@sinclair/typebox';
 import { API_ERRORS } from '../errors.js';
 import { TranscriptDocument } from '../contract/library-format.js';
 import { SHAPES } from '../contract/shapes.js';
-import { ChangePageSchema, ChangeSchema } from './change-schemas.js';
+import { ChangePageSchema, ChangeSchema, WebhookDeliverySchema } from '../contract/changes.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -21,6 +21,7 @@ export const SCHEMAS: Record<string, JsonSchema> = {
   EpisodePage: SHAPES.EpisodePage,
   Change: ChangeSchema,
   ChangePage: ChangePageSchema,
+  WebhookDelivery: WebhookDeliverySchema,
   MatchedSegment: SHAPES.MatchedSegment,
   MatchedVia: SHAPES.MatchedVia,
   SearchResultEpisode: SHAPES.SearchResultEpisode,

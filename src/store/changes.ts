@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../ground/logger.js';
 import type { Client } from './opensearch.js';
 
-export const CHANGE_TYPES = ['episode.created', 'episode.updated', 'episode.deleted'] as const;
-export type ChangeType = (typeof CHANGE_TYPES)[number];
+import type { Change, ChangeType } from '../contract/changes.js';
+import type { EpisodeStatus } from '../contract/library-format.js';
 
 /** Default retention of the log (CHANGES_RETENTION_DAYS). */
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -35,9 +35,9 @@ export interface ChangeDoc {
   type: ChangeType;
   episodeId: string;
   /** Status after the change; null for a deletion. */
-  status: string | null;
+  status: EpisodeStatus | null;
   /** Status before the change; null for a creation. The published-only view is derived from both. */
-  previousStatus: string | null;
+  previousStatus: EpisodeStatus | null;
   /** When the seq was taken (ISO 8601 UTC). */
   occurredAt: string;
 }
@@ -47,7 +47,7 @@ export type ChangeEntry = Pick<ChangeDoc, 'channelId' | 'type' | 'episodeId' | '
 
 /** An episode as the log compares it: stored (or about to be). Undefined: not stored. */
 export interface EpisodeState {
-  status: string;
+  status: EpisodeStatus;
   archived?: boolean | undefined;
 }
 
@@ -216,15 +216,6 @@ export async function changesAfter(
   return (res.body as { hits: { hits: { _source: ChangeDoc }[] } }).hits.hits.map((h) => h._source);
 }
 
-/** A change as the API returns it. */
-export interface Change {
-  id: string;
-  type: ChangeType;
-  episodeId: string;
-  status: string | null;
-  occurredAt: string;
-}
-
 /**
  * A change as an anonymous (published-only) caller sees it: a move into `published` is a
  * creation (the episode enters its view; after an earlier move out it had been told of a
@@ -243,7 +234,9 @@ export function publishedView(change: ChangeDoc): Change | undefined {
 
 /** A change as a member sees it (every non-archived status; archiving was recorded as a deletion). */
 export function memberView(change: ChangeDoc): Change {
-  return { id: change.id, type: change.type, episodeId: change.episodeId, status: change.status, occurredAt: change.occurredAt };
+  // Archiving is recorded as a deletion (status null); a stored `archived` is never shown.
+  const status = change.status === 'archived' ? null : change.status;
+  return { id: change.id, type: change.type, episodeId: change.episodeId, status, occurredAt: change.occurredAt };
 }
 
 export interface ChangePage {

@@ -10,6 +10,8 @@ import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import { TranscriptDocument } from '../../src/contract/library-format.js';
 import { checkEpisode } from '../../indexer/schemas.js';
+import { deliveryBody } from '../../pipeline/webhooks/payload.js';
+import { memberView, publishedView, type ChangeDoc } from '../../src/store/changes.js';
 
 type Doc = {
   openapi: string;
@@ -54,6 +56,33 @@ describe('OpenAPI document: one source for routes, validation and docs', functio
     for (const name of Object.keys(SCHEMAS)) expect(() => ajv.getSchema(`doc#/components/schemas/${name}`), name).not.to.throw();
     const strict = createAjv();
     for (const op of OPERATIONS) expect(() => validateParams(op, strict), op.operationId).not.to.throw();
+  });
+
+  it('publishes the webhook delivery under `webhooks`, and the bodies a delivery sends validate against it (and a wrong one does not)', function () {
+    const hook = (doc as unknown as { webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }> }).webhooks['episode.change']!;
+    expect(hook.post.requestBody.content['application/json']!.schema.$ref).to.equal('#/components/schemas/WebhookDelivery');
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: { schemas: SCHEMAS } } as object);
+    const valid = ajv.getSchema('doc#/components/schemas/WebhookDelivery')!;
+    const stored: ChangeDoc = {
+      kind: 'change',
+      id: 'chg_1',
+      channelId: 'ch',
+      seq: 7,
+      type: 'episode.updated',
+      episodeId: 'ep1',
+      status: 'archived',
+      previousStatus: 'published',
+      occurredAt: '2026-11-27T10:00:00.000Z',
+    };
+    for (const change of [memberView(stored), publishedView({ ...stored, status: 'published' })!, publishedView({ ...stored, status: 'failed' })!]) {
+      const body = JSON.parse(deliveryBody(change)) as unknown;
+      expect(valid(body), JSON.stringify(valid.errors)).to.equal(true);
+    }
+    expect(memberView(stored).status, 'a stored archived status is never shown').to.equal(null);
+    const wrong = { type: 'episode.updated', timestamp: '2026-11-27T10:00:00.000Z', data: { ...memberView(stored), status: 'archived' } };
+    expect(valid(wrong), 'archived is not a status a change shows').to.equal(false);
   });
 
   it('publishes the transcript schema the indexer validates with, so both refuse the same word times', function () {
