@@ -254,9 +254,8 @@ describe('follow: the commands and the paths around the happy one', function () 
     const feed = await serve([{ guid: 'scone', title: 'Scones', pubDate: day(1), transcript: { path: '/srt/scones.srt', type: 'application/srt' } }]);
     await ok(feed.feedUrl, '--channel', 'retry-radio', '--owner', OWNER);
     await until('Scones failed', async () => (await statusOf('retry-radio', 'Scones')) === 'failed');
-    expect((await rows('retry-radio')).get('Scones')!.error)
-      .to.be.a('string')
-      .and.not.equal('');
+    // The creator's sentence: what failed, without the URL (which the log has, with what the fetcher found there).
+    expect((await rows('retry-radio')).get('Scones')!.error).to.equal('the transcript file could not be read, and the item has no audio');
     expect((await listed('retry-radio')).failed).to.equal('1 failed episodes');
 
     feed.setFile('/srt/scones.srt', srt('Cold butter makes flaky scones.'), 'application/srt');
