@@ -1,14 +1,27 @@
 // Real speech for the transcription tests and benchmark: espeak-ng speaks sentences into one WAV (or MP3) with known silences between them.
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { x } from 'tinyexec';
+
+/** A word as spoken into the file: where espeak-ng put it. */
+export interface SpokenWord {
+  text: string;
+  startMs: number;
+  endMs: number;
+}
 
 /** A sentence as spoken into the file, with where its sound truly starts and ends. */
 export interface SpokenSentence {
   text: string;
   startMs: number;
   endMs: number;
+  /**
+   * Each word's span, with `words: true`, read from espeak-ng's own word events. A short word espeak-ng speaks as one
+   * unit with its neighbour (the "the" of "in the village") has no event, and no entry here.
+   */
+  words?: SpokenWord[];
 }
 
 export interface SpeakOptions {
@@ -18,6 +31,8 @@ export interface SpeakOptions {
   leadMs?: number;
   voice?: string;
   wordsPerMinute?: number;
+  /** Also say where each word is (needs python3 and libespeak-ng, which Debian's espeak-ng brings). */
+  words?: boolean;
 }
 
 interface Pcm {
@@ -73,9 +88,47 @@ function soundSpan(samples: Int16Array, threshold = 300): { first: number; last:
   return { first, last };
 }
 
-async function run(cmd: string, args: string[]): Promise<void> {
+async function run(cmd: string, args: string[]): Promise<string> {
   const result = await x(cmd, args, { throwOnError: false, nodeOptions: { stdio: ['ignore', 'pipe', 'pipe'] } });
   if (result.exitCode !== 0) throw new Error(`${cmd} failed (${result.exitCode}): ${result.stderr.trim().split('\n').at(-1) ?? ''}; install Debian's espeak-ng and ffmpeg`);
+  return result.stdout;
+}
+
+const WORDS_SCRIPT = path.join(path.dirname(new URL(import.meta.url).pathname), 'espeak-words.py');
+
+/**
+ * Where each word of `clip` starts (samples), from espeak-ng's WORD events: the sentence is synthesized again
+ * through libespeak-ng, and its samples must be the clip's very samples (same SHA-1; the command line only adds
+ * silence after them), so the events describe this clip and no other.
+ */
+async function wordMarks(text: string, clip: Pcm, voice: string, wordsPerMinute: number): Promise<{ text: string; sample: number }[]> {
+  const out = JSON.parse(await run('python3', [WORDS_SCRIPT, voice, String(wordsPerMinute), text])) as {
+    sampleRate: number;
+    samples: number;
+    sha1: string;
+    words: { text: string; sample: number }[];
+  };
+  const same = clip.samples.subarray(0, out.samples);
+  const digest = createHash('sha1')
+    .update(new Uint8Array(same.buffer, same.byteOffset, same.byteLength))
+    .digest('hex');
+  if (out.sampleRate !== clip.sampleRate || digest !== out.sha1 || clip.samples.subarray(out.samples).some((v) => v !== 0)) {
+    throw new Error(`espeak-ng's word events do not describe the clip it wrote for ${JSON.stringify(text)}`);
+  }
+  return out.words;
+}
+
+/**
+ * Each word's span in the sound `[first, last]` of a clip: from its WORD event (or the sound's start) to the last
+ * sample above the threshold before the next word's event.
+ */
+function wordSpans(samples: Int16Array, marks: { text: string; sample: number }[], { first, last }: { first: number; last: number }, threshold = 300) {
+  return marks.map((mark, i) => {
+    const start = Math.max(mark.sample, first);
+    let end = Math.min(marks[i + 1]?.sample ?? last + 1, last + 1) - 1;
+    while (end > start && Math.abs(samples[end]!) < threshold) end--;
+    return { text: mark.text, start, end: end + 1 };
+  });
 }
 
 /**
@@ -86,25 +139,32 @@ async function run(cmd: string, args: string[]): Promise<void> {
 export async function speak(
   sentences: string[],
   file: string,
-  { gapMs = 1000, leadMs = 500, voice = 'en-us', wordsPerMinute = 160 }: SpeakOptions = {},
+  { gapMs = 1000, leadMs = 500, voice = 'en-us', wordsPerMinute = 160, words = false }: SpeakOptions = {},
 ): Promise<SpokenSentence[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cca-speech-'));
   try {
     const clips: Pcm[] = [];
+    const marks: { text: string; sample: number }[][] = [];
     for (const [i, text] of sentences.entries()) {
       const wav = path.join(dir, `s${i}.wav`);
       await run('espeak-ng', ['-v', voice, '-s', String(wordsPerMinute), '-w', wav, text]);
       clips.push(readWav(await readFile(wav)));
+      if (words) marks.push(await wordMarks(text, clips.at(-1)!, voice, wordsPerMinute));
     }
     const sampleRate = clips[0]?.sampleRate ?? 22050;
     const silence = (ms: number) => new Int16Array(Math.round((ms / 1000) * sampleRate));
     const parts: Int16Array[] = [silence(leadMs)];
     const spoken: SpokenSentence[] = [];
     let at = parts[0]!.length;
+    const ms = (sample: number) => Math.round((sample / sampleRate) * 1000);
     for (const [i, clip] of clips.entries()) {
-      const { first, last } = soundSpan(clip.samples);
+      const span = soundSpan(clip.samples);
+      const { first, last } = span;
       const sound = clip.samples.subarray(first, last + 1);
-      spoken.push({ text: sentences[i]!, startMs: Math.round((at / sampleRate) * 1000), endMs: Math.round(((at + sound.length) / sampleRate) * 1000) });
+      spoken.push({ text: sentences[i]!, startMs: ms(at), endMs: ms(at + sound.length) });
+      if (words) {
+        spoken.at(-1)!.words = wordSpans(clip.samples, marks[i]!, span).map((w) => ({ text: w.text, startMs: ms(at + w.start - first), endMs: ms(at + w.end - first) }));
+      }
       parts.push(sound, silence(gapMs));
       at += sound.length + parts.at(-1)!.length;
     }
