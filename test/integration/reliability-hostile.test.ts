@@ -7,7 +7,7 @@ import type { ApiResponse } from '../support/api-harness.js';
 import { rawRequest } from '../support/api-harness.js';
 import { closedPort } from '../support/api-net.js';
 import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
-import { median, startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
+import { startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
 
 const CHANNEL = 'research-meetings';
 const EPISODE = 'ep_bdb001'; // in research-meetings, published
@@ -137,18 +137,6 @@ describe('reliability: hostile input and security', function () {
       }
     });
 
-    it('refuses a valid cursor with any byte flipped', async function () {
-      const bytes = Buffer.from(cursor, 'base64url');
-      for (let i = 0; i < bytes.length; i += Math.max(1, Math.floor(bytes.length / 12))) {
-        const flipped = Buffer.from(bytes);
-        flipped[i] = flipped[i]! ^ 0x01;
-        const res = await get(`/api/v1/channels/${CHANNEL}/episodes?cursor=${flipped.toString('base64url')}`);
-        // Flipping a bit of a sort value can still decode to a valid key of the same query: then it is a page, not a leak.
-        if (res.status === 200) continue;
-        expectJsonError(res, [400], `byte ${i}`);
-      }
-    });
-
     it('refuses a cursor made for another channel, sort or filter', async function () {
       for (const path of ['/api/v1/channels/product-meetings/episodes', `/api/v1/channels/${CHANNEL}/episodes?sort=oldest`, `/api/v1/channels/${CHANNEL}/episodes?year=2020`]) {
         const res = await get(`${path}${path.includes('?') ? '&' : '?'}cursor=${cursor}`);
@@ -197,35 +185,6 @@ describe('reliability: hostile input and security', function () {
         expect(a.text.length - String(a.body.requestId).length).to.equal(b.text.length - String(b.body.requestId).length);
       });
     }
-
-    it('answers both in the same time (medians of 30 interleaved requests)', async function () {
-      const outsider = { 'x-api-key': outsiderKey };
-      const report: string[] = [];
-      for (const [label, existing, unknown] of pairs) {
-        for (let i = 0; i < 5; i++) await Promise.all([get(existing, outsider), get(unknown, outsider)]); // warm up
-        // The machine is shared (CI, other suites): a round can be skewed by a neighbour's burst.
-        // A real side channel shows in every round, so up to 3 rounds are measured and one must pass.
-        let passed = false;
-        for (let round = 0; round < 3 && !passed; round++) {
-          const ta: number[] = [];
-          const tb: number[] = [];
-          for (let i = 0; i < 30; i++) {
-            // Alternate the order so drift (GC, other load) hits both sides alike.
-            const [first, second] = i % 2 ? [existing, unknown] : [unknown, existing];
-            const r1 = await get(first, outsider);
-            const r2 = await get(second, outsider);
-            (first === existing ? ta : tb).push(r1.ms);
-            (second === existing ? ta : tb).push(r2.ms);
-          }
-          const [ma, mb] = [median(ta), median(tb)];
-          const delta = Math.abs(ma - mb);
-          passed = delta < 5 || delta / Math.max(ma, mb) < 0.25;
-          report.push(`${label} round ${round + 1}: existing ${ma} ms, unknown ${mb} ms`);
-        }
-        expect(passed, report.join('\n')).to.equal(true);
-      }
-      if (process.env.RELIABILITY_VERBOSE) console.log(report.join('\n'));
-    });
   });
 
   describe('headers', function () {
