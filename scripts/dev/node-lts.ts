@@ -38,6 +38,7 @@ const DEMO_EXIT_MS = 60_000;
 interface Options {
   node: string;
   demo: boolean;
+  unit: boolean;
   sha512?: string;
   fetchOnly?: boolean;
 }
@@ -48,6 +49,7 @@ const command = new Command()
   .option('--node <version>', 'Node version to fetch and run: a version, `lts` (NODE_LTS) or `floor` (NODE_FLOOR)', NODE_LTS)
   .option('--sha512 <integrity>', "the tarball's sha512 (sha512-<base64>) for a version or platform not pinned here")
   .option('--no-demo', 'the unit suite only')
+  .option('--no-unit', 'the demo smoke only')
   .option('--fetch-only', "fetch the runtime and print its binary's path on stdout; run nothing");
 
 const log = createLogger({ name: 'node-lts', fd: 2 });
@@ -162,17 +164,29 @@ export function isErrorLine(line: string): boolean {
 }
 
 /**
- * `npm run demo` with `node`'s folder first on PATH (so npm, tsx, the demo and the API it spawns all run on it), on a
- * free port: waits for the search line the demo prints, asks it until hybrid search answers, then ends the demo the way
- * a user does (Ctrl-C), which stops what the demo started. It passes when the demo then exits 0 and its stderr had
- * no error line.
+ * The command `npm run demo` runs (package.json's `scripts.demo`, `tsx scripts/ops/demo.ts`), its program resolved in
+ * node_modules/.bin as npm resolves it. The smoke runs it without npm in between: npm ends by a Ctrl-C itself, with
+ * SIGINT whatever the script's exit code, which would hide the demo's own.
+ */
+export function demoCommand(scripts: Record<string, string>): { file: string; args: string[] } {
+  const [bin, ...args] = (scripts.demo ?? '').split(' ').filter(Boolean);
+  if (!bin || args.some((a) => /["'$&|;<>]/.test(a))) throw new Error(`package.json's scripts.demo (${scripts.demo}) is not one plain command`);
+  return { file: path.join(PROJECT_ROOT, 'node_modules', '.bin', bin), args };
+}
+
+/**
+ * The demo (`npm run demo`'s command) with `node`'s folder first on PATH (so tsx, the demo and the API it spawns all run
+ * on it), on a free port: waits for the search line the demo prints, asks it until hybrid search answers, then ends
+ * the demo the way a user does (Ctrl-C), which stops what the demo started. It passes when the demo then exits 0 and
+ * its stderr had no error line.
  */
 async function demoSmoke(node: string): Promise<void> {
   const port = await freePort();
   const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`, PORT: String(port) };
-  log.info({ port }, 'demo smoke: npm run demo until hybrid search answers');
+  const { file, args } = demoCommand((JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+  log.info({ port, command: [path.relative(PROJECT_ROOT, file), ...args].join(' ') }, 'demo smoke: the demo until hybrid search answers');
   const started = Date.now();
-  const demo = spawn('npm', ['run', 'demo'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const demo = spawn(file, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const errors: string[] = [];
   createInterface({ input: demo.stderr! }).on('line', (line) => {
     process.stderr.write(`${line}\n`);
@@ -189,7 +203,7 @@ async function demoSmoke(node: string): Promise<void> {
   let runtime: string | undefined;
   createInterface({ input: demo.stdout! }).on('line', (line) => {
     process.stdout.write(`${line}\n`);
-    // npm is a script run by whichever `node` PATH finds first: once it prints, its process shows which runtime it got.
+    // tsx is a script run by whichever `node` PATH finds first: once it prints, its process shows which runtime it got.
     if (runtime === undefined && fs.existsSync('/proc/self/exe')) runtime = fs.realpathSync(`/proc/${demo.pid}/exe`);
     const m = /curl -s -H "x-api-key: (\S+)" "(http:\/\/[^"]+\/search\?query=[^"]+)"/.exec(line);
     if (m && !search) search = { apiKey: m[1]!, url: m[2]! };
@@ -198,8 +212,8 @@ async function demoSmoke(node: string): Promise<void> {
   try {
     let answer: Awaited<ReturnType<typeof hybridAnswers>> = { instead: 'no search line printed yet' };
     while (!('episodes' in answer)) {
-      if (!running) throw new Error(`npm run demo exited before hybrid search answered (code ${(await exited)[0]})`);
-      if (runtime && runtime !== fs.realpathSync(node)) throw new Error(`npm run demo runs on ${runtime}, not ${node}`);
+      if (!running) throw new Error(`the demo exited before hybrid search answered (code ${(await exited)[0]})`);
+      if (runtime && runtime !== fs.realpathSync(node)) throw new Error(`the demo runs on ${runtime}, not ${node}`);
       if (Date.now() - started > DEMO_READY_MS) throw new Error(`hybrid search did not answer within ${DEMO_READY_MS / 1000}s (last: ${answer.instead})`);
       await new Promise((r) => setTimeout(r, 500));
       if (search) answer = await hybridAnswers(search.url, search.apiKey);
@@ -211,13 +225,13 @@ async function demoSmoke(node: string): Promise<void> {
   }
   const [code, signal] = await exited;
   log.info({ code, signal, errorLines: errors.length, seconds: (Date.now() - started) / 1000 }, 'demo ended');
-  if (code !== 0) throw new Error(`npm run demo exited with ${signal ?? `code ${code}`} after Ctrl-C, not 0`);
-  if (errors.length > 0) throw new Error(`npm run demo wrote ${errors.length} error line(s) on stderr, the first: ${errors[0]}`);
+  if (code !== 0) throw new Error(`the demo exited with ${signal ?? `code ${code}`} after Ctrl-C, not 0`);
+  if (errors.length > 0) throw new Error(`the demo wrote ${errors.length} error line(s) on stderr, the first: ${errors[0]}`);
 }
 
 /**
- * SIGINT to the demo's process group, as Ctrl-C in a terminal sends it (npm does not pass a SIGINT of its own on to the
- * script). SIGKILL to the group, and a failure, if the demo has not ended within DEMO_EXIT_MS.
+ * SIGINT to the demo's process group (tsx, the demo, the API it spawned), as Ctrl-C in a terminal sends it. SIGKILL to
+ * the group, and a failure, if the demo has not ended within DEMO_EXIT_MS.
  */
 async function endDemo(pid: number, exited: Promise<unknown>): Promise<void> {
   process.kill(-pid, 'SIGINT');
@@ -228,7 +242,7 @@ async function endDemo(pid: number, exited: Promise<unknown>): Promise<void> {
   }, DEMO_EXIT_MS);
   await exited;
   clearTimeout(timer);
-  if (killed) throw new Error(`npm run demo did not end within ${DEMO_EXIT_MS / 1000}s of Ctrl-C`);
+  if (killed) throw new Error(`the demo did not end within ${DEMO_EXIT_MS / 1000}s of Ctrl-C`);
 }
 
 async function main(): Promise<number> {
@@ -239,9 +253,10 @@ async function main(): Promise<number> {
     return 0;
   }
   const started = Date.now();
-  log.info({ current: process.version, target: opts.node }, `unit suite${opts.demo ? ' and demo smoke' : ''} on Node ${opts.node}`);
+  const what = [opts.unit && 'unit suite', opts.demo && 'demo smoke'].filter(Boolean).join(' and ');
+  log.info({ current: process.version, target: opts.node }, `${what || 'nothing'} on Node ${opts.node}`);
   const node = await ensureNode(opts.node, opts.sha512);
-  const unit = await unitSuite(node);
+  const unit = opts.unit ? await unitSuite(node) : 0;
   if (unit !== 0) {
     log.error({ exitCode: unit }, `the unit suite failed on Node ${opts.node}`);
     return unit;

@@ -1,10 +1,11 @@
 // The runtimes CI runs on (.ci/run): the whole suite on the floor of `engines`, the unit suite and demo smoke on the LTS,
 // both pinned by sha512; and what the demo smoke counts as an error line on the demo's stderr.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { isErrorLine, NODE_FLOOR, NODE_LTS, NODE_TARBALLS } from '../../scripts/dev/node-lts.js';
+import { demoCommand, isErrorLine, NODE_FLOOR, NODE_LTS, NODE_TARBALLS } from '../../scripts/dev/node-lts.js';
 
-const engines = (JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string }; scripts: Record<string, string> };
+const engines = pkg.engines.node;
 
 describe('CI runtimes', function () {
   it('runs the whole suite on the oldest Node that engines admits, and the smoke on a later LTS line', function () {
@@ -34,5 +35,14 @@ describe('CI runtimes', function () {
     ];
     for (const line of errors) expect(isErrorLine(line), line).to.equal(true);
     for (const line of fine) expect(isErrorLine(line), line).to.equal(false);
+  });
+
+  it('runs the demo smoke on the command `npm run demo` runs, from node_modules/.bin, and refuses a script that is not one plain command', function () {
+    const { file, args } = demoCommand(pkg.scripts);
+    expect(file).to.match(/node_modules\/\.bin\/tsx$/);
+    expect(existsSync(file), file).to.equal(true);
+    expect(args).to.deep.equal(['scripts/ops/demo.ts']);
+    expect(() => demoCommand({ demo: 'tsx scripts/ops/demo.ts && echo done' })).to.throw('is not one plain command');
+    expect(() => demoCommand({})).to.throw('is not one plain command');
   });
 });
