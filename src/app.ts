@@ -13,7 +13,6 @@ import { keyLookupGuard } from './auth/key-lookup-guard.js';
 import { protectedResourceMetadata } from './auth/challenge.js';
 import { OPERATIONS, expressPath } from './openapi/operations.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { SearchQuery } from './openapi/parameters.js';
 import { SCHEMAS } from './openapi/schemas.js';
 import { unversionedAlias } from './http/api-alias.js';
 import { requestId } from './http/request-id.js';
@@ -21,15 +20,14 @@ import { responseHeaders } from './http/response-headers.js';
 import { requestLog } from './http/request-log.js';
 import { allowReadOnly } from './http/methods.js';
 import { rateLimiter } from './http/rate-limit.js';
-import { channelPrefetch } from './http/channel-prefetch.js';
-import { createAjv, queryParser, validateParams } from './http/validate-params.js';
+import { createAjv, validateParams } from './http/validate-params.js';
 import { createAdmission, type Admission } from './http/admission.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { createSearchService, type SearchService } from './serve/search-service.js';
 import { listChannels } from './routes/channels.js';
 import { listEpisodes } from './routes/episodes.js';
 import { listChanges } from './routes/changes.js';
-import { search, searchParams } from './routes/search.js';
+import { search } from './routes/search.js';
 import { getChapters, getRelated, getTranscript } from './routes/episode-resources.js';
 import { serveDocument } from './routes/meta.js';
 import { health, readiness } from './routes/health.js';
@@ -71,14 +69,12 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     search: searchDeps({ config, client, embedder, caches }),
     admission: searchGates(config, metrics),
     guard,
-    rest: { parse: queryParser(SearchQuery, ajv), params: searchParams },
     metrics,
   });
   const publicPaths = new Set(OPERATIONS.filter((op) => op.auth === 'none').map((op) => op.path));
   // Matched on the raw path, so an undecodable URL still reaches the limiter.
   const takesCredential = (path: string) => path.startsWith('/api/v1/') && !publicPaths.has(path);
   const ownerHints = new OwnerHints();
-  const readAhead = channelPrefetch(OPERATIONS, { early: searchService.early });
   const limit = (name: string, max: number, windowSeconds = config.rateLimit.windowSeconds) =>
     rateLimiter({ redis, max, windowSeconds, prefix: `rl:${config.indexPrefix}${name}`, log });
 
@@ -100,8 +96,8 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     req.queries = createQueries({ client, aliases, ownerHints }, { budgetMs: config.opensearchTimeoutMs });
     next();
   });
-  // 4. The key is looked up or the token verified, with the route's channel read (and a search the caller was let into) beside it; a refusal is decided here and thrown in step 8, after the limiter.
-  app.use(authenticate({ verifier, guard, appliesTo: takesCredential, beside: readAhead }));
+  // 4. The key is looked up or the token verified; a refusal is decided here and thrown in step 8, after the limiter.
+  app.use(authenticate({ verifier, guard, appliesTo: takesCredential }));
   // 5. A channel's public site on its host (pages, twins, llms.txt), with its own per-IP budget; any other request goes on.
   app.use(
     pagesRouter({
@@ -129,7 +125,8 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     const { channelSites, publicBaseUrl } = config;
     app.use(mcpRouter({ search: searchService, metrics, channelSites, publicBaseUrl, allowedOrigins: config.mcp.allowedOrigins, limiter: limit('mcp:', config.mcp.rateLimitMax) }));
   }
-  // 8. Each operation: the credential's refusal or absence (401), its parameters (400), its handler.
+  // 8. Each operation: the credential's refusal or absence (401), its parameters (400), its handler (a search: access
+  // and the search in the search service, `answerRest`).
   const handlers = operationHandlers({ config, client, redis, aliases, ajv, searchService });
   for (const op of OPERATIONS) {
     const handler = handlers[op.operationId];

@@ -1,5 +1,5 @@
 // Turns the request's credential into a Principal: API key (checked against the store on every call) or OAuth token.
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { createError } from '../errors.js';
 import type { TokenVerifier } from './jwt.js';
 import { KEY_NOT_FOUND, type KeyLookupGuard } from './key-lookup-guard.js';
@@ -22,10 +22,7 @@ export function presentCredential({ guard, appliesTo }: { guard: KeyLookupGuard;
   };
 }
 
-async function principalOf(
-  presented: Presented,
-  { queries, verifier, beside }: { queries: Queries; verifier: TokenVerifier; beside: (credential: string) => void },
-): Promise<{ principal: Principal; credential?: string }> {
+async function principalOf(presented: Presented, { queries, verifier }: { queries: Queries; verifier: TokenVerifier }): Promise<{ principal: Principal; credential?: string }> {
   switch (presented.kind) {
     case 'none':
       return { principal: { kind: 'anonymous', userId: null } };
@@ -34,17 +31,13 @@ async function principalOf(
     case 'key': {
       // A bad checksum is refused without touching the store: typos and scanners' noise cost nothing.
       if (presented.hash === undefined) throw createError('invalid_api_key');
-      // Started in the same tick, the route's reads share the key lookup's round trip.
-      beside(presented.credential);
       const record = await queries.apiKeyByHash(presented.hash);
       if (!record || record.revokedAt) throw createError('invalid_api_key', { cause: KEY_NOT_FOUND });
       return { principal: { kind: 'api_key', userId: record.userId, keyId: record.keyId }, credential: presented.credential };
     }
     case 'bearer': {
       const userId = await verifier.verify(presented.token);
-      const credential = `sub:${userId}`;
-      beside(credential);
-      return { principal: { kind: 'oauth', userId }, credential };
+      return { principal: { kind: 'oauth', userId }, credential: `sub:${userId}` };
     }
   }
 }
@@ -54,35 +47,12 @@ async function principalOf(
  * and nowhere else: the guard may make a failed key lookup a 429). The refusal is thrown by {@link requireCredential}
  * after the rate limiter, so callers guessing keys are limited (per IP) like everyone else.
  */
-export function authenticate({
-  verifier,
-  guard,
-  appliesTo,
-  beside,
-}: {
-  verifier: TokenVerifier;
-  guard: KeyLookupGuard;
-  appliesTo: AppliesTo;
-  /**
-   * Starts the store reads the route will need (through `req.queries`, whose reads are made once per request), so
-   * they overlap the credential's: called just before a well-formed key's lookup when the guard vouches for it, or
-   * after a token verified. Never for a request without a credential or with a malformed one: those cost the store
-   * nothing. `credential` names the credential presented (`key:<hash>` or `sub:<token subject>`), not yet checked
-   * when it is a key.
-   */
-  beside?: (req: Request, credential: string) => void;
-}): RequestHandler {
+export function authenticate({ verifier, guard, appliesTo }: { verifier: TokenVerifier; guard: KeyLookupGuard; appliesTo: AppliesTo }): RequestHandler {
   return async (req, _res, next) => {
     if (!appliesTo(req.path)) return next();
     let refusal: unknown;
     try {
-      const { principal, credential } = await principalOf(req.presented, {
-        queries: req.queries,
-        verifier,
-        beside: (presented) => {
-          if (guard.vouched(presented)) beside?.(req, presented);
-        },
-      });
+      const { principal, credential } = await principalOf(req.presented, { queries: req.queries, verifier });
       req.principal = principal;
       req.credential = credential;
     } catch (error) {

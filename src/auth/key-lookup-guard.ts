@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { MemoryStore, ipKeyGenerator, type Options } from 'express-rate-limit';
 import { createError } from '../errors.js';
 
-/** Keys that verified here (the most recent ones): only their requests start channel reads beside the key's own. */
+/** Keys that verified here (the most recent ones): their lookups are not counted in advance, and they keep the members' share from an IP over its budget. */
 const VOUCHED_MAX = 10_000;
 
 /** Cause of an `invalid_api_key` refused after a store lookup (well-formed, but no such key, or revoked): what the guard counts. */
@@ -25,13 +25,6 @@ export interface KeyLookupGuard {
    */
   memberShare(req: Request): boolean;
   /**
-   * Whether a request presenting `credential` may start the route's channel reads (and an early search) beside the key
-   * lookup. A key that has not verified here (among the last 10,000 that did) may not: a made-up key is refused before
-   * any channel or search work, and a revoked one leaves the list at its first refusal. Tokens are verified before
-   * they are asked about, so they always may.
-   */
-  vouched(credential: string): boolean;
-  /**
    * After the lookup: gives back the count of a key the store found, keeps a failed one's, and returns the refusal to
    * answer: `refusal` itself, or past the IP's budget a 429 with Retry-After in place of its 401.
    */
@@ -41,7 +34,7 @@ export interface KeyLookupGuard {
 /**
  * Counts, per client IP (IPv6 by /56) and in this process's memory, the API keys a store lookup found unknown or
  * revoked. Anyone can make well-formed keys (the checksum is public); each costs one lookup, a GET by id, and nothing
- * else (see `vouched`). Past `max` failures in a window, the IP's failing lookups are answered 429 with Retry-After
+ * else: no channel is read before the key verifies. Past `max` failures in a window, the IP's failing lookups are answered 429 with Retry-After
  * instead of 401, until the window ends. The key of a member behind the same IP (or the same proxy, with `TRUST_PROXY`
  * off) is still looked up and passes: nobody is refused for someone else's failures. The number of lookups an IP can
  * cause stays bounded by the rate limiter, which counts failed credentials against the IP. In memory, not Redis: it
@@ -101,9 +94,6 @@ export function keyLookupGuard({
         case 'key':
           return presented.credential !== undefined && (vouchedFor.has(presented.credential) || !overBudget.has(req));
       }
-    },
-    vouched(credential) {
-      return !credential.startsWith('key:') || vouchedFor.has(credential);
     },
     async settle(req, { credential, refusal }) {
       if (credential?.startsWith('key:')) vouchedFor.set(credential, true);

@@ -1,6 +1,5 @@
-// GET /api/v1/channels/{slug}/search: access here, the parameters as the search they ask for; the search runs in the search service (src/serve).
+// GET /api/v1/channels/{slug}/search: the validated parameters as the search they ask for; access and the search itself are the search service's (src/serve).
 import type { RequestHandler } from 'express';
-import { accessChannel } from '../auth/access.js';
 import { validQuery } from '../http/validate-params.js';
 import { SearchQuery, type SearchQueryValues } from '../openapi/parameters.js';
 import type { SearchParams } from '../search/types.js';
@@ -22,9 +21,8 @@ export function searchParams(q: SearchQueryValues, publishedOnly: boolean): Sear
 
 export function search(service: SearchService): RequestHandler {
   return async (req, res) => {
-    const slug = String(req.params.slug);
-    // Access first, so 401/403/404 hold for an empty query too.
-    const access = await accessChannel(req.queries, req.principal!, slug);
-    res.json(await service.answerRest(req, slug, access, validQuery(req, SearchQuery)));
+    // Anonymous readers (ANONYMOUS_READ=published) see published episodes only.
+    const params = searchParams(validQuery(req, SearchQuery), req.principal!.kind === 'anonymous');
+    res.json(await service.answerRest(req, String(req.params.slug), params));
   };
 }

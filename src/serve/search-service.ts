@@ -1,12 +1,10 @@
 // Every search the API runs goes through here, whoever asks (REST, pages, MCP): its place in the admission gate, the request's store budget, a stop when the client hangs up, the audience its query vector is cached for, and its metrics.
 import { isDeepStrictEqual } from 'node:util';
 import type { Request, RequestHandler } from 'express';
-import type { ChannelAccess } from '../auth/access.js';
+import { accessChannel } from '../auth/access.js';
 import type { KeyLookupGuard } from '../auth/key-lookup-guard.js';
 import { abandoned, clientAddress, type Admission } from '../http/admission.js';
-import type { EarlyOperation } from '../http/channel-prefetch.js';
 import type { ApiMetrics } from '../metrics/api-metrics.js';
-import type { SearchQueryValues } from '../openapi/parameters.js';
 import { runSearch, type SearchAnswer, type SearchDeps, type SearchOutcome } from '../search/search.js';
 import type { SearchParams } from '../search/types.js';
 import type { ChannelDoc } from '../store/documents.js';
@@ -23,11 +21,6 @@ export interface SearchServiceDeps {
   admission: { members: Admission; anonymous: Admission };
   /** Which share a REST search waits in. */
   guard: Pick<KeyLookupGuard, 'memberShare'>;
-  /** The REST search's query parameters: `parse` validates them (throws a 400), `params` is the search they ask for (undefined: a blank query). */
-  rest: {
-    parse(raw: Record<string, unknown>): SearchQueryValues;
-    params(query: SearchQueryValues, publishedOnly: boolean): SearchParams | undefined;
-  };
   metrics?: ApiMetrics | undefined;
 }
 
@@ -39,39 +32,29 @@ export interface SearchService {
    * starts, so the wait for a place does not eat it.
    */
   admit: RequestHandler;
-  /** The search's part of the reads started beside a credential's lookup (see {@link createSearchService}). */
-  early: EarlyOperation;
-  /** The REST search of a caller let into `access.channel`; `query` as validated. */
-  answerRest(req: Request, slug: string, access: ChannelAccess, query: SearchQueryValues): Promise<SearchAnswer>;
+  /**
+   * The REST search of `slug` by the request's principal, its credential checked and its parameters validated:
+   * membership and plan (404/403, `accessChannel`), then `params` searched; undefined params (a blank query) answer
+   * no episodes once access holds.
+   */
+  answerRest(req: Request, slug: string, params: SearchParams | undefined): Promise<SearchAnswer>;
   /** An anonymous search (a page, an MCP tool call): published episodes only, a place in the anonymous share for its duration. */
   run(req: Request, channel: ChannelDoc, params: SearchParams): Promise<SearchAnswer>;
 }
 
-/** A REST search sent beside its request's credential and channel checks. */
-interface EarlySearch {
-  /** The channel as read when the credential was last let in; the search ran over it. */
-  channel: ChannelDoc;
-  outcome: Promise<SearchOutcome>;
-  /** Set once the route has decided whether to use it; until then a refusal throws it away. */
-  settled: boolean;
-}
-
 /**
- * The search service. A REST search of a channel its credential was let into here lately (`grants`) starts beside
- * the credential's lookup, over the channel as read then (`early.start`, called by `authenticate`'s `beside` through
- * the channel prefetch): the key GET and the channel read take one round trip, the search need not wait for it.
- * Nothing is decided by it: the route still checks the key, membership and plan at call time, and
- * {@link SearchService.answerRest} uses the early answer only when the channel read then is the one searched;
- * otherwise it searches again. A refused request takes the grant back (all the credential's grants on a 401), so a
- * revoked key or a removed member costs at most one search that is thrown away; a credential never let in (a
- * stranger, a non-member, an unknown slug) never gets one, so those requests do the same work, and their refusals
- * stay alike. Whatever the answer, the early search stops when it is sent.
+ * The search service. A credential let into a channel here lately (`grants`) has its next search of that channel
+ * start beside the access check, over the channel as read then: the channel and owner reads take no time of the
+ * answer's. Nothing is decided by it: the access check runs as for anyone, and the early answer is used only when the
+ * channel read now is the one searched; otherwise it is stopped and the search runs again. A refused access takes the
+ * grant back, so a removed member or a channel whose owner lost the plan costs at most one search thrown away; a
+ * credential never let in gets none, so strangers and non-members do the same work, and their refusals stay alike.
+ * It starts after the rate limiter and the parameters' validation, and only for a credential that verified.
  */
-export function createSearchService({ search, admission, guard, rest, metrics }: SearchServiceDeps): SearchService {
+export function createSearchService({ search, admission, guard, metrics }: SearchServiceDeps): SearchService {
   const grants = new SearchGrants();
   /** REST searches holding a place of the gate for their whole request. */
   const holdingPlace = new WeakSet<Request>();
-  const earlySearches = new WeakMap<Request, EarlySearch>();
 
   /** The search itself: on the request's store budget, stopped when its client hangs up (or by `stop`); a place in the anonymous share unless the request holds one. */
   async function execute(req: Request, channel: ChannelDoc, params: SearchParams, audience: Audience, stop?: AbortSignal): Promise<SearchOutcome> {
@@ -97,6 +80,17 @@ export function createSearchService({ search, admission, guard, rest, metrics }:
     }
   }
 
+  /** A search of the channel `credential` was last let into under `slug`, started now; undefined when it was not. */
+  function searchGranted(req: Request, credential: string | undefined, slug: string, params: SearchParams | undefined) {
+    const channel = credential && params ? grants.get(credential, slug) : undefined;
+    if (!channel || !params) return undefined;
+    const stop = new AbortController();
+    const outcome = execute(req, channel, params, 'members', stop.signal);
+    // Awaited only when it is used.
+    outcome.catch(() => undefined);
+    return { channel, outcome, stop: () => stop.abort() };
+  }
+
   return {
     admit: async (req, res, next) => {
       if ((req.method !== 'GET' && req.method !== 'HEAD') || !SEARCH_PATH.test(req.path)) return next();
@@ -111,51 +105,30 @@ export function createSearchService({ search, admission, guard, rest, metrics }:
       next();
     },
 
-    early: {
-      operationId: 'searchChannel',
-      channelId: (credential, slug) => grants.get(credential, slug)?.id,
-      start(req, credential, slug) {
-        const channel = grants.get(credential, slug);
-        if (!channel || !req.res) return;
-        let params: SearchParams | undefined;
-        try {
-          // A credential's search: published and unpublished episodes alike.
-          params = rest.params(rest.parse(req.query as Record<string, unknown>), false);
-        } catch {
-          return; // the route answers the 400
+    async answerRest(req, slug, params) {
+      const { credential, principal } = req;
+      // A credential's search reads published and unpublished episodes alike, as the one it was let in for did.
+      const early = searchGranted(req, credential, slug, params?.publishedOnly === false ? params : undefined);
+      let channel: ChannelDoc;
+      try {
+        ({ channel } = await accessChannel(req.queries, principal!, slug));
+      } catch (refusal) {
+        if (credential) grants.revoke(credential, slug);
+        if (early) {
+          early.stop();
+          metrics?.earlySearch('refused');
         }
-        if (!params) return;
-        // Once the answer is sent nobody needs it: a refused request's search stops with it, not after its gate place was given back.
-        const stop = new AbortController();
-        const outcome = execute(req, channel, params, 'members', stop.signal);
-        // The route may never await it (a refusal, or a channel that changed).
-        outcome.catch(() => undefined);
-        const early: EarlySearch = { channel, outcome, settled: false };
-        earlySearches.set(req, early);
-        const res = req.res;
-        res.once('close', () => stop.abort());
-        res.once('finish', () => {
-          stop.abort();
-          if (res.statusCode < 400) return;
-          grants.revoke(credential, res.statusCode === 401 ? undefined : slug);
-          if (!early.settled) metrics?.earlySearch('refused');
-        });
-      },
-    },
-
-    async answerRest(req, slug, { channel, publishedOnly }, query) {
-      if (req.credential) grants.grant(req.credential, slug, channel);
-      const early = earlySearches.get(req);
+        throw refusal;
+      }
+      if (credential) grants.grant(credential, slug, channel);
       if (early) {
-        early.settled = true;
-        // It searched with these very parameters (a credential's, so `publishedOnly` is false): only the channel may differ.
-        const outcome = !publishedOnly && isDeepStrictEqual(early.channel, channel) ? await early.outcome.catch(() => undefined) : undefined;
+        const outcome = isDeepStrictEqual(early.channel, channel) ? await early.outcome.catch(() => undefined) : undefined;
         metrics?.earlySearch(outcome ? 'used' : 'searched_again');
         if (outcome) return answered(Promise.resolve(outcome));
+        early.stop();
       }
-      const params = rest.params(query, publishedOnly);
       if (!params) return { query: '', episodes: [] };
-      const audience: Audience = req.principal?.kind === 'anonymous' ? 'anonymous' : 'members';
+      const audience: Audience = principal?.kind === 'anonymous' ? 'anonymous' : 'members';
       return answered(execute(req, channel, params, audience));
     },
 

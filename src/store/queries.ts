@@ -48,7 +48,6 @@ export const NO_SUCH_ID = '__no_such_id__';
 export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budgetMs }: { budgetMs: number }) {
   const deadline = Date.now() + budgetMs;
   let pending: PendingGet[] = [];
-  const channelReads = new Map<string, Promise<ChannelAndOwner>>();
 
   function requestTimeout(): number {
     const left = deadline - Date.now();
@@ -80,8 +79,7 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
 
   /**
    * Real-time GET by `_id`; undefined when the document does not exist. GETs asked for in
-   * the same tick (an API key and a channel owner, see {@link channelAndOwner}) travel
-   * together as one `_mget`: one round trip, each document as fresh as its own GET.
+   * the same tick travel together as one `_mget`: one round trip, each document as fresh as its own GET.
    */
   function get<T>(index: string, id: string, excludes?: readonly string[]): Promise<T | undefined> {
     return new Promise((resolve, reject) => {
@@ -99,23 +97,6 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
   async function channelBySlug(slug: string): Promise<ChannelDoc | undefined> {
     const [hit] = await search<ChannelDoc>(aliases.channels, { size: 1, query: { term: { slug } } });
     return hit?._source;
-  }
-
-  async function readChannelAndOwner(slug: string, channelId: string | undefined): Promise<ChannelAndOwner> {
-    const hinted = ownerHints?.get(slug);
-    // Started together: the channel (the slug search, or a GET of the id the caller gave), and
-    // the user who owned the slug's channel last time.
-    const [read, hintedOwner] = await Promise.all([
-      channelId === undefined ? channelBySlug(slug) : get<ChannelDoc>(aliases.channels, channelId),
-      get<UserDoc>(aliases.users, hinted ?? NO_SUCH_ID),
-    ]);
-    // The id is only a guess at what the slug names: a channel that is gone or has another slug now sends us to the slug.
-    const channel = channelId !== undefined && read?.slug !== slug ? await channelBySlug(slug) : read;
-    if (channel) ownerHints?.set(slug, channel.ownerId);
-    return {
-      channel,
-      owner: () => (channel === undefined || channel.ownerId === hinted ? Promise.resolve(hintedOwner) : get<UserDoc>(aliases.users, channel.ownerId)),
-    };
   }
 
   return {
@@ -144,23 +125,17 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
     /**
      * The channel behind `slug` (a search, as {@link channelBySlug}) and, in the same round
      * trip, its owner when the slug's owner hint is right; a wrong or missing hint reads the
-     * owner when {@link ChannelAndOwner.owner} is called (only members need it). Made once
-     * per request and slug, so a read started early (see `authenticate`'s `beside`) is the one
-     * the route awaits. `channelId`, the id the slug named when the caller was last let
-     * in (a search grant, see `src/serve/search-service.ts`), makes the channel one more real-time GET
-     * in that round trip instead of a search of its own; the GET counts only if the
-     * channel still carries the slug, else the slug is searched as without it. Callers
-     * never let in give none, so their reads stay the same.
+     * owner when {@link ChannelAndOwner.owner} is called (only members need it).
      */
-    channelAndOwner(slug: string, { channelId }: { channelId?: string | undefined } = {}): Promise<ChannelAndOwner> {
-      let reads = channelReads.get(slug);
-      if (!reads) {
-        reads = readChannelAndOwner(slug, channelId);
-        // Started ahead of the route, it may end unawaited (a 429, a refused credential).
-        reads.catch(() => undefined);
-        channelReads.set(slug, reads);
-      }
-      return reads;
+    async channelAndOwner(slug: string): Promise<ChannelAndOwner> {
+      const hinted = ownerHints?.get(slug);
+      // Started together: the slug search and the user who owned the slug's channel last time.
+      const [channel, hintedOwner] = await Promise.all([channelBySlug(slug), get<UserDoc>(aliases.users, hinted ?? NO_SUCH_ID)]);
+      if (channel) ownerHints?.set(slug, channel.ownerId);
+      return {
+        channel,
+        owner: () => (channel === undefined || channel.ownerId === hinted ? Promise.resolve(hintedOwner) : get<UserDoc>(aliases.users, channel.ownerId)),
+      };
     },
 
     /** The channel whose custom domain is `domain`, exactly as stored. */

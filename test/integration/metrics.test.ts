@@ -18,8 +18,7 @@ import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue } from '../../indexer/queue.js';
 import { waitForJobs } from '../../indexer/job-wait.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
-import { revokeApiKey } from '../../src/auth/key-store.js';
+import { WORLD_CHANNELS, createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { scrape, sample } from '../support/prometheus.js';
 import { SAMPLE_LIBRARY, privatePrefix } from '../support/indexer-env.js';
@@ -108,16 +107,21 @@ describe('metrics: the API’s /metrics after real requests', function () {
     expect(after).to.match(/^nodejs_eventloop_lag_seconds /m);
   });
 
-  it('counts searches sent beside their checks: used, and thrown away when the key was revoked', async function () {
-    const { key, keyId } = await store.key('u_member');
+  it('counts searches sent beside their channel check: used, and thrown away when the member was removed', async function () {
+    const { key } = await store.key('u_member');
     const headers = { 'x-api-key': key };
     const before = await scrape(listener.url);
     for (let i = 0; i < 3; i++) expect((await api.request('/api/v1/channels/alpha/search?q=soil&fast=true', { headers })).status).to.equal(200);
-    await revokeApiKey({ client, aliases: store.aliases }, keyId);
-    expect((await api.request('/api/v1/channels/alpha/search?q=soil&fast=true', { headers, unchecked: true })).status).to.equal(401);
+    const alpha = WORLD_CHANNELS[0]!;
+    await store.channels([{ ...alpha, memberIds: [] }]);
+    try {
+      expect((await api.request('/api/v1/channels/alpha/search?q=soil&fast=true', { headers, unchecked: true })).status).to.equal(404);
+    } finally {
+      await store.channels([alpha]);
+    }
     const after = await scrape(listener.url);
     const delta = (outcome: string) => sample(after, 'cca_early_searches_total', { outcome }) - sample(before, 'cca_early_searches_total', { outcome });
-    // The first search lets the key in; the next two go out beside their checks; the revoked one is thrown away.
+    // The first search lets the key in; the next two go out beside the channel check; the removed member's is thrown away.
     expect(delta('used')).to.equal(2);
     expect(delta('refused')).to.equal(1);
     expect(delta('searched_again')).to.equal(0);

@@ -1,7 +1,6 @@
 // Issue 32 (items 7, 10, 12) on the small world: only credentials that can be valid wait among members, a caller's own flood is a 429, exact-case 405s, early searches stop with their refusal, MCP text from library titles.
 import { expect } from 'chai';
 import { madeUpKey } from '../support/api-tokens.js';
-import { revokeApiKey } from '../../src/auth/key-store.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
@@ -223,18 +222,22 @@ describe('member admission: the members share admits only credentials that can b
   });
 
   describe('an early search', function () {
-    it('stops when its request is refused: the revoked key gets its 401 and the search it started beside the lookup is cancelled at the store', async function () {
+    it('stops when its request is refused: a member removed since the last search gets the 404 and the search started beside the channel check is cancelled at the store', async function () {
       await withHeldStore(/_msearch/, {}, async (api, store) => {
-        const { key, keyId } = await world.store.key('u_member');
-        expect((await search(api, { 'x-api-key': key })).status, 'let into alpha: its next search starts beside the lookup').to.equal(200);
-        await revokeApiKey({ client: world.store.client, aliases: world.store.aliases }, keyId);
-        // The early search's _msearch is held until the end: the 401 comes while it is still in the relay's hands.
-        store.hold();
-        const refused = await search(api, { 'x-api-key': key });
-        expect(outcome(refused)).to.equal('401 invalid_api_key');
-        // Before: the early search went on holding the store after the 401 (and after its gate place was given back).
-        await until(() => store.abandoned === 1, 'the early search cancelled before it reached the store');
-        expect(store.abandoned, 'held-back searches cancelled before they reached the store').to.equal(1);
+        const { key } = await world.store.key('u_member');
+        expect((await search(api, { 'x-api-key': key })).status, 'let into alpha: its next search starts beside the channel check').to.equal(200);
+        const alpha = WORLD_CHANNELS[0]!;
+        await world.store.channels([{ ...alpha, memberIds: [] }]);
+        try {
+          // The early search's _msearch is held until the end: the 404 comes while it is still in the relay's hands.
+          store.hold();
+          const refused = await search(api, { 'x-api-key': key });
+          expect(outcome(refused)).to.equal('404 channel_not_found');
+          await until(() => store.abandoned === 1, 'the early search cancelled before it reached the store');
+          expect(store.abandoned, 'held-back searches cancelled before they reached the store').to.equal(1);
+        } finally {
+          await world.store.channels([alpha]);
+        }
       });
     });
   });
