@@ -1,12 +1,14 @@
 // What an API process asked of the store while a call ran: the client's own request and response events, in order.
+import { createHash } from 'node:crypto';
 import type { ApiResponse as StoreResponse } from '@opensearch-project/opensearch';
 import type { Client } from '../../src/store/opensearch.js';
 
-/** One store request sent or answered; `what` is `METHOD /path` with the test prefix cut off, `docs` the indices an `_mget` names. */
+/** One store request sent or answered; `what` is `METHOD /path` with the test prefix cut off, `docs` the indices an `_mget` names, `body` what was sent (prefix cut off too). */
 export interface StoreEvent {
   event: 'sent' | 'answered';
   what: string;
   docs?: string[];
+  body?: string;
 }
 
 /**
@@ -24,7 +26,8 @@ export async function storeTraffic(client: Client, call: () => Promise<unknown>,
   const onRequest = (_err: unknown, res: StoreResponse) => {
     const { what, body } = describe(res);
     const docs = what.endsWith('/_mget') ? (JSON.parse(String(body)) as { docs: { _index: string }[] }).docs.map((d) => strip(d._index)) : undefined;
-    log.push({ event: 'sent', what, ...(docs ? { docs } : {}) });
+    const text = body === undefined || body === null ? undefined : strip(typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body));
+    log.push({ event: 'sent', what, ...(docs ? { docs } : {}), ...(text === undefined ? {} : { body: text }) });
   };
   const onResponse = (_err: unknown, res: StoreResponse) => log.push({ event: 'answered', what: describe(res).what });
   client.on('request', onRequest);
@@ -38,5 +41,38 @@ export async function storeTraffic(client: Client, call: () => Promise<unknown>,
   return log;
 }
 
-/** The requests sent, in order, each as `METHOD /path` plus the indices of an `_mget`: what two paths must share to cost the same. */
-export const sentRequests = (traffic: StoreEvent[]): string[] => traffic.filter((t) => t.event === 'sent').map((t) => (t.docs ? `${t.what} [${t.docs.join(',')}]` : t.what));
+/**
+ * A request body as compared: each JSON line parsed, every document `_id` and every string in `ids` (what the call
+ * named: a slug, an episode id) replaced by one placeholder, then written again. Which documents a call reads is
+ * the call's business; what it asks of them (the fields, the sizes, the queries) is what two calls must share.
+ */
+export function normalisedBody(body: string, ids: readonly string[] = []): string {
+  const named = new Set(ids);
+  const walk = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string') return key === '_id' || named.has(value) ? '<id>' : value;
+    if (Array.isArray(value)) return value.map((v) => walk(v));
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
+    return value;
+  };
+  return body
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => {
+      try {
+        return JSON.stringify(walk(JSON.parse(line) as unknown));
+      } catch {
+        return line; // not JSON: compared as sent
+      }
+    })
+    .join('\n');
+}
+
+/**
+ * The requests sent, in order, each as `METHOD /path` plus the indices of an `_mget`: what two paths must share to cost
+ * the same. With `bodies`, each also carries a digest of its {@link normalisedBody}: two calls that differ only in the
+ * id they name must send the same bodies too.
+ */
+export function sentRequests(traffic: StoreEvent[], { bodies }: { bodies?: { ids?: readonly string[] } } = {}): string[] {
+  const digest = (body: string | undefined) => (body === undefined ? '' : ` #${createHash('sha256').update(normalisedBody(body, bodies?.ids)).digest('hex').slice(0, 12)}`);
+  return traffic.filter((t) => t.event === 'sent').map((t) => `${t.docs ? `${t.what} [${t.docs.join(',')}]` : t.what}${bodies ? digest(t.body) : ''}`);
+}
