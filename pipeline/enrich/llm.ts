@@ -5,6 +5,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Logger } from '../../src/ground/logger.js';
 import type { ChapterBrief, ChapterWriter, ChapterWriting } from './types.js';
+import { NoAnswerError, openAiEndpoint, postOpenAi } from '../../src/ground/openai-protocol.js';
 
 /** How one chapter's request ended: `ok` (the model's text is used), else the local text stays. */
 export type ChatOutcome = 'ok' | 'malformed' | 'timeout' | 'error';
@@ -21,12 +22,6 @@ export const DEFAULT_TRANSCRIPT_CHARS = 4000;
 const MOMENT_CHARS = 600;
 /** An answer longer than this is not a title and a few claims. */
 const MAX_ANSWER_CHARS = 16_384;
-
-/** `<url>/v1/chat/completions`, unless the URL already names that path. */
-export function chatEndpoint(url: string): string {
-  const base = url.replace(/\/+$/, '');
-  return /\/chat\/completions$/.test(base) ? base : `${base}/v1/chat/completions`;
-}
 
 /** The answer's shape for a brief of `moments` moments: a title, and exactly one claim per moment. */
 export function answerSchema(moments: number) {
@@ -266,9 +261,8 @@ export function createChatWriter({
   log,
   onOutcome = () => {},
 }: ChatWriterOptions): ChapterWriter {
-  const endpoint = chatEndpoint(url);
+  const endpoint = openAiEndpoint(url, 'chat/completions');
   const origin = new URL(endpoint).origin;
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   let format = responseFormat;
 
   const fallBack = (outcome: Exclude<ChatOutcome, 'ok'>, reason: string): null => {
@@ -279,19 +273,22 @@ export function createChatWriter({
 
   return {
     async write(brief, signal) {
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      // One deadline for the chapter, over every way of asking.
+      const deadline = Date.now() + timeoutMs;
       for (;;) {
         let status: number;
         let text: string;
         try {
-          const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(chatRequest(brief, { model, format, seed, maxTranscriptChars })), signal: both });
-          status = res.status;
-          text = await res.text();
+          ({ status, text } = await postOpenAi(endpoint, {
+            body: chatRequest(brief, { model, format, seed, maxTranscriptChars }),
+            apiKey,
+            timeoutMs: Math.max(1, deadline - Date.now()),
+            signal,
+          }));
         } catch (error) {
-          signal?.throwIfAborted(); // the caller's cancellation is not the service's failure
-          if (timeout.aborted) return fallBack('timeout', `no answer within ${timeoutMs} ms`);
-          return fallBack('error', `unreachable: ${((error as Error).cause as Error | undefined)?.message || (error as Error).message}`);
+          if (!(error instanceof NoAnswerError)) throw error; // the caller's cancellation is not the service's failure
+          if (error.kind === 'timeout') return fallBack('timeout', `no answer within ${timeoutMs} ms`);
+          return fallBack('error', `unreachable: ${error.message}`);
         }
         const plainer = PLAINER[format];
         if (plainer && refusesFormat(status, text)) {

@@ -1,5 +1,6 @@
 // The safe fetcher's error catalogue: every refusal and failure keyed by a stable code, whether a retry may help,
 // and the sentence a creator reads ("the audio URL answered 404").
+import { parseRetryAfter } from '../../src/ground/openai-protocol.js';
 
 /** Every failure code and whether it is transient by default. Codes never change meaning. */
 export const FETCH_ERRORS = {
@@ -57,15 +58,6 @@ export class FetchError extends Error {
     if (limit !== undefined) this.limit = limit;
     this.transient = code === 'http_status' ? status === 429 || (status !== undefined && status >= 500) : FETCH_ERRORS[code].transient;
   }
-}
-
-/** `Retry-After` (seconds or an HTTP date) in milliseconds from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** The error a non-2xx final answer becomes for callers that want only a body (`downloadToFile`, the importer). */

@@ -15,7 +15,7 @@ import zlib from 'node:zlib';
 import { literalAddress, refusedReason } from './address.js';
 import { FetchError, formatBytes, httpStatusError } from './errors.js';
 
-export { describeFetchError, FetchError, httpStatusError, parseRetryAfter, type FetchErrorCode } from './errors.js';
+export { describeFetchError, FetchError, httpStatusError, type FetchErrorCode } from './errors.js';
 export { readLocalFile } from './local-file.js';
 
 /** A feed of a few thousand items with show notes is a few MB; more than this is not a feed. */

@@ -2,31 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TranscribeError } from './errors.js';
-
-/** `<url>/v1/audio/transcriptions`, unless the URL already names that path. */
-export function endpointUrl(url: string): string {
-  const base = url.replace(/\/+$/, '');
-  return /\/audio\/transcriptions$/.test(base) ? base : `${base}/v1/audio/transcriptions`;
-}
-
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (!header) return undefined;
-  if (/^\s*\d+\s*$/.test(header)) return Number(header) * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** The provider's own message from an OpenAI-shaped error body, when it sent one. */
-function providerMessage(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    const message = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message);
-    return typeof message === 'string' ? message.slice(0, 300) : undefined;
-  } catch {
-    return text.trim() ? text.trim().slice(0, 300) : undefined;
-  }
-}
+import { NoAnswerError, isTransientStatus, openAiEndpoint, parseRetryAfter, postOpenAi, providerMessage, type OpenAiAnswer } from '../../src/ground/openai-protocol.js';
 
 const MIME: Readonly<Record<string, string>> = {
   '.mp3': 'audio/mpeg',
@@ -65,36 +41,26 @@ export async function uploadAudio(file: string, { url, model, apiKey, language, 
   if (language) form.append('language', language);
   if (prompt) form.append('prompt', prompt);
 
-  const timeout = AbortSignal.timeout(timeoutMs);
-  let res: Response;
-  let text: string;
+  let answer: OpenAiAnswer;
   try {
-    res = await fetch(endpointUrl(url), {
-      method: 'POST',
-      body: form,
-      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-      // A redirect would send the audio (and the key) on to wherever it points: the configured service answers itself.
-      redirect: 'error',
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
-    text = await res.text();
+    answer = await postOpenAi(openAiEndpoint(url, 'audio/transcriptions'), { body: form, apiKey, timeoutMs, signal });
   } catch (err) {
-    signal?.throwIfAborted(); // the caller's cancellation is not the service's failure
-    const reason = timeout.aborted ? `it did not answer within ${Math.round(timeoutMs / 1000)} s` : ((err as Error).cause as Error | undefined)?.message || (err as Error).message;
-    throw new TranscribeError('unreachable', `the transcription service could not be reached (${reason})`, { cause: err });
+    if (!(err instanceof NoAnswerError)) throw err; // the caller's cancellation
+    const reason = err.kind === 'timeout' ? `it did not answer within ${Math.round(timeoutMs / 1000)} s` : err.message;
+    throw new TranscribeError('unreachable', `the transcription service could not be reached (${reason})`, { cause: err.cause });
   }
-  if (!res.ok) {
+  const { status, text, headers } = answer;
+  if (status < 200 || status > 299) {
     const detail = providerMessage(text);
-    const transient = res.status === 429 || res.status >= 500;
-    throw new TranscribeError('http_status', `the transcription service answered HTTP ${res.status}${detail ? `: ${detail}` : ''}`, {
-      transient,
-      status: res.status,
-      retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+    throw new TranscribeError('http_status', `the transcription service answered HTTP ${status}${detail ? `: ${detail}` : ''}`, {
+      transient: isTransientStatus(status),
+      status,
+      retryAfterMs: parseRetryAfter(headers.get('retry-after')),
     });
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new TranscribeError('bad_answer', `the transcription service answered HTTP ${res.status} with a body that is not JSON`);
+    throw new TranscribeError('bad_answer', `the transcription service answered HTTP ${status} with a body that is not JSON`);
   }
 }

@@ -4,12 +4,7 @@ import { EmbedderUnavailableError, type EmbedderPool } from './embedder-pool.js'
 import type { Logger } from '../ground/logger.js';
 import { EmbeddingsError } from './errors.js';
 import { resolvePrefixes, type EmbedderSignature } from './signature.js';
-
-/** `<url>/v1/embeddings`, unless the URL already names that path. */
-export function embeddingsEndpoint(url: string): string {
-  const base = url.replace(/\/+$/, '');
-  return /\/embeddings$/.test(base) ? base : `${base}/v1/embeddings`;
-}
+import { NoAnswerError, isTransientStatus, openAiEndpoint, postOpenAi, providerMessage, type OpenAiAnswer } from '../ground/openai-protocol.js';
 
 /** `v` scaled to unit length (services differ: some normalise, some do not); a zero vector stays as it is. */
 export function normalise(v: readonly number[]): number[] {
@@ -39,18 +34,6 @@ export function readEmbeddings(body: unknown, inputs: number): number[][] {
   const dims = new Set(out.map((v) => v.length));
   if (dims.size !== 1) throw new EmbeddingsError('embeddings_bad_answer', `vectors of different lengths: ${[...dims].join(', ')}`);
   return out;
-}
-
-/** The provider's own message from an OpenAI-shaped error body, cut short. */
-function providerMessage(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } | string };
-    const message = typeof body.error === 'string' ? body.error : body.error?.message;
-    if (typeof message === 'string') return message.slice(0, 200);
-  } catch {
-    // not JSON
-  }
-  return text.trim().slice(0, 200);
 }
 
 export interface RemoteEmbedderOptions {
@@ -101,27 +84,25 @@ export async function createRemoteEmbedder({
   log,
 }: RemoteEmbedderOptions): Promise<RemoteEmbedder> {
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
-  const endpoint = embeddingsEndpoint(url);
+  const endpoint = openAiEndpoint(url, 'embeddings');
   const { queryPrefix, passagePrefix } = resolvePrefixes(model, { queryPrefix: querySetting, passagePrefix: passageSetting });
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   let running = 0;
   let embeddedCount = 0;
   let closed = false;
 
   /** One request: its failures as {@link EmbeddingsError}s with a code. */
   async function request(input: string[], ms: number): Promise<number[][]> {
-    let res: Response;
+    let answer: OpenAiAnswer;
     try {
-      // No redirect is followed: it would send the texts (and the key) on to wherever it points.
-      res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ model, input }), redirect: 'error', signal: AbortSignal.timeout(ms) });
+      answer = await postOpenAi(endpoint, { body: { model, input }, apiKey, timeoutMs: ms });
     } catch (error) {
-      const name = (error as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new EmbeddingsError('embeddings_timeout', `${ms} ms`);
+      if (error instanceof NoAnswerError && error.kind === 'timeout') throw new EmbeddingsError('embeddings_timeout', `${ms} ms`);
       throw new EmbeddingsError('embeddings_unreachable', (error as Error).message);
     }
-    const text = await res.text().catch(() => '');
-    if (res.status === 429 || res.status >= 500) throw new EmbeddingsError('embeddings_busy', `${res.status} ${providerMessage(text)}`);
-    if (!res.ok) throw new EmbeddingsError('embeddings_rejected', `${res.status} ${providerMessage(text)}`);
+    const { status, text } = answer;
+    const said = () => `${status} ${providerMessage(text, 200) ?? ''}`.trim();
+    if (isTransientStatus(status)) throw new EmbeddingsError('embeddings_busy', said());
+    if (status < 200 || status > 299) throw new EmbeddingsError('embeddings_rejected', said());
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { registerChatWriterMetrics } from '../../pipeline/metrics.js';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
-import { assistantText, chatEndpoint, chatRequest, checkAnswer, firstJsonObject, shortenTranscript, userPrompt } from '../../pipeline/enrich/llm.js';
+import { openAiEndpoint } from '../../src/ground/openai-protocol.js';
+import { assistantText, chatRequest, checkAnswer, firstJsonObject, shortenTranscript, userPrompt } from '../../pipeline/enrich/llm.js';
 import type { ChapterBrief } from '../../pipeline/enrich/types.js';
 
 const brief = (moments: number, transcript = 'The council voted to close the old bridge. Repairs would cost more than a new one.'): ChapterBrief => ({
@@ -172,8 +173,8 @@ describe('shortenTranscript', function () {
 
 describe('the chat request', function () {
   it('goes to /v1/chat/completions unless the URL names it', function () {
-    expect(chatEndpoint('http://127.0.0.1:8080/')).to.equal('http://127.0.0.1:8080/v1/chat/completions');
-    expect(chatEndpoint('https://host/openai/v1/chat/completions')).to.equal('https://host/openai/v1/chat/completions');
+    expect(openAiEndpoint('http://127.0.0.1:8080/', 'chat/completions')).to.equal('http://127.0.0.1:8080/v1/chat/completions');
+    expect(openAiEndpoint('https://host/openai/v1/chat/completions', 'chat/completions')).to.equal('https://host/openai/v1/chat/completions');
   });
 
   it('is deterministic, asks for the schema of exactly as many claims as moments, and carries no time', function () {

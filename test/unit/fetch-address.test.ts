@@ -2,7 +2,8 @@
 // sentences a creator reads for each failure.
 import { expect } from 'chai';
 import { embeddedIPv4, literalAddress, refusedReason } from '../../pipeline/fetch/address.js';
-import { describeFetchError, FetchError, parseRetryAfter } from '../../pipeline/fetch/errors.js';
+import { describeFetchError, FetchError } from '../../pipeline/fetch/errors.js';
+import { parseRetryAfter } from '../../src/ground/openai-protocol.js';
 
 describe('safe fetch: address rule', function () {
   it('refuses loopback, private, link-local, CGNAT, multicast, unspecified and the metadata addresses', function () {

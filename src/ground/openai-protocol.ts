@@ -1,0 +1,90 @@
+// The one client core of the OpenAI-compatible services the product calls: embeddings (`/v1/embeddings`), transcription
+// (`/v1/audio/transcriptions`) and the enrichment model's chat (`/v1/chat/completions`). Each caller maps the outcomes to
+// its own error catalogue; what they share is here: the endpoint, the request (bearer key, no redirect, one deadline
+// joined with the caller's cancellation), the provider's message, which statuses are transient, and `Retry-After`.
+
+/** `<url>/v1/<path>`, unless the URL already ends with `path`. */
+export function openAiEndpoint(url: string, path: 'embeddings' | 'audio/transcriptions' | 'chat/completions'): string {
+  const base = url.replace(/\/+$/, '');
+  return base.endsWith(`/${path}`) ? base : `${base}/v1/${path}`;
+}
+
+/** The provider's own message from an OpenAI-shaped error body (`{error: {message}}`, `{error: "…"}`, `{message}`), else the text; cut to `max`. */
+export function providerMessage(text: string, max = 300): string | undefined {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown } | null;
+    const message = typeof body?.error === 'string' ? body.error : (body?.error?.message ?? body?.message);
+    if (typeof message === 'string') return message.slice(0, max);
+  } catch {
+    // not JSON: the text itself
+  }
+  const trimmed = text.trim();
+  return trimmed ? trimmed.slice(0, max) : undefined;
+}
+
+/** 429 and 5xx: the service is busy or failing, and a later attempt may succeed. */
+export const isTransientStatus = (status: number): boolean => status === 429 || status >= 500;
+
+/** `Retry-After` (delta-seconds or an HTTP date) in milliseconds from `now`; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** A request that got no answer: `timeout` when the deadline passed, `unreachable` otherwise (refused, reset, DNS…). */
+export class NoAnswerError extends Error {
+  override name = 'NoAnswerError';
+  constructor(
+    readonly kind: 'timeout' | 'unreachable',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface OpenAiRequest {
+  /** A JSON body (sent as `application/json`) or a multipart form. */
+  body: unknown;
+  /** Sent as `Authorization: Bearer …` when set. */
+  apiKey?: string | undefined;
+  /** The deadline of the whole exchange, reading the answer included. */
+  timeoutMs: number;
+  /** The caller's cancellation: thrown as it is (an AbortError), never taken for the service's failure. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface OpenAiAnswer {
+  status: number;
+  text: string;
+  headers: Headers;
+}
+
+/**
+ * POSTs to `endpoint` and reads the whole answer, whatever its status. No redirect is followed: it would send the
+ * body (texts, audio) and the key on to wherever it points, and the configured service answers itself. Throws
+ * {@link NoAnswerError} when no answer came, or the caller's abort reason when `signal` ended it.
+ */
+export async function postOpenAi(endpoint: string, { body, apiKey, timeoutMs, signal }: OpenAiRequest): Promise<OpenAiAnswer> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const form = body instanceof FormData;
+  const headers: Record<string, string> = { ...(form ? {} : { 'content-type': 'application/json' }), ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
+  try {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers,
+      body: form ? body : JSON.stringify(body),
+      redirect: 'error',
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  } catch (error) {
+    signal?.throwIfAborted(); // the caller's cancellation is not the service's failure
+    if (timeout.aborted) throw new NoAnswerError('timeout', `no answer within ${timeoutMs} ms`, { cause: error });
+    const reason = ((error as Error).cause as Error | undefined)?.message || (error as Error).message;
+    throw new NoAnswerError('unreachable', reason, { cause: error });
+  }
+}
