@@ -1,4 +1,4 @@
-// `npm run docs:config`: writes docs/configuration.md from the declarations in src/config/schema.ts (a unit test keeps the two equal).
+// `npm run docs:config`: writes docs/configuration.md from the declarations of src/config/groups/ (a unit test keeps the two equal).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +13,7 @@ export function renderConfigurationDoc(): string {
     '# Configuration',
     '',
     'Every setting is an environment variable, read once by `loadConfig()` (`src/config/load.ts`) through',
-    'its declaration in `src/config/schema.ts`; nothing else in `src/` or `indexer/` reads the environment',
+    'its declaration in `src/config/groups/` (one file per group, gathered by `src/config/schema.ts`); nothing else in `src/` or `indexer/` reads the environment',
     '(the tooling variables of the scripts are in [operations.md](operations.md)). A bad value stops the',
     'process with a message naming the variable and what it accepts. Blank counts as unset.',
     '',
