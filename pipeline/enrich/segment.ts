@@ -385,6 +385,7 @@ export async function segmentTranscript(segments: readonly EnrichSegment[], embe
       endMs,
       minProbability: opts.minProbability,
       perHour: opts.perHour,
+      baseCount: opts.baseCount,
       spacingMs: opts.spacingMs,
     });
   } else {

@@ -255,9 +255,11 @@ async function main(): Promise<void> {
     .option('--drop <features>', 'features to leave out, comma-separated', '')
     .option('--radius <n>', 'a gap is a boundary when within this many blocks of a human chapter start', Number, 1)
     .option('--folds <n>', 'also cross-validate over all dev meetings (train + val) in this many folds; 0: no', Number, 0)
+    .option('--max-minutes <n>', 'longest chapter while choosing the decoding and scoring (the default bound: 20)', Number, DEFAULT_CHAPTER_BOUNDS.maxMs / 60_000)
     .option('--write', 'write pipeline/enrich/boundary-weights.ts')
     .parse()
-    .opts<{ library: string; l2: number; radius: number; drop: string; folds: number; write?: boolean }>();
+    .opts<{ library: string; l2: number; radius: number; drop: string; folds: number; maxMinutes: number; write?: boolean }>();
+  const bounds = { ...DEFAULT_CHAPTER_BOUNDS, maxMs: opts.maxMinutes * 60_000 };
   const t = Date.now();
   const meetings = await loadMeetings(opts.library, opts.radius, opts.drop.split(',').filter(Boolean));
   const train = meetings.filter((m) => m.split === 'train');
@@ -265,25 +267,26 @@ async function main(): Promise<void> {
   process.stdout.write(`${meetings.length} meetings (${train.length} train, ${val.length} val) featurised in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
   const model = fitLogistic(train, { l2: opts.l2 });
   process.stdout.write(`weights: ${GAP_FEATURES.map((f, i) => `${f} ${model.weights[i]!.toFixed(3)}`).join(', ')}, bias ${model.bias.toFixed(3)}\n`);
-  const { decoding, pk: trainPk } = chooseDecoding(train, model);
+  const { decoding, pk: trainPk } = chooseDecoding(train, model, bounds);
   process.stdout.write(`decoding ${JSON.stringify(decoding)} (train Pk ${trainPk.toFixed(4)})\n`);
   process.stdout.write(
-    `${table('train (fitted here)', report(train, model, decoding))}\n${table('val (held out)', report(val, model, decoding))}\n${table('dev = train + val', report(meetings, model, decoding))}\n`,
+    `${table('train (fitted here)', report(train, model, decoding, bounds))}\n${table('val (held out)', report(val, model, decoding, bounds))}\n${table('dev = train + val', report(meetings, model, decoding, bounds))}\n`,
   );
-  process.stdout.write(`${table('val, boundaries left on passage starts (no cue refinement)', report(val, model, decoding, DEFAULT_CHAPTER_BOUNDS, false))}\n`);
+  process.stdout.write(`${table('val, boundaries left on passage starts (no cue refinement)', report(val, model, decoding, bounds, false))}\n`);
   if (opts.folds > 1) {
     const rows: { channel: string; pk: number; wd: number; chapters: number; pkOne: number }[] = [];
     for (let f = 0; f < opts.folds; f++) {
       const fit = meetings.filter((_, i) => i % opts.folds !== f);
       const held = meetings.filter((_, i) => i % opts.folds === f);
       const m = fitLogistic(fit, { l2: opts.l2 });
-      const d = chooseDecoding(fit, m).decoding;
-      for (const h of held) rows.push({ channel: h.channel, ...scoreMeeting(h, probabilitiesOf(h, m), d), pkOne: pkOne(h) });
+      const d = chooseDecoding(fit, m, bounds).decoding;
+      for (const h of held) rows.push({ channel: h.channel, ...scoreMeeting(h, probabilitiesOf(h, m), d, bounds), pkOne: pkOne(h) });
     }
     const by = summarise(rows);
     process.stdout.write(`${table(`dev, ${opts.folds}-fold cross-validated (each meeting scored by a model that never saw it)`, by)}\n`);
   }
   if (opts.write) {
+    if (bounds.maxMs !== DEFAULT_CHAPTER_BOUNDS.maxMs) throw new Error('--write needs the default bounds: the shipped decoding is chosen under them');
     const path = join(PROJECT_ROOT, 'pipeline', 'enrich', 'boundary-weights.ts');
     // Formatted as the repository formats it, so a re-derivation that changes nothing leaves the file untouched.
     await writeFile(path, await format(weightsSource(model, decoding, train.length), { ...(await resolveConfig(path)), filepath: path }));

@@ -1,10 +1,20 @@
 import { expect } from 'chai';
 import { GAP_FEATURES, gapFeatureRows } from '../../pipeline/enrich/boundary-model.js';
-import { BOUNDARY_MODEL } from '../../pipeline/enrich/boundary-weights.js';
-import { blocksOf, depthScores, hasCue, learnedProbabilities, pickBoundaries, pickByProbability, segmentTranscript, spansFromStarts } from '../../pipeline/enrich/segment.js';
+import { BOUNDARY_DECODING, BOUNDARY_MODEL } from '../../pipeline/enrich/boundary-weights.js';
+import {
+  blocksOf,
+  depthScores,
+  hasCue,
+  learnedProbabilities,
+  pickBoundaries,
+  pickByProbability,
+  segmentTranscript,
+  spansFromStarts,
+  startsOf,
+} from '../../pipeline/enrich/segment.js';
 import { fitLogistic } from '../../scripts/eval/segmentation-train.js';
 import type { ChapterSpan } from '../../pipeline/enrich/segment.js';
-import type { EnrichSegment } from '../../pipeline/enrich/types.js';
+import { DEFAULT_CHAPTER_BOUNDS, type EnrichSegment } from '../../pipeline/enrich/types.js';
 import { cutEpisode, hashEmbed } from './enrich-fixture.js';
 
 const MIN = 60_000;
@@ -170,6 +180,18 @@ describe('learned boundaries', function () {
     for (const change of [12 * MIN, 24 * MIN]) {
       const nearest = Math.min(...chapters.slice(1).map((c) => Math.abs(c.startMs - change)));
       expect(nearest, `a chapter starts near minute ${change / MIN}`).to.be.at.most(MIN);
+    }
+  });
+
+  it('cuts by default exactly where the training script measures the shipped model and decoding', async function () {
+    for (const id of ['ep_bdb001', 'ep_education-19']) {
+      const segments = cutEpisode(id).transcript!.segments;
+      const blocks = blocksOf(segments);
+      const endMs = Math.max(...segments.map((s) => s.endMs));
+      const bounds = DEFAULT_CHAPTER_BOUNDS;
+      const picked = pickByProbability(blocks, learnedProbabilities(segments, blocks), { minMs: bounds.minMs, maxMs: bounds.maxMs, endMs, ...BOUNDARY_DECODING });
+      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      expect(chapters.slice(1).map((c) => c.first)).to.deep.equal(startsOf(segments, blocks, picked, bounds.minMs));
     }
   });
 
