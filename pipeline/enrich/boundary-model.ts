@@ -70,8 +70,8 @@ function windowCosines(vectors: readonly ReadonlyMap<string, number>[], w: numbe
 }
 
 /**
- * The feature rows of every gap: `rows[g - 1]` describes the gap before block `g` (g = 1..n-1), in `GAP_FEATURES` order.
- * Deterministic; about linear in the transcript's length.
+ * The feature rows of every gap: `rows[g - 1]` describes the gap before block `g` (g = 1..n-1), in `GAP_FEATURES` order;
+ * the speaker features are NaN when no segment has a speaker label. Deterministic; about linear in the transcript's length.
  */
 export function gapFeatureRows(segments: readonly EnrichSegment[], blocks: readonly FeatureBlock[], language?: string): number[][] {
   const n = blocks.length;
@@ -130,6 +130,9 @@ export function gapFeatureRows(segments: readonly EnrichSegment[], blocks: reado
   const endMs = Math.max(...segments.map((s) => s.endMs));
   const span = Math.max(1, endMs - startMs);
 
+  // Without speaker labels (a transcript not diarised) the speaker features say nothing: NaN, not a misleading 0.
+  const labelled = turns.size > 0;
+  const unknown = (v: number) => (labelled ? v : Number.NaN);
   const rows: number[][] = [];
   for (let g = 1; g < n; g++) {
     const b = blocks[g]!;
@@ -156,21 +159,21 @@ export function gapFeatureRows(segments: readonly EnrichSegment[], blocks: reado
       d4[g - 1]!,
       lexDepth[2]![g - 1]!,
       peak,
-      spkGap2[g - 1]!,
-      spkGap4[g - 1]!,
-      spkDepth4[g - 1]!,
+      unknown(spkGap2[g - 1]!),
+      unknown(spkGap4[g - 1]!),
+      unknown(spkDepth4[g - 1]!),
       noveltyZ[g - 1]!,
       cueOpen,
       cueInBlock,
       pauseZ,
-      speakerChange,
+      unknown(speakerChange),
       rel,
       4 * rel * (1 - rel),
       lexGap[3]![g - 1]!,
       lexDepth[3]![g - 1]!,
-      spkGap8[g - 1]!,
-      lead !== undefined && segments[b.first]!.speakerLabel?.trim() === lead ? 1 : 0,
-      leadShare[g]!,
+      unknown(spkGap8[g - 1]!),
+      unknown(lead !== undefined && segments[b.first]!.speakerLabel?.trim() === lead ? 1 : 0),
+      unknown(leadShare[g]!),
       question,
       turnRate[g]!,
     ]);
@@ -178,9 +181,10 @@ export function gapFeatureRows(segments: readonly EnrichSegment[], blocks: reado
   return rows;
 }
 
-/** The model's probability that a gap opens a new chapter. */
+/** The model's probability that a gap opens a new chapter (a NaN feature counts as its training mean). */
 export function boundaryProbability(row: readonly number[], model: BoundaryModel): number {
   let z = model.bias;
-  for (let i = 0; i < model.weights.length; i++) z += model.weights[i]! * ((row[i]! - model.mean[i]!) / (model.sd[i]! || 1));
+  // A feature the transcript cannot tell (NaN: speakers without labels) counts as the training mean, adding nothing.
+  for (let i = 0; i < model.weights.length; i++) if (Number.isFinite(row[i]!)) z += model.weights[i]! * ((row[i]! - model.mean[i]!) / (model.sd[i]! || 1));
   return 1 / (1 + Math.exp(-z));
 }

@@ -122,7 +122,10 @@ export function fitLogistic(meetings: readonly TrainingMeeting[], { l2 = 1, iter
       ws.push(100 / Math.max(1, count));
     });
   }
-  const mean = Array.from({ length: d }, (_, j) => xs.reduce((s, x) => s + x[j]!, 0) / xs.length);
+  // A feature a meeting cannot tell (NaN) counts as the mean, as `boundaryProbability` counts it.
+  const known = (j: number) => xs.filter((x) => Number.isFinite(x[j]!));
+  const mean = Array.from({ length: d }, (_, j) => known(j).reduce((s, x) => s + x[j]!, 0) / Math.max(1, known(j).length));
+  for (const x of xs) for (let j = 0; j < d; j++) if (!Number.isFinite(x[j]!)) x[j] = mean[j]!;
   const sd = Array.from({ length: d }, (_, j) => Math.sqrt(xs.reduce((s, x) => s + (x[j]! - mean[j]!) ** 2, 0) / xs.length) || 1);
   const zs = xs.map((x) => [1, ...x.map((v, j) => (v - mean[j]!) / sd[j]!)]);
   let beta = new Array<number>(d + 1).fill(0);

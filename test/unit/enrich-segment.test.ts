@@ -195,6 +195,20 @@ describe('learned boundaries', function () {
     }
   });
 
+  it('counts the speaker features of a transcript without speaker labels as average, and still cuts it', async function () {
+    const segments = cutEpisode('ep_bdb001').transcript!.segments.map((s) => ({ ...s, speakerLabel: null }));
+    const blocks = blocksOf(segments);
+    const rows = gapFeatureRows(segments, blocks);
+    const speakerFeatures = ['spkGap2', 'spkGap4', 'spkDepth4', 'speakerChange', 'spkGap8', 'leadOpen', 'leadShare'];
+    for (const row of rows) GAP_FEATURES.forEach((f, j) => expect(Number.isNaN(row[j]!), f).to.equal(speakerFeatures.includes(f)));
+    const neutral = { ...BOUNDARY_MODEL, weights: BOUNDARY_MODEL.weights.map((w, j) => (speakerFeatures.includes(GAP_FEATURES[j]!) ? 0 : w)) };
+    const probabilities = learnedProbabilities(segments, blocks).filter(Number.isFinite);
+    expect(probabilities).to.deep.equal(learnedProbabilities(segments, blocks, undefined, neutral).filter(Number.isFinite));
+    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    expect(chapters.length).to.be.greaterThan(1);
+    expectCovering(chapters, segments);
+  });
+
   it('gives the same probabilities for the same transcript', function () {
     const segments = cutEpisode('ep_bdb001').transcript!.segments;
     const blocks = blocksOf(segments);
