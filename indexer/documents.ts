@@ -14,8 +14,9 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * 4: passages gained `sourceHash` (the API caches what it shows by it).
  * 5: episodes gained `language`; passages, titles and moments gained a sub-field per analysed language.
  * 6: speech passages gained `generatedContext` (the generated chapter's title they lie in).
+ * 7: transcripts gained `speech` and `speechMs` (the whole speech and where it ends, for the episode leg of search).
  */
-export const DERIVATION_VERSION = 6;
+export const DERIVATION_VERSION = 7;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read
@@ -42,6 +43,12 @@ export interface EpisodeDocuments {
   transcript: TranscriptDoc | null;
   chapters: ChaptersDoc;
   passages: PassageDraft[];
+}
+
+/** The whole speech of an episode, its segments' text in order, one line each, and where it ends: what the episode leg scores it by. */
+export function searchedSpeech(record: Pick<EpisodeRecord, 'transcript'>): { speech: string; speechMs: number } {
+  const segments = record.transcript?.segments ?? [];
+  return { speech: segments.map((s) => s.text).join('\n'), speechMs: segments.reduce((end, s) => Math.max(end, s.endMs), 0) };
 }
 
 /** UTC year of an ISO timestamp. */
@@ -117,7 +124,7 @@ export function episodeDocuments(
   }));
   return {
     episode,
-    transcript: record.transcript != null ? { ...owner, document: record.transcript } : null,
+    transcript: record.transcript != null ? { ...owner, ...searchedSpeech(record), document: record.transcript } : null,
     chapters: {
       ...owner,
       chapters: chapters.map((c) => ({

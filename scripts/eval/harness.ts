@@ -180,6 +180,21 @@ export function parseSettings(spec: string): Tuning {
       case 'k':
         options.rrfK = num();
         break;
+      case 'episodeW':
+        options.episodeWeight = num();
+        break;
+      case 'episodeN':
+        options.episodeCandidates = num();
+        break;
+      case 'episode':
+        options.episodeFields = list();
+        break;
+      case 'episodeMinMs':
+        options.episodeMinMs = num();
+        break;
+      case 'episodeTop':
+        options.episodeTop = num();
+        break;
       case 'keyword':
       case 'semantic':
       case 'title':
@@ -234,7 +249,7 @@ export function parseSettings(spec: string): Tuning {
         break;
       default:
         throw new Error(
-          `unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, boost, efields, titleN, type, framing, chapterhits, longchapter, fusion, landing, lookahead, slack, window)`,
+          `unknown setting "${name}" (k, keyword, semantic, title, candidates, fields, boost, efields, titleN, episode, episodeN, episodeW, episodeN, episode, episodeMinMs, episodeTop, type, framing, chapterhits, longchapter, fusion, landing, lookahead, slack, window)`,
         );
     }
   }

@@ -8,9 +8,10 @@ import type { EpisodeGroup, FusedHit, FusedPassage, LegName } from './types.js';
  * passages, or an episode's further evidence, scored worse: docs/relevance.md, Experiments).
  * A passage starting where a better one of the same episode starts is skipped: both would
  * cite the same `?t=` (a chapter title and the first words of that chapter, typically), so
- * the slot goes to another moment. Episodes are ordered by score, ties by id.
+ * the slot goes to another moment. `priors` (the episode leg's, by episode id) add to the score of
+ * the episodes found here and form none. Episodes are ordered by score, ties by id.
  */
-export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSegments = 3): EpisodeGroup[] {
+export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSegments = 3, priors: ReadonlyMap<string, number> = new Map()): EpisodeGroup[] {
   const groups = new Map<string, EpisodeGroup>();
   for (const hit of fused) {
     let group = groups.get(hit.episodeId);
@@ -26,6 +27,7 @@ export function groupByEpisode(fused: readonly FusedHit[], limit: number, maxSeg
       group.passages.push(hit);
     }
   }
+  for (const group of groups.values()) group.score += priors.get(group.episodeId) ?? 0;
   return [...groups.values()].sort((a, b) => b.score - a.score || (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0)).slice(0, limit);
 }
 

@@ -5,6 +5,7 @@ import { EmbedderUnavailableError } from '../embedding/embedder-pool.js';
 import type { ChannelSites } from '../ground/channel-urls.js';
 import type { ChannelDoc } from '../store/documents.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
+import { buildEpisodeQuery, EPISODE_LEG_CANDIDATES, episodePriors, toEpisodeScores, type EpisodeScore } from './episode-leg.js';
 import { convexFusion, reciprocalRankFusion } from './fusion.js';
 import { absorbChapterHits, groupByEpisode, LONG_CHAPTER_MS } from './group.js';
 import { planHydration, type HydratePlan } from './hydrate.js';
@@ -99,6 +100,8 @@ export interface Ranking {
   longChapterMs: number;
   /** Segments an episode shows at most. */
   maxSegments: number;
+  /** Weight of the episode leg's prior on the episodes found (0: no episode leg). See `episodePriors`. */
+  episodeWeight: number;
 }
 
 /** Per-leg weights: the title leg weighs {@link TITLE_WEIGHT_RATIO} × the keyword leg. */
@@ -115,6 +118,7 @@ export function configuredRanking(settings: Config['search']): Ranking {
     chapterHits: settings.chapterHits,
     longChapterMs: LONG_CHAPTER_MS,
     maxSegments: 3,
+    episodeWeight: settings.episodeWeight,
   };
 }
 
@@ -147,11 +151,15 @@ export async function embedQuery(deps: SearchDeps, channel: ChannelDoc, query: s
 export interface LegsPlan {
   searches: SearchRequest[];
   read(answers: RawHit[][]): Leg[];
+  /** The episode leg's ranking (empty when it did not run). */
+  readEpisodes(answers: RawHit[][]): EpisodeScore[];
 }
 
 /**
  * Builds the legs: BM25 over passages and over episodes' catalog rows (the title leg),
- * unless `keyword` is false, and k-NN over passages when there is a `vector`.
+ * unless `keyword` is false, and k-NN over passages when there is a `vector`; with `keyword`
+ * and `episodeCandidates` (default 0: none), BM25 over the whole speech of each episode of at least `episodeMinMs`
+ * (default `EPISODE_LEG_MIN_MS`; the episode leg).
  * `keywordOptions` and `withText` are the evaluation's (fields, framing, text with every hit).
  */
 export function buildLegs(
@@ -164,7 +172,17 @@ export function buildLegs(
     candidates,
     keywordOptions,
     withText,
-  }: { keyword?: boolean; vector?: number[] | undefined; candidates: number; keywordOptions?: KeywordQueryOptions; withText?: boolean },
+    episodeCandidates = 0,
+    episodeMinMs,
+  }: {
+    keyword?: boolean;
+    vector?: number[] | undefined;
+    candidates: number;
+    keywordOptions?: KeywordQueryOptions;
+    withText?: boolean;
+    episodeCandidates?: number;
+    episodeMinMs?: number | undefined;
+  },
 ): LegsPlan {
   const searches: SearchRequest[] = [];
   const readers: Array<(hits: RawHit[]) => Leg> = [];
@@ -181,7 +199,21 @@ export function buildLegs(
     searches.push({ index: deps.aliases.passages, body: buildKnnQuery(vector, params, channel, candidates, { withText }) });
     readers.push((h) => ({ name: 'semantic', hits: toPassageHits(h) }));
   }
-  return { searches, read: (answers) => readers.map((read, i) => read(answers[i] ?? [])) };
+  const legCount = searches.length;
+  if (keyword && episodeCandidates > 0) {
+    const options = {
+      candidates: episodeCandidates,
+      ...(episodeMinMs !== undefined ? { minMs: episodeMinMs } : {}),
+      ...(deps.languages ? { languages: deps.languages } : {}),
+      ...(keywordOptions?.dropFraming === false ? { dropFraming: false } : {}),
+    };
+    searches.push({ index: deps.aliases.transcripts, body: buildEpisodeQuery(params, channel, options) });
+  }
+  return {
+    searches,
+    read: (answers) => readers.map((read, i) => read(answers[i] ?? [])),
+    readEpisodes: (answers) => (searches.length > legCount ? toEpisodeScores(answers[legCount] ?? []) : []),
+  };
 }
 
 /** One `_msearch` on the request's store budget, cancelled when its caller has gone; none for no searches. */
@@ -189,12 +221,21 @@ export function roundTrip(deps: SearchDeps, searches: readonly SearchRequest[]):
   return runMsearch(deps.client, searches, deps.storeTimeoutMs?.(), deps.signal);
 }
 
-/** Ranks the legs' hits, pure: fuses them, hands long chapter hits to the speech inside, groups by episode. */
-export function rankHits(legs: readonly Leg[], limit: number, ranking: Ranking): { fused: FusedHit[]; groups: EpisodeGroup[] } {
+/**
+ * Ranks the legs' hits, pure: fuses them, hands long chapter hits to the speech inside, groups by episode, each
+ * episode found raised by its prior from the episode leg (`episodes`, see `episodePriors`).
+ */
+export function rankHits(legs: readonly Leg[], limit: number, ranking: Ranking, episodes: readonly EpisodeScore[] = []): { fused: FusedHit[]; groups: EpisodeGroup[] } {
   const { weights } = ranking;
   let fused = ranking.fusion === 'rrf' ? reciprocalRankFusion(legs, { k: ranking.rrfK, weights }) : convexFusion(legs, { weights });
   if (ranking.chapterHits !== 'keep') fused = absorbChapterHits(fused, { keepChapters: ranking.chapterHits === 'lend', minSpanMs: ranking.longChapterMs });
-  return { fused, groups: groupByEpisode(fused, limit, ranking.maxSegments) };
+  const priors = episodePriors(episodes, { weight: ranking.episodeWeight, fusion: ranking.fusion, k: ranking.rrfK });
+  return { fused, groups: groupByEpisode(fused, limit, ranking.maxSegments, priors) };
+}
+
+/** Episodes the episode leg asks for under `ranking`: none when its weight is 0. */
+export function episodeCandidates(ranking: Pick<Ranking, 'episodeWeight'>): number {
+  return ranking.episodeWeight > 0 ? EPISODE_LEG_CANDIDATES : 0;
 }
 
 /** Plans the second round trip with the process's hydration cache (see `planHydration`); `passageFields` are the evaluation's. */
@@ -225,14 +266,15 @@ export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: S
   }
 
   // 2. Every leg in one round trip.
-  const legs = buildLegs(deps, channel, bounded, { vector, candidates: deps.settings.candidates });
+  const ranking = configuredRanking(deps.settings);
+  const legs = buildLegs(deps, channel, bounded, { vector, candidates: deps.settings.candidates, episodeCandidates: episodeCandidates(ranking) });
   t = performance.now();
-  const hits = legs.read(await roundTrip(deps, legs.searches));
+  const answers = await roundTrip(deps, legs.searches);
   timings.msearchMs = performance.now() - t;
   timings.searched = legs.searches.length > 0;
 
-  // 3. Rank, pure: fuse, hand long chapter hits to the speech inside, group by episode.
-  const { groups } = rankHits(hits, bounded.limit, configuredRanking(deps.settings));
+  // 3. Rank, pure: fuse, hand long chapter hits to the speech inside, group by episode (raised by the episode leg).
+  const { groups } = rankHits(legs.read(answers), bounded.limit, ranking, legs.readEpisodes(answers));
 
   // 4. The text and catalog rows shown, and a citation for title-only episodes: the second and last round trip, for what the cache lacks.
   const plan = planShown(deps, bounded, channel, groups);

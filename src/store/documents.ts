@@ -89,6 +89,13 @@ export interface TranscriptDoc {
   channelId: string;
   status: EpisodeStatus;
   archived: boolean;
+  /**
+   * The whole speech, its segments' text in order: what the episode leg of search scores an episode by (BM25 over
+   * whole episodes). Absent in stores derived before it existed. Never read back: transcript reads leave it out.
+   */
+  speech?: string;
+  /** Where the speech ends (its last segment's end), ms: the episode leg scores only episodes this long or longer. */
+  speechMs?: number;
   document: unknown;
 }
 

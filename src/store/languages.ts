@@ -62,6 +62,7 @@ export const ICU_FALLBACK_ANALYZER = 'standard_icu_folded';
 export const LANGUAGE_FIELDS: Readonly<Partial<Record<IndexName, readonly string[]>>> = Object.freeze({
   passages: ['text', 'chapterTitle', 'generatedContext'],
   episodes: ['title', 'summary', 'description', 'chapterTitles', 'momentTitles'],
+  transcripts: ['speech'],
 });
 
 /** A language tag's primary subtag (`es` of `es-MX`, `pt` of `pt_BR`), lower case; undefined when blank. */

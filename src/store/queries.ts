@@ -36,6 +36,8 @@ interface Hit<T> {
 
 /** Where a stored transcript keeps its word timings: the largest part of it, read only by the transcript endpoint. */
 const WORD_TIMINGS = ['document.segments.words'] as const;
+/** The transcript's searched copy of its speech and its length (the episode leg's fields): never part of what a read returns. */
+const SEARCHED_SPEECH = ['speech', 'speechMs'] as const;
 
 /** An id no document has; lookups for a missing parent use it so every path does the same reads. */
 export const NO_SUCH_ID = '__no_such_id__';
@@ -176,12 +178,12 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
     },
 
     transcript(episodeId: string): Promise<TranscriptDoc | undefined> {
-      return get<TranscriptDoc>(aliases.transcripts, episodeId);
+      return get<TranscriptDoc>(aliases.transcripts, episodeId, SEARCHED_SPEECH);
     },
 
     /** The transcript without its segments' word timings: what a page or its Markdown twin renders (speaker, times, text). */
     transcriptForPage(episodeId: string): Promise<TranscriptDoc | undefined> {
-      return get<TranscriptDoc>(aliases.transcripts, episodeId, WORD_TIMINGS);
+      return get<TranscriptDoc>(aliases.transcripts, episodeId, [...WORD_TIMINGS, ...SEARCHED_SPEECH]);
     },
 
     chapters(episodeId: string): Promise<ChaptersDoc | undefined> {

@@ -50,6 +50,7 @@ describe('the _msearch step', function () {
         rrfK: 60,
         keywordWeight: 1,
         semanticWeight: 1,
+        episodeWeight: 0.3,
         chapterHits: 'lend' as const,
         candidates: 100,
         queryCacheSize: 10,

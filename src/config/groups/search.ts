@@ -10,6 +10,12 @@ export const SEARCH = {
     rrfK: decimal('RRF_K', 60, 1, 'reciprocal rank fusion constant (`SEARCH_FUSION=rrf`)'),
     keywordWeight: formerly(decimal('SEARCH_KEYWORD_WEIGHT', 1, 0, 'weight of the keyword leg (either fusion)'), 'RRF_KEYWORD_WEIGHT'),
     semanticWeight: formerly(decimal('SEARCH_SEMANTIC_WEIGHT', 1, 0, 'weight of the semantic leg (either fusion)'), 'RRF_SEMANTIC_WEIGHT'),
+    episodeWeight: decimal(
+      'SEARCH_EPISODE_WEIGHT',
+      0.3,
+      0,
+      'weight of the episode leg (BM25 over the whole speech of each episode of 20 minutes or more), added to the score of the episodes the other legs found (either fusion; 0: off)',
+    ),
     chapterHits: choice(
       'SEARCH_CHAPTER_HITS',
       'lend',
