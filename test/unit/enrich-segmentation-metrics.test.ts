@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { parseSegmentSettings } from '../../scripts/eval/segmentation-run.js';
 import { defaultK, equalStarts, partsOf, pk, referenceStarts, windowDiff } from '../../scripts/eval/segmentation.js';
 
 describe('Pk and WindowDiff', function () {
@@ -28,5 +29,19 @@ describe('Pk and WindowDiff', function () {
     expect(equalStarts(10, 2)).to.deep.equal([5]);
     expect(equalStarts(9, 3)).to.deep.equal([3, 6]);
     expect(referenceStarts([0, 10, 20, 30], [0, 15, 20, 20])).to.deep.equal([2]);
+  });
+});
+
+describe('segmenter settings of the eval', function () {
+  it('reads the method, the learned decoding knobs and the bounds, and refuses an unknown method or setting', function () {
+    expect(parseSegmentSettings('method=depth window=8 perHour=2 baseCount=1 maxMs=1800000')).to.deep.equal({
+      method: 'depth',
+      window: 8,
+      perHour: 2,
+      baseCount: 1,
+      bounds: { maxMs: 1_800_000 },
+    });
+    expect(() => parseSegmentSettings('method=neural')).to.throw(/learned or depth/);
+    expect(() => parseSegmentSettings('depth=3')).to.throw(/unknown segmenter setting/);
   });
 });
