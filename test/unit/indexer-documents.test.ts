@@ -64,13 +64,15 @@ describe('episodeDocuments', function () {
     });
   });
 
-  it('stores the transcript exactly as read', function () {
+  it('stores the transcript exactly as read, with its whole speech and where it ends for the episode leg', function () {
     const r = record();
     expect(episodeDocuments(r, { modelId: 'm', indexedAt: at }).transcript).to.deep.equal({
       episodeId: 'ep_a',
       channelId: 'ch_a',
       status: 'published',
       archived: false,
+      speech: 'Welcome back.',
+      speechMs: 30_000,
       document: r.transcript,
     });
   });
