@@ -85,8 +85,10 @@ describe('fair shares: MCP cannot starve members, no lockout of valid keys, exac
     for (const api of apis) await api.close();
   });
 
+  // A request's store budget far above what a loaded machine needs: no test here is about the budget, and a 503 at the
+  // default 1.5 s would fail one for a reason it does not name.
   async function start(env: Record<string, string> = {}, options: Parameters<typeof startApi>[0] = {}): Promise<ApiHarness> {
-    const api = await startApi({ ...options, env: { INDEX_PREFIX: world.store.prefix, CHANNEL_BASE_DOMAIN: 'creators.example.com', ...env } });
+    const api = await startApi({ ...options, env: { INDEX_PREFIX: world.store.prefix, CHANNEL_BASE_DOMAIN: 'creators.example.com', OPENSEARCH_TIMEOUT_MS: '20000', ...env } });
     apis.push(api);
     return api;
   }
