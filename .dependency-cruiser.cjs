@@ -10,11 +10,11 @@
 //   errors.ts                               the API's error catalogue
 //   search/                                 the search pipeline
 //   store/                                  reads and writes of OpenSearch documents
-//   config/, embedding/, contract/, ground/  the ground floor: settings, embedders, the contract's shapes, small helpers
+//   config/, embedding/, contract/, ground/  the ground floor: settings, embedders, the contract's shapes, small helpers,
+//                                           the safe outbound fetcher (ground/outbound/) and the OpenAI-protocol core
 //
-// indexer/ and importer/ stand on the ground floor, store/ and search/ only; pipeline/ (following sources, fetching,
-// transcribing) on those, indexer/ and importer/; the API in src/ never uses pipeline/, and of it the importer uses only
-// its fetching. bin/ (the production command lines) may use all of those; scripts/ (development and operations
+// indexer/ and importer/ stand on the ground floor, store/ and search/ only; pipeline/ (following sources,
+// transcribing, enriching, webhooks) on those, indexer/ and importer/; nothing below uses pipeline/. bin/ (the production command lines) may use all of those; scripts/ (development and operations
 // tooling) anything; nothing of the product uses scripts/.
 const ABOVE = {
   ground: ['store', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
@@ -75,11 +75,11 @@ module.exports = {
       to: { path: '^pipeline/' },
     },
     {
-      name: 'indexer-uses-only-pipeline-fetch',
+      name: 'no-pipeline-below',
       severity: 'error',
-      comment: 'Of the pipeline, the importer uses only its safe fetching; the indexer none of it.',
+      comment: 'The importer and the indexer stand below the pipeline: the safe fetcher they share is on the ground floor (src/ground/outbound/).',
       from: { path: '^(importer|indexer)/' },
-      to: { path: '^pipeline/(?!fetch/)' },
+      to: { path: '^pipeline/' },
     },
     {
       name: 'no-command-lines-in-product',

@@ -18,7 +18,7 @@ import {
   type ImportedChannelInfo,
   type ItemReport,
 } from './model.js';
-import { FEED_MAX_BYTES } from '../pipeline/fetch/safe-fetch.js';
+import { FEED_MAX_BYTES } from '../src/ground/outbound/safe-fetch.js';
 import { parseChaptersText, parseTranscriptText, readConfinedText, readSource, type OutboundOptions } from './sources.js';
 import { cleanText, htmlToText, ImportProblem, primaryLanguage, slugify, stableHash, type DraftTranscript } from './text.js';
 

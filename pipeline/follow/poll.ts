@@ -6,7 +6,7 @@ import type { Queue } from 'bullmq';
 import type { PipelineConfig } from '../../src/config/load.js';
 import type { Logger } from '../../src/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
-import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusError } from '../fetch/safe-fetch.js';
+import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusError } from '../../src/ground/outbound/safe-fetch.js';
 import { ImportProblem } from '../../importer/text.js';
 import { archivedByFollower, decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';

@@ -15,7 +15,7 @@ import { parseChaptersText, parseTranscriptText, readSource, type OutboundOption
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
 import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/errors.js';
 import { episodeOverLimit } from '../../indexer/schemas.js';
-import { describeFetchError, downloadToFile, FetchError } from '../fetch/safe-fetch.js';
+import { describeFetchError, downloadToFile, FetchError } from '../../src/ground/outbound/safe-fetch.js';
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { enrichForPublish, notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { Stages } from '../enrich/library.js';

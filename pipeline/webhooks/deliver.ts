@@ -2,9 +2,9 @@
 // and POSTed under the outbound rules, the outcome recorded on the endpoint. Errors decide the retry.
 import { UnrecoverableError } from 'bullmq';
 import type { Logger } from '../../src/ground/logger.js';
-import { FetchError } from '../fetch/safe-fetch.js';
+import { FetchError } from '../../src/ground/outbound/safe-fetch.js';
 import { parseRetryAfter } from '../../src/ground/openai-protocol.js';
-import { postBytes, type SafePostOptions } from '../fetch/post.js';
+import { postBytes, type SafePostOptions } from '../../src/ground/outbound/post.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';

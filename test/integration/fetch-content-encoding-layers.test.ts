@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { expect } from 'chai';
-import { describeFetchError } from '../../pipeline/fetch/errors.js';
-import { downloadToFile, fetchBytes, FetchError, MAX_CONTENT_CODINGS, type SafeFetchOptions } from '../../pipeline/fetch/safe-fetch.js';
+import { describeFetchError } from '../../src/ground/outbound/errors.js';
+import { downloadToFile, fetchBytes, FetchError, MAX_CONTENT_CODINGS, type SafeFetchOptions } from '../../src/ground/outbound/safe-fetch.js';
 
 const LOCAL: SafeFetchOptions = { maxBytes: 1024 * 1024, allowPrivate: true };
 

@@ -1,6 +1,6 @@
 // The safe fetcher's error catalogue: every refusal and failure keyed by a stable code, whether a retry may help,
 // and the sentence a creator reads ("the audio URL answered 404").
-import { parseRetryAfter } from '../../src/ground/openai-protocol.js';
+import { parseRetryAfter } from '../openai-protocol.js';
 
 /** Every failure code and whether it is transient by default. Codes never change meaning. */
 export const FETCH_ERRORS = {
