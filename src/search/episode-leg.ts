@@ -64,14 +64,18 @@ export function buildEpisodeQuery(
   return {
     size: candidates,
     track_total_hits: false,
-    _source: false,
+    // No stored field, not even `_id`: a transcript's stored fields share compressed blocks with its whole `_source`
+    // (every word and its times), which fetching `_id` decompresses, about 8 ms of a 10 ms leg on a meetings channel.
+    // The episode's id comes from doc values instead.
+    stored_fields: '_none_',
+    docvalue_fields: ['episodeId'],
     query: { bool: { must: [{ match: { [field]: { query: text } } }], filter: [transcriptFilters(params, channel, minMs)] } },
   };
 }
 
 /** The episode leg's answer, best first. */
 export function toEpisodeScores(hits: readonly RawHit[]): EpisodeScore[] {
-  return hits.map((h, i) => ({ episodeId: h._id, rank: i + 1, score: h._score ?? 0 }));
+  return hits.map((h, i) => ({ episodeId: String(h.fields?.episodeId?.[0] ?? h._id), rank: i + 1, score: h._score ?? 0 }));
 }
 
 /**

@@ -54,7 +54,8 @@ describe('buildEpisodeQuery', function () {
       { term: { status: 'published' } },
       { terms: { episodeId: ['e1'] } },
     ]);
-    expect(body).to.include({ size: 20, _source: false });
+    expect(body).to.include({ size: 20, stored_fields: '_none_' });
+    expect(body.docvalue_fields, 'the id from doc values: no stored field is read').to.deep.equal(['episodeId']);
   });
 
   it("searches a channel in another language in that language's sub-field", function () {
