@@ -6,8 +6,8 @@ import { madeUpKey } from '../support/api-tokens.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
-import { admissionCounts, inspectingRelay, settling, until } from '../support/api-net.js';
-import { createApiMetrics } from '../../src/metrics/api-metrics.js';
+import { inspectingRelay, settling, until } from '../support/api-net.js';
+import { withHeldStore as heldStoreRun, type HeldStore } from '../support/held-store.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 
 /** A store request that reads a channel (by slug, id or domain) or searches: channel or search work. */
@@ -93,41 +93,15 @@ describe('fair shares: MCP cannot starve members, no lockout of valid keys, exac
     return api;
   }
 
-  type HeldStore = Awaited<ReturnType<typeof inspectingRelay>> & {
-    /** From now on, hold back the store requests matching `held` until `release()`. */
-    hold(): void;
-    /** The search gate's running and waiting searches (both shares), as /metrics reports them. */
-    gate(): Promise<{ running: number; waiting: number }>;
-  };
-
-  /**
-   * Runs `body` against an API whose store requests matching `held` are held back, once `hold()` is called, until
-   * `release()` (so a search keeps its place in the gate, for certain, until the test lets it go), with a small
-   * gate: 2 running and 4 waiting per share, 10 s to wait for a place. The test waits on the relay's `held` and
-   * the gate's counts, never on time.
-   */
-  async function withHeldStore(held: RegExp, env: Record<string, string>, body: (api: ApiHarness, store: HeldStore) => Promise<void>): Promise<void> {
-    let holding = false;
-    const relay = await inspectingRelay(storeUrl(), { hold: (chunk) => holding && held.test(chunk) });
-    const metrics = createApiMetrics();
-    const store = Object.assign(relay, { hold: () => void (holding = true), gate: () => admissionCounts(metrics) });
-    try {
-      const api = await start(
-        {
-          OPENSEARCH_URL: relay.url,
-          OPENSEARCH_TIMEOUT_MS: '20000',
-          SEARCH_CONCURRENCY: '2',
-          SEARCH_QUEUE: '4',
-          SEARCH_QUEUE_WAIT_MS: '10000',
-          ...env,
-        },
-        { metrics },
-      );
-      await body(api, store);
-    } finally {
-      await relay.close();
-    }
-  }
+  /** A held store (test/support/held-store.ts) under an API with a small gate: 2 running and 4 waiting per share, 10 s to wait. */
+  const withHeldStore = (held: RegExp, env: Record<string, string>, body: (api: ApiHarness, store: HeldStore) => Promise<void>) =>
+    heldStoreRun(
+      storeUrl(),
+      held,
+      (relayUrl, metrics) =>
+        start({ OPENSEARCH_URL: relayUrl, OPENSEARCH_TIMEOUT_MS: '20000', SEARCH_CONCURRENCY: '2', SEARCH_QUEUE: '4', SEARCH_QUEUE_WAIT_MS: '10000', ...env }, { metrics }),
+      body,
+    );
 
   describe('MCP amplification', function () {
     it('refuses a JSON-RPC batch with a JSON-RPC error before any call runs: 100 searches in one POST cost the store nothing', async function () {

@@ -4,8 +4,9 @@ import { madeUpKey } from '../support/api-tokens.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
-import { admissionCounts, inspectingRelay, settling, until } from '../support/api-net.js';
-import { createApiMetrics, type ApiMetrics } from '../../src/metrics/api-metrics.js';
+import { settling, until } from '../support/api-net.js';
+import type { ApiMetrics } from '../../src/metrics/api-metrics.js';
+import { withHeldStore as heldStoreRun, type HeldStore } from '../support/held-store.js';
 import { TEST_AUDIENCE, TEST_ISSUER, createTokenKit, type TokenKit } from '../support/api-tokens.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { WORLD_CHANNELS } from '../support/api-fixture.js';
@@ -37,32 +38,14 @@ describe('member admission: the members share admits only credentials that can b
     return api;
   }
 
-  type HeldStore = Awaited<ReturnType<typeof inspectingRelay>> & {
-    /** From now on, hold back the store requests matching `held` until `release()`. */
-    hold(): void;
-    /** The search gate's running and waiting searches, as /metrics reports them. */
-    gate(): Promise<{ running: number; waiting: number }>;
-  };
-
-  /**
-   * Runs `body` against an API whose store requests matching `held` are held back, once `hold()` is called, until
-   * `release()`: a search keeps its gate place, for certain, until the test lets it go; the test waits on the
-   * relay's `held` and the gate's counts, never on time.
-   */
-  async function withHeldStore(held: RegExp, env: Record<string, string>, body: (api: ApiHarness, store: HeldStore) => Promise<void>): Promise<void> {
-    let holding = false;
-    const relay = await inspectingRelay(storeUrl(), { hold: (chunk) => holding && held.test(chunk) });
-    const metrics = createApiMetrics();
-    const store = Object.assign(relay, {
-      hold: () => void (holding = true),
-      gate: () => admissionCounts(metrics),
-    });
-    try {
-      await body(await start({ OPENSEARCH_URL: relay.url, OPENSEARCH_TIMEOUT_MS: '20000', SEARCH_QUEUE_WAIT_MS: '10000', ...env }, metrics), store);
-    } finally {
-      await relay.close();
-    }
-  }
+  /** A held store (test/support/held-store.ts) under an API that waits up to 10 s for a gate place. */
+  const withHeldStore = (held: RegExp, env: Record<string, string>, body: (api: ApiHarness, store: HeldStore) => Promise<void>) =>
+    heldStoreRun(
+      storeUrl(),
+      held,
+      (relayUrl, metrics) => start({ OPENSEARCH_URL: relayUrl, OPENSEARCH_TIMEOUT_MS: '20000', SEARCH_QUEUE_WAIT_MS: '10000', ...env }, metrics),
+      body,
+    );
 
   const search = (api: ApiHarness, headers: Record<string, string>, path = SEARCH) => api.request(path, { headers });
   const outcome = (res: ApiResponse) => `${res.status} ${res.body?.code ?? ''}`.trim();
