@@ -1,17 +1,14 @@
 // Search latency and throughput through the API and straight to OpenSearch, in the same run: the API's overhead.
 //
-//   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl]
-//                           [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native]
-//                           [--baseline <checkout>] [--compare <prefix>] [--steps]
+//   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl] [--steps]
+//     [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native] [--baseline <dir>] [--compare <prefix>]
 //
-// The API runs as `npm start` runs it, in a process of its own on a loopback port, with a throw-away
-// API key; `pipeline` is runSearch called in this process (the API minus HTTP, auth and rate
-// limiting); the engine side sends the same keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid
-// only) sends the same passage keyword and k-NN queries as OpenSearch's own `hybrid` query, fused
-// engine-side by a score-ranker RRF search pipeline: the anchor our own fusion is measured against.
-// It needs the neural-search plugin on the node (`npm run services -- up` installs it). `relay`
-// (`--relay`) is the floor under any API: a bare node:http process that forwards the engine
-// target's `_msearch` and returns the node's answer unread. Loopback only.
+// The API runs as `npm start` runs it, in a process of its own on a loopback port, with a throw-away API key; `pipeline`
+// is runSearch called in this process (the API minus HTTP, auth and rate limiting); the engine side sends the same
+// keyword and k-NN legs, prebuilt, as one `_msearch` over HTTP. `native` (hybrid only) sends the same passage keyword
+// and k-NN queries as OpenSearch's own `hybrid` query, fused engine-side by a score-ranker RRF search pipeline (the
+// neural-search plugin, which `npm run services -- up` installs): the anchor our own fusion is measured against.
+// `relay` (`--relay`), the floor under any API: a node:http process forwarding the engine's `_msearch` unread. Loopback.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

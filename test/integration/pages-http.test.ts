@@ -67,7 +67,7 @@ describe('channel pages over HTTP', function () {
       expect(res.text).to.match(/<h1>Alpha episode ep_a00<\/h1>/);
     });
 
-    it('reads the transcript without its word timings, which neither the page nor its twin renders', async function () {
+    it('reads the transcript without its word timings and its searched speech, which neither the page nor its twin renders', async function () {
       const reads: { _index: string; _source?: { excludes?: string[] } }[] = [];
       const onRequest = (_err: unknown, res: { meta?: { request?: { params?: { path?: string; body?: unknown } } } } | null) => {
         const params = res?.meta?.request?.params;
@@ -82,7 +82,7 @@ describe('channel pages over HTTP', function () {
       }
       const transcriptReads = reads.filter((d) => d._index.endsWith('transcripts'));
       expect(transcriptReads, 'one transcript read per page').to.have.length(2);
-      for (const read of transcriptReads) expect(read._source?.excludes).to.deep.equal(['document.segments.words']);
+      for (const read of transcriptReads) expect(read._source?.excludes).to.deep.equal(['document.segments.words', 'speech', 'speechMs']);
     });
 
     it('gives an enclosure the native audio player with a media fragment, chapters and typed moments as links, people and topics by name', async function () {

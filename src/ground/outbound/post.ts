@@ -4,7 +4,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupAddress } from 'node:dns';
-import { checkedAddresses, parseHttpUrl, pinnedLookup, toHeaders, type SafeFetchOptions } from './safe-fetch.js';
+import { checkedAddresses, parseHttpUrl, pinnedLookup, toHeaders } from './connect.js';
+import type { SafeFetchOptions } from './safe-fetch.js';
 import { FetchError } from './errors.js';
 
 /** Bytes of an answer kept (for logs); the rest is not read. */

@@ -4,15 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { basename, dirname, join } from 'node:path';
-import { Transform, Writable, type TransformCallback } from 'node:stream';
+import { PassThrough, Transform, Writable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
-import { literalAddress, refusedReason } from './address.js';
+import { checkedAddresses, parseHttpUrl, pinnedLookup, toHeaders } from './connect.js';
+import { byteLimit, decoders } from './decode.js';
 import { FetchError, formatBytes, httpStatusError } from './errors.js';
 
 export { describeFetchError, FetchError, httpStatusError, type FetchErrorCode } from './errors.js';
@@ -65,61 +64,6 @@ export interface SafeResponse {
   body: Buffer;
 }
 
-/** `text` as an http(s) URL, resolved against `base` for a redirect's Location; `verb` says what is done with it in the refusal. */
-export function parseHttpUrl(text: string, base?: URL, verb = 'fetched'): URL {
-  let url: URL;
-  try {
-    url = new URL(text, base);
-  } catch {
-    throw new FetchError('bad_url', text, `${text}: not a valid URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError('scheme', url.href, `${url.href}: only http and https are ${verb}`);
-  if (!url.hostname) throw new FetchError('bad_url', url.href, `${url.href}: no host`);
-  return url;
-}
-
-function portOf(url: URL): number {
-  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-}
-
-/**
- * The addresses `url`'s host resolves to, every one checked: one refused address refuses the host (a name that
- * resolves to both a public and a private address is how rebinding starts). A literal IP is checked as it is;
- * URL parsing has already turned decimal, octal and hex IPv4 forms into dotted quads.
- */
-export async function checkedAddresses(
-  url: URL,
-  { allowPrivate = false, isAllowedAddress }: Pick<SafeFetchOptions, 'allowPrivate' | 'isAllowedAddress'> = {},
-): Promise<LookupAddress[]> {
-  const literal = literalAddress(url.hostname);
-  let addresses: LookupAddress[];
-  if (literal !== undefined) addresses = [{ address: literal, family: literal.includes(':') ? 6 : 4 }];
-  else {
-    addresses = await dnsLookup(url.hostname, { all: true, verbatim: true }).catch((err: NodeJS.ErrnoException) => {
-      throw new FetchError('network', url.href, `${url.hostname}: could not be resolved (${err.code ?? err.message})`, { cause: err });
-    });
-    if (addresses.length === 0) throw new FetchError('network', url.href, `${url.hostname}: resolves to no address`);
-  }
-  if (allowPrivate) return addresses;
-  const port = portOf(url);
-  for (const { address } of addresses) {
-    const why = refusedReason(address);
-    if (why !== undefined && !isAllowedAddress?.(address, port)) throw new FetchError('private_address', url.href, `${url.host} resolves to ${address} (${why}): refused`);
-  }
-  return addresses;
-}
-
-/** A `lookup` for the socket that answers only with the addresses already checked: DNS is not asked twice. */
-export function pinnedLookup(addresses: LookupAddress[]) {
-  return (_host: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void): void => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
-    const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
-    if (usable.length === 0) return callback(Object.assign(new Error('no checked address of this family'), { code: 'ENOTFOUND' }));
-    if (options.all) return callback(null, usable);
-    callback(null, usable[0]!.address, usable[0]!.family);
-  };
-}
-
 /** One GET to one checked address set; resolves with the response head. */
 function send(url: URL, addresses: LookupAddress[], headers: Record<string, string>, signal: AbortSignal, ca: string | Buffer | undefined): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
@@ -132,67 +76,6 @@ function send(url: URL, addresses: LookupAddress[], headers: Record<string, stri
     req.once('error', reject);
     req.end();
   });
-}
-
-/**
- * The most stacked codings an answer may carry, as Node's own fetch allows. Each layer is one more decoder: 2,000 gzip
- * layers (a 53 KB body) cost 18 s of CPU (security review 2026-11-27, item 6), and no real server sends more than two.
- */
-export const MAX_CONTENT_CODINGS = 5;
-
-/** The decoders for a Content-Encoding list, in the order they apply; unknown codings and too many layers are refused. */
-function decoders(encoding: string | undefined, url: string): Transform[] {
-  const codings = (encoding ?? '')
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c && c !== 'identity');
-  if (codings.length > MAX_CONTENT_CODINGS) {
-    throw new FetchError('bad_encoding', url, `${url}: answered with ${codings.length} stacked content codings, more than the ${MAX_CONTENT_CODINGS} allowed`, {
-      limit: MAX_CONTENT_CODINGS,
-    });
-  }
-  // Lenient flushing, as browsers are: a body cut short after complete blocks still yields what it holds.
-  const z = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  const br = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
-  return codings.reverse().map((c) => {
-    if (c === 'gzip' || c === 'x-gzip') return zlib.createGunzip(z);
-    if (c === 'deflate') return zlib.createInflate(z);
-    if (c === 'br') return zlib.createBrotliDecompress(br);
-    throw new FetchError('bad_encoding', url, `${url}: answered with an unsupported Content-Encoding (${c})`);
-  });
-}
-
-/** The decoding stages for an opened response; the response is let go when its coding is refused. */
-function decodeStages({ res, url }: Opened): Transform[] {
-  try {
-    return decoders(res.headers['content-encoding'], url.href);
-  } catch (err) {
-    res.destroy();
-    throw err;
-  }
-}
-
-/** Passes bytes through and fails the stream once more than `maxBytes` went by: the cap applies to decoded bytes. */
-function byteLimit(maxBytes: number, url: string): Transform & { bytes: number } {
-  const limiter = new Transform({
-    transform(chunk: Buffer, _enc, done: TransformCallback) {
-      limiter.bytes += chunk.length;
-      if (limiter.bytes > maxBytes) return done(new FetchError('too_large', url, `${url}: more than ${formatBytes(maxBytes)}`, { limit: maxBytes }));
-      done(null, chunk);
-    },
-  }) as Transform & { bytes: number };
-  limiter.bytes = 0;
-  return limiter;
-}
-
-/** A response's headers as a fetch `Headers` (repeated headers appended). */
-export function toHeaders(res: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return headers;
 }
 
 /** A request's life: one deadline for the whole of it, and the caller's signal, as one signal. */
@@ -258,6 +141,34 @@ async function openFinal(start: string, opts: SafeFetchOptions, signal: AbortSig
   }
 }
 
+/** The decoding stages for an opened response; the response is let go when its coding is refused. */
+function decodeStages({ res, url }: Opened): Transform[] {
+  try {
+    return decoders(res.headers['content-encoding'], url.href);
+  } catch (err) {
+    res.destroy();
+    throw err;
+  }
+}
+
+/**
+ * The response's body as a plain stream for `pipeline`. Given the IncomingMessage itself, Node 22 and 24's pipeline
+ * never settles when a later stage fails after the whole body has arrived (a gzip bomb refused at the cap: the
+ * job would hang for good, not even ended by the deadline); through this pass-through the failure ends the pipeline,
+ * and ending it lets the response (and its connection) go. A connection that closes before the body is complete is a
+ * premature close, as pipeline reports it.
+ */
+function bodyOf(res: IncomingMessage): PassThrough {
+  const body = new PassThrough();
+  res.on('error', (err) => body.destroy(err));
+  res.on('close', () => {
+    if (!res.complete) body.destroy(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+  });
+  body.on('close', () => res.destroy());
+  res.pipe(body);
+  return body;
+}
+
 /** Refuses early when the server declares an undecoded body larger than the cap (no need to read it to know). */
 function checkDeclaredLength(opened: Opened, maxBytes: number): void {
   const { res, url } = opened;
@@ -284,7 +195,7 @@ export async function fetchBytes(url: string, opts: SafeFetchOptions): Promise<S
     const chunks: Buffer[] = [];
     await pipeline(
       [
-        opened.res,
+        bodyOf(opened.res),
         ...decodeStages(opened),
         byteLimit(opts.maxBytes, at),
         new Writable({
@@ -369,7 +280,7 @@ export async function downloadToFile(
         done(null, chunk);
       },
     });
-    await pipeline([opened.res, arriving, ...decodeStages(opened), limiter, createWriteStream(temp, { flags: 'wx' })], { signal: life.signal });
+    await pipeline([bodyOf(opened.res), arriving, ...decodeStages(opened), limiter, createWriteStream(temp, { flags: 'wx' })], { signal: life.signal });
     await rename(temp, path).catch((err: unknown) => {
       localError = err;
       throw err;
