@@ -2,8 +2,6 @@
 // naming its key; a wrong key is refused with a sentence; `rotate-key` re-seals under a new key and deliveries to a
 // loopback receiver still verify with each endpoint's secret; a secret stored in clear is sealed when the worker starts;
 // the worker refuses to start without SECRETS_KEY (or with another key) while endpoints exist.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
@@ -11,7 +9,7 @@ import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
 import { testClient } from '../support/indexer-env.js';
 import { runEntry, type EntryRun } from '../support/run-entry.js';
 import { createIndexedTestWorld } from '../support/indexed-world.js';
-import { dropWebhookQueues, until } from '../support/webhooks-env.js';
+import { dropWebhookQueues, startRecordingEndpoint, until, type Received } from '../support/webhooks-env.js';
 import { testSecretsKey, type TestSecretsKey } from '../support/secrets-key.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
@@ -21,12 +19,6 @@ import { keyringOf } from '../../pipeline/webhooks/sealed.js';
 import { listEndpoints, removeEndpoint, type EndpointDoc } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';
 import { newSecret } from '../../pipeline/webhooks/signing.js';
-
-interface Received {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 /** Runs a project entry point to its end with `env` over the test's environment, no key unless `env` gives one. */
 function run(entry: string, args: string[], env: Record<string, string | undefined>): Promise<EntryRun> {
@@ -40,9 +32,9 @@ describe('webhooks: secrets sealed at rest', function () {
   let ctx: IndexContext;
   let connection: Redis;
   let workers: WebhookWorkers | undefined;
-  let server: Server;
+  let endpoint: Awaited<ReturnType<typeof startRecordingEndpoint>> | undefined;
   let base: string;
-  const received: Received[] = [];
+  let received: Received[] = [];
   let episodes = 0;
   /** The first key, then the one `rotate-key` moves to (holding the first as SECRETS_KEY_PREVIOUS), and one never used. */
   const first = testSecretsKey();
@@ -98,23 +90,15 @@ describe('webhooks: secrets sealed at rest', function () {
     client = testClient();
     ({ store, ctx } = await createIndexedTestWorld(client));
     connection = createRedisConnection(loadConfig(process.env).redisUrl);
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ path: req.url ?? '/', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    endpoint = await startRecordingEndpoint();
+    ({ base, received } = endpoint);
   });
 
   after(async function () {
     await workers?.close();
     await dropWebhookQueues(connection, store.prefix);
     connection?.disconnect();
-    await new Promise((resolve) => server?.close(resolve));
+    await endpoint?.close();
     await store?.drop();
     await client?.close();
   });

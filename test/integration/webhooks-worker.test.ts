@@ -3,8 +3,6 @@
 // the delivery with the reference Standard Webhooks library. Catches a worker that no longer starts its webhook
 // workers, or passes them the wrong outbound settings (loopback refused, another User-Agent).
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -15,7 +13,7 @@ import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
 import { testClient } from '../support/indexer-env.js';
 import { runEntry } from '../support/run-entry.js';
 import { createIndexedTestWorld } from '../support/indexed-world.js';
-import { dropWebhookQueues, until } from '../support/webhooks-env.js';
+import { dropWebhookQueues, startRecordingEndpoint, until, type Received } from '../support/webhooks-env.js';
 import { dropFollowStore } from '../support/follow-env.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { testSecretsKey } from '../support/secrets-key.js';
@@ -28,12 +26,6 @@ import { changesAfter, memberView } from '../../src/store/changes.js';
 import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { getEndpoint } from '../../pipeline/webhooks/store.js';
 
-interface Received {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
 const USER_AGENT = 'WebhooksWorkerTest/1.0 (+http://receiver.test)';
 
 describe('webhooks: a delivery by the production worker (bin/worker.ts)', function () {
@@ -45,11 +37,11 @@ describe('webhooks: a delivery by the production worker (bin/worker.ts)', functi
   let connection: Redis;
   let embeddings: HashEmbeddingsServer;
   let libraryDir: string;
-  let server: Server;
+  let endpoint: Awaited<ReturnType<typeof startRecordingEndpoint>> | undefined;
   let base: string;
   let worker: Child | undefined;
   let env: Record<string, string>;
-  const received: Received[] = [];
+  let received: Received[] = [];
 
   before(async function () {
     client = testClient();
@@ -60,16 +52,8 @@ describe('webhooks: a delivery by the production worker (bin/worker.ts)', functi
     embeddings = await startHashEmbeddingsServer();
     libraryDir = await mkdtemp(join(tmpdir(), 'webhooks-worker-lib-'));
     connection = createRedisConnection(config.redisUrl);
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ path: req.url ?? '/', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    endpoint = await startRecordingEndpoint();
+    ({ base, received } = endpoint);
     env = {
       INDEX_PREFIX: store.prefix,
       QUEUE_NAME: `${store.prefix}ingest`,
@@ -89,7 +73,7 @@ describe('webhooks: a delivery by the production worker (bin/worker.ts)', functi
       worker.process.kill('SIGKILL');
       await worker.exited;
     }
-    await new Promise((resolve) => server?.close(resolve));
+    await endpoint?.close();
     await embeddings?.close();
     if (connection) {
       await dropWebhookQueues(connection, store.prefix);

@@ -1,5 +1,7 @@
-// What the webhook integration suites share: a wait for a condition, and the clean-up of a suite's webhook queues and
-// endpoint slots in Redis.
+// What the webhook integration suites share: a wait for a condition, an endpoint that records what it receives, and the
+// clean-up of a suite's webhook queues and endpoint slots in Redis.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
@@ -22,4 +24,30 @@ export async function dropWebhookQueues(connection: Redis, indexPrefix: string):
   }
   const slots = await connection.keys(`${indexPrefix}webhooks-endpoint-slot:*`);
   if (slots.length > 0) await connection.del(...slots);
+}
+
+/** One POST an endpoint received. */
+export interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An endpoint on loopback that answers every POST 204 and records it: `base` to register, `received` in arrival order. */
+export async function startRecordingEndpoint(): Promise<{ base: string; received: Received[]; close: () => Promise<void> }> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '/', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
