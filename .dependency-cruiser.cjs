@@ -9,16 +9,18 @@
 //   auth/                                   credentials and access
 //   errors.ts                               the API's error catalogue
 //   search/                                 the search pipeline
+//   changes/                                the change feed: its log's writer, purge, reader and views (REST and webhooks)
 //   store/                                  reads and writes of OpenSearch documents
 //   config/, embedding/, contract/, ground/  the ground floor: settings, embedders, the contract's shapes, small helpers,
 //                                           the safe outbound fetcher (ground/outbound/) and the OpenAI-protocol core
 //
-// indexer/ and importer/ stand on the ground floor, store/ and search/ only; pipeline/ (following sources,
+// indexer/ and importer/ stand on the ground floor, store/, changes/ and search/ only; pipeline/ (following sources,
 // transcribing, enriching, webhooks) on those, indexer/ and importer/; nothing below uses pipeline/. bin/ (the production command lines) may use all of those; scripts/ (development and operations
 // tooling) anything; nothing of the product uses scripts/.
 const ABOVE = {
-  ground: ['store', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
-  store: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  ground: ['store', 'changes', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  store: ['changes', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  changes: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
   search: ['errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
   errors: ['auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
   auth: ['openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
@@ -56,14 +58,14 @@ module.exports = {
     {
       name: 'indexer-floors',
       severity: 'error',
-      comment: 'The indexer stands on the ground floor, store/ and search/ only.',
+      comment: 'The indexer stands on the ground floor, store/, changes/ and search/ only.',
       from: { path: '^(indexer|importer)/' },
       to: { path: `(${ABOVE.search.map(floor).join('|')})` },
     },
     {
       name: 'pipeline-floors',
       severity: 'error',
-      comment: 'The pipeline stands on the ground floor, store/, search/, indexer/ and importer/ only.',
+      comment: 'The pipeline stands on the ground floor, store/, changes/, search/, indexer/ and importer/ only.',
       from: { path: '^pipeline/' },
       to: { path: `(${ABOVE.search.map(floor).join('|')})` },
     },

@@ -2,7 +2,9 @@
 // change; run by a Job Scheduler every few seconds (polling the log is cheap: one real-time GET per idle endpoint).
 import type { Queue } from 'bullmq';
 import type { Logger } from '../../src/ground/logger.js';
-import { DEFAULT_GAP_GRACE_MS, changesAfter, lastSeq, memberView, pageOfChanges } from '../../src/store/changes.js';
+import { DEFAULT_GAP_GRACE_MS } from '../../src/changes/log.js';
+import { changesAfter, lastSeq } from '../../src/changes/read.js';
+import { memberView, pageOfChanges } from '../../src/changes/views.js';
 import { deliveryJobId, deliveryJobOptions, type DeliveryJob } from './queues.js';
 import { listEndpoints, moveCursor, type EndpointDoc, type WebhookStoreDeps } from './store.js';
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, IndexAliases } from '../../src/store/opensearch.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
-import { lastSeq } from '../../src/store/changes.js';
+import { lastSeq } from '../../src/changes/read.js';
 import { storeFailure } from '../../src/store/transient.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/ground/logger.js';
-import { changesAfter } from '../../src/store/changes.js';
+import { changesAfter } from '../../src/changes/read.js';
 import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { createProcessQueue } from '../../pipeline/follow/queues.js';

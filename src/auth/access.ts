@@ -1,5 +1,5 @@
 // Membership and plan, read from the store at call time (decisions 7 and 11).
-import type { ChannelDoc, EpisodeDoc } from '../store/documents.js';
+import { isArchived, type ChannelDoc, type EpisodeDoc } from '../store/documents.js';
 import { NO_SUCH_ID, type Queries } from '../store/queries.js';
 import { createError } from '../errors.js';
 import type { Principal } from './principal.js';
@@ -16,11 +16,6 @@ export interface ChannelAccess {
 function isMember(principal: Principal, channel: ChannelDoc): boolean {
   // Anonymous readers reach here only where the deployment allows anonymous reading.
   return principal.userId === null || channel.memberIds.includes(principal.userId) || channel.ownerId === principal.userId;
-}
-
-/** Archived rows are invisible everywhere, whichever of the two markers says so. */
-export function isArchived(episode: Pick<EpisodeDoc, 'archived' | 'status'>): boolean {
-  return episode.archived || episode.status === 'archived';
 }
 
 /**

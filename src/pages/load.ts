@@ -1,10 +1,9 @@
 // What a channel page shows, read from the store in at most two round trips: published episodes only, for any channel whatever its owner's plan.
 import { LRUCache } from 'lru-cache';
-import { isArchived } from '../auth/access.js';
 import { channelOrigin, episodeUrl, locateByHost, type ChannelSites } from '../ground/channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import type { SegmentRecord } from '../contract/library-format.js';
-import type { Chapter, ChannelDoc, EpisodeDoc, FacetDoc } from '../store/documents.js';
+import { isArchived, type Chapter, type ChannelDoc, type EpisodeDoc, type FacetDoc } from '../store/documents.js';
 import type { Queries } from '../store/queries.js';
 
 /** The channel a page request's host names: `<slug>.<base domain>` or its custom domain; undefined for any other host. */

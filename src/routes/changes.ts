@@ -1,12 +1,13 @@
 // GET /api/v1/channels/{slug}/changes: the channel's change feed, oldest first, resumable from an opaque cursor.
-import type { RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
 import { createError } from '../errors.js';
 import { decodeCursor, encodeCursor, queryDigest } from '../http/cursor.js';
-import { validQuery } from '../http/validate-params.js';
-import { ChangesQuery } from '../openapi/parameters.js';
+import { route, type Route } from '../http/route.js';
+import { ListChanges } from '../openapi/operations.js';
 import type { Client, IndexAliases } from '../store/opensearch.js';
-import { DEFAULT_GAP_GRACE_MS, DEFAULT_RETENTION_DAYS, changesAfter, lastSeq, memberView, pageOfChanges, publishedView, seqOfChange } from '../store/changes.js';
+import { DEFAULT_GAP_GRACE_MS, DEFAULT_RETENTION_DAYS } from '../changes/log.js';
+import { changesAfter, lastSeq, seqOfChange } from '../changes/read.js';
+import { memberView, pageOfChanges, publishedView } from '../changes/views.js';
 
 /** Rows read per visible change on published-only reads, where hidden changes take no place on the page. */
 const PUBLISHED_READ_FACTOR = 10;
@@ -60,10 +61,9 @@ export function listChanges({
   /** CHANGES_RETENTION_DAYS: how old a cursor may be. */
   retentionDays?: number;
   gapGraceMs?: number;
-}): RequestHandler {
-  return async (req, res) => {
-    const { limit, cursor } = validQuery(req, ChangesQuery);
-    const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, String(req.params.slug));
+}): Route {
+  return route(ListChanges, async ({ params, query: { limit, cursor } }, req) => {
+    const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, params.slug);
     const now = new Date();
     const view = { channelId: channel.id, publishedOnly };
     const position = cursor !== undefined ? decodeChangesCursor(cursor, view, { now, retentionDays }) : undefined;
@@ -83,6 +83,6 @@ export function listChanges({
     if (afterSeq > head) throw createError('cursor_expired', { parameter: 'cursor' });
     const page = pageOfChanges(rows, { afterSeq, limit, fetched, now, gapGraceMs, view: publishedOnly ? publishedView : memberView });
     const changeId = page.lastId ?? position?.changeId ?? null;
-    res.json({ changes: page.changes, cursor: encodeChangesCursor(view, { seq: page.lastSeq, issuedAt: now, changeId }), hasMore: page.hasMore });
-  };
+    return { changes: page.changes, cursor: encodeChangesCursor(view, { seq: page.lastSeq, issuedAt: now, changeId }), hasMore: page.hasMore };
+  });
 }

@@ -51,6 +51,14 @@ export interface FacetDoc {
   generated?: true;
 }
 
+/**
+ * Archived rows are invisible everywhere, whichever of the two markers says so (the `archived` flag or the status).
+ * The API, the pages and the change log's writer all ask this one rule.
+ */
+export function isArchived(row: { status: EpisodeStatus; archived?: boolean | undefined }): boolean {
+  return row.archived === true || row.status === 'archived';
+}
+
 /** Catalog row, one per episode; `_id` is the episode id. */
 export interface EpisodeDoc {
   id: string;

@@ -7,7 +7,7 @@ import { createIndexedTestWorld } from '../support/indexed-world.js';
 import { testClient } from '../support/indexer-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
-import { lastSeq } from '../../src/store/changes.js';
+import { lastSeq } from '../../src/changes/read.js';
 import type { Client } from '../../src/store/opensearch.js';
 
 interface Page {

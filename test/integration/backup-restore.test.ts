@@ -9,7 +9,7 @@ import { deleteIndices, indexAliases, INDEX_NAMES, resolveAliases, type Client, 
 import { BackupError, createBackup, listBackups } from '../../src/store/snapshots.js';
 import { currentMappingVersions, restoreBackup, type RestoreExpectations } from '../../src/store/snapshot-restore.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { lastSeq } from '../../src/store/changes.js';
+import { lastSeq } from '../../src/changes/read.js';
 import { dropRepository } from '../support/backup-repository.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, REPO_ROOT, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';

@@ -22,7 +22,8 @@ import { indexEpisode } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Client } from '../../src/store/opensearch.js';
-import { changesAfter, memberView } from '../../src/store/changes.js';
+import { changesAfter } from '../../src/changes/read.js';
+import { memberView } from '../../src/changes/views.js';
 import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { getEndpoint } from '../../pipeline/webhooks/store.js';
 

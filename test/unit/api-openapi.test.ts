@@ -11,7 +11,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { TranscriptDocument } from '../../src/contract/library-format.js';
 import { checkEpisode } from '../../indexer/schemas.js';
 import { deliveryBody } from '../../pipeline/webhooks/payload.js';
-import { memberView, publishedView, type ChangeDoc } from '../../src/store/changes.js';
+import type { ChangeDoc } from '../../src/changes/log.js';
+import { memberView, publishedView } from '../../src/changes/views.js';
 
 type Doc = {
   openapi: string;

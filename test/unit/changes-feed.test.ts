@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { ApiError } from '../../src/errors.js';
 import { decodeChangesCursor, encodeChangesCursor } from '../../src/routes/changes.js';
-import { changeBetween, memberView, pageOfChanges, publishedView, purgeCutoff, type ChangeDoc } from '../../src/store/changes.js';
+import type { ChangeDoc } from '../../src/changes/log.js';
+import { purgeCutoff } from '../../src/changes/purge.js';
+import { changeBetween } from '../../src/changes/record.js';
+import { memberView, pageOfChanges, publishedView } from '../../src/changes/views.js';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
