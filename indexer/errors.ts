@@ -1,46 +1,28 @@
-// The indexer's error catalogue: every failure of a job, keyed by a stable code, and whether BullMQ retries it (same form as src/errors.ts).
+// The indexer's error catalogue: every failure of a job, keyed by a stable code, and whether BullMQ retries it (the form of every catalogue: src/ground/define-errors.ts).
 import { UnrecoverableError } from 'bullmq';
 import pRetry from 'p-retry';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../src/ground/define-errors.js';
 import { isTransient, storeFailure } from '../src/store/transient.js';
 
-/** Every failure code, whether a job failing with it is retried, and its default sentence. Codes never change meaning. */
+/** Every failure code, whether a job failing with it is retried (`transient`), and its default sentence. Codes never change meaning. */
 export const INDEX_ERRORS = {
-  store_unavailable: { retryable: true, message: 'OpenSearch is unreachable, overloaded or write-blocked.' },
-  store_rejected: { retryable: false, message: 'OpenSearch refused a request or a document.' },
-  invalid_record: { retryable: false, message: 'A record does not match the library format.' },
-  model_mismatch: { retryable: false, message: 'The passages index holds vectors of another model; run `npm run reindex`.' },
-  embedding_failed: { retryable: false, message: 'The embedder returned the wrong number of vectors.' },
-} as const satisfies Record<string, { retryable: boolean; message: string }>;
+  store_unavailable: { transient: true, message: 'OpenSearch is unreachable, overloaded or write-blocked.' },
+  store_rejected: { transient: false, message: 'OpenSearch refused a request or a document.' },
+  invalid_record: { transient: false, message: 'A record does not match the library format.' },
+  model_mismatch: { transient: false, message: 'The passages index holds vectors of another model; run `npm run reindex`.' },
+  embedding_failed: { transient: false, message: 'The embedder returned the wrong number of vectors.' },
+} as const satisfies ErrorCatalogue & Record<string, { transient: boolean; message: string }>;
 
-export type IndexErrorCode = keyof typeof INDEX_ERRORS;
+export type IndexErrorCode = ErrorCode<typeof INDEX_ERRORS>;
 
 /** A transient failure (OpenSearch overloaded or not ready, a write block during reindex, connection loss): retry with backoff. */
-export class RetryableIndexError extends Error {
-  constructor(
-    readonly code: IndexErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'RetryableIndexError';
-  }
-}
+export class RetryableIndexError extends defineErrors('RetryableIndexError', INDEX_ERRORS).Error {}
 
 /**
  * A failure that can never succeed on retry (the record or a document is refused by
  * a mapping, the index was built for another model): the job fails at once.
  */
-export class UnrecoverableIndexError extends UnrecoverableError {
-  constructor(
-    readonly code: IndexErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message);
-    if (options?.cause !== undefined) this.cause = options.cause;
-    this.name = 'UnrecoverableIndexError';
-  }
-}
+export class UnrecoverableIndexError extends defineErrors('UnrecoverableIndexError', INDEX_ERRORS, { Base: UnrecoverableError }).Error {}
 
 /**
  * Shorthand: `throw createIndexError('invalid_record', { message })`. The catalogue decides
@@ -51,8 +33,7 @@ export function createIndexError(
   code: IndexErrorCode,
   { message = INDEX_ERRORS[code].message, cause }: { message?: string; cause?: unknown } = {},
 ): RetryableIndexError | UnrecoverableIndexError {
-  const options = cause === undefined ? {} : { cause };
-  return INDEX_ERRORS[code].retryable ? new RetryableIndexError(code, message, options) : new UnrecoverableIndexError(code, message, options);
+  return INDEX_ERRORS[code].transient ? new RetryableIndexError(code, message, { cause }) : new UnrecoverableIndexError(code, message, { cause });
 }
 
 /**

@@ -1,4 +1,5 @@
-// The API's error catalogue: every error a client can see, keyed by a stable code (indexer/errors.ts and scripts/ops/provision/errors.ts follow the same form).
+// The API's error catalogue: every error a client can see, keyed by a stable code (every catalogue has this form: ground/define-errors.ts).
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from './ground/define-errors.js';
 import { SearchError } from './search/errors.js';
 import { StoreUnavailableError, isMissingIndex, isTransient, storeFailure } from './store/transient.js';
 
@@ -34,16 +35,17 @@ export const API_ERRORS = {
   search_busy: { status: 503, message: 'Too many searches are running; retry after the delay in Retry-After.' },
   jwks_unavailable: { status: 503, message: 'The token signing keys could not be fetched; retry shortly.' },
   not_ready: { status: 503, message: 'A dependency of the API is unreachable.' },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies ErrorCatalogue & Record<string, { status: number }>;
 
-export type ApiErrorCode = keyof typeof API_ERRORS;
+export type ApiErrorCode = ErrorCode<typeof API_ERRORS>;
 
 /** Seconds a client should wait after a 503 before retrying. */
 export const RETRY_AFTER_SECONDS = 5;
 
 /** The one HTTP exception type: handlers throw it, one middleware renders it. */
-export class ApiError extends Error {
-  readonly status: number;
+export class ApiError extends defineErrors('ApiError', API_ERRORS).Error {
+  /** The HTTP status answered, the code's. */
+  declare readonly status: number;
   /** The query parameter at fault, for 400s. */
   readonly parameter: string | undefined;
   /** Extra response headers, such as `Retry-After`. */
@@ -51,18 +53,16 @@ export class ApiError extends Error {
   /** Additive fields of the error body (for example the readiness `checks`). */
   readonly extra: Record<string, unknown>;
   constructor(
-    readonly code: ApiErrorCode,
+    code: ApiErrorCode,
     {
-      message = API_ERRORS[code].message,
+      message,
       parameter,
       headers = {},
       extra = {},
       cause,
     }: { message?: string; parameter?: string; headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(message, { cause });
-    this.name = 'ApiError';
-    this.status = API_ERRORS[code].status;
+    super(code, message, { cause });
     this.parameter = parameter;
     this.headers = headers;
     this.extra = extra;

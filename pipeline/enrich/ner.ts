@@ -1,5 +1,6 @@
 // The named-entity client: `POST <url>/v1/entities` of the transcription service (spaCy's en_core_web_sm), in batches, retried while a failure is transient.
 import pRetry, { AbortError } from 'p-retry';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../src/ground/define-errors.js';
 import type { Logger } from '../../src/ground/logger.js';
 import type { NamedEntity } from './types.js';
 
@@ -12,20 +13,14 @@ export const NER_ERRORS = {
   ner_unsupported_language: { transient: false, message: 'the named-entity service has no model for this language' },
   ner_rejected: { transient: false, message: 'the named-entity service refused the request' },
   ner_bad_answer: { transient: false, message: 'the named-entity service answered something other than one entity list per text' },
-} as const;
+} as const satisfies ErrorCatalogue & Record<string, { transient: boolean; message: string }>;
 
-export type NerErrorCode = keyof typeof NER_ERRORS;
+export type NerErrorCode = ErrorCode<typeof NER_ERRORS>;
 
-/** A named-entity failure with a stable code; `transient` decides whether it is retried. */
-export class NerError extends Error {
-  readonly transient: boolean;
-  constructor(
-    readonly code: NerErrorCode,
-    detail?: string,
-  ) {
-    super(detail ? `${NER_ERRORS[code].message}: ${detail}` : NER_ERRORS[code].message);
-    this.name = 'NerError';
-    this.transient = NER_ERRORS[code].transient;
+/** A named-entity failure with a stable code; `transient` decides whether it is retried. The message is the code's, then `: <detail>`. */
+export class NerError extends defineErrors('NerError', NER_ERRORS).Error {
+  constructor(code: NerErrorCode, detail?: string) {
+    super(code, undefined, { detail });
   }
 }
 

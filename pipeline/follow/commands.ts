@@ -3,6 +3,7 @@ import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { ChannelRecord, UserRecord } from '../../src/contract/library-format.js';
+import { PAID_PLAN } from '../../src/contract/plans.js';
 import type { ChannelDoc } from '../../src/store/documents.js';
 import { FollowError } from './errors.js';
 import { channelIdOf, isSlug } from './identity.js';
@@ -39,7 +40,7 @@ export async function paidOwner(deps: Pick<FollowDeps, 'ctx'>, ownerId: string):
   const res = await client.get({ index: aliases.users, id: ownerId } as never, { ignore: [404] });
   const body = res.body as { found?: boolean; _source?: UserRecord };
   if (!body.found || !body._source) throw new FollowError('unknown_owner', ownerId);
-  if (body._source.plan !== 'paid') throw new FollowError('not_paid', `user "${ownerId}" is on the "${body._source.plan}" plan`);
+  if (body._source.plan !== PAID_PLAN) throw new FollowError('not_paid', `user "${ownerId}" is on the "${body._source.plan}" plan`);
   return body._source;
 }
 

@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TranscribeError } from './errors.js';
-import { NoAnswerError, isTransientStatus, openAiEndpoint, parseRetryAfter, postOpenAi, providerMessage, type OpenAiAnswer } from '../../src/ground/openai-protocol.js';
+import { parseRetryAfter } from '../../src/ground/http-headers.js';
+import { NoAnswerError, isTransientStatus, openAiEndpoint, postOpenAi, providerMessage, type OpenAiAnswer } from '../../src/ground/openai-protocol.js';
 
 const MIME: Readonly<Record<string, string>> = {
   '.mp3': 'audio/mpeg',

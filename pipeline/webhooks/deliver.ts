@@ -3,7 +3,7 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Logger } from '../../src/ground/logger.js';
 import { FetchError } from '../../src/ground/outbound/safe-fetch.js';
-import { parseRetryAfter } from '../../src/ground/openai-protocol.js';
+import { parseRetryAfter } from '../../src/ground/http-headers.js';
 import { postBytes, type SafePostOptions } from '../../src/ground/outbound/post.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';

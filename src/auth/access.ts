@@ -4,8 +4,10 @@ import { NO_SUCH_ID, type Queries } from '../store/queries.js';
 import { createError } from '../errors.js';
 import type { Principal } from './principal.js';
 
-/** Only this plan includes API access. */
-export const PAID_PLAN = 'paid';
+import { PAID_PLAN } from '../contract/plans.js';
+
+/** Only this plan includes API access (declared in the contract; the routes and pages read it from here). */
+export { PAID_PLAN };
 
 export interface ChannelAccess {
   channel: ChannelDoc;

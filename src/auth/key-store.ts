@@ -1,5 +1,6 @@
 // API key records in the store: create, revoke and list, for `npm run keys` and the tools (the API reads a key by its hash in store/queries.ts).
 import type { Client, IndexAliases } from '../store/opensearch.js';
+import { PAID_PLAN } from '../contract/plans.js';
 import type { ApiKeyDoc, UserDoc } from '../store/documents.js';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-keys.js';
 import { storeFailure } from '../store/transient.js';
@@ -56,7 +57,7 @@ export async function storeApiKey(deps: KeyStoreDeps, created: NewApiKey): Promi
   const { userId } = created.record;
   const user = await findUser(deps, userId);
   if (!user) throw new KeyStoreError(`no user "${userId}"`);
-  if (user.plan !== 'paid') throw new KeyStoreError(`user "${userId}" is on the "${user.plan}" plan; API keys need the paid plan`);
+  if (user.plan !== PAID_PLAN) throw new KeyStoreError(`user "${userId}" is on the "${user.plan}" plan; API keys need the ${PAID_PLAN} plan`);
   try {
     await deps.client.index({
       index: deps.aliases['api-keys'],

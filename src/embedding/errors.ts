@@ -1,4 +1,5 @@
 // The remote embedder's error catalogue: stable codes, and which of them a retry may cure.
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../ground/define-errors.js';
 
 /** Code → whether it is transient (retried with backoff) and its message. */
 export const EMBEDDINGS_ERRORS = {
@@ -8,19 +9,13 @@ export const EMBEDDINGS_ERRORS = {
   embeddings_rejected: { transient: false, message: 'the embeddings service refused the request' },
   embeddings_bad_answer: { transient: false, message: 'the embeddings service answered something other than one vector per input' },
   embeddings_dimension_changed: { transient: false, message: 'the embeddings service changed its vector dimension' },
-} as const;
+} as const satisfies ErrorCatalogue & Record<string, { transient: boolean; message: string }>;
 
-export type EmbeddingsErrorCode = keyof typeof EMBEDDINGS_ERRORS;
+export type EmbeddingsErrorCode = ErrorCode<typeof EMBEDDINGS_ERRORS>;
 
-/** A remote embedding failure, with a stable code; `transient` decides whether it is retried. */
-export class EmbeddingsError extends Error {
-  readonly transient: boolean;
-  constructor(
-    readonly code: EmbeddingsErrorCode,
-    detail?: string,
-  ) {
-    super(detail ? `${EMBEDDINGS_ERRORS[code].message}: ${detail}` : EMBEDDINGS_ERRORS[code].message);
-    this.name = 'EmbeddingsError';
-    this.transient = EMBEDDINGS_ERRORS[code].transient;
+/** A remote embedding failure, with a stable code; `transient` decides whether it is retried. The message is the code's, then `: <detail>`. */
+export class EmbeddingsError extends defineErrors('EmbeddingsError', EMBEDDINGS_ERRORS).Error {
+  constructor(code: EmbeddingsErrorCode, detail?: string) {
+    super(code, undefined, { detail });
   }
 }

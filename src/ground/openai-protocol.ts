@@ -1,7 +1,8 @@
 // The one client core of the OpenAI-compatible services the product calls: embeddings (`/v1/embeddings`), transcription
 // (`/v1/audio/transcriptions`) and the enrichment model's chat (`/v1/chat/completions`). Each caller maps the outcomes to
 // its own error catalogue; what they share is here: the endpoint, the request (bearer key, no redirect, one deadline
-// joined with the caller's cancellation), the provider's message, which statuses are transient, and `Retry-After`.
+// joined with the caller's cancellation), the provider's message and which statuses are transient
+// (`Retry-After` is plain HTTP: ./http-headers.ts).
 
 /** `<url>/v1/<path>`, unless the URL already ends with `path`. */
 export function openAiEndpoint(url: string, path: 'embeddings' | 'audio/transcriptions' | 'chat/completions'): string {
@@ -24,15 +25,6 @@ export function providerMessage(text: string, max = 300): string | undefined {
 
 /** 429 and 5xx: the service is busy or failing, and a later attempt may succeed. */
 export const isTransientStatus = (status: number): boolean => status === 429 || status >= 500;
-
-/** `Retry-After` (delta-seconds or an HTTP date) in milliseconds from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 /** A request that got no answer: `timeout` when the deadline passed, `unreachable` otherwise (refused, reset, DNS…). */
 export class NoAnswerError extends Error {

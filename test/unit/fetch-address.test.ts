@@ -3,7 +3,6 @@
 import { expect } from 'chai';
 import { embeddedIPv4, literalAddress, refusedReason } from '../../src/ground/outbound/address.js';
 import { describeFetchError, FetchError } from '../../src/ground/outbound/errors.js';
-import { parseRetryAfter } from '../../src/ground/openai-protocol.js';
 
 describe('safe fetch: address rule', function () {
   it('refuses loopback, private, link-local, CGNAT, multicast, unspecified and the metadata addresses', function () {
@@ -75,17 +74,40 @@ describe('safe fetch: errors a creator reads', function () {
     ]);
   });
 
+  it('words every failure without a limit or a status after the thing that failed, as before the catalogue held the words', function () {
+    const codes = [
+      'bad_url',
+      'scheme',
+      'insecure_redirect',
+      'network',
+      'bad_encoding',
+      'outside_folder',
+      'symlink',
+      'not_a_file',
+      'not_found',
+      'too_large',
+      'timeout',
+      'too_slow',
+    ] as const;
+    expect(codes.map((code) => describeFetchError(new FetchError(code, 'u', 'm'), 'the feed'))).to.deep.equal([
+      'the feed is not a valid URL',
+      'the feed is not an http or https URL',
+      'the feed redirected from https to plain http',
+      'the feed could not be reached',
+      'the feed was sent compressed in a way that is not accepted',
+      'the feed is outside the folder it may be read from',
+      'the feed is a symbolic link, which is not followed',
+      'the feed is not a regular file',
+      'the feed was not found',
+      'the feed is too large',
+      'the feed did not answer in time',
+      'the feed sent its data slower than the allowed rate, so the download was stopped',
+    ]);
+  });
+
   it('marks network failures, timeouts, 429 and 5xx as transient, and every refusal as final', function () {
     const transient = (code: ConstructorParameters<typeof FetchError>[0], status?: number) => new FetchError(code, 'u', 'm', { status }).transient;
     expect([transient('network'), transient('timeout'), transient('http_status', 429), transient('http_status', 503)]).to.deep.equal([true, true, true, true]);
     expect([transient('http_status', 404), transient('private_address'), transient('too_large'), transient('symlink')]).to.deep.equal([false, false, false, false]);
-  });
-
-  it('reads Retry-After as seconds or as an HTTP date', function () {
-    const now = Date.parse('2026-11-25T12:00:00Z');
-    expect(parseRetryAfter('120', now)).to.equal(120_000);
-    expect(parseRetryAfter('Wed, 25 Nov 2026 12:01:00 GMT', now)).to.equal(60_000);
-    expect(parseRetryAfter('soon', now)).to.equal(undefined);
-    expect(parseRetryAfter(null, now)).to.equal(undefined);
   });
 });

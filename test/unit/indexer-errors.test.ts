@@ -40,9 +40,9 @@ describe('checkBulkItems', function () {
 
 describe('createIndexError', function () {
   it('makes every retryable code a RetryableIndexError and every other one unrecoverable for BullMQ', function () {
-    for (const [code, { retryable, message }] of Object.entries(INDEX_ERRORS)) {
+    for (const [code, { transient, message }] of Object.entries(INDEX_ERRORS)) {
       const err = createIndexError(code as keyof typeof INDEX_ERRORS);
-      expect(err, code).to.be.instanceOf(retryable ? RetryableIndexError : UnrecoverableError);
+      expect(err, code).to.be.instanceOf(transient ? RetryableIndexError : UnrecoverableError);
       expect(err.code).to.equal(code);
       expect(err.message).to.equal(message);
     }

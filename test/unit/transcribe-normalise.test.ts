@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TranscribeError, describeTranscribeError } from '../../pipeline/transcribe/errors.js';
 import { languageCode, mergeTokenWords, normaliseAnswer } from '../../pipeline/transcribe/normalise.js';
-import { openAiEndpoint, parseRetryAfter } from '../../src/ground/openai-protocol.js';
+import { openAiEndpoint } from '../../src/ground/openai-protocol.js';
 
 /** OpenAI's verbose_json with both granularities: words at the top level, seconds. */
 const openAi = {
@@ -143,13 +143,6 @@ describe('transcription requests', function () {
   it('posts to /v1/audio/transcriptions under the base URL, or to the URL that already names it', function () {
     expect(openAiEndpoint('http://127.0.0.1:8910', 'audio/transcriptions')).to.equal('http://127.0.0.1:8910/v1/audio/transcriptions');
     expect(openAiEndpoint('https://api.example.com/openai/v1/audio/transcriptions', 'audio/transcriptions')).to.equal('https://api.example.com/openai/v1/audio/transcriptions');
-  });
-
-  it('reads Retry-After as seconds or as an HTTP date', function () {
-    expect(parseRetryAfter('12')).to.equal(12_000);
-    expect(parseRetryAfter(new Date(Date.parse('2030-01-01T00:00:30Z')).toUTCString(), Date.parse('2030-01-01T00:00:00Z'))).to.equal(30_000);
-    expect(parseRetryAfter(null)).to.equal(undefined);
-    expect(parseRetryAfter('soon')).to.equal(undefined);
   });
 
   it('tells a creator what happened in a sentence, by status', function () {

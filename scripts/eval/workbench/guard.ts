@@ -3,6 +3,7 @@
 // header by a script) on everything but the page's own files. The store it reads holds unpublished episodes and its calls overwrite files, so nothing else.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
+import type { ErrorCatalogue, ErrorCode } from '../../../src/ground/define-errors.js';
 
 /** The header a script (not the page) sends the token in. */
 export const TOKEN_HEADER = 'x-workbench-token';
@@ -19,9 +20,9 @@ export const GUARD_ERRORS = {
   foreign_origin: { status: 403, message: 'a change must come from the workbench page itself (its Origin), or from a script sending the token header' },
   no_token: { status: 401, message: 'no workbench token: open the URL the workbench printed when it started (scripts: send it in the x-workbench-token header)' },
   wrong_token: { status: 401, message: 'wrong workbench token: open the URL the workbench printed when it started (a restart makes a new one)' },
-} as const;
+} as const satisfies ErrorCatalogue & Record<string, { status: number; message: string }>;
 
-export type GuardCode = keyof typeof GUARD_ERRORS;
+export type GuardCode = ErrorCode<typeof GUARD_ERRORS>;
 
 /** A fresh per-run token: 32 random bytes, URL-safe. */
 export function newWorkbenchToken(): string {

@@ -1,4 +1,5 @@
-// The provisioners' error catalogue: every expected failure of `services`, keyed by a stable code (same form as src/errors.ts).
+// The provisioners' error catalogue: every expected failure of `services`, keyed by a stable code (the form of every catalogue: src/ground/define-errors.ts).
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../../src/ground/define-errors.js';
 
 /** Every expected failure and the builder of its one-line message, which says what is wrong and what to do. */
 export const PROVISION_ERRORS = {
@@ -53,19 +54,18 @@ export const PROVISION_ERRORS = {
   busy: {
     message: (lockDir: string) => `another services command is still running (it holds ${lockDir}): wait for it or end it, then retry`,
   },
-} as const satisfies Record<string, { message: (...args: never[]) => string }>;
+} as const satisfies ErrorCatalogue & Record<string, { message: (...args: never[]) => string }>;
 
-export type ProvisionErrorCode = keyof typeof PROVISION_ERRORS;
+export type ProvisionErrorCode = ErrorCode<typeof PROVISION_ERRORS>;
 
 /** An expected failure: the CLI prints `details` (log tail) and then the one-line message, no stack. */
-export class ProvisionError extends Error {
+export class ProvisionError extends defineErrors('ProvisionError', PROVISION_ERRORS).Error {
   constructor(
-    readonly code: ProvisionErrorCode,
+    code: ProvisionErrorCode,
     message: string,
     readonly details?: string,
   ) {
-    super(message);
-    this.name = 'ProvisionError';
+    super(code, message);
   }
 }
 

@@ -1,30 +1,35 @@
 // The safe fetcher's error catalogue: every refusal and failure keyed by a stable code, whether a retry may help,
 // and the sentence a creator reads ("the audio URL answered 404").
-import { parseRetryAfter } from '../openai-protocol.js';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../define-errors.js';
+import { parseRetryAfter } from '../http-headers.js';
 
-/** Every failure code and whether it is transient by default. Codes never change meaning. */
+/**
+ * Every failure code, whether it is transient by default, and what the creator reads after what failed ("the feed"
+ * + " could not be reached"; codes that name a limit or a status are worded in {@link describeFetchError}). Codes never
+ * change meaning.
+ */
 export const FETCH_ERRORS = {
-  bad_url: { transient: false },
-  scheme: { transient: false },
-  private_address: { transient: false },
-  too_many_redirects: { transient: false },
-  insecure_redirect: { transient: false },
-  too_large: { transient: false },
-  timeout: { transient: true },
+  bad_url: { transient: false, message: 'is not a valid URL' },
+  scheme: { transient: false, message: 'is not an http or https URL' },
+  private_address: { transient: false, message: 'points at a private address' },
+  too_many_redirects: { transient: false, message: 'redirected too many times' },
+  insecure_redirect: { transient: false, message: 'redirected from https to plain http' },
+  too_large: { transient: false, message: 'is too large' },
+  timeout: { transient: true, message: 'did not answer in time' },
   /** A body arriving slower than the caller's floor: a host that trickles is not retried into holding a slot again. */
-  too_slow: { transient: false },
+  too_slow: { transient: false, message: 'sent its data too slowly, so the download was stopped' },
   /** Transient for 429 and 5xx only (decided in the constructor). */
-  http_status: { transient: false },
-  network: { transient: true },
+  http_status: { transient: false, message: 'answered an HTTP error' },
+  network: { transient: true, message: 'could not be reached' },
   /** A Content-Encoding we do not decode: an unknown coding, or more stacked codings than `MAX_CONTENT_CODINGS`. */
-  bad_encoding: { transient: false },
-  outside_folder: { transient: false },
-  symlink: { transient: false },
-  not_a_file: { transient: false },
-  not_found: { transient: false },
-} as const satisfies Record<string, { transient: boolean }>;
+  bad_encoding: { transient: false, message: 'was sent compressed in a way that is not accepted' },
+  outside_folder: { transient: false, message: 'is outside the folder it may be read from' },
+  symlink: { transient: false, message: 'is a symbolic link, which is not followed' },
+  not_a_file: { transient: false, message: 'is not a regular file' },
+  not_found: { transient: false, message: 'was not found' },
+} as const satisfies ErrorCatalogue & Record<string, { transient: boolean; message: string }>;
 
-export type FetchErrorCode = keyof typeof FETCH_ERRORS;
+export type FetchErrorCode = ErrorCode<typeof FETCH_ERRORS>;
 
 export interface FetchErrorDetails {
   /** The HTTP status, for `http_status`. */
@@ -40,23 +45,15 @@ export interface FetchErrorDetails {
  * A refused or failed fetch or local read. `url` is the URL (or path) that failed: for a redirect, the hop that was
  * refused. `transient`: a retry with backoff may succeed (network, timeout, 429, 5xx).
  */
-export class FetchError extends Error {
-  readonly code: FetchErrorCode;
+export class FetchError extends defineErrors('FetchError', FETCH_ERRORS).Error {
   readonly url: string;
-  readonly status?: number;
-  readonly retryAfterMs?: number;
-  readonly limit?: number;
-  readonly transient: boolean;
+  declare readonly limit?: number;
 
   constructor(code: FetchErrorCode, url: string, message: string, { status, retryAfterMs, limit, cause }: FetchErrorDetails = {}) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'FetchError';
-    this.code = code;
+    const transient = code === 'http_status' ? status === 429 || (status !== undefined && status >= 500) : undefined;
+    super(code, message, { status, retryAfterMs, cause, transient });
     this.url = url;
-    if (status !== undefined) this.status = status;
-    if (retryAfterMs !== undefined) this.retryAfterMs = retryAfterMs;
     if (limit !== undefined) this.limit = limit;
-    this.transient = code === 'http_status' ? status === 429 || (status !== undefined && status >= 500) : FETCH_ERRORS[code].transient;
   }
 }
 
@@ -82,16 +79,8 @@ export function formatBytes(bytes: number): string {
  */
 export function describeFetchError(err: FetchError, what: string): string {
   switch (err.code) {
-    case 'bad_url':
-      return `${what} is not a valid URL`;
-    case 'scheme':
-      return `${what} is not an http or https URL`;
-    case 'private_address':
-      return `${what} points at a private address`;
     case 'too_many_redirects':
       return `${what} redirected more than ${err.limit ?? 5} times`;
-    case 'insecure_redirect':
-      return `${what} redirected from https to plain http`;
     case 'too_large':
       return err.limit === undefined ? `${what} is too large` : `${what} is larger than ${formatBytes(err.limit)}`;
     case 'timeout':
@@ -100,17 +89,7 @@ export function describeFetchError(err: FetchError, what: string): string {
       return `${what} sent its data slower than ${err.limit === undefined ? 'the allowed rate' : `${formatBytes(err.limit)}/s`}, so the download was stopped`;
     case 'http_status':
       return `${what} answered ${err.status ?? 'an HTTP error'}`;
-    case 'network':
-      return `${what} could not be reached`;
-    case 'bad_encoding':
-      return `${what} was sent compressed in a way that is not accepted`;
-    case 'outside_folder':
-      return `${what} is outside the folder it may be read from`;
-    case 'symlink':
-      return `${what} is a symbolic link, which is not followed`;
-    case 'not_a_file':
-      return `${what} is not a regular file`;
-    case 'not_found':
-      return `${what} was not found`;
+    default:
+      return `${what} ${FETCH_ERRORS[err.code].message}`;
   }
 }
