@@ -1,6 +1,7 @@
 // Backups of one prefix's indices on OpenSearch's own snapshot API: a manifest in the snapshot's metadata, retention per
 // prefix, what a backup holds; the restore is in snapshot-restore.ts.
 import type { Client } from '@opensearch-project/opensearch';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../ground/define-errors.js';
 import type { Logger } from '../ground/logger.js';
 import { readSignature, type EmbedderSignature } from '../embedding/signature.js';
 import { mappingSignature } from '../embedding/index-signature.js';
@@ -13,28 +14,24 @@ export const MANIFEST_FORMAT = 1;
 /** OpenSearch refuses snapshot metadata of more than 1024 bytes (as JSON). */
 const MAX_METADATA_BYTES = 1024;
 
-export type BackupErrorCode =
-  | 'no_path_repo'
-  | 'no_repository'
-  | 'no_indices'
-  | 'no_snapshot'
-  | 'snapshot_failed'
-  | 'not_a_backup'
-  | 'embedder_mismatch'
-  | 'mapping_mismatch'
-  | 'live_indices'
-  | 'restore_failed';
+/** Every refusal and failure of a backup or a restore; each error says what to do in its own message. Codes never change meaning. */
+export const BACKUP_ERRORS = {
+  no_path_repo: { message: 'OpenSearch has no path.repo for a snapshot repository on its file system' },
+  no_repository: { message: 'no snapshot repository is registered, or it could not be registered' },
+  no_indices: { message: 'no index behind the aliases of this prefix: nothing to back up' },
+  no_snapshot: { message: 'no good backup to restore' },
+  snapshot_failed: { message: 'the snapshot did not succeed; older backups were kept' },
+  not_a_backup: { message: 'the snapshot carries no backup manifest' },
+  embedder_mismatch: { message: 'the backup was made for another embedder' },
+  mapping_mismatch: { message: 'the backup was made for another mapping version' },
+  live_indices: { message: 'the target prefix has live indices' },
+  restore_failed: { message: 'the restore failed' },
+} as const satisfies ErrorCatalogue;
 
-/** A backup or restore refused or failed, with a sentence that says what to do. */
-export class BackupError extends Error {
-  constructor(
-    readonly code: BackupErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BackupError';
-  }
-}
+export type BackupErrorCode = ErrorCode<typeof BACKUP_ERRORS>;
+
+/** A backup or restore refused or failed, with a sentence that says what to do: `new BackupError(code, message)`. */
+export class BackupError extends defineErrors('BackupError', BACKUP_ERRORS).Error {}
 
 /** What a backup says about itself, stored as the snapshot's `metadata`. */
 export interface BackupManifest {
