@@ -67,11 +67,18 @@ const SearchResultEpisodeSchema = Type.Object({
   durationMs: Type.Optional(Nullable(Type.Integer())),
 });
 
+/**
+ * Why a search that asked for the semantic leg ran keyword-only: `embedder_busy` (every embedder worker busy and its
+ * queue full, or the vector not ready in time) or `embedder_failed` (the model failed on the query).
+ */
+export const DEGRADED_REASONS = ['embedder_busy', 'embedder_failed'] as const;
+export type DegradedReason = (typeof DEGRADED_REASONS)[number];
+
 export const SearchResultSchema = Type.Object({
   query: Type.Optional(Type.String({ description: 'The query searched: `query` when non-blank, else `q`; `""` when both are blank.' })),
   episodes: Type.Array(component('SearchResultEpisode', SearchResultEpisodeSchema)),
   degraded: Type.Optional(
-    StringEnum(['embedder_busy', 'embedder_failed'] as const, {
+    StringEnum(DEGRADED_REASONS, {
       description:
         "Present only when a hybrid search ran keyword-only: `embedder_busy` (every query-embedding worker busy and its queue full, or the query vector not ready within the API's short wait), `embedder_failed` (the model failed on this query). No hit then has `semantic` in `matchedVia`; retrying later may add semantic matches.",
     }),

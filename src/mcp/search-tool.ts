@@ -1,38 +1,46 @@
 // The MCP `search` tool: its schemas, its arguments as SearchParams, and the text an assistant quotes.
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { z } from 'zod';
-import type { SearchParams, SearchResult } from '../search/types.js';
-import { SearchQuery, withOptions, type ValidQuery } from '../openapi/parameters.js';
+import { SEARCH_LIMITS, SearchParamsSchema, type SearchParams, type SearchResult } from '../search/types.js';
+import { Defaulted, withOptions, type ValidQuery } from '../openapi/parameters.js';
 import { inlineShapes, SearchResultSchema, type Chapter, type MatchedSegment } from '../contract/shapes.js';
-import { FilterId } from '../store/filters.js';
 import { clock } from '../ground/clock.js';
 
-const REST = SearchQuery.properties;
+const PARAM = SearchParamsSchema.properties;
 
-/** An id-list filter as an assistant passes it: a JSON array of the ids the REST parameter takes comma-separated. */
-const ids = (what: string) =>
-  Type.Optional(Type.Array(FilterId, { minItems: 1, maxItems: 100, description: `${what}; an episode matches when it has any of them (AND across filters).` }));
+/** An id-list filter as an assistant passes it: a JSON array of the filter's ids, at least one and at most 100. */
+const ids = <T extends TSchema>(list: T, what: string) =>
+  withOptions(list, { minItems: 1, maxItems: 100, description: `${what}; an episode matches when it has any of them (AND across filters).` });
 
 /**
- * The tool's input: REST search's parameters (src/openapi/parameters.ts) as an assistant
- * passes them. `query` is required and not blank (no `q` alias), the id lists are JSON arrays
- * of the filters' ids, and 5 episodes come by default: an assistant quotes them all.
+ * The tool's input: the search parameters ({@link SearchParamsSchema}) an assistant chooses, with what the tool
+ * tells it about each. `query` is required (the REST API's `q` alias is not offered), the id lists are JSON arrays,
+ * and {@link SEARCH_LIMITS}`.toolEpisodes` episodes come by default: an assistant quotes them all. What a caller
+ * may see is not its choice: a tool call reads published episodes only.
  */
 const SearchInputSchema = Type.Object({
-  // Not blank: some character that `trim()` keeps.
-  query: Type.Optional(withOptions(REST.query, { minLength: 1, pattern: '\\S', description: 'What to look for, in plain language (a question works well).' }), false),
-  fast: withOptions(REST.fast, { description: 'Keyword matching only: faster, but misses moments phrased differently from the query.' }),
-  limit: withOptions(REST.limit, { default: 5, description: 'Episodes to return, 1–50 (default 5); each cites up to 3 moments.' }),
-  episodeIds: ids('Only these episodes'),
-  topicIds: ids('Topic ids'),
-  personIds: ids('Person ids (hosts and guests)'),
-  entityIds: ids('Company or product ids'),
-  collectionId: withOptions(REST.collectionId, { description: 'Only episodes of this collection (a playlist).' }),
-  year: withOptions(REST.year, { description: 'Only episodes published in this year (UTC).' }),
+  query: withOptions(PARAM.query, { description: 'What to look for, in plain language (a question works well).' }),
+  fast: Defaulted(withOptions(PARAM.fast, { description: 'Keyword matching only: faster, but misses moments phrased differently from the query.' }), false),
+  limit: Defaulted(
+    withOptions(PARAM.limit, {
+      description: `Episodes to return, 1–${SEARCH_LIMITS.maxEpisodes} (default ${SEARCH_LIMITS.toolEpisodes}); each cites up to 3 moments.`,
+    }),
+    SEARCH_LIMITS.toolEpisodes,
+  ),
+  episodeIds: ids(PARAM.episodeIds, 'Only these episodes'),
+  topicIds: ids(PARAM.topicIds, 'Topic ids'),
+  personIds: ids(PARAM.personIds, 'Person ids (hosts and guests)'),
+  entityIds: ids(PARAM.entityIds, 'Company or product ids'),
+  collectionId: withOptions(PARAM.collectionId, { description: 'Only episodes of this collection (a playlist).' }),
+  year: withOptions(PARAM.year, { description: 'Only episodes published in this year (UTC).' }),
 });
 
 /** A tool call's arguments once the SDK has validated them (defaults filled in). */
 export type SearchArgs = ValidQuery<typeof SearchInputSchema>;
+
+// Every search parameter but the caller's visibility is offered to the assistant: a parameter added to the search
+// and not to the tool stops the build here.
+true satisfies Exclude<keyof SearchParams, keyof SearchArgs | 'publishedOnly'> extends never ? true : false;
 
 /**
  * The input schema as the SDK takes it (zod, read from {@link SearchInputSchema}): it validates
@@ -50,20 +58,9 @@ export const SEARCH_INPUT = (z.fromJSONSchema(SearchInputSchema as Parameters<ty
  */
 export const SEARCH_OUTPUT = z.fromJSONSchema(inlineShapes(SearchResultSchema) as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodObject;
 
-/** The tool's arguments as search parameters: published episodes only, always. */
-export function toSearchParams(args: SearchArgs): SearchParams {
-  return {
-    query: args.query.trim(),
-    fast: args.fast,
-    limit: args.limit,
-    publishedOnly: true,
-    topicIds: args.topicIds,
-    personIds: args.personIds,
-    entityIds: args.entityIds,
-    episodeIds: args.episodeIds,
-    collectionId: args.collectionId,
-    year: args.year,
-  };
+/** The tool's arguments as search parameters: the query trimmed, published episodes only, always. */
+export function toSearchParams({ query, ...chosen }: SearchArgs): SearchParams {
+  return { ...chosen, query: query.trim(), publishedOnly: true };
 }
 
 /** Segment texts longer than this are cut in the text rendering (the structured content keeps them whole). */
@@ -147,7 +144,7 @@ function generatedChapterAt(marks: GeneratedMarks, episodeId: string, ms: number
  */
 export function renderSearchText(result: SearchResult, channelTitle: string, marks: GeneratedMarks = NO_GENERATED_MARKS): string {
   // Every piece of library or client text is folded to one line: only this function starts lines.
-  const [channel, query] = [oneLine(channelTitle), oneLine(result.query ?? '', 1000)];
+  const [channel, query] = [oneLine(channelTitle), oneLine(result.query ?? '', SEARCH_LIMITS.queryChars)];
   if (result.episodes.length === 0) return `No published episode of ${channel} matches "${query}".`;
   const lines = [`${channel}: ${result.episodes.length} published episode${result.episodes.length === 1 ? '' : 's'} for "${query}".`];
   result.episodes.forEach((episode, i) => {

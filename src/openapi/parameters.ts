@@ -2,6 +2,7 @@
 import { CloneType, Type, type SchemaOptions, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from '../contract/library-format.js';
 import { SORTS, STATUS_VIEWS, type SortName, type StatusView } from '../store/episode-queries.js';
+import { SEARCH_LIMITS } from '../search/types.js';
 import { EpisodeFiltersSchema, FilterId } from '../store/filters.js';
 
 declare const defaulted: unique symbol;
@@ -9,7 +10,7 @@ declare const defaulted: unique symbol;
 /** A parameter the validator fills in when it is absent: optional on the wire, always set for the handler. */
 type TDefaulted<T extends TSchema> = TOptional<T> & { [defaulted]: true };
 
-const Defaulted = <T extends TSchema>(schema: T, value: Static<T>): TDefaulted<T> => Type.Optional(withOptions(schema, { default: value })) as TDefaulted<T>;
+export const Defaulted = <T extends TSchema>(schema: T, value: Static<T>): TDefaulted<T> => Type.Optional(withOptions(schema, { default: value })) as TDefaulted<T>;
 
 /** The same schema with `options` set over its own (another description, default or bound). */
 export const withOptions = <T extends TSchema>(schema: T, options: SchemaOptions): T => CloneType({ ...schema, ...options });
@@ -59,13 +60,17 @@ const Limit = (maximum: number, value: number, description: string) => Defaulted
 export const SearchQuery = Type.Object({
   query: Type.Optional(
     Type.String({
-      maxLength: 1000,
+      maxLength: SEARCH_LIMITS.queryChars,
       description: 'Natural-language query. Wins over `q` when non-blank (decision 2); both blank or missing gives 200 with no episodes.',
     }),
   ),
-  q: Type.Optional(Type.String({ maxLength: 1000, description: 'Alias of `query`, used only when `query` is missing or blank.' })),
+  q: Type.Optional(Type.String({ maxLength: SEARCH_LIMITS.queryChars, description: 'Alias of `query`, used only when `query` is missing or blank.' })),
   fast: Defaulted(Type.Boolean({ description: 'True skips the semantic leg (keyword only, cheaper). Accepts `true`, `false`, `1`, `0`.' }), false),
-  limit: Limit(50, 10, 'Number of episodes, 1–50 (default 10); each carries up to 3 segments.'),
+  limit: Limit(
+    SEARCH_LIMITS.maxEpisodes,
+    SEARCH_LIMITS.restEpisodes,
+    `Number of episodes, 1–${SEARCH_LIMITS.maxEpisodes} (default ${SEARCH_LIMITS.restEpisodes}); each carries up to 3 segments.`,
+  ),
   ...FilterQuery.properties,
 });
 /** Search parameters as the handler gets them: validated, converted, defaults filled in. */

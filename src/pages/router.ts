@@ -7,6 +7,7 @@ import { toApiError } from '../errors.js';
 import { logFailure } from '../http/log-failure.js';
 import { packageFile } from '../ground/package-root.js';
 import type { SearchAnswer } from '../search/search.js';
+import { SEARCH_LIMITS, type SearchParams } from '../search/types.js';
 import type { SearchService } from '../serve/search-service.js';
 import { renderEpisodePage } from './html/episode.js';
 import { errorText, renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
@@ -110,17 +111,25 @@ function episodeIdOf(path: string): string | undefined {
   }
 }
 
-/** Longest page search, in characters (code points), as the REST and MCP searches' `query`. */
-export const MAX_QUERY_CHARS = 1000;
-
 /**
- * `q` trimmed and cut at {@link MAX_QUERY_CHARS} code points, never inside a surrogate pair: a lone surrogate would
- * make `encodeURIComponent` throw after the search ran. Any lone one the client sent becomes U+FFFD.
+ * `q` trimmed and cut at the longest query any search takes (`SEARCH_LIMITS.queryChars` code points), never inside a
+ * surrogate pair: a lone surrogate would make `encodeURIComponent` throw after the search ran. Any lone one the
+ * client sent becomes U+FFFD. A page does not refuse a long query as REST does: it searches its start.
  */
 export function queryOf(q: unknown): string {
   if (typeof q !== 'string') return '';
+  const max = SEARCH_LIMITS.queryChars;
   const chars = Array.from(q.trim().replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
-  return chars.length > MAX_QUERY_CHARS ? chars.slice(0, MAX_QUERY_CHARS).join('').trim() : chars.join('');
+  return chars.length > max ? chars.slice(0, max).join('').trim() : chars.join('');
+}
+
+/**
+ * The search a page's `q` asks for: {@link queryOf} it, hybrid, the page's count of episodes, published ones only (a
+ * page is anonymous); undefined when it is blank (the page then shows the search box alone).
+ */
+export function pageSearchParams(q: unknown): SearchParams | undefined {
+  const query = queryOf(q);
+  return query ? { query, fast: false, limit: SEARCH_LIMITS.pageEpisodes, publishedOnly: true } : undefined;
 }
 
 export function pagesRouter(deps: PagesDeps): Router {
@@ -192,9 +201,9 @@ export function pagesRouter(deps: PagesDeps): Router {
     async (req, res) => {
       const md = markdown ?? wantsMarkdown(req);
       if (md === undefined) return notAcceptable(req, res);
-      const query = queryOf(req.query.q);
-      let answer: SearchAnswer | undefined;
-      if (query) answer = await deps.search.run(req, channel(req).doc, { query, fast: false, limit: 10, publishedOnly: true });
+      const params = pageSearchParams(req.query.q);
+      const query = params?.query ?? '';
+      const answer: SearchAnswer | undefined = params && (await deps.search.run(req, channel(req).doc, params));
       const twin = `${channel(req).origin}/search.md${query ? `?q=${encodeURIComponent(query)}` : ''}`;
       send(res, 200, md ? MARKDOWN : HTML, md ? searchMarkdown(channel(req), query, answer) : renderSearchPage(channel(req), query, answer), {
         vary: markdown === undefined,

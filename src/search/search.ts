@@ -16,7 +16,7 @@ import { runMsearch, toEpisodeHits, toPassageHits, type RawHit, type SearchReque
 import { defaultQueryCache, type QueryVectorCache } from '../embedding/query-cache.js';
 import { boundQueryTerms } from './query-terms.js';
 import { toSearchResult } from './result.js';
-import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams, SearchResult } from './types.js';
+import type { DegradedReason, EpisodeGroup, FusedHit, Leg, LegName, SearchParams, SearchResult } from './types.js';
 
 /**
  * Weight of the title leg relative to the keyword weight. The leg exists so that an
@@ -56,14 +56,10 @@ export interface SearchDeps {
   languages?: readonly string[];
 }
 
-/**
- * Why a search that asked for the semantic leg ran keyword-only: `embedder_busy` (every
- * embedder worker busy and its queue full) or `embedder_failed` (the model failed on the query).
- */
-export type DegradedReason = 'embedder_busy' | 'embedder_failed';
+export type { DegradedReason } from './types.js';
 
-/** The API's search answer: the result, plus `degraded` when the semantic leg was skipped. */
-export type SearchAnswer = SearchResult & { degraded?: DegradedReason };
+/** The API's search answer: the public SearchResult, whose `degraded` says when the semantic leg was skipped. */
+export type SearchAnswer = SearchResult;
 
 /** Where a search's time went: returned with every answer (the metrics and benchmarks read it). */
 export interface SearchTimings {

@@ -1,17 +1,42 @@
 // Shapes of the search pipeline: its parameters, the public SearchResult (spec part 2) and the internal hits between stages.
+import { Type, type Static } from '@sinclair/typebox';
 import type { EpisodeDoc, PassageDoc, PassageKind } from '../store/documents.js';
-import type { FilterScope } from '../store/filters.js';
+import { FilterScopeSchema } from '../store/filters.js';
 
 export type { EpisodeFilters, FilterScope } from '../store/filters.js';
 
-/** Validated search parameters (spec 4.2; the API parses and validates the query string). */
-export interface SearchParams extends FilterScope {
-  query: string;
-  /** Keyword leg only; the embedder is never called. */
-  fast: boolean;
-  /** Episodes to return (decision 4: 1–50, default 10). */
-  limit: number;
-}
+/**
+ * The bounds every way in to search takes a query under (REST, the MCP tool, the channel's search page), written once:
+ * the OpenAPI document, the tool's input schema and the page read them from here.
+ */
+export const SEARCH_LIMITS = Object.freeze({
+  /** Longest query, in characters (code points): longer is a 400 on REST and in a tool call; a page cuts it. */
+  queryChars: 1000,
+  /** Most episodes one search returns (decision 4). */
+  maxEpisodes: 50,
+  /** Episodes a REST search returns when `limit` is not given (decision 4). */
+  restEpisodes: 10,
+  /** Episodes a tool call returns when `limit` is not given: an assistant quotes them all. */
+  toolEpisodes: 5,
+  /** Episodes the channel's search page shows. */
+  pageEpisodes: 10,
+});
+
+/**
+ * A search as the pipeline takes it (spec 4.2), whichever way it came in: each surface decodes its own input into
+ * this (REST `searchParams` in src/routes/search.ts, the tool's `toSearchParams` in src/mcp/search-tool.ts, the
+ * page's `pageSearchParams` in src/pages/router.ts); the MCP tool's input schema is derived from it.
+ */
+export const SearchParamsSchema = Type.Composite([
+  Type.Object({
+    query: Type.String({ minLength: 1, maxLength: SEARCH_LIMITS.queryChars, pattern: '\\S', description: 'What to look for: trimmed, never blank.' }),
+    fast: Type.Boolean({ description: 'Keyword leg only; the embedder is never called.' }),
+    limit: Type.Integer({ minimum: 1, maximum: SEARCH_LIMITS.maxEpisodes, description: 'Episodes to return.' }),
+  }),
+  FilterScopeSchema,
+]);
+/** Validated search parameters: see {@link SearchParamsSchema}. */
+export type SearchParams = Static<typeof SearchParamsSchema>;
 
 /** A matched term's character range in a text, `end` exclusive. */
 export interface TermRange {
@@ -19,7 +44,7 @@ export interface TermRange {
   end: number;
 }
 
-export { MATCHED_VIA_DESCRIPTIONS, type MatchedSegment, type MatchedVia, type SearchResult, type SearchResultEpisode } from '../contract/shapes.js';
+export { MATCHED_VIA_DESCRIPTIONS, type DegradedReason, type MatchedSegment, type MatchedVia, type SearchResult, type SearchResultEpisode } from '../contract/shapes.js';
 
 /**
  * The retrieval legs: `keyword` is BM25 over passages, `semantic` k-NN over passages, `title`

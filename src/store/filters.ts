@@ -24,10 +24,11 @@ export const EpisodeFiltersSchema = Type.Object({
 export type EpisodeFilters = Static<typeof EpisodeFiltersSchema>;
 
 /** What every read of episodes or passages is filtered by: the facets and the caller's visibility. */
-export interface FilterScope extends EpisodeFilters {
-  /** Anonymous reads (decision 7): published episodes only. */
-  publishedOnly: boolean;
-}
+export const FilterScopeSchema = Type.Composite([
+  EpisodeFiltersSchema,
+  Type.Object({ publishedOnly: Type.Boolean({ description: 'Anonymous reads (decision 7): published episodes only.' }) }),
+]);
+export type FilterScope = Static<typeof FilterScopeSchema>;
 
 /** An OpenSearch query clause. */
 export type QueryClause = Record<string, unknown>;
