@@ -1,5 +1,6 @@
-// Shapes of the documents the indexer writes and the API reads: the contract between them.
-import type { EpisodeStatus } from '../contract/library-format.js';
+// Shapes of the documents the indexer writes and the API reads: the contract between them. Where a document stores a
+// library record's fields as the record gives them, its type is read from the record's schema (src/contract/library-format.ts).
+import type { ChannelRecord, EpisodeRecord, EpisodeStatus, UserRecord } from '../contract/library-format.js';
 import type { Chapter } from '../contract/shapes.js';
 
 export { EPISODE_STATUSES, type EpisodeStatus } from '../contract/library-format.js';
@@ -9,25 +10,15 @@ export { EPISODE_STATUSES, type EpisodeStatus } from '../contract/library-format
  */
 export type { Chapter, KeyMoment } from '../contract/shapes.js';
 
-export interface UserDoc {
-  id: string;
-  name: string;
-  /** `paid` includes API access; any other value does not. */
-  plan: string;
-}
+/** A user as stored: the library record, field for field (`plan` `paid` includes API access; any other value does not). */
+export type UserDoc = UserRecord;
 
-export interface ChannelDoc {
-  id: string;
-  slug: string;
-  title: string;
-  providerType: 'youtube' | 'rss';
-  ownerId: string;
-  /** Always includes the owner. */
-  memberIds: string[];
-  customDomain: string | null;
-  /** BCP 47 as the library gives it; absent means `en`. The keyword leg analyses queries in it. */
-  language?: string;
-}
+/**
+ * A channel as stored: its library record without where the importer took it from (`source`), `customDomain` always
+ * present (`null` for none), and `language` present only when the record names one (absent means `en`; the keyword leg
+ * analyses queries in it). `memberIds` always includes the owner.
+ */
+export type ChannelDoc = Omit<ChannelRecord, 'source' | 'customDomain' | 'language'> & Required<Pick<ChannelRecord, 'customDomain'>> & { language?: string };
 
 export interface ApiKeyDoc {
   keyId: string;
@@ -59,28 +50,39 @@ export function isArchived(row: { status: EpisodeStatus; archived?: boolean | un
   return row.archived === true || row.status === 'archived';
 }
 
+/**
+ * The record's catalog fields as an episode's documents store them: every one present, an absent value `null` (an
+ * absent facet list `[]`).
+ */
+type EpisodeCatalog = Required<
+  Pick<
+    EpisodeRecord,
+    | 'id'
+    | 'channelId'
+    | 'title'
+    | 'description'
+    | 'summary'
+    | 'link'
+    | 'thumbnail'
+    | 'mediaUrl'
+    | 'durationMs'
+    | 'publishedAt'
+    | 'viewCount'
+    | 'status'
+    | 'error'
+    | 'topicIds'
+    | 'personIds'
+    | 'entityIds'
+    | 'collectionIds'
+  >
+>;
+
 /** Catalog row, one per episode; `_id` is the episode id. */
-export interface EpisodeDoc {
-  id: string;
-  channelId: string;
-  title: string;
-  description: string | null;
-  summary: string | null;
-  link: string | null;
-  thumbnail: string | null;
-  mediaUrl: string | null;
-  durationMs: number | null;
-  publishedAt: string;
+export type EpisodeDoc = EpisodeCatalog & {
   /** UTC year of `publishedAt`, for the `year` filter. */
   year: number;
-  viewCount: number | null;
-  status: EpisodeStatus;
+  /** `status` is `archived`: one flag every read excludes. */
   archived: boolean;
-  error: string | null;
-  topicIds: string[];
-  personIds: string[];
-  entityIds: string[];
-  collectionIds: string[];
   chapterTitles: string[];
   momentTitles: string[];
   hasTranscript: boolean;
@@ -89,7 +91,10 @@ export interface EpisodeDoc {
   indexedAt: string;
   /** The episode's own BCP 47 `language` when the record has one; absent: the channel's. */
   language?: string;
-}
+};
+
+/** What every passage copies from its episode's catalog row, so that a search filters passages without a join. */
+type EpisodeFilterFields = Pick<EpisodeDoc, 'status' | 'archived' | 'publishedAt' | 'year' | 'topicIds' | 'personIds' | 'entityIds' | 'collectionIds'>;
 
 /** The transcript exactly as read from the library; `_id` is the episode id. */
 export interface TranscriptDoc {
@@ -120,7 +125,7 @@ export interface ChaptersDoc {
 export type PassageKind = 'transcript' | 'chapter' | 'moment';
 
 /** The unit of search and citation; `_id` is `id`. */
-export interface PassageDoc {
+export interface PassageDoc extends EpisodeFilterFields {
   id: string;
   episodeId: string;
   channelId: string;
@@ -137,14 +142,6 @@ export interface PassageDoc {
   momentType: string | null;
   /** Sentence and turn starts in `text`, flat `[charOffset, ms, …]` (stored, not indexed): where a citation may begin. */
   marks: number[];
-  status: EpisodeStatus;
-  archived: boolean;
-  publishedAt: string;
-  year: number;
-  topicIds: string[];
-  personIds: string[];
-  entityIds: string[];
-  collectionIds: string[];
   /** sha256 of `text` and the model id: a vector is re-used while both are unchanged. */
   textHash: string;
   /** The episode record's version (its catalog row's `sourceHash`): the same hash, the same passage. */
