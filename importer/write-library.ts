@@ -3,12 +3,14 @@
 // same bytes (fixed key order, sorted lists, no time of the run), so the indexer re-embeds nothing.
 //
 // The library is trusted to be the importer's own, and nothing else: a symlink or a device in it is refused (never
-// written through), the stage has an unpredictable name (mkdtemp), one import writes at a time (a lock beside the
-// library), and an import never takes over another channel's episodes or a channel fed from another source.
-import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// written through), the stage has an unpredictable name (mkdtemp), one writer at a time (the library writer's lock
+// beside the folder, which the follower and enrichment hold too), and an import never takes over another channel's
+// episodes or a channel fed from another source.
+import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { ChannelRecord, ChannelSourceRecord, EpisodeRecord, FacetRecord, UserRecord } from '../src/contract/library-format.js';
+import { PAID_PLAN } from '../src/contract/plans.js';
+import { LibraryBusyError, libraryJson as json, withLibraryLock, writeLibraryFile } from './library-writer.js';
 import type { ImportedChannel } from './model.js';
 
 /** Why a library write was refused; `code` is stable, the message names the file and what to do. */
@@ -25,7 +27,6 @@ export class LibraryWriteError extends Error {
 /** Set on an episode `--archive-missing` archived: it is published again when its item comes back to the source. */
 export const ARCHIVED_BY_IMPORT = 'archive-missing';
 
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 async function readArray<T>(path: string): Promise<T[]> {
@@ -45,15 +46,6 @@ async function readText(path: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Writes a file of the stage as a new file: whatever held the name goes first, and `wx` (O_CREAT|O_EXCL) never
- * follows a symlink, so no write can land outside the library even if one appeared after the check.
- */
-async function writeNew(path: string, text: string): Promise<void> {
-  await rm(path, { force: true });
-  await writeFile(path, text, { flag: 'wx' });
 }
 
 /**
@@ -101,7 +93,7 @@ async function archiveMissing(episodesDir: string, imported: ImportedChannel): P
     const path = join(episodesDir, name);
     const episode = JSON.parse(await readFile(path, 'utf8')) as EpisodeRecord;
     if (episode.channelId !== imported.channel.id || episode.status === 'archived') continue;
-    await writeNew(path, json({ ...episode, status: 'archived', archivedBy: ARCHIVED_BY_IMPORT }));
+    await writeLibraryFile(path, json({ ...episode, status: 'archived', archivedBy: ARCHIVED_BY_IMPORT }));
     archived++;
   }
   return archived;
@@ -157,7 +149,7 @@ async function channelEpisodes(episodesDir: string, channelId: string): Promise<
 async function writeStage(stage: string, imported: ImportedChannel, ownerId: string, opts: WriteOptions): Promise<WriteSummary> {
   const episodesDir = join(stage, 'episodes');
   const users = await readArray<UserRecord>(join(stage, 'users.json'));
-  if (!users.some((u) => u.id === ownerId)) users.push({ id: ownerId, name: ownerId, plan: 'paid' });
+  if (!users.some((u) => u.id === ownerId)) users.push({ id: ownerId, name: ownerId, plan: PAID_PLAN });
 
   const channels = await readArray<ChannelRecord>(join(stage, 'channels.json'));
   const before = channels.find((c) => c.id === imported.channel.id);
@@ -173,7 +165,8 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
     ...(source ? { source } : {}),
   };
 
-  // Every episode is checked before anything is written: a refusal leaves the stage to be thrown away whole.
+  // Every episode is checked before anything is written: a refusal leaves the stage to be thrown away whole. Each file
+  // is written by the library writer (a new temporary renamed over the name): never through a symlink that appeared.
   const writes: { path: string; text: string; old: string | undefined }[] = [];
   for (const episode of imported.episodes) {
     // The file is named by the id: an id that is no plain file name is refused, whatever made it.
@@ -190,8 +183,8 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
     writes.push({ path, text: json(keptStatus(episode, oldRecord, opts)), old });
   }
 
-  await writeNew(join(stage, 'users.json'), json(users.sort(byId)));
-  await writeNew(join(stage, 'channels.json'), json([...channels.filter((c) => c.id !== channel.id), channel].sort(byId)));
+  await writeLibraryFile(join(stage, 'users.json'), json(users.sort(byId)));
+  await writeLibraryFile(join(stage, 'channels.json'), json([...channels.filter((c) => c.id !== channel.id), channel].sort(byId)));
   for (const [file, added] of [
     ['people.json', imported.people],
     ['topics.json', imported.topics],
@@ -199,14 +192,14 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
     if (added.length === 0 && !(await readText(join(stage, file)))) continue;
     const facets = new Map((await readArray<FacetRecord>(join(stage, file))).map((f) => [f.id, f]));
     for (const f of added) if (!facets.has(f.id)) facets.set(f.id, f);
-    await writeNew(join(stage, file), json([...facets.values()].sort(byId)));
+    await writeLibraryFile(join(stage, file), json([...facets.values()].sort(byId)));
   }
   const summary: WriteSummary = { created: 0, updated: 0, unchanged: 0, archived: 0 };
   for (const { path, text, old } of writes) {
     if (old === text) summary.unchanged++;
     else {
       summary[old === undefined ? 'created' : 'updated']++;
-      await writeNew(path, text);
+      await writeLibraryFile(path, text);
     }
   }
   if (opts.archiveMissing) summary.archived = await archiveMissing(episodesDir, imported);
@@ -221,19 +214,7 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
  */
 export async function writeLibrary(outDir: string, imported: ImportedChannel, ownerId: string, opts: WriteOptions = {}): Promise<WriteSummary> {
   const parent = dirname(outDir);
-  await mkdir(parent, { recursive: true });
-  const release = await lockfile
-    .lock(outDir, {
-      realpath: false,
-      lockfilePath: join(parent, `.${basename(outDir)}.lock`),
-      stale: 20_000,
-      retries: { retries: Math.max(1, Math.ceil((opts.lockTimeoutMs ?? 120_000) / 500)), factor: 1, minTimeout: 100, maxTimeout: 500 },
-    })
-    .catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ELOCKED') throw new LibraryWriteError('library_busy', `${outDir}: another import is writing this library; try again when it has finished`);
-      throw err;
-    });
-  try {
+  const write = async (): Promise<WriteSummary> => {
     const root = await lstat(outDir).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw err;
@@ -253,14 +234,22 @@ export async function writeLibrary(outDir: string, imported: ImportedChannel, ow
       // The swap: the old library moves aside, the staged one takes its name, the old one goes.
       const aside = `${stage}.old`;
       if (root) await rename(outDir, aside);
-      await rename(stage, outDir);
+      await rename(stage, outDir).catch(async (err: unknown) => {
+        // The old library takes its name back: a failed swap leaves the library as it was, not beside itself.
+        if (root) await rename(aside, outDir).catch(() => undefined);
+        throw err;
+      });
       if (root) await rm(aside, { recursive: true, force: true });
       return summary;
     } catch (err) {
       await rm(stage, { recursive: true, force: true });
       throw err;
     }
-  } finally {
-    await release().catch(() => undefined);
-  }
+  };
+  // The whole copy-write-swap holds the lock: a follow poll or an enrichment run writing in between would be lost with the old folder.
+  return withLibraryLock(outDir, write, { waitMs: opts.lockTimeoutMs ?? 120_000 }).catch((err: unknown) => {
+    if (err instanceof LibraryBusyError)
+      throw new LibraryWriteError('library_busy', `${outDir}: another import, follow poll or enrichment run is writing this library; try again when it has finished`);
+    throw err;
+  });
 }

@@ -1,6 +1,7 @@
 // Enrichment of a library folder (decisions 25 and 27): what an episode lacks of chapters, topics, people and entities
 // is generated from its transcript and written back into the folder, marked `generated`; the creator's own data is
 // never touched. `ingest` stays a loader: a rebuild from the folder needs no model.
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,9 +9,10 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
 import type { Logger } from '../../src/ground/logger.js';
+import { libraryJson, withLibraryLock, writeLibraryFile, writeLibraryJson } from '../../importer/library-writer.js';
 import { listEpisodeFiles, readLibraryMeta, readLines, type LibraryMeta } from '../../indexer/library-reader.js';
 import { checkEpisode } from '../../indexer/schemas.js';
-import { jsonText, readJson, writeAtomic, writeJson } from '../follow/state.js';
+import { readJson } from '../follow/state.js';
 import { orderedSegments } from './enrich-episode.js';
 import { assignNames, type EpisodeNames, type KnownName } from './people.js';
 import type { DocumentFrequencies } from './phrases.js';
@@ -291,11 +293,11 @@ async function readEpisodeFile(path: string): Promise<EpisodeFile> {
 async function writeEpisodeFile(file: EpisodeFile): Promise<void> {
   const text = file.jsonl ? `${file.lines.join('\n')}\n` : file.lines[0]!;
   // gzip's header carries no time from Node's zlib: the same text gives the same bytes.
-  await writeAtomic(file.path, file.gz ? await gzipAsync(Buffer.from(text, 'utf8'), { level: 9 }) : text);
+  await writeLibraryFile(file.path, file.gz ? await gzipAsync(Buffer.from(text, 'utf8'), { level: 9 }) : text);
 }
 
 /** The record of a line, re-serialised the way the file holds its records. */
-const serialise = (file: EpisodeFile, record: EpisodeRecord) => (file.jsonl ? JSON.stringify(record) : jsonText(record));
+const serialise = (file: EpisodeFile, record: EpisodeRecord) => (file.jsonl ? JSON.stringify(record) : libraryJson(record));
 
 export interface EnrichLibraryOptions {
   dir: string;
@@ -401,6 +403,8 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
   const byChannel = new Map<string, ChannelEpisode[]>();
   /** Where each episode to enrich is: its segments are read again from that file alone. */
   const fileOf = new Map<string, string>();
+  /** The transcript each plan is made from: a record saved with another one meanwhile is not given it. */
+  const plannedOn = new Map<string, string>();
   for await (const { file, record } of records(files, channelIds)) {
     if (channel && record.channelId !== channel.id) continue;
     const ch = channels.get(record.channelId)!;
@@ -416,6 +420,7 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
       if (work) {
         entry.work = { ...work, segments: [] };
         fileOf.set(record.id, file.path);
+        plannedOn.set(record.id, transcriptKey(record));
       } else summary.unchanged++;
     } catch (err) {
       if (!(err instanceof EnrichRefusal)) throw err;
@@ -450,40 +455,57 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
     for (const { kind } of FACET_KINDS) for (const f of plan.facets[kind]) if (!ids.has(f.id)) added[kind].set(f.id, f);
   }
 
-  // The third read: each file rewritten when one of its records changed.
-  let current: EpisodeFile | undefined;
-  let changed = false;
-  const flush = async () => {
-    if (current && changed && !dryRun) {
-      await writeEpisodeFile(current);
-      summary.written.push(current.path);
+  // The third read, under the folder's lock (the library writer's, which an import and a follow poll hold too): the
+  // files are listed and read again as they are now, what was generated is applied to each record by the same rule, and
+  // a file is rewritten when one of its records changed. A record whose transcript changed since it was planned was
+  // written meanwhile by another writer: it is left as that writer made it.
+  const writeBack = async () => {
+    let current: EpisodeFile | undefined;
+    let changed = false;
+    const flush = async () => {
+      if (current && changed && !dryRun) {
+        await writeEpisodeFile(current);
+        summary.written.push(current.path);
+      }
+      changed = false;
+    };
+    for await (const { file, index, record } of records(await listEpisodeFiles(dir), channelIds)) {
+      if (file !== current) {
+        await flush();
+        current = file;
+      }
+      const g = plans.get(record.id);
+      if (!g) continue;
+      if (transcriptKey(record) !== plannedOn.get(record.id)) {
+        summary.refused.push({ id: record.id, reason: 'its transcript changed while it was enriched (another writer saved the episode); run enrich again' });
+        continue;
+      }
+      const next = applyGenerated(record, wantedFor(record, generatedIds, { force }), g);
+      if (JSON.stringify(next) === JSON.stringify(record)) {
+        summary.unchanged++;
+        continue;
+      }
+      summary.enriched.push(record.id);
+      file.lines[index] = serialise(file, next);
+      changed = true;
     }
-    changed = false;
+    await flush();
+    for (const { kind, file } of FACET_KINDS) {
+      summary.facets[kind] = added[kind].size;
+      if (added[kind].size === 0 || dryRun) continue;
+      if (await addFacets(join(dir, file), [...added[kind].values()])) summary.written.push(join(dir, file));
+    }
   };
-  for await (const { file, index, record } of records(files, channelIds)) {
-    if (file !== current) {
-      await flush();
-      current = file;
-    }
-    const g = plans.get(record.id);
-    if (!g) continue;
-    const next = applyGenerated(record, wantedFor(record, generatedIds, { force }), g);
-    if (JSON.stringify(next) === JSON.stringify(record)) {
-      summary.unchanged++;
-      continue;
-    }
-    summary.enriched.push(record.id);
-    file.lines[index] = serialise(file, next);
-    changed = true;
-  }
-  await flush();
-  for (const { kind, file } of FACET_KINDS) {
-    summary.facets[kind] = added[kind].size;
-    if (added[kind].size === 0 || dryRun) continue;
-    if (await addFacets(join(dir, file), [...added[kind].values()])) summary.written.push(join(dir, file));
-  }
+  if (dryRun) await writeBack();
+  else await withLibraryLock(dir, writeBack);
   return summary;
 }
+
+/** What a plan was made from: the episode's transcript, as its record holds it. */
+const transcriptKey = (record: EpisodeRecord): string =>
+  createHash('sha256')
+    .update(JSON.stringify(record.transcript ?? null))
+    .digest('hex');
 
 /** The speech segments of the episodes named, read from `files` (those that hold them). */
 async function readSegments(files: readonly string[], channelIds: ReadonlySet<string>, wanted: ReadonlySet<string>): Promise<Map<string, EnrichSegment[]>> {
@@ -498,7 +520,7 @@ export async function addFacets(path: string, facets: readonly GeneratedFacet[])
   const have = new Set(existing.map((f) => f.id));
   const fresh = facets.filter((f) => !have.has(f.id)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (fresh.length === 0) return false;
-  await writeJson(path, [...existing, ...fresh.map(({ id, name, generated }) => ({ id, name, generated }))]);
+  await writeLibraryJson(path, [...existing, ...fresh.map(({ id, name, generated }) => ({ id, name, generated }))]);
   return true;
 }
 

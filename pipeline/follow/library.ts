@@ -1,13 +1,16 @@
-// The channel's library folder as the follower writes it (library format: users.json, channels.json, facet files,
-// episodes/<id>.json), each change indexed at once through the ingest's own job runner.
+// The follower's two steps after what an item becomes: `library`, the channel's folder written through the library
+// writer (library format: users.json, channels.json, facet files, episodes/<id>.json; the folder is the source of
+// truth, decision 25), then `index`, what was written loaded by the ingest's own job runner (the index is derived).
+// Both run while the caller holds the channel's lock.
 import { join } from 'node:path';
 import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../src/contract/library-format.js';
+import { writeLibraryJson } from '../../importer/library-writer.js';
 import { runJob } from '../../indexer/jobs.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { channelIdOf } from './identity.js';
 import type { SourceChannel } from './feed-source.js';
-import { readJson, writeJson } from './state.js';
+import { readJson } from './state.js';
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -22,27 +25,42 @@ export type FollowedEpisode = EpisodeRecord & { language?: string | null };
 
 export const readEpisode = (dir: string, id: string): Promise<FollowedEpisode | undefined> => readJson<FollowedEpisode>(episodePath(dir, id));
 
-/** Writes the episode's file and indexes it (catalog row last; an unchanged record writes nothing to the store). */
-export async function saveEpisode(dir: string, record: FollowedEpisode, ctx: IndexContext): Promise<void> {
-  await writeJson(episodePath(dir, record.id), record);
+/** The library step of an episode: its file written whole. */
+export async function writeEpisode(dir: string, record: FollowedEpisode): Promise<void> {
+  await writeLibraryJson(episodePath(dir, record.id), record);
+}
+
+/** The index step of an episode: its file's record loaded as `npm run ingest` does (catalog row last; an unchanged record writes nothing to the store). */
+export async function indexEpisode(ctx: IndexContext, dir: string, record: FollowedEpisode): Promise<void> {
   await runJob(ctx, { kind: 'episode', record, source: { path: episodePath(dir, record.id) } });
+}
+
+/** An episode through both steps, library then index. */
+export async function saveEpisode(dir: string, record: FollowedEpisode, ctx: IndexContext): Promise<void> {
+  await writeEpisode(dir, record);
+  await indexEpisode(ctx, dir, record);
+}
+
+/** The index step of the folder's users, channels and facets, as `npm run ingest` loads them. */
+export async function indexLibraryMeta(ctx: IndexContext, dir: string): Promise<void> {
+  const meta = await readLibraryMeta(dir);
+  await runJob(ctx, { kind: 'meta', library: dir, users: meta.users, channels: meta.channels, facets: meta.facets });
 }
 
 /** The owner in users.json (kept as the store has it: name and plan). */
 export async function saveOwner(dir: string, owner: UserRecord): Promise<void> {
   const users = ((await readJson<UserRecord[]>(join(dir, 'users.json'))) ?? []).filter((u) => u.id !== owner.id);
-  await writeJson(join(dir, 'users.json'), [...users, { id: owner.id, name: owner.name, plan: owner.plan }].sort(byId));
+  await writeLibraryJson(join(dir, 'users.json'), [...users, { id: owner.id, name: owner.name, plan: owner.plan }].sort(byId));
 }
 
 /**
- * The channel in channels.json from the source's fields (description, language and artwork are additive fields);
- * members and a custom domain set by hand are kept. Facet names the source added are merged in. Then users,
- * channels and facets are indexed as `npm run ingest` does it.
+ * The library step of the channel: its record in channels.json from the source's fields (description, language and
+ * artwork are additive fields); members and a custom domain set by hand are kept. Facet names the source added are
+ * merged in. Its index step is indexLibraryMeta.
  */
-export async function saveChannel(
+export async function writeChannel(
   dir: string,
   { slug, ownerId, channel, people, topics }: { slug: string; ownerId: string; channel: SourceChannel; people: FacetRecord[]; topics: FacetRecord[] },
-  ctx: IndexContext,
 ): Promise<void> {
   const id = channelIdOf(slug);
   const channels = (await readJson<ChannelRecord[]>(join(dir, 'channels.json'))) ?? [];
@@ -59,7 +77,7 @@ export async function saveChannel(
     language: channel.language,
     artwork: channel.artwork,
   };
-  await writeJson(join(dir, 'channels.json'), [...channels.filter((c) => c.id !== id), record].sort(byId));
+  await writeLibraryJson(join(dir, 'channels.json'), [...channels.filter((c) => c.id !== id), record].sort(byId));
   for (const [file, added] of [
     ['people.json', people],
     ['topics.json', topics],
@@ -68,8 +86,6 @@ export async function saveChannel(
     if (added.length === 0 && existing.length === 0) continue;
     const facets = new Map(existing.map((f) => [f.id, f]));
     for (const f of added) if (!facets.has(f.id)) facets.set(f.id, f);
-    await writeJson(join(dir, file), [...facets.values()].sort(byId));
+    await writeLibraryJson(join(dir, file), [...facets.values()].sort(byId));
   }
-  const meta = await readLibraryMeta(dir);
-  await runJob(ctx, { kind: 'meta', library: dir, users: meta.users, channels: meta.channels, facets: meta.facets });
 }

@@ -11,7 +11,7 @@ import { ImportProblem } from '../../importer/text.js';
 import { archivedByFollower, decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';
 import { feedSnapshot, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
-import { readEpisode, saveChannel, saveEpisode } from './library.js';
+import { indexEpisode, indexLibraryMeta, readEpisode, writeChannel, writeEpisode, type FollowedEpisode } from './library.js';
 import { enqueueProcess, FINISHED, MAX_PROCESS_STARTS, processJobId, readFronts, type ProcessJob } from './queues.js';
 import { nextPollAt, parseMaxAge } from './schedule.js';
 import { channelDir, readState, startsOf, withChannelLock, writeState, type FollowState } from './state.js';
@@ -110,14 +110,22 @@ export function itemsForLater(snapshot: SourceSnapshot, seen: Readonly<Record<st
   return new Set(unseen.slice(Math.max(0, max)).map((i) => i.record.id));
 }
 
-/** Writes what changed in the snapshot; returns the counts. Runs under the channel lock. */
+/**
+ * Writes what changed in the snapshot, each change through the library step then the index step (the folder first:
+ * it is the source of truth); returns the counts. Runs under the channel lock.
+ */
 async function applySnapshot(
   deps: FollowDeps,
   state: FollowState,
   snapshot: SourceSnapshot,
 ): Promise<Pick<PollReport, 'added' | 'updated' | 'reprocessed' | 'archived' | 'deferredItems'>> {
   const dir = channelDir(deps.pipeline.libraryDir, state.slug);
-  await saveChannel(dir, { slug: state.slug, ownerId: state.ownerId, channel: snapshot.channel, people: snapshot.people, topics: snapshot.topics }, deps.ctx);
+  await writeChannel(dir, { slug: state.slug, ownerId: state.ownerId, channel: snapshot.channel, people: snapshot.people, topics: snapshot.topics });
+  await indexLibraryMeta(deps.ctx, dir);
+  const writeAndIndex = async (record: FollowedEpisode) => {
+    await writeEpisode(dir, record);
+    await indexEpisode(deps.ctx, dir, record);
+  };
   const counts = { added: 0, updated: 0, reprocessed: 0, archived: 0 };
   const final = state.kind === 'ytdlp';
   // The feed's identity as first seen: a `<link>` that changes later does not rename every episode.
@@ -130,17 +138,17 @@ async function applySnapshot(
     const previous = state.items[id];
     const action = decideItem(stored, previous, item, { final });
     if (action === 'new') {
-      await saveEpisode(dir, item.record, deps.ctx);
+      await writeAndIndex(item.record);
       counts.added++;
     } else if (action === 'reprocess') {
       // A failed or archived episode waits again; a published one stays live on its old transcript until the new one replaces it.
       const merged = mergeRecord(stored!, item.record);
       const status = merged.status === 'published' || merged.status === 'processing' ? merged.status : 'pending';
-      await saveEpisode(dir, { ...merged, status, error: null }, deps.ctx);
+      await writeAndIndex({ ...merged, status, error: null });
       counts.reprocessed++;
     } else if (action === 'update') {
       const merged = final ? item.record : mergeRecord(stored!, item.record);
-      await saveEpisode(dir, merged.status === 'archived' ? { ...merged, status: 'published' } : merged, deps.ctx);
+      await writeAndIndex(merged.status === 'archived' ? { ...merged, status: 'published' } : merged);
       counts.updated++;
     }
     // Work done for this very source version is remembered; a new version must be processed again.
@@ -154,7 +162,7 @@ async function applySnapshot(
       if (present.has(id)) continue;
       const stored = await readEpisode(dir, id);
       if (stored && stored.status !== 'archived') {
-        await saveEpisode(dir, archivedByFollower(stored), deps.ctx);
+        await writeAndIndex(archivedByFollower(stored));
         counts.archived++;
       }
     }

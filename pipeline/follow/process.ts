@@ -10,6 +10,7 @@ import type { PipelineConfig } from '../../src/config/load.js';
 import type { ChapterRecord, TranscriptRecord } from '../../src/contract/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
+import { writeLibraryJson } from '../../importer/library-writer.js';
 import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
@@ -19,12 +20,10 @@ import { describeFetchError, downloadToFile, FetchError } from '../../src/ground
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { enrichForPublish, notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { Stages } from '../enrich/library.js';
-import { readLibraryMeta } from '../../indexer/library-reader.js';
-import { runJob } from '../../indexer/jobs.js';
-import { episodePath, readEpisode, saveEpisode, type FollowedEpisode } from './library.js';
+import { episodePath, indexEpisode, indexLibraryMeta, readEpisode, saveEpisode, writeEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
-import { channelDir, readJson, readState, startsOf, withChannelLock, writeJson, writeState, type ItemSource, type TranscriptSource } from './state.js';
+import { channelDir, readJson, readState, startsOf, withChannelLock, writeState, type ItemSource, type TranscriptSource } from './state.js';
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
   pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'audioMinBytesPerSecond' | 'audioRateWindowSeconds' | 'transcribe'>;
@@ -236,9 +235,9 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   };
 
   /**
-   * Writes the episode and records the outcome. A refused write of `published` puts the previous file back (the
-   * library never says published when the index does not); a refused write of `failed` is logged and the outcome
-   * still recorded, so the item is not processed again.
+   * Writes the episode (the library step), indexes it (the index step) and records the outcome. A refused write of
+   * `published` puts the previous file back (the library never says published when the index does not); a refused
+   * write of `failed` is logged and the outcome still recorded, so the item is not processed again.
    */
   const finish = (change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed'): Promise<boolean> =>
     withChannelLock(libraryDir, job.slug, async () => {
@@ -246,10 +245,11 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
       if (!now) return false;
       const next = change(now.record);
       try {
-        await saveEpisode(dir, next, deps.ctx);
+        await writeEpisode(dir, next);
+        await indexEpisode(deps.ctx, dir, next);
       } catch (err) {
         if (outcome === 'published') {
-          await writeJson(episodePath(dir, job.episodeId), now.record);
+          await writeLibraryJson(episodePath(dir, job.episodeId), now.record);
           throw err;
         }
         deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be indexed');
@@ -310,8 +310,9 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     return fail(err);
   }
   if (!written) return { episodeId: job.episodeId, outcome: 'superseded' };
-  // The transcript is in the episode's file now: pieces of this or an earlier attempt are done with.
-  await removePieces(piecesDirOf(episodePath(dir, job.episodeId)));
+  // The transcript is in the episode's file now: pieces of this or an earlier attempt are done with (removed under the
+  // lock: an import copying the folder meanwhile would find half a pieces folder).
+  await withChannelLock(libraryDir, job.slug, () => removePieces(piecesDirOf(episodePath(dir, job.episodeId))));
   return {
     episodeId: job.episodeId,
     outcome: 'published',
@@ -339,8 +340,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     try {
       await withChannelLock(libraryDir, job.slug, async () => {
         if (!(await saveGeneratedFacets(folder, result.facets))) return;
-        const meta = await readLibraryMeta(folder);
-        await runJob(deps.ctx, { kind: 'meta', library: folder, users: meta.users, channels: meta.channels, facets: meta.facets });
+        await indexLibraryMeta(deps.ctx, folder);
       });
     } catch (err) {
       // Without their names the generated ids would show as bare ids: publish bare rather than half.

@@ -1,9 +1,8 @@
 // Where a followed source lives: `<libraryDir>/<slug>/follow.json` beside the channel's library (users.json,
 // channels.json, episodes/), so the source and its poll state survive any restart of Redis or of the processes.
-import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import lockfile from 'proper-lockfile';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { libraryJson, withLibraryLock, writeLibraryFile } from '../../importer/library-writer.js';
 
 /** Where a transcript may be found for an item: a `podcast:transcript` of the feed. */
 export interface TranscriptSource {
@@ -68,25 +67,15 @@ export interface FollowState {
   items: Record<string, ItemSource>;
 }
 
-/** A library file's JSON: two-space indentation and a final newline. */
-export const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+/** A library file's JSON: two-space indentation and a final newline (the library writer's). */
+export const jsonText = libraryJson;
 
 /** The library folder of a channel. */
 export const channelDir = (libraryDir: string, slug: string): string => resolve(libraryDir, slug);
 const statePath = (libraryDir: string, slug: string) => join(channelDir(libraryDir, slug), 'follow.json');
 
-/** Writes a file whole or not at all (a temporary sibling renamed over it). */
-export async function writeAtomic(path: string, text: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
-  try {
-    await writeFile(temp, text);
-    await rename(temp, path);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
-}
+/** Writes a file whole or not at all (the library writer's temporary sibling renamed over it). */
+export const writeAtomic = writeLibraryFile;
 
 /** JSON of a file, or undefined when it does not exist. */
 export async function readJson<T>(path: string): Promise<T | undefined> {
@@ -124,23 +113,12 @@ export async function listStates(libraryDir: string): Promise<FollowState[]> {
 }
 
 /**
- * Runs `fn` holding the channel's lock (a `<slug>.lock` folder beside its library, across processes): every
- * read-modify-write of the channel's files (a poll, a status change) goes through it, so a poll and a processing
- * job never overwrite each other. A holder that died leaves a stale lock, taken over after `staleMs`.
+ * Runs `fn` holding the channel's lock (the library writer's lock of its folder, `.<slug>.lock` beside it, across
+ * processes): every read-modify-write of the channel's files (a poll, a status change) goes through it, and an import
+ * or an enrichment run of the same folder holds the same lock, so none overwrites another. A holder that died leaves a
+ * stale lock, taken over after `staleMs`.
  */
 export async function withChannelLock<T>(libraryDir: string, slug: string, fn: () => Promise<T>, { staleMs = 20_000 }: { staleMs?: number } = {}): Promise<T> {
-  const dir = channelDir(libraryDir, slug);
-  await mkdir(dirname(dir), { recursive: true });
-  // realpath off: the channel's folder need not exist yet (a first follow; an unknown slug must not create it).
-  const release = await lockfile.lock(dir, {
-    realpath: false,
-    stale: staleMs,
-    lockfilePath: `${dir}.lock`,
-    retries: { retries: 600, minTimeout: 50, maxTimeout: 500 },
-  });
-  try {
-    return await fn();
-  } finally {
-    await release().catch(() => undefined);
-  }
+  // The channel's folder need not exist yet (a first follow; an unknown slug must not create it).
+  return withLibraryLock(channelDir(libraryDir, slug), fn, { staleMs });
 }
