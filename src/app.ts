@@ -1,5 +1,5 @@
 // The Express app: a request's steps in order, every operation of the OpenAPI table routed once, one error renderer.
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from './config/load.js';
 import type { Embedder } from './embedding/embedder.js';
@@ -13,14 +13,14 @@ import { keyLookupGuard } from './auth/key-lookup-guard.js';
 import { protectedResourceMetadata } from './auth/challenge.js';
 import { OPERATIONS, expressPath } from './openapi/operations.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { SCHEMAS } from './openapi/schemas.js';
 import { unversionedAlias } from './http/api-alias.js';
 import { requestId } from './http/request-id.js';
 import { responseHeaders } from './http/response-headers.js';
 import { requestLog } from './http/request-log.js';
 import { allowReadOnly } from './http/methods.js';
 import { rateLimiter } from './http/rate-limit.js';
-import { createAjv, validateParams } from './http/validate-params.js';
+import { createAjv } from './http/validate-params.js';
+import { everyOperationOnce, routeHandler, type Route } from './http/route.js';
 import { createAdmission, type Admission } from './http/admission.js';
 import { renderErrors, routeNotFound } from './http/errors.js';
 import { createSearchService, type SearchService } from './serve/search-service.js';
@@ -29,7 +29,7 @@ import { listEpisodes } from './routes/episodes.js';
 import { listChanges } from './routes/changes.js';
 import { search } from './routes/search.js';
 import { getChapters, getRelated, getTranscript } from './routes/episode-resources.js';
-import { serveDocument } from './routes/meta.js';
+import { serveOpenApiDocument, serveResourceMetadata } from './routes/meta.js';
 import { health, readiness } from './routes/health.js';
 import type { SearchDeps } from './search/search.js';
 import { createQueryVectorCache, type QueryVectorCache } from './embedding/query-cache.js';
@@ -125,14 +125,12 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     const { channelSites, publicBaseUrl } = config;
     app.use(mcpRouter({ search: searchService, metrics, channelSites, publicBaseUrl, allowedOrigins: config.mcp.allowedOrigins, limiter: limit('mcp:', config.mcp.rateLimitMax) }));
   }
-  // 8. Each operation: the credential's refusal or absence (401), its parameters (400), its handler (a search: access
-  // and the search in the search service, `answerRest`).
-  const handlers = operationHandlers({ config, client, redis, aliases, ajv, searchService });
-  for (const op of OPERATIONS) {
-    const handler = handlers[op.operationId];
-    if (!handler) throw new Error(`no handler for operation ${op.operationId}`);
+  // 8. Each operation: the credential's refusal or absence (401), then its route: its query validated (400) and its
+  // handler, typed by the operation's schemas (a search: access and the search in the search service, `answerRest`).
+  for (const route of everyOperationOnce(routes({ config, client, redis, aliases, ajv, searchService }))) {
+    const op = route.operation;
     const gate = op.auth === 'credential' ? [requireCredential({ allowAnonymous: config.anonymousRead === 'published' && op.anonymous })] : [];
-    app.get(expressPath(op.path), ...gate, validateParams(op, ajv), handler);
+    app.get(expressPath(op.path), ...gate, routeHandler(route, ajv));
   }
 
   // After the routes: other methods on those paths (matched as the routes are, exact case) are a 405, anything else a 404;
@@ -147,31 +145,28 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   return app;
 }
 
-/** The handler of each operation of the OpenAPI table, by operationId. */
-function operationHandlers({
+/** Every operation of the OpenAPI table with its handler, each route carrying its operation. */
+function routes({
   config,
   client,
   redis,
   aliases,
   ajv,
   searchService,
-}: Pick<AppDeps, 'config' | 'client' | 'redis'> & { aliases: ReturnType<typeof indexAliases>; ajv: ReturnType<typeof createAjv>; searchService: SearchService }): Record<
-  string,
-  RequestHandler
-> {
-  return {
-    listChannels: listChannels(),
-    listEpisodes: listEpisodes({ channelSites: config.channelSites }),
-    listChanges: listChanges({ client, aliases, retentionDays: config.changes.retentionDays }),
-    searchChannel: search(searchService),
-    getTranscript: getTranscript({ validateTranscript: ajv.compile(SCHEMAS.TranscriptDocument!) }),
-    getChapters: getChapters(),
-    getRelated: getRelated({ channelSites: config.channelSites }),
-    getOpenApiDocument: serveDocument(buildOpenApiDocument(config)),
-    getProtectedResourceMetadata: serveDocument(protectedResourceMetadata(config)),
-    getHealth: health(),
-    getReadiness: readiness({ client, redis }),
-  };
+}: Pick<AppDeps, 'config' | 'client' | 'redis'> & { aliases: ReturnType<typeof indexAliases>; ajv: ReturnType<typeof createAjv>; searchService: SearchService }): Route[] {
+  return [
+    listChannels(),
+    search(searchService),
+    listEpisodes({ channelSites: config.channelSites }),
+    listChanges({ client, aliases, retentionDays: config.changes.retentionDays }),
+    getTranscript({ ajv }),
+    getChapters(),
+    getRelated({ channelSites: config.channelSites }),
+    serveOpenApiDocument(buildOpenApiDocument(config)),
+    serveResourceMetadata(protectedResourceMetadata(config)),
+    health(),
+    readiness({ client, redis }),
+  ];
 }
 
 /** The OAuth token verifier, with a warning when tokens cannot be accepted or a development-only secret is set. */

@@ -28,7 +28,7 @@ export function protectedResourceMetadata(config: Pick<Config, 'publicBaseUrl' |
     resource: config.publicBaseUrl,
     authorization_servers: config.authorizationServers,
     scopes_supported: [REQUIRED_SCOPE],
-    bearer_methods_supported: ['header'],
+    bearer_methods_supported: ['header' as const],
     resource_name: 'Creator Content API',
     resource_documentation: `${config.publicBaseUrl}/api/v1/openapi.json`,
   };

@@ -23,8 +23,6 @@ declare global {
       credential?: string;
       /** Why the presented credential was refused, decided once by `authenticate()`; thrown by `requireCredential()` after rate limiting. */
       refusal?: unknown;
-      /** Query parameters after validation, typed and with defaults (`validateParams()`). */
-      validQuery: Record<string, unknown>;
     }
   }
 }

@@ -1,9 +1,7 @@
 // Query parameters validated by ajv against the very schemas the OpenAPI document publishes.
-import type { Request, RequestHandler } from 'express';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { Type, type TObject } from '@sinclair/typebox';
-import type { OperationDef } from '../openapi/operations.js';
+import type { TObject } from '@sinclair/typebox';
 import type { ValidQuery } from '../openapi/parameters.js';
 import { createError } from '../errors.js';
 
@@ -47,8 +45,6 @@ function explain(error: ErrorObject, schema: ParamSchema, value: unknown): strin
   }
 }
 
-const NO_PARAMETERS = Type.Object({});
-
 /**
  * Types `raw` (a request's query) by a query schema (src/openapi/parameters.ts): its
  * parameters converted and checked, defaults filled in. Unknown parameters are ignored
@@ -73,28 +69,4 @@ export function queryParser<T extends TObject>(schema: T, ajv: Ajv2020): (raw: R
     // The validator has just checked `typed` against `schema` and filled in its defaults.
     return typed as ValidQuery<T>;
   };
-}
-
-/** Which schema validated each request's `validQuery`, so {@link validQuery} can vouch for its type. */
-const validatedBy = new WeakMap<Request, TObject>();
-
-/** Validates and types `req.query` for an operation into `req.validQuery` (see {@link queryParser}); an operation without query parameters ignores the query string. */
-export function validateParams(op: OperationDef, ajv: Ajv2020): RequestHandler {
-  const schema = op.query ?? NO_PARAMETERS;
-  const parse = queryParser(schema, ajv);
-  return (req, _res, next) => {
-    req.validQuery = parse(req.query as Record<string, unknown>);
-    validatedBy.set(req, schema);
-    next();
-  };
-}
-
-/**
- * A handler's parameters, typed by the query schema its operation declares:
- * `validQuery(req, SearchQuery).limit` is a number. Throws (a 500: our bug) when the
- * route validated the request against another schema, or not at all.
- */
-export function validQuery<T extends TObject>(req: Request, schema: T): ValidQuery<T> {
-  if (validatedBy.get(req) !== schema) throw new Error(`${req.path}: the query was not validated against the schema its handler reads`);
-  return req.validQuery as ValidQuery<T>;
 }

@@ -1,7 +1,8 @@
 // Builds the OpenAPI 3.1 document from the operations, parameters and schemas of this folder.
-import type { TObject } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Config } from '../config/load.js';
-import { OPERATIONS, type OperationDef } from './operations.js';
+import type { SHAPES } from '../contract/shapes.js';
+import { GetHealth, GetReadiness, OPERATIONS, SearchChannel, type OperationDef } from './operations.js';
 import { SCHEMAS, type JsonSchema } from './schemas.js';
 
 export const API_VERSION_LABEL = '1.0.0';
@@ -101,36 +102,48 @@ Rules the specification left open (see docs/api.md):
 - \`/healthz\` is not rate limited (it touches no dependency).`;
 
 /** One OpenAPI parameter per property of an operation's parameter object, the property's description shown beside its schema. */
-function parametersOf(where: 'path' | 'query', params: TObject | undefined): Record<string, unknown>[] {
-  return Object.entries(params?.properties ?? {}).map(([name, { description, ...schema }]) => ({
+function parametersOf(where: 'path' | 'query', params: TObject): Record<string, unknown>[] {
+  return Object.entries(params.properties).map(([name, { description, ...schema }]) => ({
     name,
     in: where,
-    required: params!.required?.includes(name) ?? false,
+    required: params.required?.includes(name) ?? false,
     description,
     schema,
   }));
 }
 
-/** The liveness probe is not rate limited: it touches no dependency, Redis included. */
-const UNLIMITED = new Set(['getHealth']);
+const COMPONENT_NAMES = new Map<unknown, string>(Object.entries(SCHEMAS).map(([name, schema]) => [schema, name]));
+
+/** An operation's success body in the document: a reference to its component, or an array of one; anything else throws, at start-up. */
+function responseSchema(op: OperationDef): JsonSchema {
+  const ref = (schema: TSchema): JsonSchema | undefined => {
+    const name = COMPONENT_NAMES.get(schema);
+    return name === undefined ? undefined : { $ref: `#/components/schemas/${name}` };
+  };
+  const items = op.response.type === 'array' ? ref(op.response.items as TSchema) : undefined;
+  const schema = ref(op.response) ?? (items && { type: 'array', items });
+  if (!schema) throw new Error(`${op.operationId}: its response is no component of the document (src/openapi/schemas.ts), nor an array of one`);
+  return schema;
+}
 
 function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: boolean }): Record<string, unknown> {
-  const limited = !UNLIMITED.has(op.operationId);
+  // The liveness probe is not rate limited: it touches no dependency, Redis included.
+  const limited = op !== GetHealth;
   const responses: Record<string, unknown> = {
     [op.success.status]: {
       description: op.success.description,
       headers: headerRefs(op.path.startsWith('/api/') ? VERSIONED_HEADERS : limited ? COMMON_HEADERS : ['X-Request-Id', 'Cache-Control']),
-      content: { 'application/json': { schema: op.success.schema } },
+      content: { 'application/json': { schema: responseSchema(op) } },
       ...(op.success.links ? { links: op.success.links } : {}),
     },
   };
   for (const status of [...new Set([...op.errors, 408, ...(limited ? [429] : []), 431, 500, 503])].sort((a, b) => a - b)) {
     responses[status] = { $ref: `#/components/responses/${STATUS_RESPONSE[status]}` };
   }
-  if (op.operationId === 'getReadiness') {
+  if (op === GetReadiness) {
     responses[503] = errorResponse('OpenSearch or Redis is unreachable.', ['Retry-After'], 'ReadinessError');
   }
-  if (op.operationId === 'searchChannel') {
+  if (op === SearchChannel) {
     responses[503] = errorResponse(
       'The content store is unreachable or timed out (`store_unavailable`, `Retry-After: 5`); or too many searches are running (`search_busy`, `Retry-After: 1`): ' +
         'this API process runs a few searches at once and lets a few more wait up to a second, and refuses the rest at once, before any lookup ' +
@@ -138,7 +151,7 @@ function buildOperation(op: OperationDef, { anonymousRead }: { anonymousRead: bo
       ['Retry-After'],
     );
   }
-  const parameters = [...parametersOf('path', op.pathParams), ...parametersOf('query', op.query)];
+  const parameters = [...parametersOf('path', op.params), ...parametersOf('query', op.query)];
   const security = op.auth === 'none' ? [] : [{ ApiKeyHeader: [] }, { BearerAuth: ['creator:read'] }, ...(anonymousRead && op.anonymous ? [{}] : [])];
   return {
     operationId: op.operationId,
@@ -200,12 +213,15 @@ const WEBHOOKS = {
   },
 };
 
+/** What `buildOpenApiDocument` answers: the fields its published schema promises, and the rest of the document. */
+export type OpenApiDocument = Static<typeof SHAPES.OpenApiDocument> & Record<string, unknown>;
+
 /** The document served at `/api/v1/openapi.json`; built once per app from its configuration. */
-export function buildOpenApiDocument(config: Pick<Config, 'anonymousRead' | 'rateLimit'>): Record<string, unknown> {
+export function buildOpenApiDocument(config: Pick<Config, 'anonymousRead' | 'rateLimit'>, operations: readonly OperationDef[] = OPERATIONS): OpenApiDocument {
   const anonymousRead = config.anonymousRead === 'published';
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) paths[op.path] = { get: buildOperation(op, { anonymousRead }) };
-  return {
+  for (const op of operations) paths[op.path] = { get: buildOperation(op, { anonymousRead }) };
+  const document = {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
@@ -240,4 +256,5 @@ export function buildOpenApiDocument(config: Pick<Config, 'anonymousRead' | 'rat
       },
     },
   };
+  return document;
 }

@@ -1,9 +1,11 @@
 // GET /api/v1/episodes/{episodeId}/transcript, /chapters and /related.
-import type { RequestHandler } from 'express';
-import type { ValidateFunction } from 'ajv';
+import type { Static } from '@sinclair/typebox';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { accessEpisode } from '../auth/access.js';
 import { channelOrigin, episodeUrl, type ChannelSites } from '../ground/channel-urls.js';
 import { createError } from '../errors.js';
+import { route, type Route } from '../http/route.js';
+import { GetChapters, GetRelated, GetTranscript } from '../openapi/operations.js';
 import type { Chapter, RelatedEpisode } from '../contract/shapes.js';
 import type { EpisodeDoc } from '../store/documents.js';
 
@@ -26,9 +28,10 @@ function toRelatedEpisode(r: EpisodeDoc, origin: string, topics: ReadonlySet<str
  * The transcript exactly as stored (decision 17): none stored is a 404; stored but not
  * parseable or not matching the published TranscriptDocument schema is a 502, logged.
  */
-export function getTranscript({ validateTranscript }: { validateTranscript: ValidateFunction }): RequestHandler {
-  return async (req, res) => {
-    const { episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
+export function getTranscript({ ajv }: { ajv: Ajv2020 }): Route {
+  const validateTranscript = ajv.compile<Static<typeof GetTranscript.response>>(GetTranscript.response);
+  return route(GetTranscript, async ({ params }, req) => {
+    const { episode } = await accessEpisode(req.queries, req.principal!, params.episodeId);
     const stored = await req.queries.transcript(episode.id);
     if (!stored || stored.document === null || stored.document === undefined) throw createError('transcript_not_found');
     let document: unknown = stored.document;
@@ -44,8 +47,8 @@ export function getTranscript({ validateTranscript }: { validateTranscript: Vali
       req.log.error({ episodeId: episode.id, errors: validateTranscript.errors?.slice(0, 3) }, 'stored transcript is invalid');
       throw createError('transcript_unreadable');
     }
-    res.json(document);
-  };
+    return document;
+  });
 }
 
 /**
@@ -57,23 +60,21 @@ export function answeredChapter(c: Chapter): Chapter {
 }
 
 /** Chapters as stored, each saying whether it was generated; an episode without a chapters record has none (`[]`). */
-export function getChapters(): RequestHandler {
-  return async (req, res) => {
-    const { episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
+export function getChapters(): Route {
+  return route(GetChapters, async ({ params }, req) => {
+    const { episode } = await accessEpisode(req.queries, req.principal!, params.episodeId);
     const stored = await req.queries.chapters(episode.id);
-    const body: Chapter[] = (stored?.chapters ?? []).map(answeredChapter);
-    res.json(body);
-  };
+    return (stored?.chapters ?? []).map(answeredChapter);
+  });
 }
 
 /** Decision 16: up to 10 other published episodes of the channel sharing the most topic ids. */
-export function getRelated({ channelSites }: { channelSites: ChannelSites }): RequestHandler {
-  return async (req, res) => {
-    const { channel, episode } = await accessEpisode(req.queries, req.principal!, String(req.params.episodeId));
+export function getRelated({ channelSites }: { channelSites: ChannelSites }): Route {
+  return route(GetRelated, async ({ params }, req) => {
+    const { channel, episode } = await accessEpisode(req.queries, req.principal!, params.episodeId);
     const topics = new Set(episode.topicIds ?? []);
     const related = await req.queries.relatedEpisodes({ channel, episodeId: episode.id, topicIds: [...topics] });
     const origin = channelOrigin(channel, channelSites);
-    const body: RelatedEpisode[] = related.map((r) => toRelatedEpisode(r, origin, topics));
-    res.json(body);
-  };
+    return related.map((r) => toRelatedEpisode(r, origin, topics));
+  });
 }

@@ -1,12 +1,11 @@
 // GET /api/v1/channels/{slug}/episodes: status views, four sorts, facet filters, keyset pagination.
-import type { RequestHandler } from 'express';
 import { accessChannel } from '../auth/access.js';
 import type { EpisodeDoc } from '../store/documents.js';
 import { channelOrigin, episodeUrl, type ChannelSites } from '../ground/channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
-import { validQuery } from '../http/validate-params.js';
-import { EpisodeListQuery } from '../openapi/parameters.js';
-import type { EpisodePage, EpisodeRow } from '../contract/shapes.js';
+import { route, type Route } from '../http/route.js';
+import { ListEpisodes } from '../openapi/operations.js';
+import type { EpisodeRow } from '../contract/shapes.js';
 import { filtersFromQuery } from './filters.js';
 
 /** The spec's catalog row (plus the page URL, facet ids and language, additive) from a stored episode of a channel spoken in `channelLanguage`. */
@@ -35,10 +34,10 @@ export function toEpisode(e: EpisodeDoc, origin: string, channelLanguage: string
   };
 }
 
-export function listEpisodes({ channelSites }: { channelSites: ChannelSites }): RequestHandler {
-  return async (req, res) => {
-    const { status, sort, limit, cursor, ...q } = validQuery(req, EpisodeListQuery);
-    const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, String(req.params.slug));
+export function listEpisodes({ channelSites }: { channelSites: ChannelSites }): Route {
+  return route(ListEpisodes, async ({ params, query }, req) => {
+    const { status, sort, limit, cursor, ...q } = query;
+    const { channel, publishedOnly } = await accessChannel(req.queries, req.principal!, params.slug);
     const filters = filtersFromQuery(q);
     // Everything that decides which rows exist and their order; `limit` may change between pages.
     const digest = queryDigest({ channel: channel.id, status, sort, publishedOnly, ...filters });
@@ -47,10 +46,9 @@ export function listEpisodes({ channelSites }: { channelSites: ChannelSites }): 
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const origin = channelOrigin(channel, channelSites);
-    const body: EpisodePage = {
+    return {
       episodes: page.map((r) => toEpisode(r.episode, origin, channel.language)),
       nextCursor: rows.length > limit && last ? encodeCursor(last.sort as SortKey, digest) : null,
     };
-    res.json(body);
-  };
+  });
 }

@@ -1,7 +1,7 @@
 // GET /api/v1/channels/{slug}/search: the validated parameters as the search they ask for; access and the search itself are the search service's (src/serve).
-import type { RequestHandler } from 'express';
-import { validQuery } from '../http/validate-params.js';
-import { SearchQuery, type SearchQueryValues } from '../openapi/parameters.js';
+import { route, type Route } from '../http/route.js';
+import { SearchChannel } from '../openapi/operations.js';
+import type { SearchQueryValues } from '../openapi/parameters.js';
 import type { SearchParams } from '../search/types.js';
 import type { SearchService } from '../serve/search-service.js';
 import { filtersFromQuery } from './filters.js';
@@ -19,10 +19,9 @@ export function searchParams(q: SearchQueryValues, publishedOnly: boolean): Sear
   return { query, fast: q.fast, limit: q.limit, publishedOnly, ...filtersFromQuery(q) };
 }
 
-export function search(service: SearchService): RequestHandler {
-  return async (req, res) => {
+export function search(service: SearchService): Route {
+  return route(SearchChannel, ({ params, query }, req) =>
     // Anonymous readers (ANONYMOUS_READ=published) see published episodes only.
-    const params = searchParams(validQuery(req, SearchQuery), req.principal!.kind === 'anonymous');
-    res.json(await service.answerRest(req, String(req.params.slug), params));
-  };
+    service.answerRest(req, params.slug, searchParams(query, req.principal!.kind === 'anonymous')),
+  );
 }
