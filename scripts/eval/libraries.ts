@@ -105,7 +105,7 @@ export async function prepareLibrary(
 }
 
 /** Changes whenever the enrichment's output may change: a copy made under another version is written again. */
-export const ENRICH_VERSION = 'local-3';
+export const ENRICH_VERSION = 'local-4';
 
 /** Enrichment's own figures for one library copy. */
 export interface EnrichRun {
