@@ -1,7 +1,7 @@
 // Search latency and throughput through the API and straight to OpenSearch, in the same run: the API's overhead.
 //
 //   npm run bench:search -- [--prefix test-qmsum-] [--queries ../shared/data/qmsum/queries-dev.jsonl] [--steps]
-//     [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native] [--baseline <dir>] [--compare <prefix>]
+//     [--concurrency 1,4,16] [--requests 300] [--seconds 15] [--turn 20] [--no-native] [--baseline <dir>] [--compare <prefix>] [--cpu-prof <dir>]
 //
 // The API runs as `npm start` runs it, in a process of its own on a loopback port, with a throw-away API key; `pipeline`
 // is runSearch called in this process (the API minus HTTP, auth and rate limiting); the engine side sends the same
@@ -11,7 +11,8 @@
 // `relay` (`--relay`), the floor under any API: a node:http process forwarding the engine's `_msearch` unread. Loopback.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { Command } from 'commander';
 import { loadConfig } from '../../src/config/load.js';
@@ -49,6 +50,9 @@ import {
   AS_OUR_CLIENT,
 } from './search-targets.js';
 
+/** Preloaded into a profiled API process: NODE_OPTIONS refuses `--cpu-prof`, but not `--import`. */
+const CPU_PROFILE_ENTRY = fileURLToPath(new URL('./cpu-profile.mjs', import.meta.url));
+
 // The real model, local files only (as `npm test` uses it).
 await useProvisionedModel('bench:search');
 
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
     .option('--relay', "one more target: a bare HTTP process forwarding the engine target's `_msearch` (the least any API process adds)")
     .option('--uncached', 'one more target: this API with the hydration cache off (SEARCH_HYDRATION_CACHE_MB=0), in turns')
     .option('--baseline <dir>', "another checkout's API (a worktree of main, say, with its node_modules) as one more target, over the same store, in turns with this one")
+    .option('--cpu-prof <dir>', "a V8 CPU profile of this checkout's API process, written into <dir> when it stops (scripts/bench/cpu-profile.mjs)")
     .option('--compare <prefix>', 'the same library loaded under another prefix (another index layout, say): its API and engine legs as two more targets, in turns')
     .parse()
     .opts<{
@@ -86,6 +91,7 @@ async function main(): Promise<void> {
       compare?: string;
       uncached?: boolean;
       relay?: boolean;
+      cpuProf?: string;
     }>();
   const levels = opts.concurrency.split(',').map((s) => positive(s.trim()));
 
@@ -141,7 +147,10 @@ async function main(): Promise<void> {
   const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
   try {
     process.stderr.write('starting the API processes\n');
-    const api = await apiProcess(apiProcessEnv, servers);
+    const profiled = opts.cpuProf
+      ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${CPU_PROFILE_ENTRY}`].filter(Boolean).join(' '), CPU_PROF_DIR: resolve(opts.cpuProf) }
+      : {};
+    const api = await apiProcess({ ...apiProcessEnv, ...profiled }, servers);
     const apiBase = api.base;
     const uncachedBase = opts.uncached ? (await apiProcess({ ...apiProcessEnv, SEARCH_HYDRATION_CACHE_MB: '0' }, servers)).base : undefined;
     const baselineBase = opts.baseline ? (await apiProcess(apiProcessEnv, servers, opts.baseline)).base : undefined;
