@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   const queryCache = defaultQueryCache(embedder, config.search.queryCacheSize);
   try {
     process.stderr.write('starting the API processes\n');
-    const profiled = opts.cpuProf
+    const profiled: Record<string, string> = opts.cpuProf
       ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${CPU_PROFILE_ENTRY}`].filter(Boolean).join(' '), CPU_PROF_DIR: resolve(opts.cpuProf) }
       : {};
     const api = await apiProcess({ ...apiProcessEnv, ...profiled }, servers);
