@@ -1,6 +1,7 @@
 // The frame of every channel page: head (title, description, Open Graph, the Markdown twin, JSON-LD), landmarks, search form. Rendered by Preact, which escapes every text and attribute.
 import { h, type ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { SEARCH_LIMITS } from '../../search/types.js';
 import type { PageChannel } from '../load.js';
 
 /** Script and style of the pages, served by the service itself (no inline code: the CSP forbids it). */
@@ -35,7 +36,7 @@ function header(channel: PageChannel, query = '') {
       'form',
       { role: 'search', action: '/search', method: 'get', class: 'search-form' },
       h('label', { for: 'q' }, 'Search this channel'),
-      h('input', { id: 'q', name: 'q', type: 'search', value: query, maxLength: 1000, autocomplete: 'off' }),
+      h('input', { id: 'q', name: 'q', type: 'search', value: query, maxLength: SEARCH_LIMITS.queryChars, autocomplete: 'off' }),
       h('button', { type: 'submit' }, 'Search'),
     ),
   );
