@@ -96,12 +96,12 @@ export type EpisodeDoc = EpisodeCatalog & {
 /** What every passage copies from its episode's catalog row, so that a search filters passages without a join. */
 type EpisodeFilterFields = Pick<EpisodeDoc, 'status' | 'archived' | 'publishedAt' | 'year' | 'topicIds' | 'personIds' | 'entityIds' | 'collectionIds'>;
 
+/** What an episode's transcript and chapters copy from its catalog row: a read of them checks channel and visibility alone. */
+type EpisodeScopeFields = Pick<EpisodeDoc, 'channelId' | 'status' | 'archived'>;
+
 /** The transcript exactly as read from the library; `_id` is the episode id. */
-export interface TranscriptDoc {
+export interface TranscriptDoc extends EpisodeScopeFields {
   episodeId: string;
-  channelId: string;
-  status: EpisodeStatus;
-  archived: boolean;
   /**
    * The whole speech, its segments' text in order: what the episode leg of search scores an episode by (BM25 over
    * whole episodes). Absent in stores derived before it existed. Never read back: transcript reads leave it out.
@@ -113,11 +113,8 @@ export interface TranscriptDoc {
 }
 
 /** All chapters of one episode; `_id` is the episode id. */
-export interface ChaptersDoc {
+export interface ChaptersDoc extends EpisodeScopeFields {
   episodeId: string;
-  channelId: string;
-  status: EpisodeStatus;
-  archived: boolean;
   chapters: Chapter[];
 }
 
