@@ -59,6 +59,12 @@ function termKey(surface: string): string {
   return w;
 }
 
+/** `matches` sorted by start: itself when it already is (as the highlighter and the tokenizer give them), else a sorted copy. */
+function inTextOrder(matches: readonly TermRange[]): readonly TermRange[] {
+  for (let i = 1; i < matches.length; i++) if (matches[i]!.start < matches[i - 1]!.start) return [...matches].sort((a, b) => a.start - b.start);
+  return matches;
+}
+
 export interface LandingOptions {
   /** Weight of the terms of the next sentence (said within `windowMs`) that the sentence itself lacks: an answer's first sentence often only sets it up. */
   lookahead?: number;
@@ -97,30 +103,33 @@ export function chooseLanding(
 ): CitationStart | undefined {
   const n = marks.length >> 1;
   if (off || n < 2 || matches.length === 0) return undefined;
-  const starts = Array.from({ length: n }, (_, i) => marks[2 * i]!);
-  const times = Array.from({ length: n }, (_, i) => marks[2 * i + 1]!);
-  // Terms of each sentence.
-  const terms: Array<Set<string>> = Array.from({ length: n }, () => new Set());
+  // Sentence i starts at marks[2i] (offset) and marks[2i + 1] (ms). A search cites about thirty passages of a dozen
+  // sentences each: only sentences holding a term get a set, and matches (in text order already) are not copied.
+  const terms: Array<Set<string> | undefined> = new Array<Set<string> | undefined>(n);
   let s = 0;
-  for (const m of [...matches].sort((a, b) => a.start - b.start)) {
-    while (s + 1 < n && starts[s + 1]! <= m.start) s++;
+  for (const m of inTextOrder(matches)) {
+    while (s + 1 < n && marks[2 * (s + 1)]! <= m.start) s++;
     const surface = text.slice(m.start, m.end).toLowerCase();
     const key = termKey(surface);
-    if (!FRAMING.has(key) && !FRAMING.has(surface)) terms[s]!.add(key);
+    if (!FRAMING.has(key) && !FRAMING.has(surface)) (terms[s] ??= new Set()).add(key);
   }
   const df = new Map<string, number>();
-  for (const set of terms) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+  for (const set of terms) if (set) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
   if (df.size === 0) return undefined;
   const weight = (t: string) => Math.log(1 + n / df.get(t)!);
 
-  const scores = terms.map((set, i) => {
-    if (set.size === 0) return 0;
+  const scores = new Float64Array(n);
+  let top = 0;
+  for (let i = 0; i < n; i++) {
+    const set = terms[i];
+    if (!set) continue;
     let score = 0;
     for (const t of set) score += weight(t);
-    if (i + 1 < n && times[i + 1]! < times[i]! + windowMs) for (const t of terms[i + 1]!) if (!set.has(t)) score += lookahead * weight(t);
-    return score;
-  });
-  const top = Math.max(...scores);
+    const next = terms[i + 1];
+    if (next && marks[2 * (i + 1) + 1]! < marks[2 * i + 1]! + windowMs) for (const t of next) if (!set.has(t)) score += lookahead * weight(t);
+    scores[i] = score;
+    if (score > top) top = score;
+  }
   const best = top > 0 ? scores.findIndex((score) => score >= slack * top - 1e-9) : -1;
-  return best < 0 ? undefined : { offset: starts[best]!, ms: times[best]! };
+  return best < 0 ? undefined : { offset: marks[2 * best]!, ms: marks[2 * best + 1]! };
 }
