@@ -15,8 +15,9 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * 5: episodes gained `language`; passages, titles and moments gained a sub-field per analysed language.
  * 6: speech passages gained `generatedContext` (the generated chapter's title they lie in).
  * 7: transcripts gained `speech` and `speechMs` (the whole speech and where it ends, for the episode leg of search).
+ * 8: `generatedContext` only in episodes whose generated chapters span 20 minutes or more.
  */
-export const DERIVATION_VERSION = 7;
+export const DERIVATION_VERSION = 8;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read

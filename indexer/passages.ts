@@ -98,15 +98,25 @@ export function searchedChapters(chapters: readonly ChapterRecord[] | null | und
 }
 
 /**
+ * Generated chapters lend their titles only to episodes whose chapters span at least this long: a shorter talk is about
+ * one thing, and splitting it adds no context (measured as a loss on tutorials of 2–10 minutes; the same bound as the
+ * episode leg of search, docs/relevance.md "Generated structure").
+ */
+export const GENERATED_CONTEXT_MIN_MS = 20 * 60_000;
+
+/**
  * The title of the generated chapter holding `ms` (the latest one starting at or before it and ending after it), or
- * null; null too when the episode has a single generated chapter, whose title only restates the whole episode (measured
- * as a loss on tutorials). Generated structure cuts no passage and gets no title passage (a generated title passage
- * outranked the speech and cited the chapter start); it only lends its words to each speech passage inside, in a field
- * the keyword leg matches as a `should` clause at a low boost (docs/relevance.md, "Generated structure").
+ * null; null too when the episode has a single generated chapter, whose title only restates the whole episode, or its
+ * generated chapters span less than {@link GENERATED_CONTEXT_MIN_MS} (both measured as losses on tutorials). Generated
+ * structure cuts no passage and gets no title passage (a generated title passage outranked the speech and cited the
+ * chapter start); it only lends its words to each speech passage inside, in a field the keyword leg matches as a
+ * `should` clause at a low boost (docs/relevance.md, "Generated structure").
  */
 export function generatedContextAt(chapters: readonly ChapterRecord[] | null | undefined, ms: number): string | null {
   const generated = (chapters ?? []).filter((c) => c.generated === true);
   if (generated.length < 2) return null;
+  const span = Math.max(...generated.map((c) => c.endMs)) - Math.min(...generated.map((c) => c.startMs));
+  if (span < GENERATED_CONTEXT_MIN_MS) return null;
   let best: ChapterRecord | undefined;
   for (const c of generated) {
     if (c.startMs > ms || c.endMs <= ms) continue;

@@ -28,10 +28,12 @@ const segments = [
   [145_000, `${SAME}`],
   [170_000, 'Drivers asked for longer breaks between the evening routes and for a second depot.'],
   [200_000, 'The bus company will publish the new timetable in the spring for everyone to read.'],
+  // Generated chapters lend their titles only to talks of 20 minutes or more (GENERATED_CONTEXT_MIN_MS).
+  [1_230_000, 'Any other business? None. The meeting is closed.'],
 ].map(([startMs, text], i, all) => ({
   speakerLabel: i % 2 === 0 ? 'Chair' : 'Clerk',
   startMs: startMs as number,
-  endMs: ((all[i + 1]?.[0] as number | undefined) ?? 240_000) - 1_000,
+  endMs: ((all[i + 1]?.[0] as number | undefined) ?? 1_260_000) - 1_000,
   text: text as string,
 }));
 
@@ -43,7 +45,7 @@ const MEETING: EpisodeRecord = {
   publishedAt: '2026-11-01T10:00:00Z',
   status: 'published',
   transcript: { formatVersion: 1, segments },
-  chapters: [chapter('Library opening hours', 0, 120_000), chapter('Bus routes and timetable', 120_000, 240_000)],
+  chapters: [chapter('Library opening hours', 0, 120_000), chapter('Bus routes and timetable', 120_000, 1_260_000)],
 };
 const CHAPTER_STARTS = MEETING.chapters!.map((c) => c.startMs);
 

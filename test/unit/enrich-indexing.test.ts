@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { episodeDocuments } from '../../indexer/documents.js';
-import { buildPassages, generatedContextAt, searchedChapters } from '../../indexer/passages.js';
+import { buildPassages, GENERATED_CONTEXT_MIN_MS, generatedContextAt, searchedChapters } from '../../indexer/passages.js';
 import type { ChapterRecord, EpisodeRecord } from '../../indexer/schemas.js';
 import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
 import { cutEpisode, hashEmbed } from './enrich-fixture.js';
@@ -33,7 +33,7 @@ describe('generated structure in the search documents', function () {
     expect(a.chapters.chapters).to.have.length(chapters.length);
   });
 
-  it('lends no context from a single generated chapter (it restates the episode) nor from a creator chapter', function () {
+  it('lends no context from a single generated chapter (it restates the episode), from generated chapters of a short talk, nor from a creator chapter', function () {
     const only: ChapterRecord = { title: 'Whole meeting', startMs: 0, endMs: 10_000_000, moments: [], generated: true };
     expect(buildPassages({ ...episode, chapters: [only] }).every((p) => p.generatedContext === null)).to.equal(true);
     const creator: ChapterRecord = { title: 'Opening', startMs: 0, endMs: 5_000_000, moments: [] };
@@ -48,6 +48,13 @@ describe('generated structure in the search documents', function () {
         60_000,
       ),
     ).to.equal('Second');
+    // Two generated chapters spanning under 20 minutes (a short talk is about one thing) lend nothing either.
+    const short: ChapterRecord[] = [
+      { ...only, endMs: 300_000 },
+      { ...only, title: 'Second', startMs: 300_000, endMs: GENERATED_CONTEXT_MIN_MS - 1 },
+    ];
+    expect(generatedContextAt(short, 400_000)).to.equal(null);
+    expect(generatedContextAt([short[0]!, { ...short[1]!, endMs: GENERATED_CONTEXT_MIN_MS }], 400_000)).to.equal('Second');
     expect(
       generatedContextAt(
         [
