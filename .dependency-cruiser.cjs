@@ -1,5 +1,12 @@
-// `npm run lint` (dependency-cruiser): no import cycles, and the floors of src/ are kept: a layer imports only the layers below it.
+// `npm run lint` (dependency-cruiser): no import cycles, and the floors are kept: a layer imports only the layers below it.
 //
+// core/ is what every program shares (the API, the worker, the importer, the command lines), floor by floor:
+//   search/                                 the search pipeline
+//   changes/                                the change feed: its log's writer, purge, reader and views (REST and webhooks)
+//   store/                                  reads and writes of OpenSearch documents
+//   config/, embedding/, contract/, ground/  the ground floor: settings, embedders, the contract's shapes, small helpers,
+//                                           the safe outbound fetcher (ground/outbound/) and the OpenAI-protocol core
+// src/ is the API alone, standing on core/:
 //   app.ts, server.ts                       the composition root
 //   routes/, mcp/, pages/                   what answers a request
 //   serve/                                  the search service every search goes through
@@ -8,20 +15,15 @@
 //   openapi/                                the API's description
 //   auth/                                   credentials and access
 //   errors.ts                               the API's error catalogue
-//   search/                                 the search pipeline
-//   changes/                                the change feed: its log's writer, purge, reader and views (REST and webhooks)
-//   store/                                  reads and writes of OpenSearch documents
-//   config/, embedding/, contract/, ground/  the ground floor: settings, embedders, the contract's shapes, small helpers,
-//                                           the safe outbound fetcher (ground/outbound/) and the OpenAI-protocol core
 //
-// indexer/ and importer/ stand on the ground floor, store/, changes/ and search/ only; pipeline/ (following sources,
-// transcribing, enriching, webhooks) on those, indexer/ and importer/; nothing below uses pipeline/. bin/ (the production command lines) may use all of those; scripts/ (development and operations
-// tooling) anything; nothing of the product uses scripts/.
+// The programs: indexer/ and importer/ stand on core/; pipeline/ (following sources, transcribing, enriching,
+// webhooks) on core/, indexer/ and importer/; none of them on src/. bin/ (the production command lines) may use all of
+// those; scripts/ (development and operations tooling) anything; nothing of the product uses scripts/.
+const CORE = ['ground', 'store', 'changes', 'search'];
 const ABOVE = {
-  ground: ['store', 'changes', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
-  store: ['changes', 'search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
-  changes: ['search', 'errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
-  search: ['errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
+  ground: ['store', 'changes', 'search'],
+  store: ['changes', 'search'],
+  changes: ['search'],
   errors: ['auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
   auth: ['openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
   openapi: ['http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
@@ -33,10 +35,10 @@ const ABOVE = {
   pages: ['mcp', 'app', 'server'],
 };
 
-/** A path pattern for a floor of src/: a folder (`src/store/`) or a file (`src/errors.ts`). */
-const floor = (name) => (['errors', 'app', 'server'].includes(name) ? `^src/${name}\\.ts$` : `^src/${name}/`);
+/** A path pattern for a floor: a folder of core/ (`core/store/`) or of src/ (`src/http/`), or a file of src/ (`src/errors.ts`). */
+const floor = (name) => (CORE.includes(name) ? `^core/${name}/` : ['errors', 'app', 'server'].includes(name) ? `^src/${name}\\.ts$` : `^src/${name}/`);
 /** The ground floor is four folders: settings, embedding, the shapes of the contract, and small shared helpers. */
-const GROUND = '^src/(config|embedding|contract|ground)/';
+const GROUND = '^core/(config|embedding|contract|ground)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -51,23 +53,23 @@ module.exports = {
     ...Object.entries(ABOVE).map(([name, above]) => ({
       name: `floors-${name}`,
       severity: 'error',
-      comment: `src/${name} imports only the floors below it (see the plan at the top of .dependency-cruiser.cjs).`,
+      comment: `${CORE.includes(name) ? 'core' : 'src'}/${name} imports only the floors below it (see the plan at the top of .dependency-cruiser.cjs).`,
       from: { path: name === 'ground' ? GROUND : floor(name) },
       to: { path: `(${above.map(floor).join('|')})` },
     })),
     {
-      name: 'indexer-floors',
+      name: 'core-stands-alone',
       severity: 'error',
-      comment: 'The indexer stands on the ground floor, store/, changes/ and search/ only.',
-      from: { path: '^(indexer|importer)/' },
-      to: { path: `(${ABOVE.search.map(floor).join('|')})` },
+      comment: 'core/ is shared by every program: it imports none of them, the API included.',
+      from: { path: '^core/' },
+      to: { path: '^(src|indexer|importer|pipeline|bin|scripts)/' },
     },
     {
-      name: 'pipeline-floors',
+      name: 'programs-not-on-the-api',
       severity: 'error',
-      comment: 'The pipeline stands on the ground floor, store/, changes/, search/, indexer/ and importer/ only.',
-      from: { path: '^pipeline/' },
-      to: { path: `(${ABOVE.search.map(floor).join('|')})` },
+      comment: 'The indexer, the importer and the pipeline stand on core/; src/ is the API, which they never import.',
+      from: { path: '^(indexer|importer|pipeline)/' },
+      to: { path: '^src/' },
     },
     {
       name: 'no-pipeline-in-api',
@@ -79,7 +81,7 @@ module.exports = {
     {
       name: 'no-pipeline-below',
       severity: 'error',
-      comment: 'The importer and the indexer stand below the pipeline: the safe fetcher they share is on the ground floor (src/ground/outbound/).',
+      comment: 'The importer and the indexer stand below the pipeline: the safe fetcher they share is on the ground floor (core/ground/outbound/).',
       from: { path: '^(importer|indexer)/' },
       to: { path: '^pipeline/' },
     },
@@ -87,14 +89,14 @@ module.exports = {
       name: 'no-command-lines-in-product',
       severity: 'error',
       comment: 'bin/ holds entry points over the product; the product never imports them.',
-      from: { path: '^(src|indexer|importer|pipeline)/' },
+      from: { path: '^(core|src|indexer|importer|pipeline)/' },
       to: { path: '^bin/' },
     },
     {
       name: 'no-scripts-in-product',
       severity: 'error',
       comment: 'scripts/ are command lines over the product; the product never imports them.',
-      from: { path: '^(src|indexer|importer|pipeline|bin)/' },
+      from: { path: '^(core|src|indexer|importer|pipeline|bin)/' },
       to: { path: '^scripts/' },
     },
   ],

@@ -6,6 +6,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY core ./core
 COPY src ./src
 COPY indexer ./indexer
 COPY importer ./importer

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-const ENV_MESSAGE = 'Only src/config/load.ts reads the environment: take the value from loadConfig.';
+const ENV_MESSAGE = 'Only core/config/load.ts reads the environment: take the value from loadConfig.';
 
 export default defineConfig(
   { ignores: ['node_modules/', 'dist/', '.cache/'] },
@@ -36,11 +36,11 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // Configuration is read once, by loadConfig in src/config/load.ts, and handed down as values.
+    // Configuration is read once, by loadConfig in core/config/load.ts, and handed down as values.
     // scripts/ and test/ are exempt: they are entry points that pass process.env to loadConfig
     // and build the environments of the child processes they start (services, the API, workers).
-    files: ['src/**/*.ts', 'indexer/**/*.ts', 'importer/**/*.ts', 'pipeline/**/*.ts'],
-    ignores: ['src/config/load.ts'],
+    files: ['core/**/*.ts', 'src/**/*.ts', 'indexer/**/*.ts', 'importer/**/*.ts', 'pipeline/**/*.ts'],
+    ignores: ['core/config/load.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: ENV_MESSAGE }],
       'no-restricted-imports': ['error', { paths: ['process', 'node:process'].map((name) => ({ name, importNames: ['env'], message: ENV_MESSAGE })) }],

@@ -1,10 +1,10 @@
 // `npm run backup [-- --list]`: snapshot every index of INDEX_PREFIX into BACKUP_REPOSITORY, or list the backups.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
-import { createOpenSearchClient } from '../src/store/opensearch.js';
-import { BackupError, createBackup, ensureRepository, listBackups, type BackupInfo } from '../src/store/snapshots.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
+import { createOpenSearchClient } from '../core/store/opensearch.js';
+import { BackupError, createBackup, ensureRepository, listBackups, type BackupInfo } from '../core/store/snapshots.js';
 import { createProgress } from '../indexer/progress.js';
 import { positive } from './lib/cli-args.js';
 

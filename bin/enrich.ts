@@ -1,8 +1,8 @@
 // `npm run enrich -- <libraryDir>`: generates chapters with typed key moments, topics, people and entities for the episodes that lack them, into the library folder.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
 import { createProgress } from '../indexer/progress.js';
 import { assertWritable, EnrichRefusal, enrichLibrary, formatEnrichSummary } from '../pipeline/enrich/library.js';
 import { createStages } from '../pipeline/enrich/stages.js';

@@ -1,12 +1,12 @@
 // `npm run follow -- <feed URL | yt-dlp folder> --channel <slug> --owner <user id>`, `--poll <slug>`, `--list`,
 // `--stop <slug>`, `--retry <slug>`: channels that follow their feed. The worker (`npm run worker`) does the rest.
 import { Command } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
-import { createOpenSearchClient, ensureIndices } from '../src/store/opensearch.js';
-import { createIndexerEmbedder } from '../src/embedding/indexer-embedder.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
+import { createOpenSearchClient, ensureIndices } from '../core/store/opensearch.js';
+import { createIndexerEmbedder } from '../core/embedding/indexer-embedder.js';
 import type { PassageEmbedder } from '../indexer/load-episode.js';
-import { signatureOf } from '../src/embedding/embedder.js';
+import { signatureOf } from '../core/embedding/embedder.js';
 import { INDEXER_TIMEOUT_MS } from '../indexer/queued-ingest.js';
 import { createRedisConnection } from '../indexer/queue.js';
 import { followSource, formatList, listProgress, listSources, printable, progressJson, retryFailed, stopFollowing } from '../pipeline/follow/commands.js';

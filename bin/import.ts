@@ -1,8 +1,8 @@
 // `npm run import -- <feed.xml | yt-dlp folder> --out <library dir>`: what creators have, in our library format.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
 import { runImport } from '../importer/import.js';
 import { createProgress } from '../indexer/progress.js';
 import { ImportProblem } from '../importer/text.js';

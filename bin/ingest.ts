@@ -1,10 +1,10 @@
 // `npm run ingest -- <libraryDir> [--direct]`: enqueue a library for the worker, or load it in-process.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
-import { createOpenSearchClient } from '../src/store/opensearch.js';
-import { createIndexerEmbedder } from '../src/embedding/indexer-embedder.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
+import { createOpenSearchClient } from '../core/store/opensearch.js';
+import { createIndexerEmbedder } from '../core/embedding/indexer-embedder.js';
 import { loadLibrary } from '../indexer/load-library.js';
 import { createProgress } from '../indexer/progress.js';
 import { INDEXER_TIMEOUT_MS, ingestQueued } from '../indexer/queued-ingest.js';

@@ -1,7 +1,7 @@
 // `npm run keys -- create --user <id> [--name <label>] | revoke <keyId> | list --user <id>`: API keys, outside the read-only API.
 import { Command } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
 import { KeyStoreError, listApiKeys, newApiKey, revokeApiKey, storeApiKey, type KeyStoreDeps } from '../src/auth/key-store.js';
 import { positive } from './lib/cli-args.js';
 import { withOperatorStore } from './lib/operator-store.js';

@@ -1,9 +1,9 @@
 // `npm run reindex`: rebuild every index of INDEX_PREFIX from mappings/ and swap the aliases atomically.
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { configuredModelId, configuredSignature, createConfiguredEmbedder } from '../src/embedding/configured.js';
-import { createLogger } from '../src/ground/logger.js';
-import { createOpenSearchClient } from '../src/store/opensearch.js';
+import { loadConfig } from '../core/config/load.js';
+import { configuredModelId, configuredSignature, createConfiguredEmbedder } from '../core/embedding/configured.js';
+import { createLogger } from '../core/ground/logger.js';
+import { createOpenSearchClient } from '../core/store/opensearch.js';
 import { createProgress } from '../indexer/progress.js';
 import { reindex } from '../indexer/reindex.js';
 

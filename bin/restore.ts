@@ -1,11 +1,11 @@
 // `npm run restore [-- <snapshot>] [--as <prefix>] [--swap | --force]`: bring a backup of `npm run backup` back.
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { configuredSignature } from '../src/embedding/configured.js';
-import { createLogger } from '../src/ground/logger.js';
-import { createOpenSearchClient } from '../src/store/opensearch.js';
-import { BackupError } from '../src/store/snapshots.js';
-import { currentMappingVersions, restoreBackup } from '../src/store/snapshot-restore.js';
+import { loadConfig } from '../core/config/load.js';
+import { configuredSignature } from '../core/embedding/configured.js';
+import { createLogger } from '../core/ground/logger.js';
+import { createOpenSearchClient } from '../core/store/opensearch.js';
+import { BackupError } from '../core/store/snapshots.js';
+import { currentMappingVersions, restoreBackup } from '../core/store/snapshot-restore.js';
 import { createProgress } from '../indexer/progress.js';
 
 const config = loadConfig(process.env);

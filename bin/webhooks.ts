@@ -2,14 +2,14 @@
 // webhook endpoints, registered by whoever runs the service (the API stays read-only). Deliveries run in the worker.
 // Secrets are sealed with SECRETS_KEY before they reach the store; `add`, `rotate` and `rotate-key` need it.
 import { Command } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
 import { WebhookError } from '../pipeline/webhooks/errors.js';
 import { listEndpoints, newEndpoint, removeEndpoint, rotateSecret, storeEndpoint, type EndpointDoc, type WebhookStoreDeps } from '../pipeline/webhooks/store.js';
 import { refuseUnknownKeys, resealSecrets } from '../pipeline/webhooks/reseal.js';
 import { keyringOf, sealSecret, type Keyring } from '../pipeline/webhooks/sealed.js';
 import { newSecret } from '../pipeline/webhooks/signing.js';
-import { storeFailure } from '../src/store/transient.js';
+import { storeFailure } from '../core/store/transient.js';
 import { positive } from './lib/cli-args.js';
 import { withOperatorStore } from './lib/operator-store.js';
 

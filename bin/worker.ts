@@ -1,11 +1,11 @@
 // `npm run worker`: processes ingest jobs and the feed pipeline's polls and processing jobs until SIGTERM/SIGINT.
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../src/config/load.js';
-import { createLogger } from '../src/ground/logger.js';
-import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../src/store/opensearch.js';
-import { createIndexerEmbedder } from '../src/embedding/indexer-embedder.js';
-import { signatureOf, type Embedder } from '../src/embedding/embedder.js';
-import { guardIndexEmbedder, startupMismatch } from '../src/embedding/index-guard.js';
+import { loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
+import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../core/store/opensearch.js';
+import { createIndexerEmbedder } from '../core/embedding/indexer-embedder.js';
+import { signatureOf, type Embedder } from '../core/embedding/embedder.js';
+import { guardIndexEmbedder, startupMismatch } from '../core/embedding/index-guard.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection } from '../indexer/queue.js';
 import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { startMetricsListener, type MetricsListener } from '../src/metrics/listener.js';

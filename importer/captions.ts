@@ -2,7 +2,7 @@
 // word times, YouTube's rolling auto-captions reduced to each phrase once, and cue-only timing spread by length.
 import { parseText, tokenizeVTTCue, VTTCue, type VTTNode } from './media-captions-api.js';
 import { decodeHTML } from 'entities';
-import type { WordRecord } from '../src/contract/library-format.js';
+import type { WordRecord } from '../core/contract/library-format.js';
 import { cleanText, ImportProblem, spreadWords, type DraftSegment, type DraftTranscript } from './text.js';
 
 interface Run {

@@ -1,8 +1,8 @@
 // Chapters from what a source has: JSON Chapters, yt-dlp's chapters, or timestamps in a description by YouTube's
 // rules; soundbites as quote moments. Nothing is invented: no source, no chapters.
 import { convert } from 'html-to-text';
-import type { ChapterRecord, KeyMomentRecord } from '../src/contract/library-format.js';
-import { clock } from '../src/ground/clock.js';
+import type { ChapterRecord, KeyMomentRecord } from '../core/contract/library-format.js';
+import { clock } from '../core/ground/clock.js';
 import type { ChaptersJsonRecord } from './stt-json.js';
 import { cleanText, clockMs, ms, type DraftSegment } from './text.js';
 

@@ -4,7 +4,7 @@ import { basename, dirname } from 'node:path';
 import { parseRssFeed } from 'feedsmith';
 import PQueue from 'p-queue';
 import { addSoundbites, jsonChapters, showNoteChapters } from './chapters.js';
-import type { ChannelSourceRecord, ChapterRecord, EpisodeRecord } from '../src/contract/library-format.js';
+import type { ChannelSourceRecord, ChapterRecord, EpisodeRecord } from '../core/contract/library-format.js';
 import {
   durationOf,
   episodeEnd,
@@ -18,7 +18,7 @@ import {
   type ImportedChannelInfo,
   type ItemReport,
 } from './model.js';
-import { FEED_MAX_BYTES } from '../src/ground/outbound/safe-fetch.js';
+import { FEED_MAX_BYTES } from '../core/ground/outbound/safe-fetch.js';
 import { parseChaptersText, parseTranscriptText, readConfinedText, readSource, type OutboundOptions } from './sources.js';
 import { cleanText, htmlToText, ImportProblem, primaryLanguage, slugify, stableHash, type DraftTranscript } from './text.js';
 

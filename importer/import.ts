@@ -1,7 +1,7 @@
 // `npm run import`: a feed file or a yt-dlp folder → a library in our format, with a summary of what came in and
 // what did not, and why.
 import { stat } from 'node:fs/promises';
-import type { Logger } from '../src/ground/logger.js';
+import type { Logger } from '../core/ground/logger.js';
 import { importFeed } from './feed.js';
 import type { ImportedChannel, ItemReport } from './model.js';
 import type { OutboundOptions } from './sources.js';

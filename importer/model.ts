@@ -1,7 +1,7 @@
 // What an importer hands the library writer: one channel, its episodes as library records, the facet names they
 // use, and a report per item. Records are built with a fixed key order, so the same input writes the same bytes.
-import { safeHttpUrl } from '../src/ground/channel-urls.js';
-import type { ChannelSourceRecord, EpisodeRecord, FacetRecord, SegmentRecord, TranscriptRecord } from '../src/contract/library-format.js';
+import { safeHttpUrl } from '../core/ground/channel-urls.js';
+import type { ChannelSourceRecord, EpisodeRecord, FacetRecord, SegmentRecord, TranscriptRecord } from '../core/contract/library-format.js';
 import { checkEpisode } from '../indexer/schemas.js';
 import { cleanText, slugify, toSegmentRecords, type DraftTranscript } from './text.js';
 

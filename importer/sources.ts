@@ -2,7 +2,7 @@
 // is told by its content (a `.json` may be chapters, a "text/vtt" may be SRT), never by its name or MIME type.
 import { resolve as resolvePath } from 'node:path';
 import pRetry, { AbortError } from 'p-retry';
-import { describeFetchError, fetchBytes, FetchError, httpStatusError, readLocalFile, TRANSCRIPT_MAX_BYTES, type SafeFetchOptions } from '../src/ground/outbound/safe-fetch.js';
+import { describeFetchError, fetchBytes, FetchError, httpStatusError, readLocalFile, TRANSCRIPT_MAX_BYTES, type SafeFetchOptions } from '../core/ground/outbound/safe-fetch.js';
 import { parseCaptions } from './captions.js';
 import { parseHtmlTranscript } from './html-transcript.js';
 import { jsonKind, parseJsonTranscript, type ChaptersJsonRecord } from './stt-json.js';

@@ -3,7 +3,7 @@
 // (`segments[]` of speaker, startTime, endTime, body, seconds; often one word a segment).
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { WordRecord } from '../src/contract/library-format.js';
+import type { WordRecord } from '../core/contract/library-format.js';
 import { cleanText, ms, spreadWords, type DraftSegment, type DraftTranscript } from './text.js';
 
 const Seconds = Type.Number({ minimum: 0 });

@@ -1,7 +1,7 @@
 // What every importer shares: clean text, stable ids and slugs, words spread over a cue, and the problems it reports.
 import { createHash } from 'node:crypto';
 import { compile } from 'html-to-text';
-import type { SegmentRecord, WordRecord } from '../src/contract/library-format.js';
+import type { SegmentRecord, WordRecord } from '../core/contract/library-format.js';
 
 /** One line of text: Unicode NFC, every run of white space (no-break spaces, line breaks) one space. */
 export function cleanText(value: string): string {

@@ -8,8 +8,8 @@
 // episodes or a channel fed from another source.
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import type { ChannelRecord, ChannelSourceRecord, EpisodeRecord, FacetRecord, UserRecord } from '../src/contract/library-format.js';
-import { PAID_PLAN } from '../src/contract/plans.js';
+import type { ChannelRecord, ChannelSourceRecord, EpisodeRecord, FacetRecord, UserRecord } from '../core/contract/library-format.js';
+import { PAID_PLAN } from '../core/contract/plans.js';
 import { LibraryBusyError, libraryJson as json, withLibraryLock, writeLibraryFile } from './library-writer.js';
 import type { ImportedChannel } from './model.js';
 

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { descriptionChapters, ytdlpChapters } from './chapters.js';
-import type { ChannelSourceRecord } from '../src/contract/library-format.js';
+import type { ChannelSourceRecord } from '../core/contract/library-format.js';
 import { durationOf, episodeEnd, episodeRecord, FacetNames, httpUrl, ingestProblem, summaryOf, transcriptRecord, type ImportedChannel } from './model.js';
 import { parseJson, readConfinedText } from './sources.js';
 import { parseCaptions } from './captions.js';

@@ -1,6 +1,6 @@
 // `_bulk` writes cut to a byte budget, with every item's result checked.
 import type { Client } from '@opensearch-project/opensearch';
-import { isTransient } from '../src/store/transient.js';
+import { isTransient } from '../core/store/transient.js';
 import { createIndexError, retryIndexErrors, storeCall } from './errors.js';
 
 /** One write: index a document under `id`, or delete `id` (a missing document is fine). */

@@ -1,6 +1,6 @@
 // Library records → the stored documents the API reads (pure).
 import { createHash } from 'node:crypto';
-import type { ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, PassageDoc, TranscriptDoc, UserDoc } from '../src/store/documents.js';
+import type { ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, PassageDoc, TranscriptDoc, UserDoc } from '../core/store/documents.js';
 import type { FacetEntry } from './library-reader.js';
 import { buildPassages, searchedChapters, type PassageOptions } from './passages.js';
 import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';

@@ -1,9 +1,9 @@
 // The indices of a prefix, created by a command that embeds nothing (queued ingest, the keys and webhooks CLIs) as ingest would create them.
-import type { Config } from '../src/config/load.js';
-import { configuredModelId, type EmbedderConfig } from '../src/embedding/configured.js';
-import { configuredEmbedderSignature } from '../src/embedding/indexer-embedder.js';
-import type { Logger } from '../src/ground/logger.js';
-import { ensureIndices, resolveAliases, type Client, type IndexAliases } from '../src/store/opensearch.js';
+import type { Config } from '../core/config/load.js';
+import { configuredModelId, type EmbedderConfig } from '../core/embedding/configured.js';
+import { configuredEmbedderSignature } from '../core/embedding/indexer-embedder.js';
+import type { Logger } from '../core/ground/logger.js';
+import { ensureIndices, resolveAliases, type Client, type IndexAliases } from '../core/store/opensearch.js';
 
 /**
  * {@link ensureIndices} for a command that writes no vectors (queued ingest, the keys and webhooks CLIs): a passages

@@ -1,8 +1,8 @@
-// The indexer's error catalogue: every failure of a job, keyed by a stable code, and whether BullMQ retries it (the form of every catalogue: src/ground/define-errors.ts).
+// The indexer's error catalogue: every failure of a job, keyed by a stable code, and whether BullMQ retries it (the form of every catalogue: core/ground/define-errors.ts).
 import { UnrecoverableError } from 'bullmq';
 import pRetry from 'p-retry';
-import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../src/ground/define-errors.js';
-import { isTransient, storeFailure } from '../src/store/transient.js';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../core/ground/define-errors.js';
+import { isTransient, storeFailure } from '../core/store/transient.js';
 
 /** Every failure code, whether a job failing with it is retried (`transient`), and its default sentence. Codes never change meaning. */
 export const INDEX_ERRORS = {

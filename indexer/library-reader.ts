@@ -17,7 +17,7 @@ import {
   type FacetRecord,
   type UserRecord,
 } from './schemas.js';
-import type { FacetKind } from '../src/store/documents.js';
+import type { FacetKind } from '../core/store/documents.js';
 
 const gunzipAsync = promisify(gunzip);
 

@@ -1,13 +1,13 @@
 // Writes one episode's documents (idempotent, re-using unchanged vectors) and removes episodes.
 import type { Client } from '@opensearch-project/opensearch';
-import { signatureOf, type Embedder } from '../src/embedding/embedder.js';
-import { indexEmbedder, mismatchMessage } from '../src/embedding/index-signature.js';
-import type { Logger } from '../src/ground/logger.js';
-import type { IndexAliases } from '../src/store/opensearch.js';
-import { analysisOf } from '../src/store/languages.js';
-import type { PassageDoc } from '../src/store/documents.js';
-import type { ChangeEntry } from '../src/changes/log.js';
-import { changeBetween, recordChanges, type ChangeLogOptions, type EpisodeState } from '../src/changes/record.js';
+import { signatureOf, type Embedder } from '../core/embedding/embedder.js';
+import { indexEmbedder, mismatchMessage } from '../core/embedding/index-signature.js';
+import type { Logger } from '../core/ground/logger.js';
+import type { IndexAliases } from '../core/store/opensearch.js';
+import { analysisOf } from '../core/store/languages.js';
+import type { PassageDoc } from '../core/store/documents.js';
+import type { ChangeEntry } from '../core/changes/log.js';
+import { changeBetween, recordChanges, type ChangeLogOptions, type EpisodeState } from '../core/changes/record.js';
 import { bulkWrite, type BulkOp } from './bulk.js';
 import { episodeDocuments, sourceHash } from './documents.js';
 import { createIndexError, storeCall } from './errors.js';
@@ -62,7 +62,7 @@ export async function passagesIndexModel(client: Client, aliases: IndexAliases):
 
 /**
  * Refuses to mix vectors of two embedders in one index: the index's recorded embedder (kind,
- * model, dimension, pooling, prefixes; see src/embedding/signature.ts) must be `embedder`'s, or,
+ * model, dimension, pooling, prefixes; see core/embedding/signature.ts) must be `embedder`'s, or,
  * given a bare model id, its model must be that one. A change needs `npm run reindex`.
  */
 export async function assertIndexModel(client: Client, aliases: IndexAliases, embedder: string | PassageEmbedder): Promise<void> {

@@ -1,10 +1,10 @@
 // Direct mode: loads a whole library in-process, running the same jobs the worker runs.
 import type { Client } from '@opensearch-project/opensearch';
-import type { Logger } from '../src/ground/logger.js';
-import type { IndexLayout } from '../src/config/load.js';
-import { ensureIndices, indexAliases, INDEX_NAMES } from '../src/store/opensearch.js';
+import type { Logger } from '../core/ground/logger.js';
+import type { IndexLayout } from '../core/config/load.js';
+import { ensureIndices, indexAliases, INDEX_NAMES } from '../core/store/opensearch.js';
 import { embedInTurns } from './embed-turns.js';
-import { signatureOf } from '../src/embedding/embedder.js';
+import { signatureOf } from '../core/embedding/embedder.js';
 import { RetryableIndexError, retryIndexErrors, storeCall } from './errors.js';
 import { libraryJobs, runJob, type IngestJob, type JobResult } from './jobs.js';
 import { formatIssue } from './library-reader.js';

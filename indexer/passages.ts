@@ -1,6 +1,6 @@
 // Transcript segments → passages, the unit of search and citation (pure).
 import { createHash } from 'node:crypto';
-import type { PassageKind } from '../src/store/documents.js';
+import type { PassageKind } from '../core/store/documents.js';
 import type { ChapterRecord, EpisodeRecord } from './schemas.js';
 import { chapterBoundaries, MAIN_SPEAKER_SHARE, normalize, packAtoms, segmentAtoms, zoneOf, type Atom, type PassageOptions } from './passage-atoms.js';
 

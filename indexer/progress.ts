@@ -1,6 +1,6 @@
 // Progress of a long run: a bar on a terminal, periodic structured log lines otherwise.
 import cliProgress from 'cli-progress';
-import type { Logger } from '../src/ground/logger.js';
+import type { Logger } from '../core/ground/logger.js';
 
 export interface Progress {
   /** Sets the counters; cheap enough to call on every event. */

@@ -1,7 +1,7 @@
 // BullMQ plumbing of the indexer: the queue, enqueueing with de-duplication, the worker, waiting.
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Logger } from '../src/ground/logger.js';
+import type { Logger } from '../core/ground/logger.js';
 import { embedInTurns } from './embed-turns.js';
 import { jobIdOf, runJob, type EpisodeJob, type IngestJob, type JobResult, type SyncJob } from './jobs.js';
 import type { IndexContext } from './load-episode.js';

@@ -1,7 +1,7 @@
 // A library loaded through the queue: its jobs enqueued for `npm run worker`, then (optionally) waited for, with jobs Redis lost put back.
-import type { Config } from '../src/config/load.js';
-import type { Logger } from '../src/ground/logger.js';
-import { createOpenSearchClient } from '../src/store/opensearch.js';
+import type { Config } from '../core/config/load.js';
+import type { Logger } from '../core/ground/logger.js';
+import { createOpenSearchClient } from '../core/store/opensearch.js';
 import { ensureConfiguredIndices } from './ensure-indices.js';
 import { jobIdOf, libraryJobs, type IngestJob } from './jobs.js';
 import { formatIssue } from './library-reader.js';

@@ -1,12 +1,12 @@
 // Reindex by alias swap: new versioned indices, copy (or re-embed), one atomic swap, then drop the old.
 import type { Client } from '@opensearch-project/opensearch';
-import type { IndexLayout } from '../src/config/load.js';
-import { signatureOf } from '../src/embedding/embedder.js';
-import { mappingSignature } from '../src/embedding/index-signature.js';
-import { describeSignature, legacySignature, signatureDifferences, type EmbedderSignature } from '../src/embedding/signature.js';
-import type { Logger } from '../src/ground/logger.js';
-import type { PassageDoc } from '../src/store/documents.js';
-import { INDEX_NAMES, createVersionedIndices, readIndexDefinition, resolveAliases, swapAliases, type IndexName } from '../src/store/opensearch.js';
+import type { IndexLayout } from '../core/config/load.js';
+import { signatureOf } from '../core/embedding/embedder.js';
+import { mappingSignature } from '../core/embedding/index-signature.js';
+import { describeSignature, legacySignature, signatureDifferences, type EmbedderSignature } from '../core/embedding/signature.js';
+import type { Logger } from '../core/ground/logger.js';
+import type { PassageDoc } from '../core/store/documents.js';
+import { INDEX_NAMES, createVersionedIndices, readIndexDefinition, resolveAliases, swapAliases, type IndexName } from '../core/store/opensearch.js';
 import { bulkWrite, type BulkOp } from './bulk.js';
 import { textHash } from './documents.js';
 import { storeCall } from './errors.js';

@@ -1,7 +1,7 @@
-// The library format's record schemas (src/contract/library-format.ts) compiled once with ajv, and the checks a schema cannot say.
+// The library format's record schemas (core/contract/library-format.ts) compiled once with ajv, and the checks a schema cannot say.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import type { FacetKind } from '../src/store/documents.js';
+import type { FacetKind } from '../core/store/documents.js';
 import {
   Channel,
   Collection,
@@ -14,7 +14,7 @@ import {
   type EpisodeRecord,
   type FacetRecord,
   type UserRecord,
-} from '../src/contract/library-format.js';
+} from '../core/contract/library-format.js';
 
 export type {
   ChannelRecord,
@@ -26,7 +26,7 @@ export type {
   TranscriptRecord,
   UserRecord,
   WordRecord,
-} from '../src/contract/library-format.js';
+} from '../core/contract/library-format.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import may arrive wrapped.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;

@@ -1,6 +1,6 @@
 // "Every episode indexed exactly once": the stored state of a prefix compared with the records it was loaded from.
-import type { EpisodeDoc } from '../src/store/documents.js';
-import type { Client, IndexAliases } from '../src/store/opensearch.js';
+import type { EpisodeDoc } from '../core/store/documents.js';
+import type { Client, IndexAliases } from '../core/store/opensearch.js';
 import { episodeDocuments, sourceHash } from './documents.js';
 import type { EpisodeRecord } from './schemas.js';
 

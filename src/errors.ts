@@ -1,7 +1,7 @@
 // The API's error catalogue: every error a client can see, keyed by a stable code (every catalogue has this form: ground/define-errors.ts).
-import { defineErrors, type ErrorCatalogue, type ErrorCode } from './ground/define-errors.js';
-import { SearchError } from './search/errors.js';
-import { StoreUnavailableError, isMissingIndex, isTransient, storeFailure } from './store/transient.js';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../core/ground/define-errors.js';
+import { SearchError } from '../core/search/errors.js';
+import { StoreUnavailableError, isMissingIndex, isTransient, storeFailure } from '../core/store/transient.js';
 
 /** Every error code, its HTTP status and its default sentence. Codes never change meaning. */
 export const API_ERRORS = {

@@ -1,12 +1,12 @@
 // Entry point: real dependencies, listen, and a graceful shutdown that lets in-flight requests finish.
 import { once } from 'node:events';
-import { ConfigError, deprecatedNamesIn, loadConfig } from './config/load.js';
-import { createLogger } from './ground/logger.js';
-import { createOpenSearchClient, indexAliases } from './store/opensearch.js';
-import { createRedisClient } from './store/redis.js';
-import type { EmbedderPool } from './embedding/embedder-pool.js';
-import { createQueryEmbedder } from './embedding/configured.js';
-import { guardIndexEmbedder, startupMismatch } from './embedding/index-guard.js';
+import { ConfigError, deprecatedNamesIn, loadConfig } from '../core/config/load.js';
+import { createLogger } from '../core/ground/logger.js';
+import { createOpenSearchClient, indexAliases } from '../core/store/opensearch.js';
+import { createRedisClient } from '../core/store/redis.js';
+import type { EmbedderPool } from '../core/embedding/embedder-pool.js';
+import { createQueryEmbedder } from '../core/embedding/configured.js';
+import { guardIndexEmbedder, startupMismatch } from '../core/embedding/index-guard.js';
 import { createApp, createSearchCaches } from './app.js';
 import { shutdown } from './http/shutdown.js';
 import { createApiServer } from './http/server.js';

@@ -1,10 +1,10 @@
 // The store as the operator's command lines (keys, webhooks) use it: indices ensured for the configured embedder, one
 // operation run again with backoff while the store fails transiently, for up to `waitSeconds`.
-import type { Config } from '../../src/config/load.js';
-import type { Logger } from '../../src/ground/logger.js';
-import { createOpenSearchClient, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import type { Config } from '../../core/config/load.js';
+import type { Logger } from '../../core/ground/logger.js';
+import { createOpenSearchClient, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { ensureConfiguredIndices } from '../../indexer/ensure-indices.js';
-import { isTransientStoreError, retryTransient, storeFailure } from '../../src/store/transient.js';
+import { isTransientStoreError, retryTransient, storeFailure } from '../../core/store/transient.js';
 
 /**
  * Runs `run` against the store. A reindex write-blocks the old indices until its alias swap, so a write during one

@@ -1,8 +1,8 @@
 // The backups' Prometheus series in the worker's registry: how old the last good backup is, and failures.
 import type { Worker } from 'bullmq';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Client } from '../../src/store/opensearch.js';
-import { listBackups } from '../../src/store/snapshots.js';
+import type { Client } from '../../core/store/opensearch.js';
+import { listBackups } from '../../core/store/snapshots.js';
 
 export interface BackupMetricsOptions {
   registry: Registry;

@@ -3,10 +3,10 @@
 import { resolve } from 'node:path';
 import { Queue, Worker, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../src/config/load.js';
-import type { Logger } from '../../src/ground/logger.js';
-import type { Client } from '../../src/store/opensearch.js';
-import { createBackup, type BackupResult } from '../../src/store/snapshots.js';
+import type { Config } from '../../core/config/load.js';
+import type { Logger } from '../../core/ground/logger.js';
+import type { Client } from '../../core/store/opensearch.js';
+import { createBackup, type BackupResult } from '../../core/store/snapshots.js';
 
 /** The queue of a prefix's backups: beside its other queues, never shared by two deployments. */
 export const backupQueueName = (indexPrefix: string): string => `${indexPrefix}backup`;

@@ -3,9 +3,9 @@
 // slow one or an error leaves the local text in place.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import type { ChapterBrief, ChapterWriter, ChapterWriting } from './types.js';
-import { NoAnswerError, openAiEndpoint, postOpenAi } from '../../src/ground/openai-protocol.js';
+import { NoAnswerError, openAiEndpoint, postOpenAi } from '../../core/ground/openai-protocol.js';
 
 /** How one chapter's request ended: `ok` (the model's text is used), else the local text stays. */
 export type ChatOutcome = 'ok' | 'malformed' | 'timeout' | 'error';

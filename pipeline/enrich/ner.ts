@@ -1,7 +1,7 @@
 // The named-entity client: `POST <url>/v1/entities` of the transcription service (spaCy's en_core_web_sm), in batches, retried while a failure is transient.
 import pRetry, { AbortError } from 'p-retry';
-import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../src/ground/define-errors.js';
-import type { Logger } from '../../src/ground/logger.js';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../core/ground/define-errors.js';
+import type { Logger } from '../../core/ground/logger.js';
 import type { NamedEntity } from './types.js';
 
 /** Code → whether a retry may cure it, and its message. Codes never change meaning. */

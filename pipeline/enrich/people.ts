@@ -1,5 +1,5 @@
 // People and companies/products of an episode from named entities (spelling merged, ASR junk dropped, rare names left out), and their ids across a channel (`pe_g-<slug>`, `en_g-<slug>`).
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { NerError } from './ner.js';
 import type { EnrichSegment, GeneratedFacet, NamedEntity, RecogniseEntities } from './types.js';
 

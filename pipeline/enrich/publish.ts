@@ -1,8 +1,8 @@
 // Enrichment inside the follow pipeline: the episode about to be published gets what it lacks, or is published bare
 // with the reason logged and counted; it never loses its transcript.
 import { join } from 'node:path';
-import type { EpisodeRecord } from '../../src/contract/library-format.js';
-import type { Logger } from '../../src/ground/logger.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
 import {
   addFacets,

@@ -1,9 +1,9 @@
 // The configured enrichment stages: chapters and keyphrases with the embedder, people and entities through the NER
 // service when there is one, titles and claims by a language model when ENRICH_URL names one.
-import type { Config } from '../../src/config/load.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
-import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Config } from '../../core/config/load.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
+import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { enrichTranscript } from './enrich-episode.js';
 import type { EpisodeMade, GenerateInput, Stages } from './library.js';
 import { speechText } from './library.js';

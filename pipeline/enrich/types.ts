@@ -1,5 +1,5 @@
 // The shapes the enrichment stages hand each other: chapters, typed key moments, topics, people and entities made from a transcript.
-import type { ChapterRecord, KeyMomentRecord, SegmentRecord } from '../../src/contract/library-format.js';
+import type { ChapterRecord, KeyMomentRecord, SegmentRecord } from '../../core/contract/library-format.js';
 
 /** A key moment that enrichment wrote: every time is a transcript segment's start or end. */
 export type GeneratedMoment = KeyMomentRecord & { generated: true };

@@ -1,6 +1,6 @@
 // What a poll does with each item: new, its source changed (process again), only its catalog fields changed, or
 // nothing (pure; unit-tested).
-import type { EpisodeRecord } from '../../src/contract/library-format.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import type { ItemSource } from './state.js';
 
 export type ItemAction = 'new' | 'reprocess' | 'update' | 'unchanged';

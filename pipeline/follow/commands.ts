@@ -2,9 +2,9 @@
 import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Queue } from 'bullmq';
-import type { ChannelRecord, UserRecord } from '../../src/contract/library-format.js';
-import { PAID_PLAN } from '../../src/contract/plans.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
+import type { ChannelRecord, UserRecord } from '../../core/contract/library-format.js';
+import { PAID_PLAN } from '../../core/contract/plans.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 import { FollowError } from './errors.js';
 import { channelIdOf, isSlug } from './identity.js';
 import { readEpisode, saveEpisode, saveOwner } from './library.js';

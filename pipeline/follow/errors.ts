@@ -1,5 +1,5 @@
 // The follower's error catalogue: what `npm run follow` refuses, keyed by stable codes, each a one-line message.
-import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../src/ground/define-errors.js';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../core/ground/define-errors.js';
 
 /** Every refusal of the follow commands; codes never change meaning. */
 export const FOLLOW_ERRORS = {

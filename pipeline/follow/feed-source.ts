@@ -1,7 +1,7 @@
 // A source read into what the follower compares: the channel's fields and, per item, its catalog record (as the
 // importer maps it, through the importer's own helpers) and where its transcript or audio is to be found.
 import { parseRssFeed } from 'feedsmith';
-import type { EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
+import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import { durationOf, episodeRecord, FacetNames, httpUrl, ingestProblem, summaryOf, type ImportedChannel } from '../../importer/model.js';
 import { cleanText, htmlToText, stableHash } from '../../importer/text.js';
 import { importYtdlpFolder } from '../../importer/ytdlp.js';

@@ -3,7 +3,7 @@
 // truth, decision 25), then `index`, what was written loaded by the ingest's own job runner (the index is derived).
 // Both run while the caller holds the channel's lock.
 import { join } from 'node:path';
-import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../src/contract/library-format.js';
+import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../core/contract/library-format.js';
 import { writeLibraryJson } from '../../importer/library-writer.js';
 import { runJob } from '../../indexer/jobs.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';

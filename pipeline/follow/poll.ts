@@ -3,10 +3,10 @@
 // transcript enqueued, and the poll state (validators, outcome, backoff) saved in follow.json.
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { PipelineConfig } from '../../src/config/load.js';
-import type { Logger } from '../../src/ground/logger.js';
+import type { PipelineConfig } from '../../core/config/load.js';
+import type { Logger } from '../../core/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
-import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusError } from '../../src/ground/outbound/safe-fetch.js';
+import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusError } from '../../core/ground/outbound/safe-fetch.js';
 import { ImportProblem } from '../../importer/text.js';
 import { archivedByFollower, decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';

@@ -4,7 +4,7 @@
 // it re-enqueues exactly the unfinished work: a published episode is never transcribed again (its outcome is in
 // follow.json), a waiting one never forgotten.
 import type { Queue } from 'bullmq';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { enqueueUnprocessed, type WorkOrderSettings } from './poll.js';
 import { MAX_PROCESS_STARTS, syncPollSchedulers, type PollJob, type ProcessJob } from './queues.js';
 import { listStates, startsOf, type FollowState } from './state.js';

@@ -2,8 +2,8 @@
 // holds of the pipeline re-made from the library folders when the worker starts (recover.ts).
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { PipelineConfig } from '../../src/config/load.js';
-import type { Logger } from '../../src/ground/logger.js';
+import type { PipelineConfig } from '../../core/config/load.js';
+import type { Logger } from '../../core/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import type { Stages } from '../enrich/library.js';
 import { pollSource, type PollReport } from './poll.js';

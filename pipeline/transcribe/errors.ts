@@ -1,5 +1,5 @@
 // The transcription client's error catalogue: every failure keyed by a stable code, whether a retry may help, and the sentence a creator reads.
-import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../src/ground/define-errors.js';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../core/ground/define-errors.js';
 
 /** Every failure code, whether it is transient by default, and the creator's sentence. Codes never change meaning. */
 export const TRANSCRIBE_ERRORS = {

@@ -2,8 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TranscribeError } from './errors.js';
-import { parseRetryAfter } from '../../src/ground/http-headers.js';
-import { NoAnswerError, isTransientStatus, openAiEndpoint, postOpenAi, providerMessage, type OpenAiAnswer } from '../../src/ground/openai-protocol.js';
+import { parseRetryAfter } from '../../core/ground/http-headers.js';
+import { NoAnswerError, isTransientStatus, openAiEndpoint, postOpenAi, providerMessage, type OpenAiAnswer } from '../../core/ground/openai-protocol.js';
 
 const MIME: Readonly<Record<string, string>> = {
   '.mp3': 'audio/mpeg',

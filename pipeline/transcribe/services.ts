@@ -1,7 +1,7 @@
 // Several transcription services behind one worker (TRANSCRIBE_URL lists them): each piece goes to the least busy one,
 // at most `perService` requests at a time on each, and a service that failed transiently is passed over for a while as
 // long as another can take the piece. One pool per worker process: workers on other machines keep their own.
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { TranscribeError } from './errors.js';
 
 /** What the pool knows of one service. */

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TranscriptRecord } from '../../src/contract/library-format.js';
+import type { TranscriptRecord } from '../../core/contract/library-format.js';
 import { checkPieceSize, decodeChecked, planPieces, writePiece } from './audio.js';
 import { cleanTranscript } from './clean.js';
 import { normaliseAnswer } from './normalise.js';

@@ -1,5 +1,5 @@
 // The shapes the transcription client takes and returns.
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import type { TranscribeServices } from './services.js';
 
 /** How to reach a transcription service speaking OpenAI's `POST /v1/audio/transcriptions`, and the limits to keep. */

@@ -1,10 +1,10 @@
 // One delivery attempt: the endpoint read again (removed → nothing sent; rotated → the new secret), the change signed
 // and POSTed under the outbound rules, the outcome recorded on the endpoint. Errors decide the retry.
 import { UnrecoverableError } from 'bullmq';
-import type { Logger } from '../../src/ground/logger.js';
-import { FetchError } from '../../src/ground/outbound/safe-fetch.js';
-import { parseRetryAfter } from '../../src/ground/http-headers.js';
-import { postBytes, type SafePostOptions } from '../../src/ground/outbound/post.js';
+import type { Logger } from '../../core/ground/logger.js';
+import { FetchError } from '../../core/ground/outbound/safe-fetch.js';
+import { parseRetryAfter } from '../../core/ground/http-headers.js';
+import { postBytes, type SafePostOptions } from '../../core/ground/outbound/post.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';

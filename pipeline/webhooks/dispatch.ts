@@ -1,10 +1,10 @@
 // The dispatcher: follows each endpoint's channel log from the endpoint's durable cursor and enqueues one delivery per
 // change; run by a Job Scheduler every few seconds (polling the log is cheap: one real-time GET per idle endpoint).
 import type { Queue } from 'bullmq';
-import type { Logger } from '../../src/ground/logger.js';
-import { DEFAULT_GAP_GRACE_MS } from '../../src/changes/log.js';
-import { changesAfter, lastSeq } from '../../src/changes/read.js';
-import { memberView, pageOfChanges } from '../../src/changes/views.js';
+import type { Logger } from '../../core/ground/logger.js';
+import { DEFAULT_GAP_GRACE_MS } from '../../core/changes/log.js';
+import { changesAfter, lastSeq } from '../../core/changes/read.js';
+import { memberView, pageOfChanges } from '../../core/changes/views.js';
 import { deliveryJobId, deliveryJobOptions, type DeliveryJob } from './queues.js';
 import { listEndpoints, moveCursor, type EndpointDoc, type WebhookStoreDeps } from './store.js';
 

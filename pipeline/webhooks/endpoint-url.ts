@@ -1,6 +1,6 @@
 // Which URLs an endpoint may have: https anywhere public; plain http only on loopback and only with
 // OUTBOUND_ALLOW_PRIVATE=true (a local receiver in tests and demos). Pure.
-import { literalAddress, refusedReason } from '../../src/ground/outbound/address.js';
+import { literalAddress, refusedReason } from '../../core/ground/outbound/address.js';
 import { WebhookError } from './errors.js';
 
 /** True for `localhost` (and its subdomains, which resolve to loopback) and loopback IP literals. */

@@ -1,5 +1,5 @@
 // The webhooks' error catalogue: every refusal of the CLI and every failed delivery keyed by a stable code.
-import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../src/ground/define-errors.js';
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../core/ground/define-errors.js';
 
 /** Codes and what they mean; codes never change meaning. */
 export const WEBHOOK_ERRORS = {

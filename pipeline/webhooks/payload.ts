@@ -1,5 +1,5 @@
 // What a delivery sends: the Standard Webhooks body `{ type, timestamp, data }` and its headers (pure).
-import type { Change, WebhookDelivery } from '../../src/contract/changes.js';
+import type { Change, WebhookDelivery } from '../../core/contract/changes.js';
 import { signatureHeader, unixSeconds } from './signing.js';
 
 /** The body of a delivery: the change as the API shows it, under its type and the time it occurred. */

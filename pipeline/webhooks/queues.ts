@@ -2,7 +2,7 @@
 // deliveries), and a delivery queue with one job per change and endpoint (a deterministic id: enqueued once).
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Change } from '../../src/contract/changes.js';
+import type { Change } from '../../core/contract/changes.js';
 
 /** One change to POST to one endpoint. */
 export interface DeliveryJob {

@@ -5,7 +5,7 @@
 // worker moves each cursor back to its checkpoint, and the dispatcher enqueues the rest again under the same job ids:
 // a delivery Redis still holds is not enqueued twice, one it lost is POSTed again (at-least-once, as receivers expect).
 import type { Queue } from 'bullmq';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { listEndpoints, type EndpointDoc, type WebhookStoreDeps } from './store.js';
 import type { DeliveryJob } from './queues.js';
 

@@ -1,7 +1,7 @@
 // Every stored secret sealed under the current key: the clear ones stored before sealing existed (the worker seals
 // them at start), and those sealed under SECRETS_KEY_PREVIOUS (`npm run webhooks -- rotate-key`). Nothing is written
 // while any secret names a key this process does not hold; a rotation that lands meanwhile is never overwritten.
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { WebhookError } from './errors.js';
 import { heldKeys, isSealed, openSecret, sealSecret, sealedKeyId, type Keyring } from './sealed.js';
 import { getEndpoint, listEndpoints, type EndpointDoc, type WebhookStoreDeps } from './store.js';

@@ -2,7 +2,7 @@
 // stored beside the ciphertext, the endpoint's id as associated data (a sealed secret copied to another endpoint does
 // not open). Pure: the store keeps `sealed:v1:<key id>:<iv>:<ciphertext and tag>`, in the same field a clear one had.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Config } from '../../src/config/load.js';
+import type { Config } from '../../core/config/load.js';
 import { WebhookError } from './errors.js';
 
 const PREFIX = 'sealed:v1:';

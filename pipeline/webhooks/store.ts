@@ -1,10 +1,10 @@
 // Webhook endpoints in the store (the `webhooks` index): register, list, remove, rotate, and the worker's bookkeeping
 // (the cursor into the channel's change log, the last delivery, failures). Registered by the operator's CLI, like keys.
 import { randomBytes } from 'node:crypto';
-import type { Client, IndexAliases } from '../../src/store/opensearch.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { lastSeq } from '../../src/changes/read.js';
-import { storeFailure } from '../../src/store/transient.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { lastSeq } from '../../core/changes/read.js';
+import { storeFailure } from '../../core/store/transient.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
 import { sealSecret, type Keyring } from './sealed.js';

@@ -2,7 +2,7 @@
 // retry schedule as its backoff strategy. Never in the API process.
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { attemptsFor, retryDelay, type RetryPolicy } from './backoff.js';
 import { deliverChange, type DeliveryOutbound, type DeliveryResult } from './deliver.js';
 import { dispatchAll, type DispatchOptions } from './dispatch.js';

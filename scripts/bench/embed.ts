@@ -9,8 +9,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
-import { loadConfig } from '../../src/config/load.js';
-import { createEmbedder } from '../../src/embedding/embedder.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createEmbedder } from '../../core/embedding/embedder.js';
 import { positive } from '../../bin/lib/cli-args.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 

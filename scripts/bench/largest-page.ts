@@ -1,6 +1,6 @@
 // The largest episode page the library caps allow, shared by the pages-render test (what it renders) and
 // bench:pages (what rendering it costs): every segment with its share of the words, every chapter with its moments.
-import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
+import { EPISODE_LIMITS } from '../../core/contract/library-format.js';
 import type { EpisodePage } from '../../src/pages/load.js';
 
 const VOCABULARY = ['soil', 'water', "it's", 'tomatoes', 'and', 'the', '"quoted"', 'a&b', '<mulch>', 'summer', 'roots', 'we'];

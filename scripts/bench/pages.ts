@@ -9,11 +9,11 @@
 import { Agent, request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { Command } from 'commander';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { createApiKey } from '../../src/auth/key-store.js';
-import { channelHost } from '../../src/ground/channel-urls.js';
-import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
-import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
+import { channelHost } from '../../core/ground/channel-urls.js';
+import type { ChannelDoc, EpisodeDoc } from '../../core/store/documents.js';
+import { createOpenSearchClient, indexAliases } from '../../core/store/opensearch.js';
 import { positive } from '../../bin/lib/cli-args.js';
 import type { Served } from '../lib/child.js';
 import { apiProcess, measureInTurns } from './search-targets.js';

@@ -1,10 +1,10 @@
 // bench:scale, the measuring side: searches of random channels through the real pipeline, and k-NN recall against exact search.
-import { type Config } from '../../src/config/load.js';
-import { buildFilters } from '../../src/store/filters.js';
-import { buildKnnQuery } from '../../src/search/knn-query.js';
-import { runSearch, type SearchDeps } from '../../src/search/search.js';
-import type { SearchParams } from '../../src/search/types.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
+import { type Config } from '../../core/config/load.js';
+import { buildFilters } from '../../core/store/filters.js';
+import { buildKnnQuery } from '../../core/search/knn-query.js';
+import { runSearch, type SearchDeps } from '../../core/search/search.js';
+import type { SearchParams } from '../../core/search/types.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 import { percentile, recallAt, type ChannelPlan } from './scale-synthesize.js';
 import { getJson } from './scale-store.js';
 

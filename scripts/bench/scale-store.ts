@@ -2,8 +2,8 @@
 import cliProgress from 'cli-progress';
 import { bulkWrite, type BulkOp } from '../../indexer/bulk.js';
 import { scrollHits } from '../../indexer/scroll.js';
-import { type Logger } from '../../src/ground/logger.js';
-import { createVersionedIndices, indexAliases, indexSettings, readIndexDefinition, swapAliases, type Client } from '../../src/store/opensearch.js';
+import { type Logger } from '../../core/ground/logger.js';
+import { createVersionedIndices, indexAliases, indexSettings, readIndexDefinition, swapAliases, type Client } from '../../core/store/opensearch.js';
 import { noisyUnitVector, type ChannelPlan } from './scale-synthesize.js';
 
 /**

@@ -15,13 +15,13 @@
 // whole store; index size, segments and the node's heap. Loopback nodes only.
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../../src/config/load.js';
-import { createEmbedder } from '../../src/embedding/embedder.js';
-import { createLogger } from '../../src/ground/logger.js';
-import { createQueryVectorCache } from '../../src/embedding/query-cache.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createEmbedder } from '../../core/embedding/embedder.js';
+import { createLogger } from '../../core/ground/logger.js';
+import { createQueryVectorCache } from '../../core/embedding/query-cache.js';
 import { evenSubset, parseQueries } from '../eval/relevance.js';
-import { type SearchDeps } from '../../src/search/search.js';
-import { createOpenSearchClient, deleteIndices, indexAliases } from '../../src/store/opensearch.js';
+import { type SearchDeps } from '../../core/search/search.js';
+import { createOpenSearchClient, deleteIndices, indexAliases } from '../../core/store/opensearch.js';
 import { positive } from '../../bin/lib/cli-args.js';
 import { planChannels, seededRandom, type ChannelPlan } from './scale-synthesize.js';
 import { useProvisionedModel } from '../ops/provision/model.js';

@@ -1,9 +1,9 @@
 // bench:search, its parts: the targets (API process, engine, native pipeline), timing in turns, step profiles and the figures they print.
 import type { Redis } from 'ioredis';
 import { fileURLToPath } from 'node:url';
-import { type SearchTimings } from '../../src/search/search.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { type SearchTimings } from '../../core/search/search.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { freePort, serveInChildProcess, type Served } from '../lib/child.js';
 
 export interface Stats {

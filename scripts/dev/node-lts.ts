@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { freePort } from '../lib/child.js';
 import { exec, lastLine } from '../ops/provision/commands.js';
 import { CACHE_DIR, PROJECT_ROOT } from '../ops/provision/paths.js';

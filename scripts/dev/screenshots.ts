@@ -6,10 +6,10 @@
 // The search runs first; its first citation is followed, as a reader would, and the page is taken there.
 import path from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../../src/config/load.js';
-import { channelHost } from '../../src/ground/channel-urls.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { createOpenSearchClient } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { channelHost } from '../../core/ground/channel-urls.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { createOpenSearchClient } from '../../core/store/opensearch.js';
 import { loadedChannel } from '../eval/harness.js';
 import { launchBrowser, screenshot } from '../lib/browser.js';
 import { serveInChildProcess } from '../lib/child.js';

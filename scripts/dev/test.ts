@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { x } from 'tinyexec';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { ensureChromium } from '../ops/provision/chromium.js';
 import { ensureLlm } from '../ops/provision/llm.js';
 import { ensureModel, modelDirFor } from '../ops/provision/model.js';

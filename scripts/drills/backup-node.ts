@@ -2,7 +2,7 @@
 // delete a data directory for real without touching the node of `npm run services -- up`.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { serviceAccount } from '../ops/provision/opensearch-account.js';
 import { clusterNodeSettings, clusterNodeSpecs, isFreshNode, singleNodeSettings, snapshotRoot, writeNodeConfig, type NodeSpec } from '../ops/provision/opensearch-config.js';
 import { ensureInstall, findJava } from '../ops/provision/opensearch-install.js';

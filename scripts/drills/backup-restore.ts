@@ -6,14 +6,14 @@
 // delivered before the loss, none of them again after the restore, and a change recorded after the restore exactly once.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { createApiKey } from '../../src/auth/key-store.js';
-import { configuredSignature } from '../../src/embedding/configured.js';
-import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
-import { createLogger } from '../../src/ground/logger.js';
-import { createOpenSearchClient, indexAliases, resolveAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
-import { createBackup } from '../../src/store/snapshots.js';
-import { currentMappingVersions, restoreBackup } from '../../src/store/snapshot-restore.js';
+import { configuredSignature } from '../../core/embedding/configured.js';
+import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
+import { createLogger } from '../../core/ground/logger.js';
+import { createOpenSearchClient, indexAliases, resolveAliases, type Client, type IndexName } from '../../core/store/opensearch.js';
+import { createBackup } from '../../core/store/snapshots.js';
+import { currentMappingVersions, restoreBackup } from '../../core/store/snapshot-restore.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { getEndpoint, newEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';

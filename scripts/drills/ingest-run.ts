@@ -1,8 +1,8 @@
 // A real ingest for the worker drills: `npm run ingest` and `npm run worker` as child processes over a
 // throw-away prefix and queue, watched through the queue, judged by what ends up in the store.
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config/load.js';
-import { createOpenSearchClient, deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createOpenSearchClient, deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { libraryJobs } from '../../indexer/jobs.js';
 import { createIngestQueue, createRedisConnection, type IngestQueue } from '../../indexer/queue.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';

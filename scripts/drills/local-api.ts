@@ -4,13 +4,13 @@ import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../src/app.js';
 import { jsonClientErrors } from '../../src/http/client-error.js';
-import { loadConfig, type Config } from '../../src/config/load.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
-import { createEmbedderPool, type EmbedderPool } from '../../src/embedding/embedder-pool.js';
-import { createLogger, type Logger } from '../../src/ground/logger.js';
+import { loadConfig, type Config } from '../../core/config/load.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
+import { createEmbedderPool, type EmbedderPool } from '../../core/embedding/embedder-pool.js';
+import { createLogger, type Logger } from '../../core/ground/logger.js';
 import { createApiKey } from '../../src/auth/key-store.js';
-import { createOpenSearchClient, indexAliases, type Client } from '../../src/store/opensearch.js';
-import { createRedisClient } from '../../src/store/redis.js';
+import { createOpenSearchClient, indexAliases, type Client } from '../../core/store/opensearch.js';
+import { createRedisClient } from '../../core/store/redis.js';
 import { serveInChildProcess, type Served } from '../lib/child.js';
 
 /** The qmsum library the test suites load (see test/support/qmsum-fixture.ts). */

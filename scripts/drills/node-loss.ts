@@ -1,11 +1,11 @@
 // Drill: a node of the local 3-node cluster SIGKILLed under a search loop and a worker ingest, then restarted;
 // first a data node, then the elected cluster-manager. Answers stay 200 or 503 JSON with Retry-After for a
 // bounded window, the cluster is green again after the restart, and the ingest stores every episode once.
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/ground/logger.js';
-import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createLogger } from '../../core/ground/logger.js';
+import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { createOpenSearchClient, deleteIndices, type Client } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, deleteIndices, type Client } from '../../core/store/opensearch.js';
 import { clusterStatus, clusterUrls, electedClusterManager, killNode, readClusterState, restartNodes, type ClusterState } from '../ops/provision/opensearch-cluster.js';
 import { SAMPLE_LIBRARY, startIngestRun } from './ingest-run.js';
 import { waitFor } from '../lib/child.js';

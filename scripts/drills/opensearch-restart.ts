@@ -1,6 +1,6 @@
 // Drill: OpenSearch stopped and restarted under a light request loop: 503 JSON with Retry-After while down, quickly, then full recovery.
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { ensureOpenSearch, stopOpenSearch } from '../ops/provision/opensearch.js';
 import { startLocalApi } from './local-api.js';
 import { summary } from './redis-restart.js';

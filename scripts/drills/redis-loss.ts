@@ -1,6 +1,6 @@
 // Drill: Redis's data deleted between two runs of the worker (a private Redis of the provisioner's, never the services'
 // one): nothing transcribed twice, nothing forgotten, and the webhook deliveries Redis held delivered after all.
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { runRedisLoss } from './redis-loss-run.js';
 import { check, drillResult, type DrillResult } from './request-loop.js';
 

@@ -1,7 +1,7 @@
 // Drill: Redis killed outright in the middle of an ingest and started again: the same worker resumes the
 // queue (append-only file) and every episode ends up indexed exactly once.
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { ensureRedis, stopRedis } from '../ops/provision/redis.js';
 import { fail, startIngestRun } from './ingest-run.js';
 import { waitFor } from '../lib/child.js';

@@ -1,6 +1,6 @@
 // Drill: Redis stopped and restarted under requests. The API keeps answering with rate limiting off (fail open), and limits return after.
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { ensureRedis, stopRedis } from '../ops/provision/redis.js';
 import { startLocalApi } from './local-api.js';
 import { check, drillResult, probe, requestLoop, sleep, type DrillResult } from './request-loop.js';

@@ -3,7 +3,7 @@
 // prebuilt `_msearch` to the node over a keep-alive agent and pipes the node's answer back unread.
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 
 // HOST and PORT as the API reads them (serveInChildProcess sets both); RELAY_* are this relay's own, set by bench:search.
 const { host, port } = loadConfig(process.env);

@@ -1,9 +1,9 @@
 // Drill: several workers and several API processes on one OpenSearch (the local cluster when it runs) and one
 // Redis: every ingest job is taken by one worker, once; a key's quota is counted once across API processes.
 import { request } from 'node:http';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { createApiKey } from '../../src/auth/key-store.js';
-import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, indexAliases } from '../../core/store/opensearch.js';
 import { clusterStatus, clusterUrls } from '../ops/provision/opensearch-cluster.js';
 import { choosePort } from '../ops/provision/ports.js';
 import { SAMPLE_LIBRARY, startIngestRun } from './ingest-run.js';

@@ -10,7 +10,7 @@ import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { scrollHits } from '../../indexer/scroll.js';
 import { candidatePhrases, documentFrequencies, rankCandidates, type DocumentFrequencies } from '../../pipeline/enrich/phrases.js';
 import { episodeKeyphrases } from '../../pipeline/enrich/topics.js';
-import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, indexAliases } from '../../core/store/opensearch.js';
 
 const FIELDS = ['xTitle', 'xKeys', 'xTopics', 'xEpKeys', 'xEpKeysLocal'] as const;
 

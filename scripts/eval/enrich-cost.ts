@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createConfiguredEmbedder } from '../../src/embedding/configured.js';
+import { createConfiguredEmbedder } from '../../core/embedding/configured.js';
 import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';

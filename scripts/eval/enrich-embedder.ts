@@ -1,7 +1,7 @@
 // The configured embedder as enrichment's `EmbedTexts` for the eval, behind the machine's passage-vector cache: enrichment
 // embeds the speech passages loading embeds, so each text is embedded once per machine whichever comes first.
-import { createConfiguredEmbedder } from '../../src/embedding/configured.js';
-import { withEmbeddingCache } from '../../src/embedding/embedding-cache.js';
+import { createConfiguredEmbedder } from '../../core/embedding/configured.js';
+import { withEmbeddingCache } from '../../core/embedding/embedding-cache.js';
 import type { EmbedTexts } from '../../pipeline/enrich/types.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 import { evalConfig } from './harness.js';

@@ -8,7 +8,7 @@
 //   npx tsx scripts/eval/episode-fields.ts --prefix eval-qmsum-product-meetings-speech-
 import { Command } from 'commander';
 import { scrollHits } from '../../indexer/scroll.js';
-import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
+import { createOpenSearchClient, indexAliases } from '../../core/store/opensearch.js';
 
 const FIELDS = ['xSpeech', 'xGenTitles', 'xTopics', 'xGen'] as const;
 

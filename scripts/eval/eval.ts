@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { evenSubset, parseQueries, scopedEpisodes, type Scope } from './relevance.js';
 import { positive } from '../../bin/lib/cli-args.js';
 import { CHAPTER_CONDITIONS, loadEvalLibrary, prepareLibrary, type ChapterCondition, type EvalLibrary } from './libraries.js';

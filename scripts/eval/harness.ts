@@ -3,16 +3,16 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { loadConfig, type Config } from '../../src/config/load.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
-import { createQueryVectorCache } from '../../src/embedding/query-cache.js';
+import { loadConfig, type Config } from '../../core/config/load.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
+import { createQueryVectorCache } from '../../core/embedding/query-cache.js';
 import { judge, landing, meanLanding, meanScores, rankedSegments, type JudgedQuery, type Landing, type QueryScores } from './relevance.js';
-import type { SearchDeps } from '../../src/search/search.js';
+import type { SearchDeps } from '../../core/search/search.js';
 import { evalSearch, type Tuning } from './search.js';
-import type { SearchParams } from '../../src/search/types.js';
-import type { SearchResult } from '../../src/search/types.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { createOpenSearchClient, indexAliases, type Client } from '../../src/store/opensearch.js';
+import type { SearchParams } from '../../core/search/types.js';
+import type { SearchResult } from '../../core/search/types.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { createOpenSearchClient, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { createEvalEmbedder } from './libraries.js';
 import { useProvisionedModel } from '../ops/provision/model.js';
 

@@ -8,10 +8,10 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Command, Option } from 'commander';
 import { judge, evenSubset, parseQueries, rankedSegments, overlaps, type JudgedQuery } from './relevance.js';
-import type { SearchParams } from '../../src/search/types.js';
-import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS } from '../../src/search/fields.js';
+import type { SearchParams } from '../../core/search/types.js';
+import { DEFAULT_EPISODE_FIELDS, DEFAULT_PASSAGE_FIELDS } from '../../core/search/fields.js';
 import { evalSearch, tunedRanking, type SearchTrace, type Tuning } from './search.js';
-import type { FusedHit, LegHit, SearchResult } from '../../src/search/types.js';
+import type { FusedHit, LegHit, SearchResult } from '../../core/search/types.js';
 import { MODES, openLocalSearch, parseSettings, type LocalSearch, type Mode } from './harness.js';
 import { positive } from '../../bin/lib/cli-args.js';
 

@@ -1,5 +1,5 @@
 // Relevance measures of the search harness: time-range judgments, nDCG@k, Recall@k, P@k, segment and episode MRR, landing (pure).
-import type { SearchResult } from '../../src/search/types.js';
+import type { SearchResult } from '../../core/search/types.js';
 
 /** A relevant moment: a time range of one episode. */
 export interface RelevantRange {

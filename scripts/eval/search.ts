@@ -1,11 +1,11 @@
-// The evaluation's search: the product's stages (src/search/search.ts) under tuning knobs, with everything they saw.
-import { episodePriors, toEpisodeScores, type EpisodeScore } from '../../src/search/episode-leg.js';
-import { groupByEpisode, LONG_CHAPTER_MS } from '../../src/search/group.js';
-import { keywordText, type KeywordQueryOptions } from '../../src/search/keyword-query.js';
-import type { LandingOptions } from '../../src/search/landing.js';
-import type { SearchRequest } from '../../src/search/msearch.js';
-import { buildFilters } from '../../src/store/filters.js';
-import { toSearchResult } from '../../src/search/result.js';
+// The evaluation's search: the product's stages (core/search/search.ts) under tuning knobs, with everything they saw.
+import { episodePriors, toEpisodeScores, type EpisodeScore } from '../../core/search/episode-leg.js';
+import { groupByEpisode, LONG_CHAPTER_MS } from '../../core/search/group.js';
+import { keywordText, type KeywordQueryOptions } from '../../core/search/keyword-query.js';
+import type { LandingOptions } from '../../core/search/landing.js';
+import type { SearchRequest } from '../../core/search/msearch.js';
+import { buildFilters } from '../../core/store/filters.js';
+import { toSearchResult } from '../../core/search/result.js';
 import {
   buildLegs,
   configuredRanking,
@@ -21,9 +21,9 @@ import {
   type SearchAnswer,
   type SearchDeps,
   type SearchTimings,
-} from '../../src/search/search.js';
-import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams } from '../../src/search/types.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
+} from '../../core/search/search.js';
+import type { EpisodeGroup, FusedHit, Leg, LegName, SearchParams } from '../../core/search/types.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 
 /**
  * What an evaluation may change beyond the configuration; each one left out is as configured

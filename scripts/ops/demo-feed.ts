@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { access, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { probeSeconds } from '../../pipeline/transcribe/audio.js';
 import { startFeedServer, type FeedServer } from '../../test/support/feed-server.js';
 import { speak } from '../../test/support/speech.js';

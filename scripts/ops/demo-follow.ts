@@ -2,8 +2,8 @@
 // the pipeline's workers run in the demo's process, and each episode's status printed as it changes.
 import { rm } from 'node:fs/promises';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../src/config/load.js';
-import type { Logger } from '../../src/ground/logger.js';
+import type { Config } from '../../core/config/load.js';
+import type { Logger } from '../../core/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { followSource, stopFollowing } from '../../pipeline/follow/commands.js';

@@ -4,7 +4,7 @@
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 
 /** The folder of the demo's log files: DEMO_LOG_DIR, else `<cache>/demo/logs`. */
 export function demoLogDir(cacheDir: string, env: NodeJS.ProcessEnv = process.env): string {

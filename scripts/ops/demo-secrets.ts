@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 
 /** Where the demo keeps its key. */
 export const demoSecretsKeyFile = (cacheDir: string): string => path.join(cacheDir, 'secrets-key');

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
-import { isLoopbackHost } from '../../src/config/values.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { isLoopbackHost } from '../../core/config/values.js';
+import { createLogger } from '../../core/ground/logger.js';
 
 // The few parts of node-llama-cpp used here: it is installed under .cache by the provisioner, not in the project's
 // node_modules, so its own types are not in reach of the type check.

@@ -2,8 +2,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { ensureModel, MODELS, type ModelName } from './provision/model.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -2,11 +2,11 @@
 // passages index into the persistent embedding cache (EMBED_CACHE_DIR), e.g. before moving
 // test runs to a fresh clone or machine, so they need not embed the same texts again.
 import { Command } from 'commander';
-import { loadConfig } from '../../src/config/load.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
-import { withEmbeddingCache } from '../../src/embedding/embedding-cache.js';
-import { createLogger } from '../../src/ground/logger.js';
-import { createOpenSearchClient, indexAliases } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
+import { withEmbeddingCache } from '../../core/embedding/embedding-cache.js';
+import { createLogger } from '../../core/ground/logger.js';
+import { createOpenSearchClient, indexAliases } from '../../core/store/opensearch.js';
 import { passagesIndexModel } from '../../indexer/load-episode.js';
 import { scrollHits } from '../../indexer/scroll.js';
 

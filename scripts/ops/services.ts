@@ -1,6 +1,6 @@
 // `npm run -s services -- up|down|status`: local OpenSearch, Redis and the transcription service; `up` prints eval-able URLs on stdout.
 import { Command, InvalidArgumentError } from 'commander';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { ProvisionError } from './provision/errors.js';
 import { servicesDown, servicesStatus, servicesUp, type ServiceStatus } from './provision/services.js';
 

@@ -1,10 +1,10 @@
 // Membership and plan, read from the store at call time (decisions 7 and 11).
-import { isArchived, type ChannelDoc, type EpisodeDoc } from '../store/documents.js';
-import { NO_SUCH_ID, type Queries } from '../store/queries.js';
+import { isArchived, type ChannelDoc, type EpisodeDoc } from '../../core/store/documents.js';
+import { NO_SUCH_ID, type Queries } from '../../core/store/queries.js';
 import { createError } from '../errors.js';
 import type { Principal } from './principal.js';
 
-import { PAID_PLAN } from '../contract/plans.js';
+import { PAID_PLAN } from '../../core/contract/plans.js';
 
 /** Only this plan includes API access (declared in the contract; the routes and pages read it from here). */
 export { PAID_PLAN };

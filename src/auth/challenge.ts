@@ -1,5 +1,5 @@
 // The 401 and 403 insufficient_scope challenges and the RFC 9728 metadata document it points at (decision 10).
-import type { Config } from '../config/load.js';
+import type { Config } from '../../core/config/load.js';
 import { REQUIRED_SCOPE } from './jwt.js';
 
 /** Address of the protected resource metadata document. */

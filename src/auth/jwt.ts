@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
-import type { Config } from '../config/load.js';
+import type { Config } from '../../core/config/load.js';
 import { RETRY_AFTER_SECONDS, createError } from '../errors.js';
 
 /** The scope every token must carry. */

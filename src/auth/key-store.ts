@@ -1,9 +1,9 @@
 // API key records in the store: create, revoke and list, for `npm run keys` and the tools (the API reads a key by its hash in store/queries.ts).
-import type { Client, IndexAliases } from '../store/opensearch.js';
-import { PAID_PLAN } from '../contract/plans.js';
-import type { ApiKeyDoc, UserDoc } from '../store/documents.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
+import { PAID_PLAN } from '../../core/contract/plans.js';
+import type { ApiKeyDoc, UserDoc } from '../../core/store/documents.js';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-keys.js';
-import { storeFailure } from '../store/transient.js';
+import { storeFailure } from '../../core/store/transient.js';
 
 export interface KeyStoreDeps {
   client: Client;

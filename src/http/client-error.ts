@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { API_ERRORS, createError, type ApiErrorCode } from '../errors.js';
-import type { Logger } from '../ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { errorBody } from './errors.js';
 import { ALLOW } from './methods.js';
 

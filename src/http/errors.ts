@@ -4,8 +4,8 @@ import { createError, type ApiError } from '../errors.js';
 import { logFailure } from './log-failure.js';
 import { bearerChallenge, scopeChallenge } from '../auth/challenge.js';
 import { credentialPresented } from '../auth/presented.js';
-import type { Logger } from '../ground/logger.js';
-import type { ErrorBody } from '../contract/shapes.js';
+import type { Logger } from '../../core/ground/logger.js';
+import type { ErrorBody } from '../../core/contract/shapes.js';
 
 /** The body of every error response, the HTTP parser's refusals included: the error's additive fields, then the sentence, code, request id and parameter at fault. */
 export function errorBody(error: ApiError, requestId: string): ErrorBody {

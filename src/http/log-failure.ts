@@ -1,6 +1,6 @@
 // The one rule for logging a failed request or search, shared by the JSON errors, the pages and the MCP tool.
 import { toApiError, type ApiError } from '../errors.js';
-import type { Logger } from '../ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 
 /**
  * Logs `err` by what it means: a 500 is our bug (the full error); any other 5xx is an outage of something we depend on

@@ -3,7 +3,7 @@ import { rateLimit, ipKeyGenerator, type RateLimitRequestHandler } from 'express
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { principalBucket } from '../auth/principal.js';
 import { createError } from '../errors.js';
 

@@ -1,7 +1,7 @@
 // X-Request-Id: echo a sane incoming id, otherwise make one; every log line and error body carries it.
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Logger } from '../ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

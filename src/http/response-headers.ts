@@ -1,6 +1,6 @@
 // Headers every response carries: no caching of keyed data, no sniffing, and deprecation notices when configured.
 import type { RequestHandler } from 'express';
-import type { Config } from '../config/load.js';
+import type { Config } from '../../core/config/load.js';
 
 /** RFC 9745 `Deprecation` value: a structured-field date, `@<unix seconds>`. */
 export function deprecationHeaders(deprecation: NonNullable<Config['deprecation']>): Record<string, string> {

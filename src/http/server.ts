@@ -1,7 +1,7 @@
 // The API's HTTP server: the one place its timeouts and the JSON answers to what Node refuses before Express are wired.
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { Config } from '../config/load.js';
-import type { Logger } from '../ground/logger.js';
+import type { Config } from '../../core/config/load.js';
+import type { Logger } from '../../core/ground/logger.js';
 import { httpServerOptions, jsonClientErrors } from './client-error.js';
 
 /**

@@ -1,6 +1,6 @@
 // Graceful shutdown of the HTTP server: stop accepting, finish in-flight requests, then close the clients.
 import type { Server } from 'node:http';
-import type { Logger } from '../ground/logger.js';
+import type { Logger } from '../../core/ground/logger.js';
 
 /**
  * Stops accepting connections, lets in-flight requests finish (idle keep-alive sockets

@@ -1,6 +1,6 @@
 // Which browser origins may call a channel's tool server: the channel's own host, the API's host and a configured list.
-import { channelHost, type ChannelSites } from '../ground/channel-urls.js';
-import type { ChannelDoc } from '../store/documents.js';
+import { channelHost, type ChannelSites } from '../../core/ground/channel-urls.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 
 /**
  * True when a request with this `Origin` header may use the channel's tool server. No

@@ -7,13 +7,13 @@ import { createError } from '../errors.js';
 import { logFailure } from '../http/log-failure.js';
 import type { ApiMetrics } from '../metrics/api-metrics.js';
 import type { SearchService } from '../serve/search-service.js';
-import type { ChannelSites } from '../ground/channel-urls.js';
-import type { ChannelDoc } from '../store/documents.js';
+import type { ChannelSites } from '../../core/ground/channel-urls.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 import { channelWithMcp, locateByHost, type ChannelLocator } from './channel.js';
 import { originAllowed } from './origin.js';
 import { requestHost } from '../http/host.js';
 import { SEARCH_INPUT, SEARCH_OUTPUT, generatedMarks, oneLine, renderSearchText, toSearchParams } from './search-tool.js';
-import { packageFile } from '../ground/package-root.js';
+import { packageFile } from '../../core/ground/package-root.js';
 
 const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 

@@ -1,10 +1,10 @@
 // The MCP `search` tool: its schemas, its arguments as SearchParams, and the text an assistant quotes.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { z } from 'zod';
-import { SEARCH_LIMITS, SearchParamsSchema, type SearchParams, type SearchResult } from '../search/types.js';
+import { SEARCH_LIMITS, SearchParamsSchema, type SearchParams, type SearchResult } from '../../core/search/types.js';
 import { Defaulted, withOptions, type ValidQuery } from '../openapi/parameters.js';
-import { inlineShapes, SearchResultSchema, type Chapter, type MatchedSegment } from '../contract/shapes.js';
-import { clock } from '../ground/clock.js';
+import { inlineShapes, SearchResultSchema, type Chapter, type MatchedSegment } from '../../core/contract/shapes.js';
+import { clock } from '../../core/ground/clock.js';
 
 const PARAM = SearchParamsSchema.properties;
 
@@ -53,7 +53,7 @@ export const SEARCH_INPUT = (z.fromJSONSchema(SearchInputSchema as Parameters<ty
 
 /**
  * Output schema: the REST API's SearchResult, the very shape the OpenAPI document publishes
- * (src/contract/shapes.ts), made self-contained and read into zod for the SDK. Objects accept
+ * (core/contract/shapes.ts), made self-contained and read into zod for the SDK. Objects accept
  * additional fields (spec part 2), so fields added to SearchResult later still validate.
  */
 export const SEARCH_OUTPUT = z.fromJSONSchema(inlineShapes(SearchResultSchema) as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodObject;

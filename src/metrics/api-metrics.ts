@@ -2,9 +2,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Admission } from '../http/admission.js';
-import type { HydrationCache } from '../search/hydration-cache.js';
-import type { QueryVectorCache } from '../embedding/query-cache.js';
-import type { SearchTimings } from '../search/search.js';
+import type { HydrationCache } from '../../core/search/hydration-cache.js';
+import type { QueryVectorCache } from '../../core/embedding/query-cache.js';
+import type { SearchTimings } from '../../core/search/search.js';
 import { storeErrorKind } from './store-errors.js';
 
 /** Seconds; from a cached keyword search (a few ms) to a store budget running out (1.5 s default) and beyond. */

@@ -1,7 +1,7 @@
 // What kind of store failure an error was, for the `cca_store_errors_total{kind}` counter.
 import { ApiError } from '../errors.js';
-import { SearchError } from '../search/errors.js';
-import { StoreUnavailableError, isMissingIndex, isTransient, storeFailure, type StoreFailure } from '../store/transient.js';
+import { SearchError } from '../../core/search/errors.js';
+import { StoreUnavailableError, isMissingIndex, isTransient, storeFailure, type StoreFailure } from '../../core/store/transient.js';
 
 /**
  * `timeout`: no answer within the budget; `unreachable`: no connection; `missing_index`:

@@ -1,7 +1,7 @@
 // Builds the OpenAPI 3.1 document from the operations, parameters and schemas of this folder.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { Config } from '../config/load.js';
-import type { SHAPES } from '../contract/shapes.js';
+import type { Config } from '../../core/config/load.js';
+import type { SHAPES } from '../../core/contract/shapes.js';
 import { GetHealth, GetReadiness, OPERATIONS, SearchChannel, type OperationDef } from './operations.js';
 import { SCHEMAS, type JsonSchema } from './schemas.js';
 

@@ -1,9 +1,9 @@
 // Every endpoint once, each a TypeBox declaration: path, path and query parameters, success body and error statuses.
 // Routing, validation, the handlers' types (src/http/route.ts) and the document all read this.
 import { Type, type TObject, type TSchema, type TString } from '@sinclair/typebox';
-import { TranscriptDocument } from '../contract/library-format.js';
-import { SHAPES } from '../contract/shapes.js';
-import { ChangePageSchema } from '../contract/changes.js';
+import { TranscriptDocument } from '../../core/contract/library-format.js';
+import { SHAPES } from '../../core/contract/shapes.js';
+import { ChangePageSchema } from '../../core/contract/changes.js';
 import { ChangesQuery, ChannelPath, EpisodeListQuery, EpisodePath, SearchQuery } from './parameters.js';
 
 /** Path parameters: strings the router captures from the path, so present by construction. */

@@ -1,9 +1,9 @@
-// JSON Schemas (2020-12) of every body the API returns, by component name: the shapes of src/contract/shapes.ts and the library format's transcript, published in the OpenAPI document and used to validate.
+// JSON Schemas (2020-12) of every body the API returns, by component name: the shapes of core/contract/shapes.ts and the library format's transcript, published in the OpenAPI document and used to validate.
 import { CloneType } from '@sinclair/typebox';
 import { API_ERRORS } from '../errors.js';
-import { TranscriptDocument } from '../contract/library-format.js';
-import { SHAPES } from '../contract/shapes.js';
-import { ChangePageSchema, ChangeSchema, WebhookDeliverySchema } from '../contract/changes.js';
+import { TranscriptDocument } from '../../core/contract/library-format.js';
+import { SHAPES } from '../../core/contract/shapes.js';
+import { ChangePageSchema, ChangeSchema, WebhookDeliverySchema } from '../../core/contract/changes.js';
 
 export type JsonSchema = Record<string, unknown>;
 

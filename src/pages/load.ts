@@ -1,10 +1,10 @@
 // What a channel page shows, read from the store in at most two round trips: published episodes only, for any channel whatever its owner's plan.
 import { LRUCache } from 'lru-cache';
-import { channelOrigin, episodeUrl, locateByHost, type ChannelSites } from '../ground/channel-urls.js';
+import { channelOrigin, episodeUrl, locateByHost, type ChannelSites } from '../../core/ground/channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
-import type { SegmentRecord } from '../contract/library-format.js';
-import { isArchived, type Chapter, type ChannelDoc, type EpisodeDoc, type FacetDoc } from '../store/documents.js';
-import type { Queries } from '../store/queries.js';
+import type { SegmentRecord } from '../../core/contract/library-format.js';
+import { isArchived, type Chapter, type ChannelDoc, type EpisodeDoc, type FacetDoc } from '../../core/store/documents.js';
+import type { Queries } from '../../core/store/queries.js';
 
 /** The channel a page request's host names: `<slug>.<base domain>` or its custom domain; undefined for any other host. */
 export async function channelOfHost(queries: Queries, hostname: string | undefined, channelSites: ChannelSites): Promise<ChannelDoc | undefined> {

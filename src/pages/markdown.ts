@@ -1,9 +1,9 @@
 // The Markdown twins of the pages and llms.txt, built as mdast trees and serialized by mdast-util-to-markdown, which escapes text: a transcript cannot inject a link or a heading.
 import type { BlockContent, Heading, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from 'mdast';
 import { toMarkdown } from 'mdast-util-to-markdown';
-import type { SearchAnswer } from '../search/search.js';
+import type { SearchAnswer } from '../../core/search/search.js';
 import type { EpisodePage, FacetName, LibraryPage, PageChannel } from './load.js';
-import { clock } from '../ground/clock.js';
+import { clock } from '../../core/ground/clock.js';
 import { safeHttpUrl } from './media.js';
 import { currentSegmentIndex, GENERATED_LABEL, generatedShare, transcriptWindow, TRANSCRIPT_WINDOW } from './html/episode.js';
 

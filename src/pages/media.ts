@@ -1,5 +1,5 @@
 // Which player an episode gets, and the only URLs library text may turn into: http(s), nothing else.
-import { safeHttpUrl } from '../ground/channel-urls.js';
+import { safeHttpUrl } from '../../core/ground/channel-urls.js';
 
 export { safeHttpUrl };
 

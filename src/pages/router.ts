@@ -5,9 +5,9 @@ import { Router, type ErrorRequestHandler, type Request, type RequestHandler, ty
 import { PAID_PLAN } from '../auth/access.js';
 import { toApiError } from '../errors.js';
 import { logFailure } from '../http/log-failure.js';
-import { packageFile } from '../ground/package-root.js';
-import type { SearchAnswer } from '../search/search.js';
-import { SEARCH_LIMITS, type SearchParams } from '../search/types.js';
+import { packageFile } from '../../core/ground/package-root.js';
+import type { SearchAnswer } from '../../core/search/search.js';
+import { SEARCH_LIMITS, type SearchParams } from '../../core/search/types.js';
 import type { SearchService } from '../serve/search-service.js';
 import { renderEpisodePage } from './html/episode.js';
 import { errorText, renderBareErrorPage, renderErrorPage, renderLibraryPage, renderSearchPage } from './html/lists.js';
@@ -22,7 +22,7 @@ import {
   type EpisodeDocs,
   type PageChannel,
 } from './load.js';
-import { locateByHost, type ChannelSites } from '../ground/channel-urls.js';
+import { locateByHost, type ChannelSites } from '../../core/ground/channel-urls.js';
 import { episodeMarkdown, libraryMarkdown, llmsTxt, LLMS_EPISODES, notFoundMarkdown, searchMarkdown } from './markdown.js';
 import { EMBED_ORIGIN } from './media.js';
 import { wantsMarkdown } from './negotiate.js';

@@ -4,10 +4,10 @@ import { createError } from '../errors.js';
 import { decodeCursor, encodeCursor, queryDigest } from '../http/cursor.js';
 import { route, type Route } from '../http/route.js';
 import { ListChanges } from '../openapi/operations.js';
-import type { Client, IndexAliases } from '../store/opensearch.js';
-import { DEFAULT_GAP_GRACE_MS, DEFAULT_RETENTION_DAYS } from '../changes/log.js';
-import { changesAfter, lastSeq, seqOfChange } from '../changes/read.js';
-import { memberView, pageOfChanges, publishedView } from '../changes/views.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
+import { DEFAULT_GAP_GRACE_MS, DEFAULT_RETENTION_DAYS } from '../../core/changes/log.js';
+import { changesAfter, lastSeq, seqOfChange } from '../../core/changes/read.js';
+import { memberView, pageOfChanges, publishedView } from '../../core/changes/views.js';
 
 /** Rows read per visible change on published-only reads, where hidden changes take no place on the page. */
 const PUBLISHED_READ_FACTOR = 10;

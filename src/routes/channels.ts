@@ -2,8 +2,8 @@
 import { PAID_PLAN } from '../auth/access.js';
 import { route, type Route } from '../http/route.js';
 import { ListChannels } from '../openapi/operations.js';
-import type { ChannelDoc } from '../store/documents.js';
-import type { ChannelSummary } from '../contract/shapes.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import type { ChannelSummary } from '../../core/contract/shapes.js';
 
 /** A channel as the list shows it; `apiAccess` from its owner's plan. */
 function toChannelSummary(c: ChannelDoc, apiAccess: boolean): ChannelSummary {

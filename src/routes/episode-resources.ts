@@ -2,12 +2,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { accessEpisode } from '../auth/access.js';
-import { channelOrigin, episodeUrl, type ChannelSites } from '../ground/channel-urls.js';
+import { channelOrigin, episodeUrl, type ChannelSites } from '../../core/ground/channel-urls.js';
 import { createError } from '../errors.js';
 import { route, type Route } from '../http/route.js';
 import { GetChapters, GetRelated, GetTranscript } from '../openapi/operations.js';
-import type { Chapter, RelatedEpisode } from '../contract/shapes.js';
-import type { EpisodeDoc } from '../store/documents.js';
+import type { Chapter, RelatedEpisode } from '../../core/contract/shapes.js';
+import type { EpisodeDoc } from '../../core/store/documents.js';
 
 /** A related episode as the API shows it: the topic ids it shares with the episode asked about, and their number as its score. */
 function toRelatedEpisode(r: EpisodeDoc, origin: string, topics: ReadonlySet<string>): RelatedEpisode {

@@ -1,11 +1,11 @@
 // GET /api/v1/channels/{slug}/episodes: status views, four sorts, facet filters, keyset pagination.
 import { accessChannel } from '../auth/access.js';
-import type { EpisodeDoc } from '../store/documents.js';
-import { channelOrigin, episodeUrl, type ChannelSites } from '../ground/channel-urls.js';
+import type { EpisodeDoc } from '../../core/store/documents.js';
+import { channelOrigin, episodeUrl, type ChannelSites } from '../../core/ground/channel-urls.js';
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import { route, type Route } from '../http/route.js';
 import { ListEpisodes } from '../openapi/operations.js';
-import type { EpisodeRow } from '../contract/shapes.js';
+import type { EpisodeRow } from '../../core/contract/shapes.js';
 import { filtersFromQuery } from './filters.js';
 
 /** The spec's catalog row (plus the page URL, facet ids and language, additive) from a stored episode of a channel spoken in `channelLanguage`. */

@@ -1,7 +1,7 @@
 // Facet filters from validated query parameters, shared by the episode list and search.
 import type { Static } from '@sinclair/typebox';
 import type { FilterQuery } from '../openapi/parameters.js';
-import type { EpisodeFilters } from '../search/types.js';
+import type { EpisodeFilters } from '../../core/search/types.js';
 
 const split = (value: string | undefined): string[] | undefined => value?.split(',');
 

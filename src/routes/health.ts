@@ -1,6 +1,6 @@
 // /healthz (the process answers) and /readyz (OpenSearch and Redis answer too).
 import type { Redis } from 'ioredis';
-import type { Client } from '../store/opensearch.js';
+import type { Client } from '../../core/store/opensearch.js';
 import { RETRY_AFTER_SECONDS, createError } from '../errors.js';
 import { route, type Route } from '../http/route.js';
 import { GetHealth, GetReadiness } from '../openapi/operations.js';

@@ -2,7 +2,7 @@
 import { route, type Route } from '../http/route.js';
 import { SearchChannel } from '../openapi/operations.js';
 import type { SearchQueryValues } from '../openapi/parameters.js';
-import type { SearchParams } from '../search/types.js';
+import type { SearchParams } from '../../core/search/types.js';
 import type { SearchService } from '../serve/search-service.js';
 import { filtersFromQuery } from './filters.js';
 

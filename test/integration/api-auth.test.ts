@@ -2,9 +2,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { loadConfig } from '../../src/config/load.js';
+import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { loadConfig } from '../../core/config/load.js';
 import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/auth/key-store.js';
 import { checksum, generateApiKey } from '../../src/auth/api-keys.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';

@@ -7,8 +7,8 @@ import { createIndexedTestWorld } from '../support/indexed-world.js';
 import { testClient } from '../support/indexer-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
-import { lastSeq } from '../../src/changes/read.js';
-import type { Client } from '../../src/store/opensearch.js';
+import { lastSeq } from '../../core/changes/read.js';
+import type { Client } from '../../core/store/opensearch.js';
 
 interface Page {
   changes: { id: string; type: string; episodeId: string }[];

@@ -9,10 +9,10 @@ import { indexEpisode, removeEpisodesNotIn, type IndexContext } from '../../inde
 import { loadLibrary } from '../../indexer/load-library.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { decodeChangesCursor, encodeChangesCursor } from '../../src/routes/changes.js';
-import type { ChangeDoc } from '../../src/changes/log.js';
-import { purgeExpiredChanges } from '../../src/changes/purge.js';
-import { recordChanges, takeSeqs } from '../../src/changes/record.js';
-import { deleteIndices, type Client } from '../../src/store/opensearch.js';
+import type { ChangeDoc } from '../../core/changes/log.js';
+import { purgeExpiredChanges } from '../../core/changes/purge.js';
+import { recordChanges, takeSeqs } from '../../core/changes/record.js';
+import { deleteIndices, type Client } from '../../core/store/opensearch.js';
 
 interface Change {
   id: string;

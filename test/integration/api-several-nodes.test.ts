@@ -1,7 +1,7 @@
 // OPENSEARCH_URL naming several nodes: a node that is dead, or dies between requests, costs no answer.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { closedPort, relay } from '../support/api-net.js';

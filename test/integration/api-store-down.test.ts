@@ -1,8 +1,8 @@
 // OpenSearch unreachable, hanging, or gone and back: every endpoint answers 503 JSON within its store budget, and recovers without a restart.
 import { expect } from 'chai';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { createTokenKit, type TokenKit } from '../support/api-tokens.js';

@@ -1,9 +1,9 @@
 // The API's query embedder: the real model in worker processes, a bounded queue, a token cap; searches degrade to keyword-only instead of stalling.
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
-import { EmbedderUnavailableError, createEmbedderPool, type EmbedderPool } from '../../src/embedding/embedder-pool.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createEmbedder, type Embedder } from '../../core/embedding/embedder.js';
+import { EmbedderUnavailableError, createEmbedderPool, type EmbedderPool } from '../../core/embedding/embedder-pool.js';
 import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 import { startReliabilityApi, type ReliabilityApi } from '../support/reliability-api.js';
 import { skipBecause, skipUnprovisioned } from '../support/skip.js';

@@ -2,10 +2,10 @@
 // configured embedder in the passages index as ingest does, so the API and the worker accept the store they made.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { signatureOf } from '../../src/embedding/embedder.js';
-import { indexAliases, deleteIndices, type Client } from '../../src/store/opensearch.js';
-import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
+import { loadConfig } from '../../core/config/load.js';
+import { signatureOf } from '../../core/embedding/embedder.js';
+import { indexAliases, deleteIndices, type Client } from '../../core/store/opensearch.js';
+import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import { createIngestQueue, createRedisConnection } from '../../indexer/queue.js';
 import { runScript, serveInChildProcess } from '../../scripts/lib/child.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';

@@ -1,7 +1,7 @@
 // The real model from MODEL_DIR: shape, geometry, query prefix and batching.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createEmbedder, type Embedder } from '../../core/embedding/embedder.js';
 import { skipUnprovisioned } from '../support/skip.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import type { ChapterRecord, EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
+import type { ChapterRecord, EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import { MOMENT_TYPES } from '../../pipeline/enrich/types.js';
 import { REPO_ROOT, copyLibrary, removeDir } from '../support/indexer-env.js';
 import { runEnrich, type EnrichRun } from '../support/enrich-cli.js';

@@ -5,7 +5,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { EPISODE_LIMITS, type EpisodeRecord } from '../../src/contract/library-format.js';
+import { EPISODE_LIMITS, type EpisodeRecord } from '../../core/contract/library-format.js';
 import { DEFAULT_CHAPTER_BOUNDS } from '../../pipeline/enrich/types.js';
 import { REPO_ROOT, copyLibrary, removeDir } from '../support/indexer-env.js';
 import { runEnrich } from '../support/enrich-cli.js';

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createChatWriter, TITLE_MAX_CHARS, type ChatOutcome, type ChatWriterOptions } from '../../pipeline/enrich/llm.js';
 import type { ChapterBrief } from '../../pipeline/enrich/types.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { serveInChildProcess, type Served } from '../../scripts/lib/child.js';
 import { ensureLlm } from '../../scripts/ops/provision/llm.js';
 

@@ -1,9 +1,9 @@
 // Local enrichment with the real model from MODEL_DIR over a whole meeting of the compact corpus: the invariants the
 // library relies on, determinism, and what it embeds.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { createConfiguredEmbedder } from '../../src/embedding/configured.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createConfiguredEmbedder } from '../../core/embedding/configured.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
 import { buildPassages } from '../../indexer/passages.js';
 import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
 import { MAX_TITLE_CHARS } from '../../pipeline/enrich/titles.js';

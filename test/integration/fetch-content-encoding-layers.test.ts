@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { expect } from 'chai';
-import { describeFetchError } from '../../src/ground/outbound/errors.js';
-import { downloadToFile, fetchBytes, FetchError, type SafeFetchOptions } from '../../src/ground/outbound/safe-fetch.js';
-import { MAX_CONTENT_CODINGS } from '../../src/ground/outbound/decode.js';
+import { describeFetchError } from '../../core/ground/outbound/errors.js';
+import { downloadToFile, fetchBytes, FetchError, type SafeFetchOptions } from '../../core/ground/outbound/safe-fetch.js';
+import { MAX_CONTENT_CODINGS } from '../../core/ground/outbound/decode.js';
 
 const LOCAL: SafeFetchOptions = { maxBytes: 1024 * 1024, allowPrivate: true };
 

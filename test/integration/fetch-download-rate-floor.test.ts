@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { describeFetchError, downloadToFile, FetchError } from '../../src/ground/outbound/safe-fetch.js';
+import { describeFetchError, downloadToFile, FetchError } from '../../core/ground/outbound/safe-fetch.js';
 
 describe('downloadToFile: the rate floor', function () {
   this.timeout(30_000);

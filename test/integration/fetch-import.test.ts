@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { runImport } from '../../importer/import.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { runEntry } from '../support/run-entry.js';
 
 const log = createLogger({ level: 'silent' });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { expect } from 'chai';
-import { downloadToFile, fetchBytes, FetchError, type SafeFetchOptions } from '../../src/ground/outbound/safe-fetch.js';
+import { downloadToFile, fetchBytes, FetchError, type SafeFetchOptions } from '../../core/ground/outbound/safe-fetch.js';
 import { runEntry } from '../support/run-entry.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

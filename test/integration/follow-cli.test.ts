@@ -7,8 +7,8 @@ import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { ensureIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { createPollQueue, schedulerId } from '../../pipeline/follow/queues.js';

@@ -2,8 +2,8 @@
 // query, nothing of what the fetcher found there (a private address or not), through the real worker, Redis and
 // OpenSearch (security review 2026-11-27, item 14).
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import type { Client, IndexAliases } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';

@@ -4,8 +4,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { Client, IndexAliases } from '../../src/store/opensearch.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 import { channelDocument, userDocument } from '../../indexer/documents.js';
 import { startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { openFollowStore, runFollow } from '../support/follow-env.js';

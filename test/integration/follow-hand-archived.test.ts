@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { Client, IndexAliases } from '../../src/store/opensearch.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
 import { saveEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
 import { type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { startFeedServer, type FeedServer } from '../support/feed-server.js';

@@ -5,8 +5,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
-import { indexAliases, type Client } from '../../src/store/opensearch.js';
+import { EPISODE_LIMITS } from '../../core/contract/library-format.js';
+import { indexAliases, type Client } from '../../core/store/opensearch.js';
 import { MAX_PROCESS_STARTS } from '../../pipeline/follow/queues.js';
 import type { FollowState } from '../../pipeline/follow/state.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';

@@ -3,7 +3,7 @@
 // not `processing`, until a worker runs it again. Items carry their transcript files behind a gate that answers only
 // as the test releases it, so nothing waits on the transcriber and no clock is in an assertion.
 import { expect } from 'chai';
-import { indexAliases } from '../../src/store/opensearch.js';
+import { indexAliases } from '../../core/store/opensearch.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startFeedServer, type FeedServer } from '../support/feed-server.js';

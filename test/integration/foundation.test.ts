@@ -1,9 +1,9 @@
 // The real parts: OpenSearch with k-NN and English analysis, and the real embedding model.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { createEmbedder, type Embedder } from '../../src/embedding/embedder.js';
-import { INDEX_NAMES, createOpenSearchClient, deleteIndices, ensureIndices, resolveAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createEmbedder, type Embedder } from '../../core/embedding/embedder.js';
+import { INDEX_NAMES, createOpenSearchClient, deleteIndices, ensureIndices, resolveAliases, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 
 const PASSAGES = [
   { id: 'p-stemming', text: 'She runs the whole studio from a tiny flat in Leeds.' },

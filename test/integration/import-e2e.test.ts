@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { runScript } from '../../scripts/lib/child.js';
 import { createApiKey } from '../../src/auth/key-store.js';
-import { deleteIndices, indexAliases } from '../../src/store/opensearch.js';
+import { deleteIndices, indexAliases } from '../../core/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { privatePrefix, testClient } from '../support/indexer-env.js';
 

@@ -3,8 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { indexAliases, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { indexAliases, type Client } from '../../core/store/opensearch.js';
 import { buildPassages } from '../../indexer/passages.js';
 import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';

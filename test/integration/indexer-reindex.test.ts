@@ -1,8 +1,8 @@
 // Reindex by alias swap against the real OpenSearch, with searches running the whole time.
 import { expect } from 'chai';
 import { createHashEmbedder } from '../support/hash-embedder.js';
-import { deleteIndices, indexAliases, resolveAliases, type Client } from '../../src/store/opensearch.js';
-import type { PassageDoc } from '../../src/store/documents.js';
+import { deleteIndices, indexAliases, resolveAliases, type Client } from '../../core/store/opensearch.js';
+import type { PassageDoc } from '../../core/store/documents.js';
 import { textHash } from '../../indexer/documents.js';
 import { passagesIndexModel } from '../../indexer/load-episode.js';
 import { loadLibrary } from '../../indexer/load-library.js';

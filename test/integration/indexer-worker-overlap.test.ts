@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config/load.js';
-import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { sourceHash } from '../../indexer/documents.js';
 import { libraryJobs } from '../../indexer/jobs.js';
 import type { PassageEmbedder } from '../../indexer/load-episode.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { newApiKey, storeApiKey } from '../../src/auth/key-store.js';
-import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { REPO_ROOT, privatePrefix, testClient } from '../support/indexer-env.js';
 
 interface CliRun {

@@ -4,15 +4,15 @@ import { Redis } from 'ioredis';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { loadConfig } from '../../src/config/load.js';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { inspectingRelay, until } from '../support/api-net.js';
 import { createApiTestStore, enrichedEpisode, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { sentRequests, storeTraffic } from '../support/store-traffic.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
-import type { SearchResult } from '../../src/search/types.js';
+import type { SearchResult } from '../../core/search/types.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: SearchResult };
 

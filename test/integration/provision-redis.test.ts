@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { deleteRedisData, ensureRedis, pingRedis, redisDir, stopRedis } from '../../scripts/ops/provision/redis.js';
 
 describe('pingRedis', function () {

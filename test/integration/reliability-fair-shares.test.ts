@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import { madeUpKey } from '../support/api-tokens.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
 import { inspectingRelay, settling, until } from '../support/api-net.js';

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { fuzzLocalApi } from '../../scripts/dev/fuzz/fuzz-local.js';
 import { QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
 import { OPERATIONS } from '../../src/openapi/operations.js';
 
 /** Enough to cover every operation in every phase (about 1,200 cases) while fitting CI; `npm run fuzz` runs longer. */

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { checksum } from '../../src/auth/api-keys.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
 import type { ApiResponse } from '../support/api-harness.js';
 import { rawRequest } from '../support/api-harness.js';
 import { closedPort } from '../support/api-net.js';

@@ -1,7 +1,7 @@
 // Issue 32 (items 7, 10, 12) on the small world: only credentials that can be valid wait among members, a caller's own flood is a 429, exact-case 405s, early searches stop with their refusal, MCP text from library titles.
 import { expect } from 'chai';
 import { madeUpKey } from '../support/api-tokens.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
 import { settling, until } from '../support/api-net.js';

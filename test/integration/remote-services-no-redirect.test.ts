@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { uploadAudio } from '../../pipeline/transcribe/request.js';
 import { TranscribeError } from '../../pipeline/transcribe/errors.js';
-import { createRemoteEmbedder } from '../../src/embedding/openai.js';
+import { createRemoteEmbedder } from '../../core/embedding/openai.js';
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

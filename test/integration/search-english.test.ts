@@ -2,8 +2,8 @@
 import { expect } from 'chai';
 import { episodeDocuments } from '../../indexer/documents.js';
 import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
-import { analyzable, englishTerms, englishTokens, matchTerms } from '../../src/search/english.js';
-import type { Client } from '../../src/store/opensearch.js';
+import { analyzable, englishTerms, englishTokens, matchTerms } from '../../core/search/english.js';
+import type { Client } from '../../core/store/opensearch.js';
 import { REPO_ROOT, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 
 /** Passage texts of a library, as the indexer derives them. */

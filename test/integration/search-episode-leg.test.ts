@@ -3,13 +3,13 @@
 // legs (and their filters) left out, and short episodes get no prior.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { runSearch, type SearchDeps } from '../../src/search/search.js';
-import { EPISODE_LEG_MIN_MS } from '../../src/search/episode-leg.js';
+import { loadConfig } from '../../core/config/load.js';
+import { runSearch, type SearchDeps } from '../../core/search/search.js';
+import { EPISODE_LEG_MIN_MS } from '../../core/search/episode-leg.js';
 import { evalSearch } from '../../scripts/eval/search.js';
-import type { SearchParams } from '../../src/search/types.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import type { SearchParams } from '../../core/search/types.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { channelDocument, episodeDocuments } from '../../indexer/documents.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 

@@ -2,12 +2,12 @@
 // a passage alone, never become a passage of their own, and the citation stays on the speech that matched.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import type { SearchDeps } from '../../src/search/search.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { SearchDeps } from '../../core/search/search.js';
 import { evalSearch } from '../../scripts/eval/search.js';
-import type { LegHit, SearchParams } from '../../src/search/types.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import type { LegHit, SearchParams } from '../../core/search/types.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { channelDocument, episodeDocuments } from '../../indexer/documents.js';
 import type { ChapterRecord, EpisodeRecord } from '../../indexer/schemas.js';
 

@@ -1,8 +1,8 @@
 // Citations that land: on real qmsum transcripts, a question about speech 40 s into a passage is cited where that speech begins.
 import { expect } from 'chai';
-import { runSearch } from '../../src/search/search.js';
-import type { SearchParams } from '../../src/search/types.js';
-import type { ChannelDoc, PassageDoc } from '../../src/store/documents.js';
+import { runSearch } from '../../core/search/search.js';
+import type { SearchParams } from '../../core/search/types.js';
+import type { ChannelDoc, PassageDoc } from '../../core/store/documents.js';
 import { skipWithoutDataset } from '../support/datasets.js';
 import { QMSUM_LOAD_TIMEOUT_MS, openQmsumSearch, type QmsumSearch } from '../support/search-qmsum.js';
 

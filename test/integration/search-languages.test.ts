@@ -1,14 +1,14 @@
 // Every channel in its own language: a Spanish and a German channel loaded from a library, searched with their languages' analyzers, against the real engine.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
 import { toEpisode } from '../../src/routes/episodes.js';
-import type { SearchDeps } from '../../src/search/search.js';
+import type { SearchDeps } from '../../core/search/search.js';
 import { evalSearch } from '../../scripts/eval/search.js';
-import type { SearchParams } from '../../src/search/types.js';
-import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
-import { deleteIndices, indexAliases, type Client } from '../../src/store/opensearch.js';
+import type { SearchParams } from '../../core/search/types.js';
+import type { ChannelDoc, EpisodeDoc } from '../../core/store/documents.js';
+import { deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, REPO_ROOT, testClient } from '../support/indexer-env.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';

@@ -1,10 +1,10 @@
 // Hybrid search over real qmsum meetings (the compact corpus in the repository) with the real model: ranking, filters, citations and visibility.
 import { expect } from 'chai';
-import { channelHost } from '../../src/ground/channel-urls.js';
-import { runSearch, type SearchDeps } from '../../src/search/search.js';
-import type { SearchParams } from '../../src/search/types.js';
-import type { SearchResult } from '../../src/search/types.js';
-import type { ChannelDoc, EpisodeDoc } from '../../src/store/documents.js';
+import { channelHost } from '../../core/ground/channel-urls.js';
+import { runSearch, type SearchDeps } from '../../core/search/search.js';
+import type { SearchParams } from '../../core/search/types.js';
+import type { SearchResult } from '../../core/search/types.js';
+import type { ChannelDoc, EpisodeDoc } from '../../core/store/documents.js';
 import { QMSUM_LOAD_TIMEOUT_MS, openCorpusSearch, type QmsumSearch } from '../support/search-qmsum.js';
 import { evalSearch } from '../../scripts/eval/search.js';
 

@@ -1,11 +1,11 @@
 // Speaker names in the keyword leg: an index made before `mainSpeakers` existed gains the field, and a name finds that speaker's passage.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import type { SearchDeps } from '../../src/search/search.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { SearchDeps } from '../../core/search/search.js';
 import { evalSearch } from '../../scripts/eval/search.js';
-import type { SearchParams } from '../../src/search/types.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
+import type { SearchParams } from '../../core/search/types.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 import {
   INDEX_NAMES,
   addMissingFields,
@@ -18,7 +18,7 @@ import {
   resolveAliases,
   swapAliases,
   type Client,
-} from '../../src/store/opensearch.js';
+} from '../../core/store/opensearch.js';
 import { channelDocument, episodeDocuments } from '../../indexer/documents.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 

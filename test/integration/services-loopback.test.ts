@@ -1,7 +1,7 @@
 // The services the project provisions listen on loopback only: nothing unauthenticated is reachable from the network.
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { skipBecause, skipUnprovisioned } from '../support/skip.js';
 
 interface Listening {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { zipSync } from 'fflate';
 import { x } from 'tinyexec';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { PROJECT_ROOT } from '../../scripts/ops/provision/paths.js';
 import { servicesUp } from '../../scripts/ops/provision/services.js';
 import { ensureTranscriber, transcriberState } from '../../scripts/ops/provision/transcriber.js';

@@ -1,6 +1,6 @@
 // Transcription quality on real human speech: five LibriVox readings (reference text and forced-aligned word times) through the local service, held to a word error rate and word-start floor.
 import { expect } from 'chai';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { transcribeFile } from '../../pipeline/transcribe/transcribe.js';
 import { ensureSpeechSamples, SPEECH_SAMPLES } from '../../scripts/ops/provision/speech-samples.js';
 import { alignWords, normaliseWords, quantile, readReferenceClip, scoreTranscription, type ReferenceClip } from '../support/word-error.js';

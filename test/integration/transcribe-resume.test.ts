@@ -9,7 +9,7 @@ import { decodeChecked, planPieces } from '../../pipeline/transcribe/audio.js';
 import { piecesDirOf } from '../../pipeline/transcribe/pieces.js';
 import { transcribeFile, transcriptRecord } from '../../pipeline/transcribe/transcribe.js';
 import { episodePath, readEpisode } from '../../pipeline/follow/library.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import { startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { openFollowStore, runFollow, until, type FollowStore } from '../support/follow-env.js';

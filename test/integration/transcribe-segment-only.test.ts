@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { buildPassages } from '../../indexer/passages.js';
-import { TranscriptDocument } from '../../src/contract/library-format.js';
+import { TranscriptDocument } from '../../core/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
 import { skipBecause } from '../support/skip.js';

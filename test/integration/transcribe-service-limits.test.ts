@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { transcribeFile, TranscribeError } from '../../pipeline/transcribe/transcribe.js';
 import { freePort, waitFor } from '../../scripts/lib/child.js';
 import { PROJECT_ROOT } from '../../scripts/ops/provision/paths.js';

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { TranscriptDocument } from '../../src/contract/library-format.js';
+import { TranscriptDocument } from '../../core/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type Transcription, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
 import { alignWords, normaliseWords } from '../support/word-error.js';

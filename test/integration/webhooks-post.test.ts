@@ -3,8 +3,8 @@
 import { createServer, type Server, type ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { FetchError } from '../../src/ground/outbound/errors.js';
-import { POST_RESPONSE_MAX_BYTES, postBytes } from '../../src/ground/outbound/post.js';
+import { FetchError } from '../../core/ground/outbound/errors.js';
+import { POST_RESPONSE_MAX_BYTES, postBytes } from '../../core/ground/outbound/post.js';
 
 const UA = 'CreatorContentAPI/test (+http://localhost)';
 

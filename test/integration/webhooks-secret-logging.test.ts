@@ -6,7 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { createApiTestStore, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from '../support/api-fixture.js';
 import { REPO_ROOT, testClient } from '../support/indexer-env.js';
-import type { Client } from '../../src/store/opensearch.js';
+import type { Client } from '../../core/store/opensearch.js';
 import { newEndpoint, storeEndpoint } from '../../pipeline/webhooks/store.js';
 import { testSecretsKey } from '../support/secrets-key.js';
 
@@ -91,7 +91,7 @@ describe('webhooks: secrets and a refused store write', function () {
   it("redacts a store error's request and answer, sealed secrets and the sealing keys wherever they are logged", function () {
     const sealed = 'sealed:v1:0e9fbdac:AAAA:BBBB';
     // createLogger writes to a file descriptor: a child's stdout is where its lines can be read.
-    const script = `import { createLogger } from './src/ground/logger.ts';
+    const script = `import { createLogger } from './core/ground/logger.ts';
 const log = createLogger({ name: 't' });
 const err = Object.assign(new Error('refused'), { name: 'ResponseError', meta: { body: { _source: { secret: '${sealed}' } }, meta: { request: { params: { body: '${sealed}' } } } } });
 log.error({ err }, 'store refused');

@@ -13,8 +13,8 @@ import { dropWebhookQueues, startRecordingEndpoint, until, type Received } from 
 import { testSecretsKey, type TestSecretsKey } from '../support/secrets-key.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
-import { loadConfig } from '../../src/config/load.js';
-import type { Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { Client } from '../../core/store/opensearch.js';
 import { keyringOf } from '../../pipeline/webhooks/sealed.js';
 import { listEndpoints, removeEndpoint, type EndpointDoc } from '../../pipeline/webhooks/store.js';
 import { startWebhookWorkers, type WebhookWorkers } from '../../pipeline/webhooks/worker.js';

@@ -20,10 +20,10 @@ import { testSecretsKey } from '../support/secrets-key.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import { indexEpisode } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
-import { loadConfig } from '../../src/config/load.js';
-import type { Client } from '../../src/store/opensearch.js';
-import { changesAfter } from '../../src/changes/read.js';
-import { memberView } from '../../src/changes/views.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { Client } from '../../core/store/opensearch.js';
+import { changesAfter } from '../../core/changes/read.js';
+import { memberView } from '../../core/changes/views.js';
 import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
 import { getEndpoint } from '../../pipeline/webhooks/store.js';
 

@@ -10,7 +10,7 @@ import { openLocalSearch, type LocalSearch } from '../../scripts/eval/harness.js
 import { createWorkbenchApp } from '../../scripts/eval/workbench/app.js';
 import { WorkbenchFiles } from '../../scripts/eval/workbench/files.js';
 import { TOKEN_HEADER, newWorkbenchToken, tokenCookieName } from '../../scripts/eval/workbench/guard.js';
-import { deleteIndices } from '../../src/store/opensearch.js';
+import { deleteIndices } from '../../core/store/opensearch.js';
 import { privatePrefix } from '../support/indexer-env.js';
 
 interface Answer {

@@ -1,7 +1,7 @@
 // A small library of our own in a fresh index prefix, for tests that change data (keys, plans, transcripts); deleted afterwards.
 import { randomBytes } from 'node:crypto';
-import type { Client } from '../../src/store/opensearch.js';
-import { deleteIndices, ensureIndices, type IndexAliases } from '../../src/store/opensearch.js';
+import type { Client } from '../../core/store/opensearch.js';
+import { deleteIndices, ensureIndices, type IndexAliases } from '../../core/store/opensearch.js';
 import { channelDocument, episodeDocuments, userDocument } from '../../indexer/documents.js';
 import type { ChannelRecord, EpisodeRecord, UserRecord } from '../../indexer/schemas.js';
 import { createApiKey } from '../../src/auth/key-store.js';

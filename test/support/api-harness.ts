@@ -3,13 +3,13 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
-import { loadConfig, type Config } from '../../src/config/load.js';
+import { loadConfig, type Config } from '../../core/config/load.js';
 import { createApp, type AppDeps } from '../../src/app.js';
 import { createApiServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/ground/logger.js';
-import { createOpenSearchClient, type Client } from '../../src/store/opensearch.js';
-import { createRedisClient } from '../../src/store/redis.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
+import { createLogger } from '../../core/ground/logger.js';
+import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
+import { createRedisClient } from '../../core/store/redis.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
 import type { ApiMetrics } from '../../src/metrics/api-metrics.js';
 import { createOpenApiValidator, type OpenApiValidator } from './openapi-validator.js';
 

@@ -1,8 +1,8 @@
 // A snapshot repository of a suite's own: its snapshots, its registration and its folder under the node's path.repo removed afterwards.
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Client } from '../../src/store/opensearch.js';
-import { listBackups } from '../../src/store/snapshots.js';
+import type { Client } from '../../core/store/opensearch.js';
+import { listBackups } from '../../core/store/snapshots.js';
 
 /** Deletes every snapshot of `repository`, unregisters it, and removes its folder `location` when the node runs on this machine. */
 export async function dropRepository(client: Client, { repository, location }: { repository: string; location: string }): Promise<void> {

@@ -1,7 +1,7 @@
 // Run as a child process by fetch-safe-fetch: one `fetchBytes` of argv[2] with the options of argv[3] (JSON), in a
 // process of its own, so that its memory high-water mark (maxRSS) says what this fetch cost and nothing before it did.
 // Prints one JSON line: the outcome (bytes, or the refusal's code and limit) and maxRSS before and after, in KB.
-import { fetchBytes, FetchError, type SafeFetchOptions } from '../../src/ground/outbound/safe-fetch.js';
+import { fetchBytes, FetchError, type SafeFetchOptions } from '../../core/ground/outbound/safe-fetch.js';
 
 const [url, options] = process.argv.slice(2);
 const opts = JSON.parse(options!) as SafeFetchOptions;

@@ -4,7 +4,7 @@ import { createHashEmbedder } from './hash-embedder.js';
 import { createApiTestStore, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from './api-fixture.js';
 import { countingEmbedder } from './indexer-env.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
-import type { Client } from '../../src/store/opensearch.js';
+import type { Client } from '../../core/store/opensearch.js';
 
 /** A store of its own with the test world's users and channels, and an indexer context (hash embedder) on it. */
 export async function createIndexedTestWorld(client: Client): Promise<{ store: ApiTestStore; ctx: IndexContext }> {

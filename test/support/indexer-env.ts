@@ -4,8 +4,8 @@ import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config/load.js';
-import { createOpenSearchClient, indexAliases, type Client, type IndexName } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createOpenSearchClient, indexAliases, type Client, type IndexName } from '../../core/store/opensearch.js';
 import type { PassageEmbedder } from '../../indexer/load-episode.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -23,12 +23,12 @@
 // sourceHash) and only re-read the files. Suites that write use their own prefix
 // (`test-idx-<random>-`) and delete it afterwards.
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config/load.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
-import { createLogger } from '../../src/ground/logger.js';
-import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
+import { createLogger } from '../../core/ground/logger.js';
+import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../core/store/opensearch.js';
 import { passagesIndexModel } from '../../indexer/load-episode.js';
-import { createIndexerEmbedder } from '../../src/embedding/indexer-embedder.js';
+import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createProgress } from '../../indexer/progress.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';

@@ -1,5 +1,5 @@
 // The API as `npm run fuzz`/`bench:load` start it (parser errors as JSON included), with every response checked against the served document.
-import type { Embedder } from '../../src/embedding/embedder.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
 import { startLocalApi, type LocalApi } from '../../scripts/drills/local-api.js';
 import { rawRequest, type ApiResponse, type RequestOptions } from './api-harness.js';
 import { createOpenApiValidator } from './openapi-validator.js';

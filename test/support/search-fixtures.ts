@@ -1,6 +1,6 @@
 // Small builders of search inputs for the search unit tests (no services).
-import type { ChannelDoc } from '../../src/store/documents.js';
-import type { EpisodeMeta, LegHit, PassageHit, SearchParams } from '../../src/search/types.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import type { EpisodeMeta, LegHit, PassageHit, SearchParams } from '../../core/search/types.js';
 
 export const CHANNEL: ChannelDoc = {
   id: 'ch_demo',

@@ -1,10 +1,10 @@
 // The search suites' view of a loaded qmsum library (the compact corpus or the whole data set): deps for runSearch plus the stored catalog to check answers against.
-import { loadConfig, type Config } from '../../src/config/load.js';
-import type { Embedder } from '../../src/embedding/embedder.js';
-import type { SearchDeps } from '../../src/search/search.js';
-import { createQueryVectorCache } from '../../src/embedding/query-cache.js';
-import type { ChannelDoc, EpisodeDoc, PassageDoc } from '../../src/store/documents.js';
-import { indexAliases, type Client, type IndexAliases } from '../../src/store/opensearch.js';
+import { loadConfig, type Config } from '../../core/config/load.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
+import type { SearchDeps } from '../../core/search/search.js';
+import { createQueryVectorCache } from '../../core/embedding/query-cache.js';
+import type { ChannelDoc, EpisodeDoc, PassageDoc } from '../../core/store/documents.js';
+import { indexAliases, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { ensureCorpusLoaded, ensureQmsumLoaded, type QmsumFixture } from './qmsum-fixture.js';
 
 export { QMSUM_LOAD_TIMEOUT_MS } from './qmsum-fixture.js';

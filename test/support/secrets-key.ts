@@ -1,6 +1,6 @@
 // A random SECRETS_KEY for a suite: the value a child process is given, and the keyring it makes.
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { keyringOf, type Keyring } from '../../pipeline/webhooks/sealed.js';
 
 export interface TestSecretsKey {

@@ -1,7 +1,7 @@
 // What an API process asked of the store while a call ran: the client's own request and response events, in order.
 import { createHash } from 'node:crypto';
 import type { ApiResponse as StoreResponse } from '@opensearch-project/opensearch';
-import type { Client } from '../../src/store/opensearch.js';
+import type { Client } from '../../core/store/opensearch.js';
 
 /** One store request sent or answered; `what` is `METHOD /path` with the test prefix cut off, `docs` the indices an `_mget` names, `body` what was sent (prefix cut off too). */
 export interface StoreEvent {

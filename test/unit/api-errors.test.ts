@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { errors } from '@opensearch-project/opensearch';
 import { ApiError, API_ERRORS, createError, toApiError } from '../../src/errors.js';
-import { SearchError } from '../../src/search/errors.js';
+import { SearchError } from '../../core/search/errors.js';
 import { chooseQuery } from '../../src/routes/search.js';
 
 const responseError = (statusCode: number, type: string) => new errors.ResponseError({ body: { error: { type } }, statusCode, headers: {}, warnings: null, meta: {} as never });

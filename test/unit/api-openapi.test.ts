@@ -6,13 +6,13 @@ import { OPERATIONS } from '../../src/openapi/operations.js';
 import { SCHEMAS } from '../../src/openapi/schemas.js';
 import { API_ERRORS } from '../../src/errors.js';
 import { createAjv, queryParser } from '../../src/http/validate-params.js';
-import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
-import { loadConfig } from '../../src/config/load.js';
-import { TranscriptDocument } from '../../src/contract/library-format.js';
+import { MATCHED_VIA_DESCRIPTIONS } from '../../core/search/types.js';
+import { loadConfig } from '../../core/config/load.js';
+import { TranscriptDocument } from '../../core/contract/library-format.js';
 import { checkEpisode } from '../../indexer/schemas.js';
 import { deliveryBody } from '../../pipeline/webhooks/payload.js';
-import type { ChangeDoc } from '../../src/changes/log.js';
-import { memberView, publishedView } from '../../src/changes/views.js';
+import type { ChangeDoc } from '../../core/changes/log.js';
+import { memberView, publishedView } from '../../core/changes/views.js';
 
 type Doc = {
   openapi: string;

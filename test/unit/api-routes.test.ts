@@ -6,12 +6,12 @@ import { createAjv } from '../../src/http/validate-params.js';
 import { everyOperationOnce, route, routeHandler, type Route } from '../../src/http/route.js';
 import { requestId } from '../../src/http/request-id.js';
 import { renderErrors } from '../../src/http/errors.js';
-import { createLogger } from '../../src/ground/logger.js';
+import { createLogger } from '../../core/ground/logger.js';
 import { GetHealth, OPERATIONS, SearchChannel, defineOperation, expressPath } from '../../src/openapi/operations.js';
 import { ChannelPath } from '../../src/openapi/parameters.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { SCHEMAS } from '../../src/openapi/schemas.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 
 /** Serves the given routes as the app does (its route step and error renderer, no credential); answers the base URL and a closer. */
 async function serve(routes: Route[]): Promise<{ base: string; close: () => Promise<void> }> {

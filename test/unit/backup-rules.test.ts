@@ -1,10 +1,10 @@
 // The pure rules of backups: which snapshots retention deletes, how a restore renames indices, when it refuses a
 // snapshot, how the manifest fits OpenSearch's metadata limit, and how BACKUP_EVERY reads.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { legacySignature } from '../../src/embedding/signature.js';
-import { fitManifest, retired, type BackupInfo, type BackupManifest } from '../../src/store/snapshots.js';
-import { parseIndexName, renameRule, restoreRefusal } from '../../src/store/snapshot-restore.js';
+import { loadConfig } from '../../core/config/load.js';
+import { legacySignature } from '../../core/embedding/signature.js';
+import { fitManifest, retired, type BackupInfo, type BackupManifest } from '../../core/store/snapshots.js';
+import { parseIndexName, renameRule, restoreRefusal } from '../../core/store/snapshot-restore.js';
 
 const backup = (name: string, startedAt: string, state = 'SUCCESS'): BackupInfo => ({ name, state, startedAt, durationMs: 1000, indices: [], manifest: undefined });
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { ApiError } from '../../src/errors.js';
 import { decodeChangesCursor, encodeChangesCursor } from '../../src/routes/changes.js';
-import type { ChangeDoc } from '../../src/changes/log.js';
-import { purgeCutoff } from '../../src/changes/purge.js';
-import { changeBetween } from '../../src/changes/record.js';
-import { memberView, pageOfChanges, publishedView } from '../../src/changes/views.js';
+import type { ChangeDoc } from '../../core/changes/log.js';
+import { purgeCutoff } from '../../core/changes/purge.js';
+import { changeBetween } from '../../core/changes/record.js';
+import { memberView, pageOfChanges, publishedView } from '../../core/changes/views.js';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();

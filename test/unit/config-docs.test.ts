@@ -1,11 +1,11 @@
 // docs/configuration.md is the schema's own table: regenerate it with `npm run docs:config` after changing a declaration.
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { ENV } from '../../src/config/schema.js';
+import { ENV } from '../../core/config/schema.js';
 import { CONFIGURATION_DOC, renderConfigurationDoc } from '../../scripts/dev/config-docs.js';
 
 describe('docs/configuration.md', function () {
-  it('equals the table generated from src/config/schema.ts (run `npm run docs:config`)', function () {
+  it('equals the table generated from core/config/schema.ts (run `npm run docs:config`)', function () {
     expect(readFileSync(CONFIGURATION_DOC, 'utf8')).to.equal(renderConfigurationDoc());
   });
 

@@ -1,8 +1,8 @@
 // The machinery that turns the schema's tree into the configuration object: computed fields, former names, one read per variable, the documented order.
 import { expect } from 'chai';
-import { SCHEMA } from '../../src/config/schema.js';
-import { computed, formerly, readSchema, settingsOf } from '../../src/config/tree.js';
-import { ConfigError, integer, optionalText, text, type Setting } from '../../src/config/values.js';
+import { SCHEMA } from '../../core/config/schema.js';
+import { computed, formerly, readSchema, settingsOf } from '../../core/config/tree.js';
+import { ConfigError, integer, optionalText, text, type Setting } from '../../core/config/values.js';
 
 /** A setting that counts its reads. */
 function counted<T>(setting: Setting<T>): Setting<T> & { reads: number } {

@@ -1,8 +1,8 @@
 // TRANSCRIBE_URL and EMBEDDINGS_URL refuse credentials in the URL, as ENRICH_URL does: every log line naming the
 // service would print them (security review 2026-11-27, item 16).
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/config/values.js';
+import { loadConfig } from '../../core/config/load.js';
+import { ConfigError } from '../../core/config/values.js';
 
 describe('config: remote service URLs', function () {
   for (const [variable, extra] of [

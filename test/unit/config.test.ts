@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import express from 'express';
-import { ConfigError, DEFAULT_INDEX_LAYOUT, deprecatedNamesIn, loadConfig } from '../../src/config/load.js';
+import { ConfigError, DEFAULT_INDEX_LAYOUT, deprecatedNamesIn, loadConfig } from '../../core/config/load.js';
 
 describe('loadConfig', function () {
   it('gives documented defaults for an empty environment', function () {

@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import { expect } from 'chai';
-import { defineErrors } from '../../src/ground/define-errors.js';
+import { defineErrors } from '../../core/ground/define-errors.js';
 
 const CATALOGUE = {
   unreachable: { transient: true, message: 'the service could not be reached' },

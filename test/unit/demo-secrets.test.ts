@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat, chmod, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { ConfigError, loadConfig } from '../../core/config/load.js';
 import { demoSecretsKeyFile, ensureDemoSecretsKey } from '../../scripts/ops/demo-secrets.js';
 
 describe("demo: the webhook secrets' key", function () {

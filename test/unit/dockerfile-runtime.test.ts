@@ -1,5 +1,5 @@
 // The runtime image holds every file the compiled product reads beside its code: each top-level folder or file that
-// src/ names through packageFile() is copied into the Dockerfile's runtime stage (web/ was once missing, and the
+// the product (core/ and src/) names through packageFile() is copied into the Dockerfile's runtime stage (web/ was once missing, and the
 // compiled server would not have started in the image, since the pages read their assets at start). The worker runs
 // that image and needs ffmpeg; both stages run a Node LTS line that `engines` admits. The transcription service's image
 // is built with the provisioner's pins.
@@ -10,7 +10,7 @@ import { WHISPER_BASE } from '../../scripts/ops/provision/transcriber-models.js'
 
 const ROOT = process.cwd();
 
-/** Source files of src/, recursively. */
+/** Source files under a folder, recursively. */
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
 }
@@ -18,7 +18,7 @@ function sources(dir: string): string[] {
 describe('Dockerfile: the runtime stage', function () {
   it('copies every folder and file the product reads through packageFile()', function () {
     const read = new Set<string>();
-    for (const file of sources(join(ROOT, 'src'))) {
+    for (const file of ['core', 'src'].flatMap((dir) => sources(join(ROOT, dir)))) {
       for (const m of readFileSync(file, 'utf8').matchAll(/packageFile\('([^']+)'/g)) read.add(m[1]!);
     }
     expect([...read].sort()).to.include.members(['mappings', 'package.json', 'web']);

@@ -86,7 +86,7 @@ describe('docs: the contract inside the repository', function () {
     const numbered = [...decisions.matchAll(/^(\d+)\. \*\*/gm)].map((m) => Number(m[1]));
     expect(numbered).to.deep.equal(Array.from({ length: 28 }, (_, i) => i + 1));
     const cited = new Map<number, string>();
-    const sources = ['src', 'indexer', 'pipeline', 'scripts', 'test', 'docs'].flatMap((d) => filesUnder(d, ['.ts', '.tsx', '.md']));
+    const sources = ['core', 'src', 'indexer', 'pipeline', 'scripts', 'test', 'docs'].flatMap((d) => filesUnder(d, ['.ts', '.tsx', '.md']));
     for (const file of [...sources, 'README.md']) {
       for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(/\bdecisions?\s+(\d+(?:\s*(?:,|and|or|–|-)\s*\d+)*)/gi)) {
         for (const n of m[1]!.match(/\d+/g)!) cited.set(Number(n), file);

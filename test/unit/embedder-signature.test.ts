@@ -1,12 +1,12 @@
 // The embedder signature's pure helpers: defaults that reproduce today's bge behaviour, comparison, cache files, OpenAI answers.
 import { expect } from 'chai';
-import { BGE_QUERY_PREFIX, legacySignature, readSignature, resolvePooling, resolvePrefixes, signatureDifferences } from '../../src/embedding/signature.js';
-import { mismatchMessage } from '../../src/embedding/index-signature.js';
-import { normalise, readEmbeddings } from '../../src/embedding/openai.js';
-import { EmbeddingsError } from '../../src/embedding/errors.js';
-import { cacheFileName } from '../../src/embedding/embedding-cache.js';
+import { BGE_QUERY_PREFIX, legacySignature, readSignature, resolvePooling, resolvePrefixes, signatureDifferences } from '../../core/embedding/signature.js';
+import { mismatchMessage } from '../../core/embedding/index-signature.js';
+import { normalise, readEmbeddings } from '../../core/embedding/openai.js';
+import { EmbeddingsError } from '../../core/embedding/errors.js';
+import { cacheFileName } from '../../core/embedding/embedding-cache.js';
 import { fitsTarget } from '../../indexer/reindex.js';
-import { DIMENSION_PLACEHOLDER, withDefaultDimension, withVectorDimension } from '../../src/store/vector-field.js';
+import { DIMENSION_PLACEHOLDER, withDefaultDimension, withVectorDimension } from '../../core/store/vector-field.js';
 
 const BGE = 'Xenova/bge-small-en-v1.5';
 

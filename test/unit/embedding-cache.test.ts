@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createHashEmbedder } from '../support/hash-embedder.js';
-import { withEmbeddingCache } from '../../src/embedding/embedding-cache.js';
+import { withEmbeddingCache } from '../../core/embedding/embedding-cache.js';
 
 describe('withEmbeddingCache', function () {
   let dir: string;

@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { registerChatWriterMetrics } from '../../pipeline/metrics.js';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
-import { openAiEndpoint } from '../../src/ground/openai-protocol.js';
+import { ConfigError, loadConfig } from '../../core/config/load.js';
+import { openAiEndpoint } from '../../core/ground/openai-protocol.js';
 import { assistantText, chatRequest, checkAnswer, firstJsonObject, shortenTranscript, userPrompt } from '../../pipeline/enrich/llm.js';
 import type { ChapterBrief } from '../../pipeline/enrich/types.js';
 
@@ -75,7 +75,7 @@ describe('enrichment settings', function () {
 describe("the process logger and the chat service's key", function () {
   it('redacts the key logged as a field or inside a logged settings group', function () {
     // createLogger writes to a file descriptor: a child's stdout is where its lines can be read.
-    const script = `import { createLogger } from './src/ground/logger.ts';
+    const script = `import { createLogger } from './core/ground/logger.ts';
 const log = createLogger({ name: 't' });
 log.info({ apiKey: 'sk-top' }, 'a');
 log.info({ enrich: { url: 'https://llm.example.com', apiKey: 'sk-nested' } }, 'b');`;

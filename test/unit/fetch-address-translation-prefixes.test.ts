@@ -2,8 +2,8 @@
 // Teredo are refused like the private networks they can lead to; only global unicast passes (security review
 // 2026-11-27, item 17).
 import { expect } from 'chai';
-import { refusedReason } from '../../src/ground/outbound/address.js';
-import { fetchBytes, FetchError } from '../../src/ground/outbound/safe-fetch.js';
+import { refusedReason } from '../../core/ground/outbound/address.js';
+import { fetchBytes, FetchError } from '../../core/ground/outbound/safe-fetch.js';
 
 describe('outbound addresses: IPv6 translation and tunnel prefixes', function () {
   it('refuses the local-use NAT64 prefix 64:ff9b:1::/48 whatever IPv4 address it carries', function () {

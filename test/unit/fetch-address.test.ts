@@ -1,8 +1,8 @@
 // The safe fetcher's pure parts: which addresses are refused (every IPv4 and IPv6 spelling of them), and the
 // sentences a creator reads for each failure.
 import { expect } from 'chai';
-import { embeddedIPv4, literalAddress, refusedReason } from '../../src/ground/outbound/address.js';
-import { describeFetchError, FetchError } from '../../src/ground/outbound/errors.js';
+import { embeddedIPv4, literalAddress, refusedReason } from '../../core/ground/outbound/address.js';
+import { describeFetchError, FetchError } from '../../core/ground/outbound/errors.js';
 
 describe('safe fetch: address rule', function () {
   it('refuses loopback, private, link-local, CGNAT, multicast, unspecified and the metadata addresses', function () {

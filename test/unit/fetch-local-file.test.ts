@@ -5,8 +5,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { readLocalFile } from '../../src/ground/outbound/local-file.js';
-import { FetchError, type FetchErrorCode } from '../../src/ground/outbound/errors.js';
+import { readLocalFile } from '../../core/ground/outbound/local-file.js';
+import { FetchError, type FetchErrorCode } from '../../core/ground/outbound/errors.js';
 
 /** The code a read fails with, or 'read' when it succeeds (a test must never hang on a FIFO, so none does). */
 async function outcome(baseDir: string, ref: string, maxBytes = 1024): Promise<FetchErrorCode | 'read'> {

@@ -1,7 +1,7 @@
 // A poll never brings back an episode archived by hand (a takedown), neither from a feed nor from a yt-dlp folder;
 // one the follower archived because its item left the source comes back with it (security review 2026-11-27, item 12).
 import { expect } from 'chai';
-import type { EpisodeRecord } from '../../src/contract/library-format.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { archivedByFollower, decideItem } from '../../pipeline/follow/changes.js';
 import { sourceDigest } from '../../pipeline/follow/feed-source.js';
 import type { ItemSource } from '../../pipeline/follow/state.js';

@@ -2,7 +2,7 @@
 // topics, people and entities enrichment wrote where the feed gives none survive the next poll, and the creator's
 // own, when the feed brings some, replace them.
 import { expect } from 'chai';
-import type { EpisodeRecord } from '../../src/contract/library-format.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { decideItem, mergeRecord } from '../../pipeline/follow/changes.js';
 import { sourceDigest } from '../../pipeline/follow/feed-source.js';
 

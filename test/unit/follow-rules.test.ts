@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { importFeed } from '../../importer/feed.js';
-import type { EpisodeRecord } from '../../src/contract/library-format.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { decideItem, mergeRecord } from '../../pipeline/follow/changes.js';
 import { feedSnapshot, sourceDigest } from '../../pipeline/follow/feed-source.js';
 import { episodeIdOf, itemKey, withoutQuery } from '../../pipeline/follow/identity.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseRetryAfter } from '../../src/ground/http-headers.js';
+import { parseRetryAfter } from '../../core/ground/http-headers.js';
 
 describe('parseRetryAfter', function () {
   const now = Date.parse('2026-11-25T12:00:00Z');

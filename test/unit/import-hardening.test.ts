@@ -12,8 +12,8 @@ import { runImport } from '../../importer/import.js';
 import { writeLibrary } from '../../importer/write-library.js';
 import { importYtdlpFolder } from '../../importer/ytdlp.js';
 import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
-import { createLogger } from '../../src/ground/logger.js';
-import type { ChannelRecord, EpisodeRecord } from '../../src/contract/library-format.js';
+import { createLogger } from '../../core/ground/logger.js';
+import type { ChannelRecord, EpisodeRecord } from '../../core/contract/library-format.js';
 
 const DATA = join(process.cwd(), 'test', 'data', 'import');
 const log = createLogger({ level: 'silent' });

@@ -10,8 +10,8 @@ import { expect } from 'chai';
 import { runImport } from '../../importer/import.js';
 import { writeLibrary } from '../../importer/write-library.js';
 import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
-import { createLogger } from '../../src/ground/logger.js';
-import type { EpisodeRecord } from '../../src/contract/library-format.js';
+import { createLogger } from '../../core/ground/logger.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 
 const DATA = join(process.cwd(), 'test', 'data', 'import');
 const log = createLogger({ level: 'silent' });

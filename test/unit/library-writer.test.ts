@@ -12,7 +12,7 @@ import { addFacets, enrichLibrary, type Stages } from '../../pipeline/enrich/lib
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
 import { withChannelLock } from '../../pipeline/follow/state.js';
-import type { EpisodeRecord, FacetRecord } from '../../src/contract/library-format.js';
+import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import { hashEmbed } from './enrich-fixture.js';
 
 const CHANNEL = { id: 'ch_show', slug: 'show', title: 'The Show', providerType: 'rss' as const };

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { z } from 'zod';
 import { SEARCH_INPUT, SEARCH_OUTPUT, renderSearchText, toSearchParams, QUOTE_CHARS } from '../../src/mcp/search-tool.js';
-import { clock } from '../../src/ground/clock.js';
+import { clock } from '../../core/ground/clock.js';
 import { locateByHost } from '../../src/mcp/channel.js';
-import { channelHost, type ChannelSites } from '../../src/ground/channel-urls.js';
-import type { SearchResult } from '../../src/search/types.js';
+import { channelHost, type ChannelSites } from '../../core/ground/channel-urls.js';
+import type { SearchResult } from '../../core/search/types.js';
 
 const input = z.object(SEARCH_INPUT);
 

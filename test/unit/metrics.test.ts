@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { createError, storeUnavailable } from '../../src/errors.js';
-import { SearchError } from '../../src/search/errors.js';
+import { SearchError } from '../../core/search/errors.js';
 import { createApiMetrics, routeLabel, statusClass } from '../../src/metrics/api-metrics.js';
 import { storeErrorKind } from '../../src/metrics/store-errors.js';
-import type { QueryVectorCache } from '../../src/embedding/query-cache.js';
+import type { QueryVectorCache } from '../../core/embedding/query-cache.js';
 
 /** What the OpenSearch client throws, by shape (its errors are recognised by name). */
 const responseError = (statusCode: number, type: string) => Object.assign(new Error(type), { name: 'ResponseError', meta: { statusCode, body: { error: { type, reason: 'r' } } } });

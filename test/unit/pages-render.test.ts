@@ -9,12 +9,12 @@ import { renderToString } from 'preact-render-to-string';
 import { renderEpisodePage, currentSegmentIndex, momentHref, segmentHtml, transcriptWindow, TRANSCRIPT_WINDOW } from '../../src/pages/html/episode.js';
 import { queryOf } from '../../src/pages/router.js';
 import { requestHost } from '../../src/http/host.js';
-import { EPISODE_LIMITS } from '../../src/contract/library-format.js';
+import { EPISODE_LIMITS } from '../../core/contract/library-format.js';
 import { largestPage as largestEpisodePage } from '../../scripts/bench/largest-page.js';
 import { isoDuration, mediaFragmentUrl, playerFor, safeHttpUrl, youtubeEmbedUrl } from '../../src/pages/media.js';
-import { clock } from '../../src/ground/clock.js';
+import { clock } from '../../core/ground/clock.js';
 import type { EpisodePage, LibraryPage, PageChannel, TranscriptSegment } from '../../src/pages/load.js';
-import type { EpisodeDoc } from '../../src/store/documents.js';
+import type { EpisodeDoc } from '../../core/store/documents.js';
 
 const channel: PageChannel = {
   doc: { id: 'ch', slug: 'show', title: 'The Show', providerType: 'rss', ownerId: 'u', memberIds: [], customDomain: null } as unknown as PageChannel['doc'],

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { buildFilters } from '../../src/store/filters.js';
-import { buildKeywordQuery, keywordText } from '../../src/search/keyword-query.js';
-import { buildKnnQuery } from '../../src/search/knn-query.js';
-import { buildMsearchBody } from '../../src/search/msearch.js';
+import { buildFilters } from '../../core/store/filters.js';
+import { buildKeywordQuery, keywordText } from '../../core/search/keyword-query.js';
+import { buildKnnQuery } from '../../core/search/knn-query.js';
+import { buildMsearchBody } from '../../core/search/msearch.js';
 import { CHANNEL, params } from '../support/search-fixtures.js';
 
 type Bool = { bool: { filter: Record<string, unknown>[]; must_not: Record<string, unknown>[] } };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { buildEpisodeQuery, EPISODE_LEG_MIN_MS, episodePriors } from '../../src/search/episode-leg.js';
-import { reciprocalRankFusion } from '../../src/search/fusion.js';
-import { groupByEpisode } from '../../src/search/group.js';
-import type { SearchParams } from '../../src/search/types.js';
+import { buildEpisodeQuery, EPISODE_LEG_MIN_MS, episodePriors } from '../../core/search/episode-leg.js';
+import { reciprocalRankFusion } from '../../core/search/fusion.js';
+import { groupByEpisode } from '../../core/search/group.js';
+import type { SearchParams } from '../../core/search/types.js';
 import { passageHits } from '../support/search-fixtures.js';
 
 const scores = [

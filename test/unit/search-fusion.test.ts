@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { convexFusion, minMaxScores, reciprocalRankFusion } from '../../src/search/fusion.js';
-import { absorbChapterHits, groupByEpisode } from '../../src/search/group.js';
+import { convexFusion, minMaxScores, reciprocalRankFusion } from '../../core/search/fusion.js';
+import { absorbChapterHits, groupByEpisode } from '../../core/search/group.js';
 import { episodeHits, passageHits } from '../support/search-fixtures.js';
 
 describe('reciprocal rank fusion', function () {

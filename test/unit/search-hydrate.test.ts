@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { reciprocalRankFusion } from '../../src/search/fusion.js';
-import { groupByEpisode } from '../../src/search/group.js';
-import { planHydration } from '../../src/search/hydrate.js';
-import { createHydrationCache } from '../../src/search/hydration-cache.js';
-import { indexAliases } from '../../src/store/opensearch.js';
+import { reciprocalRankFusion } from '../../core/search/fusion.js';
+import { groupByEpisode } from '../../core/search/group.js';
+import { planHydration } from '../../core/search/hydrate.js';
+import { createHydrationCache } from '../../core/search/hydration-cache.js';
+import { indexAliases } from '../../core/store/opensearch.js';
 import { CHANNEL, episodeHits, meta, params, passage, passageHits } from '../support/search-fixtures.js';
 
 describe('planHydration', function () {

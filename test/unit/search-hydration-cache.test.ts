@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { matchTokens } from '../../src/search/english.js';
-import { createHydrationCache } from '../../src/search/hydration-cache.js';
+import { matchTokens } from '../../core/search/english.js';
+import { createHydrationCache } from '../../core/search/hydration-cache.js';
 import { meta, passage } from '../support/search-fixtures.js';
 
 describe('createHydrationCache', function () {

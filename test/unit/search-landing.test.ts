@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { chooseLanding, HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from '../../src/search/landing.js';
-import { citedSpan } from '../../src/search/result.js';
-import type { PassageHit, TermRange } from '../../src/search/types.js';
+import { chooseLanding, HIGHLIGHT_POST, HIGHLIGHT_PRE, parseHighlight } from '../../core/search/landing.js';
+import { citedSpan } from '../../core/search/result.js';
+import type { PassageHit, TermRange } from '../../core/search/types.js';
 
 /** Ranges of every occurrence of the words in `text` (what the highlighter would mark). */
 function matchesOf(text: string, ...words: string[]): TermRange[] {

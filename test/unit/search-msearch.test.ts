@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { SearchError } from '../../src/search/errors.js';
-import { readMsearchResponse } from '../../src/search/msearch.js';
-import { createOpenSearchClient } from '../../src/store/opensearch.js';
-import { runSearch } from '../../src/search/search.js';
+import { SearchError } from '../../core/search/errors.js';
+import { readMsearchResponse } from '../../core/search/msearch.js';
+import { createOpenSearchClient } from '../../core/store/opensearch.js';
+import { runSearch } from '../../core/search/search.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
-import { indexAliases } from '../../src/store/opensearch.js';
+import { indexAliases } from '../../core/store/opensearch.js';
 import { CHANNEL, params } from '../support/search-fixtures.js';
 
 describe('the _msearch step', function () {

@@ -5,7 +5,7 @@ import { SEARCH_INPUT, toSearchParams } from '../../src/mcp/search-tool.js';
 import { SearchQuery } from '../../src/openapi/parameters.js';
 import { pageSearchParams, queryOf } from '../../src/pages/router.js';
 import { searchParams } from '../../src/routes/search.js';
-import { SEARCH_LIMITS, SearchParamsSchema, type SearchParams } from '../../src/search/types.js';
+import { SEARCH_LIMITS, SearchParamsSchema, type SearchParams } from '../../core/search/types.js';
 
 const ajv = createAjv();
 /** The REST API's own parser of a search's query string (ajv: lengths in code points, as JSON Schema counts them). */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Embedder } from '../../src/embedding/embedder.js';
+import type { Embedder } from '../../core/embedding/embedder.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
-import { createQueryVectorCache } from '../../src/embedding/query-cache.js';
+import { createQueryVectorCache } from '../../core/embedding/query-cache.js';
 
 describe('QueryVectorCache', function () {
   it('embeds a repeated query once, whitespace aside', async function () {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { MAX_QUERY_TERMS, boundQueryTerms, queryTerms } from '../../src/search/query-terms.js';
-import { buildKeywordQuery } from '../../src/search/keyword-query.js';
+import { MAX_QUERY_TERMS, boundQueryTerms, queryTerms } from '../../core/search/query-terms.js';
+import { buildKeywordQuery } from '../../core/search/keyword-query.js';
 import { CHANNEL, params } from '../support/search-fixtures.js';
 
 /** Clauses a `most_fields` multi_match makes: one per distinct term and field. */

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { reciprocalRankFusion } from '../../src/search/fusion.js';
-import { groupByEpisode } from '../../src/search/group.js';
-import { citation, type ChannelSites } from '../../src/ground/channel-urls.js';
-import { toSearchResult } from '../../src/search/result.js';
-import { MATCHED_VIA_DESCRIPTIONS } from '../../src/search/types.js';
+import { reciprocalRankFusion } from '../../core/search/fusion.js';
+import { groupByEpisode } from '../../core/search/group.js';
+import { citation, type ChannelSites } from '../../core/ground/channel-urls.js';
+import { toSearchResult } from '../../core/search/result.js';
+import { MATCHED_VIA_DESCRIPTIONS } from '../../core/search/types.js';
 import { CHANNEL, episodeHits, meta, passage, passageHits } from '../support/search-fixtures.js';
 
 /** Channel sites under `baseDomain` at `https://<host>`, as production has them. */

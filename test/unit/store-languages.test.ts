@@ -1,10 +1,10 @@
 // Which analyzer reads a channel's words: the language table, the sub-fields a query targets, and English left exactly as it was.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { buildKeywordQuery } from '../../src/search/keyword-query.js';
-import type { ChannelDoc } from '../../src/store/documents.js';
-import { analysisOf, languageFields, languageSubFields, withLanguageFields } from '../../src/store/languages.js';
-import { readIndexDefinition } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { buildKeywordQuery } from '../../core/search/keyword-query.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
+import { analysisOf, languageFields, languageSubFields, withLanguageFields } from '../../core/store/languages.js';
+import { readIndexDefinition } from '../../core/store/opensearch.js';
 
 const channel = (language?: string): ChannelDoc => ({
   id: 'ch',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config/load.js';
-import { createOpenSearchClient, indexSettings, nodeUrls, readIndexDefinition } from '../../src/store/opensearch.js';
+import { loadConfig } from '../../core/config/load.js';
+import { createOpenSearchClient, indexSettings, nodeUrls, readIndexDefinition } from '../../core/store/opensearch.js';
 
 describe('index layout and node list', function () {
   it('creates indices with one shard and auto-expanding replicas (0 on one node, 1 on more) by default', async function () {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { errors } from '@opensearch-project/opensearch';
-import { isMissingIndex, isTransient, isTransientStoreError, retryTransient, storeFailure } from '../../src/store/transient.js';
+import { isMissingIndex, isTransient, isTransientStoreError, retryTransient, storeFailure } from '../../core/store/transient.js';
 
 const responseError = (statusCode: number, error?: { type: string; reason?: string } | string) =>
   new errors.ResponseError({ body: error === undefined ? {} : { error }, statusCode, headers: {}, warnings: null, meta: {} as never });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TranscribeError, describeTranscribeError } from '../../pipeline/transcribe/errors.js';
 import { languageCode, mergeTokenWords, normaliseAnswer } from '../../pipeline/transcribe/normalise.js';
-import { openAiEndpoint } from '../../src/ground/openai-protocol.js';
+import { openAiEndpoint } from '../../core/ground/openai-protocol.js';
 
 /** OpenAI's verbose_json with both granularities: words at the top level, seconds. */
 const openAi = {

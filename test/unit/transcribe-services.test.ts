@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { pickService, TranscribeServices, type ServiceState } from '../../pipeline/transcribe/services.js';
 import { TranscribeError } from '../../pipeline/transcribe/errors.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 
 const idle = (over: Partial<ServiceState> = {}): ServiceState => ({ busy: 0, coolUntil: 0, lastStart: 0, ...over });
 

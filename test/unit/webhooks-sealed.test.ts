@@ -1,7 +1,7 @@
 // Webhook secrets sealed at rest: AES-256-GCM under SECRETS_KEY, the key id beside the ciphertext, the endpoint bound in.
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { ConfigError, loadConfig } from '../../core/config/load.js';
 import { WebhookError } from '../../pipeline/webhooks/errors.js';
 import { isSealed, keyringOf, openSecret, sealSecret, sealedKeyId, type Keyring } from '../../pipeline/webhooks/sealed.js';
 import { newSecret } from '../../pipeline/webhooks/signing.js';

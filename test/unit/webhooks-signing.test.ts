@@ -5,7 +5,7 @@ import { checkEndpointUrl, isLoopbackHost } from '../../pipeline/webhooks/endpoi
 import { deliveryBody, deliveryHeaders } from '../../pipeline/webhooks/payload.js';
 import { newSecret, secretKey, signature, signatureHeader } from '../../pipeline/webhooks/signing.js';
 import { signingSecrets } from '../../pipeline/webhooks/store.js';
-import type { Change } from '../../src/contract/changes.js';
+import type { Change } from '../../core/contract/changes.js';
 
 // The vector of the reference JavaScript library's "sign function works" test (standard-webhooks, libraries/javascript).
 const VECTOR = {

@@ -1,8 +1,8 @@
 // One fuzz run end to end: provision schemathesis, start the API over the qmsum prefix with a key, fuzz, stop.
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { loadConfig } from '../../../src/config/load.js';
-import type { Embedder } from '../../../src/embedding/embedder.js';
+import { loadConfig } from '../../../core/config/load.js';
+import type { Embedder } from '../../../core/embedding/embedder.js';
 import { OPERATIONS } from '../../../src/openapi/operations.js';
 import { DEFAULT_PREFIX, startLocalApi } from '../../drills/local-api.js';
 import { ensureSchemathesis, runFuzz, type FuzzResult } from './schemathesis.js';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import express, { type ErrorRequestHandler, type Request } from 'express';
-import { packageFile } from '../../../src/ground/package-root.js';
+import { packageFile } from '../../../core/ground/package-root.js';
 import type { LocalSearch } from '../harness.js';
 import { parseQueries, type JudgedQuery } from '../relevance.js';
 import { iconFile } from './favicon.js';

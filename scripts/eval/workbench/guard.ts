@@ -3,7 +3,7 @@
 // header by a script) on everything but the page's own files. The store it reads holds unpublished episodes and its calls overwrite files, so nothing else.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import type { ErrorCatalogue, ErrorCode } from '../../../src/ground/define-errors.js';
+import type { ErrorCatalogue, ErrorCode } from '../../../core/ground/define-errors.js';
 
 /** The header a script (not the page) sends the token in. */
 export const TOKEN_HEADER = 'x-workbench-token';

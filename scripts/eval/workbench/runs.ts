@@ -2,8 +2,8 @@
 // under a configuration with each hit's leg ranks, fused score and where its citation lands; a whole query set as an
 // experiment with the eval's own measures; and the version of the library it ran on.
 import type { Tuning } from '../search.js';
-import type { FusedHit } from '../../../src/search/types.js';
-import { indexAliases } from '../../../src/store/opensearch.js';
+import type { FusedHit } from '../../../core/search/types.js';
+import { indexAliases } from '../../../core/store/opensearch.js';
 import { evaluate, parseSettings, summarize, MODES, type Judged, type LocalSearch, type Mode, type Row } from '../harness.js';
 import { judge, overlaps, rankedSegments, type JudgedQuery, type QueryScores, type RelevantRange } from '../relevance.js';
 import { jaccard, movements, rbo, type Movement } from './compare.js';

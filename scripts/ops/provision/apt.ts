@@ -1,6 +1,6 @@
 // Installing a Debian package when provisioning needs one: root on Debian or Ubuntu only, waiting for another apt run to finish.
 import fs from 'node:fs';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { exec, isRoot, lastLine } from './commands.js';
 import { createProvisionError } from './errors.js';
 

@@ -1,5 +1,5 @@
 // The browser the page suites drive: Debian's chromium, installed with apt-get when missing (root only), never downloaded elsewhere.
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { aptInstall } from './apt.js';
 import { findExecutable, isRoot, type Env } from './commands.js';
 import { createProvisionError } from './errors.js';

@@ -1,7 +1,7 @@
 // Commands that Debian's packages bring (ffmpeg and espeak-ng for the transcription client, the tests and the demo; mvn
 // for OpenSearch's and the model's artifacts): found on PATH, or their packages installed with apt-get when root on
 // Debian or Ubuntu (planAptInstall decides), else an error that names what to install.
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { aptInstall, planAptInstall, readOsRelease } from './apt.js';
 import { findExecutable, isRoot, type Env } from './commands.js';
 import { createProvisionError } from './errors.js';

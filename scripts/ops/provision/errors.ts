@@ -1,5 +1,5 @@
-// The provisioners' error catalogue: every expected failure of `services`, keyed by a stable code (the form of every catalogue: src/ground/define-errors.ts).
-import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../../src/ground/define-errors.js';
+// The provisioners' error catalogue: every expected failure of `services`, keyed by a stable code (the form of every catalogue: core/ground/define-errors.ts).
+import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../../core/ground/define-errors.js';
 
 /** Every expected failure and the builder of its one-line message, which says what is wrong and what to do. */
 export const PROVISION_ERRORS = {

@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { exec, findExecutable, lastLine, type Env } from './commands.js';
 import { ProvisionError, createProvisionError } from './errors.js';
 import { withFileLock } from './file-lock.js';

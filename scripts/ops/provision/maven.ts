@@ -1,6 +1,6 @@
 // Maven (`mvn`), which fetches OpenSearch's artifacts and the embedding model's jar from Maven Central: found on PATH,
 // or Debian's package installed when root on Debian or Ubuntu (it brings a Java to run on), else a message naming it.
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import type { Env } from './commands.js';
 import { ensureTools } from './debian-tools.js';
 import { createProvisionError } from './errors.js';

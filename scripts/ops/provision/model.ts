@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
-import { createLogger, type Logger } from '../../../src/ground/logger.js';
+import { createLogger, type Logger } from '../../../core/ground/logger.js';
 import { CACHE_DIR } from './paths.js';
 import { exec } from './commands.js';
 import { ensureMaven } from './maven.js';

@@ -1,6 +1,6 @@
 // The system user OpenSearch runs as when `up` runs as root (OpenSearch refuses to run as root).
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { INSTALL_DIR, OPENSEARCH_VERSION } from './opensearch-install.js';
 import { exec, findExecutable, isRoot, lastLine } from './commands.js';
 import { createProvisionError } from './errors.js';

@@ -2,7 +2,7 @@
 // install as the single node, one folder and one pair of ports per node, discovery through the transport ports.
 import os from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { serviceAccount, type Account } from './opensearch-account.js';
 import { clusterNodeSettings, clusterNodeSpecs, isFreshNode, LOCAL_CLUSTER, writeNodeConfig, type NodeSpec } from './opensearch-config.js';
 import { ensureInstall, findJava, INSTALL_DIR, type JavaHome } from './opensearch-install.js';

@@ -2,7 +2,7 @@
 // (Debian's JDK, installed when none is found and we are root on Debian or Ubuntu).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { CACHE_DIR } from './paths.js';
 import { aptInstall, planAptInstall, readOsRelease, type AptPackage } from './apt.js';
 import { exec, findExecutable, isRoot, lastLine, type Env } from './commands.js';

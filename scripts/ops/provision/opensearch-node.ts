@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { asUser, checkAccess, type Account } from './opensearch-account.js';
 import type { NodeSpec } from './opensearch-config.js';
 import { INSTALL_DIR, REQUIRED_MODULES, REQUIRED_PLUGINS, type JavaHome } from './opensearch-install.js';

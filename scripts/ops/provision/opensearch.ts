@@ -2,7 +2,7 @@
 // The install lives in opensearch-install.ts, its config in opensearch-config.ts; a cluster in opensearch-cluster.ts.
 import os from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { serviceAccount } from './opensearch-account.js';
 import { singleNodeSettings, SINGLE_NODE_CLUSTER, writeNodeConfig, type NodeSpec } from './opensearch-config.js';
 import { ensureInstall, findJava, INSTALL_DIR } from './opensearch-install.js';

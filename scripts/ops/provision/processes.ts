@@ -1,6 +1,6 @@
 // The service processes we started: alive and ours, or stopped (SIGTERM, then SIGKILL).
 import fs from 'node:fs';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Redis, ReplyError } from 'ioredis';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { aptInstall } from './apt.js';
 import { RUN_DIR } from './paths.js';
 import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';

@@ -1,5 +1,5 @@
 // Local OpenSearch, Redis and the transcription service for development and tests: up (start or reuse), down, status.
-import { createLogger, type Logger } from '../../../src/ground/logger.js';
+import { createLogger, type Logger } from '../../../core/ground/logger.js';
 import { ensureOpenSearch, openSearchState, runningOpenSearch, stopOpenSearch } from './opensearch.js';
 import { clusterStatus, clusterUrls, ensureOpenSearchCluster, readClusterState, stopOpenSearchCluster } from './opensearch-cluster.js';
 import { ensureRedis, pingRedis, redisState, stopRedis } from './redis.js';

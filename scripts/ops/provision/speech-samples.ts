@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { exec, lastLine, type Env } from './commands.js';
 import { createProvisionError } from './errors.js';
 import { CACHE_DIR } from './paths.js';

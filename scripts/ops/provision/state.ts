@@ -1,7 +1,7 @@
 // What `up` records in RUN_DIR: one JSON state file per service, written atomically, and the lock that keeps two services commands apart.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { createProvisionError } from './errors.js';
 import { isLockHeld, withFileLock } from './file-lock.js';
 import { RUN_DIR } from './paths.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { exec, lastLine } from './commands.js';
 import { createProvisionError } from './errors.js';
 import { SERVICE_DIR, TRANSCRIBER_DIR, readStamp, venvPython } from './transcriber-paths.js';

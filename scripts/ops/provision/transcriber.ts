@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../../src/ground/logger.js';
+import type { Logger } from '../../../core/ground/logger.js';
 import { aptInstall } from './apt.js';
 import { exec, findExecutable, isRoot, lastLine, tailFile, type Env } from './commands.js';
 import { ProvisionError, createProvisionError } from './errors.js';

@@ -1,7 +1,7 @@
 // The episode page: what a citation opens. The cited segment is current (aria-current="time"), every segment and moment links to its `?t=`, the player is cued to t.
 import { h } from 'preact';
 import type { EpisodePage, FacetName, TranscriptSegment } from '../load.js';
-import { clock } from '../../ground/clock.js';
+import { clock } from '../../../core/ground/clock.js';
 import { mediaFragmentUrl, playerFor, youtubeEmbedUrl } from '../media.js';
 import { episodeJsonLd } from '../jsonld.js';
 import { renderPage } from './layout.js';

@@ -1,7 +1,7 @@
 // The frame of every channel page: head (title, description, Open Graph, the Markdown twin, JSON-LD), landmarks, search form. Rendered by Preact, which escapes every text and attribute.
 import { h, type ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import { SEARCH_LIMITS } from '../../search/types.js';
+import { SEARCH_LIMITS } from '../../../core/search/types.js';
 import type { PageChannel } from '../load.js';
 
 /** Script and style of the pages, served by the service itself (no inline code: the CSP forbids it). */

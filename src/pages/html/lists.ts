@@ -1,8 +1,8 @@
 // The library root (published episodes, newest first, keyset-paged), the search page (hits with their cited moments, the query's words marked) and the error pages.
 import { h, type VNode } from 'preact';
-import type { SearchAnswer } from '../../search/search.js';
+import type { SearchAnswer } from '../../../core/search/search.js';
 import type { LibraryPage, PageChannel } from '../load.js';
-import { clock } from '../../ground/clock.js';
+import { clock } from '../../../core/ground/clock.js';
 import { htmlDocument, renderPage } from './layout.js';
 
 /** The path of an episode page on its channel host (links stay on the host the reader is on). */

@@ -1,4 +1,4 @@
-// One embedder worker process: loads the model through src/embedding/embedder.ts and embeds one job at a time for the pool.
+// One embedder worker process: loads the model through core/embedding/embedder.ts and embeds one job at a time for the pool.
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { WorkerJob, WorkerMessage, WorkerOptions } from './embedder-pool.js';

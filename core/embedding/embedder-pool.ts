@@ -110,7 +110,7 @@ const RESPAWN_DELAY_MS = 1000;
 function startWorker(options: WorkerOptions): ChildProcess {
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = fileURLToPath(new URL(`./embedder-worker${ext}`, import.meta.url));
-  // Settings come from the pool, not the environment: only src/config/load.ts reads that.
+  // Settings come from the pool, not the environment: only core/config/load.ts reads that.
   return fork(entry, [JSON.stringify(options)], {
     execArgv: ext === '.ts' ? ['--import', 'tsx'] : [],
     serialization: 'advanced', // Float32Array through the channel as it is

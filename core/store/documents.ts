@@ -1,5 +1,5 @@
 // Shapes of the documents the indexer writes and the API reads: the contract between them. Where a document stores a
-// library record's fields as the record gives them, its type is read from the record's schema (src/contract/library-format.ts).
+// library record's fields as the record gives them, its type is read from the record's schema (core/contract/library-format.ts).
 import type { ChannelRecord, EpisodeRecord, EpisodeStatus, UserRecord } from '../contract/library-format.js';
 import type { Chapter } from '../contract/shapes.js';
 

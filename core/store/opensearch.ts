@@ -11,7 +11,7 @@ export type { Client };
 
 /**
  * Every index the service uses, by logical name; each is reached through the alias `<prefix><name>`.
- * `changes` holds the per-channel change feed (src/changes/); a reindex copies it like the rest.
+ * `changes` holds the per-channel change feed (core/changes/); a reindex copies it like the rest.
  * `webhooks` holds the registered webhook endpoints with their secrets and cursors (pipeline/webhooks/store.ts).
  */
 import { INDEX_NAMES, type IndexDefinition, type IndexName } from './index-names.js';

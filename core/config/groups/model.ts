@@ -42,7 +42,7 @@ export const MODEL = {
     'texts per model call when indexing (the int8 model quantizes per batch: 1 keeps a vector independent of its batch mates)',
   ),
   embedCacheDir: optionalText('EMBED_CACHE_DIR', 'persistent passage-vector cache, keyed by model and text', { accepts: 'folder path' }),
-  /** The API's query embedding: worker processes, queue bound, input cap (see src/embedding/embedder-pool.ts). */
+  /** The API's query embedding: worker processes, queue bound, input cap (see core/embedding/embedder-pool.ts). */
   queryEmbedding: {
     workers: integer('EMBED_QUERY_WORKERS', 1, 1, 64, "worker processes embedding the API's queries (each holds the model, ~150 MB)"),
     maxQueue: integer('EMBED_QUERY_QUEUE', 8, 0, 10_000, 'queries that may wait for a worker; past it a search runs keyword-only (`degraded: "embedder_busy"`)'),
