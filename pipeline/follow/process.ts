@@ -10,7 +10,7 @@ import type { PipelineConfig } from '../../core/config/load.js';
 import type { ChapterRecord, TranscriptRecord } from '../../core/contract/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
-import { writeLibraryJson } from '../../importer/library-writer.js';
+import { withLibraryLock, writeLibraryJson } from '../../importer/library-writer.js';
 import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
@@ -200,6 +200,8 @@ async function makeTranscript(
       maxSeconds: pipeline.audioMaxSeconds,
       services,
       piecesDir,
+      // The channel folder's library lock: an import swapping the folder never meets a half-landed piece.
+      piecesLock: (fn) => withLibraryLock(baseDir, fn),
       ...(signal ? { signal } : {}),
       ...(deps.log ? { log: deps.log } : {}),
     });

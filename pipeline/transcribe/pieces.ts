@@ -66,8 +66,26 @@ export interface PieceStore {
  * Opens the pieces folder `dir` for the run `key` of `count` pieces. Files of another key (the audio, model or cut
  * plan changed) make the whole folder stale: it is removed, and the run starts from its first piece. Each piece is
  * written whole or not at all (the follow folder's atomic write), so a worker killed while saving leaves no half piece.
+ * `lock`, given, is held while the folder is read and while each piece is written (the channel folder's library lock:
+ * no piece lands in the middle of an import's copy and swap of that folder).
  */
-export async function openPieces(dir: string, { key, count }: { key: string; count: number }): Promise<PieceStore> {
+export async function openPieces(
+  dir: string,
+  { key, count, lock = (fn) => fn() }: { key: string; count: number; lock?: (<T>(fn: () => Promise<T>) => Promise<T>) | undefined },
+): Promise<PieceStore> {
+  const done = await lock(() => readPieces(dir, key, count));
+  return {
+    done,
+    async save(index, planned, answer) {
+      const record: SavedPiece = { formatVersion: 1, key, index, of: count, offsetSeconds: planned.offsetSeconds, seconds: planned.seconds, answer };
+      await lock(() => writeJson(pieceFile(dir, index), record));
+      done[index] = answer;
+    },
+  };
+}
+
+/** The saved answers of the run `key` in `dir`; a folder holding anything else is removed (a fresh start). */
+async function readPieces(dir: string, key: string, count: number): Promise<(RawTranscript | undefined)[]> {
   const done: (RawTranscript | undefined)[] = Array.from({ length: count }, () => undefined);
   const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [] as string[];
@@ -82,14 +100,7 @@ export async function openPieces(dir: string, { key, count }: { key: string; cou
     }
     done[saved.index] = saved.answer;
   }
-  return {
-    done,
-    async save(index, planned, answer) {
-      const record: SavedPiece = { formatVersion: 1, key, index, of: count, offsetSeconds: planned.offsetSeconds, seconds: planned.seconds, answer };
-      await writeJson(pieceFile(dir, index), record);
-      done[index] = answer;
-    },
-  };
+  return done;
 }
 
 /** Removes an episode's pieces folder (once its transcript is written). */

@@ -45,7 +45,7 @@ export function offsetTranscript(raw: RawTranscript, offsetSeconds: number): Raw
  * sends only the pieces not saved yet.
  */
 export async function transcribeFile(audioPath: string, opts: TranscribeOptions): Promise<Transcription> {
-  const { url, model, apiKey, language, maxUploadBytes, timeoutMs, maxSeconds, signal, log, piecesDir } = opts;
+  const { url, model, apiKey, language, maxUploadBytes, timeoutMs, maxSeconds, signal, log, piecesDir, piecesLock } = opts;
   const services = opts.services ?? singleService(url);
   const started = performance.now();
   const workDir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-'));
@@ -53,7 +53,7 @@ export async function transcribeFile(audioPath: string, opts: TranscribeOptions)
     const decoded = await decodeChecked(audioPath, { maxSeconds, workDir, signal });
     const plan = planPieces(decoded, maxUploadBytes);
     const store = piecesDir
-      ? await openPieces(piecesDir, { key: piecesKey({ audioSha256: await sha256OfFile(audioPath), model, language, plan }), count: plan.length })
+      ? await openPieces(piecesDir, { key: piecesKey({ audioSha256: await sha256OfFile(audioPath), model, language, plan }), count: plan.length, lock: piecesLock })
       : undefined;
     const reused = store?.done.filter(Boolean).length ?? 0;
     if (reused > 0) log?.info({ pieces: plan.length, reused, audioSeconds: decoded.seconds }, 'resuming: pieces transcribed before are not sent again');

@@ -27,6 +27,11 @@ export interface TranscribeOptions {
    * piece; the caller removes it once the transcript is written. Unset: nothing kept.
    */
   piecesDir?: string;
+  /**
+   * Held around each read and write of `piecesDir` (the follower passes its channel folder's library lock), so a piece
+   * never lands while another writer copies or swaps that folder. Unset: no lock.
+   */
+  piecesLock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** A word and its times in milliseconds. */

@@ -4,6 +4,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { withLibraryLock } from '../../importer/library-writer.js';
 import { listEpisodeFiles } from '../../indexer/library-reader.js';
 import { openPieces, piecesDirOf, piecesKey } from '../../pipeline/transcribe/pieces.js';
 import type { RawTranscript } from '../../pipeline/transcribe/types.js';
@@ -43,6 +44,31 @@ describe('transcription pieces kept beside the episode', function () {
     const again = await openPieces(dir, { key: key(), count: 2 });
     expect(again.done[0]).to.deep.equal(answer('hello'));
     expect(again.done[1]).to.equal(undefined);
+  });
+
+  it('writes each piece under the lock it is given, so a piece never lands while another writer holds the folder', async function () {
+    const channel = join(dir, '..', 'channel');
+    const pieces = join(channel, 'episodes', 'ep_1.pieces');
+    const lock = <T>(fn: () => Promise<T>) => withLibraryLock(channel, fn);
+    const store = await openPieces(pieces, { key: key(), count: 2, lock });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const taken = new Promise<void>((resolve) => (holding = resolve));
+    const other = withLibraryLock(channel, async () => {
+      holding();
+      await held;
+    });
+    await taken;
+    let saved = false;
+    const saving = store.save(0, plan[0]!, answer('hello')).then(() => (saved = true));
+    // The other writer holds the folder: the piece waits for it (the lock polls; give it several turns).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(saved).to.equal(false);
+    expect(await readdir(pieces).catch(() => [])).to.deep.equal([]);
+    release();
+    await Promise.all([other, saving]);
+    expect((await openPieces(pieces, { key: key(), count: 2, lock })).done[0]).to.deep.equal(answer('hello'));
   });
 
   it('keys a run by the audio, the model, the language and every piece bound', function () {
