@@ -10,6 +10,13 @@ export interface QueryVectorCache {
    * channel never finds (and so can never time) a vector another channel's search left.
    */
   embed(embedder: Embedder, query: string, scope?: string): Promise<number[]>;
+  /**
+   * As {@link embed}, but a vector found in the cache comes back at once, the index guard's check of it (an embedder's
+   * `confirmIndex`) still running as `confirmed`: its caller uses what the vector finds only once that resolves, and
+   * drops it when it rejects (the index behind the alias is now another embedder's). A vector embedded now was checked
+   * by the guard before the model ran: no `confirmed`.
+   */
+  embedEarly(embedder: Embedder, query: string, scope?: string): Promise<{ vector: number[]; confirmed?: Promise<void> }>;
   /** Entries over every scope. */
   readonly size: number;
   readonly hits: number;
@@ -37,6 +44,37 @@ export function createQueryVectorCache(maxEntries: number, { maxScopes = DEFAULT
   const scopes = new LRUCache<string, LRUCache<string, Promise<number[]>>>({ max: Math.max(1, maxScopes) });
   let hits = 0;
   let misses = 0;
+  const embedEarly: QueryVectorCache['embedEarly'] = async (embedder, query, scope = '') => {
+    const text = normaliseQuery(query);
+    if (maxEntries <= 0) {
+      misses++;
+      return { vector: await embedder.embedQuery(text) };
+    }
+    let entries = scopes.get(scope);
+    if (!entries) {
+      entries = new LRUCache({ max: maxEntries });
+      scopes.set(scope, entries);
+    }
+    const key = `${embedder.modelId}\u0000${text}`;
+    const cached = entries.get(key);
+    if (cached) {
+      hits++;
+      // A stored vector must not answer from an index another embedder built since (after a reindex's swap): the guard
+      // checks, as before a model call, beside the search that uses it (see runSearch).
+      const confirmed = embedder.confirmIndex?.();
+      // Handled here too, so a refusal nobody awaits (the search failed first) is not an unhandled rejection.
+      confirmed?.catch(() => undefined);
+      return { vector: await cached, ...(confirmed ? { confirmed } : {}) };
+    }
+    misses++;
+    const pending = embedder.embedQuery(text);
+    entries.set(key, pending);
+    const own = entries;
+    pending.catch(() => {
+      if (own.peek(key) === pending) own.delete(key);
+    });
+    return { vector: await pending };
+  };
   return {
     get size() {
       let n = 0;
@@ -52,33 +90,12 @@ export function createQueryVectorCache(maxEntries: number, { maxScopes = DEFAULT
     clear() {
       scopes.clear();
     },
-    embed(embedder, query, scope = '') {
-      const text = normaliseQuery(query);
-      if (maxEntries <= 0) {
-        misses++;
-        return embedder.embedQuery(text);
-      }
-      let entries = scopes.get(scope);
-      if (!entries) {
-        entries = new LRUCache({ max: maxEntries });
-        scopes.set(scope, entries);
-      }
-      const key = `${embedder.modelId}\u0000${text}`;
-      const cached = entries.get(key);
-      if (cached) {
-        hits++;
-        // A stored vector must not meet an index another embedder built since (after a reindex's swap): the guard checks, as before a model call.
-        return embedder.confirmIndex ? embedder.confirmIndex().then(() => cached) : cached;
-      }
-      misses++;
-      const pending = embedder.embedQuery(text);
-      entries.set(key, pending);
-      const own = entries;
-      pending.catch(() => {
-        if (own.peek(key) === pending) own.delete(key);
-      });
-      return pending;
+    async embed(embedder, query, scope) {
+      const { vector, confirmed } = await embedEarly(embedder, query, scope);
+      if (confirmed) await confirmed;
+      return vector;
     },
+    embedEarly,
   };
 }
 

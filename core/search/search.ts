@@ -129,18 +129,58 @@ export function prepareQuery(params: SearchParams): { query: string; bounded: Se
  * The query vector of the semantic leg, cached per channel and audience (so no caller can
  * time whether another channel or audience searched this text). No model: nothing. Every
  * embedder worker busy, or the model failing: no vector and why, so the search answers
- * keyword-only and says so rather than queue or fail.
+ * keyword-only and says so rather than queue or fail. With `early`, a cached vector comes back
+ * before the index guard has checked it, the check running as `confirmed` (see {@link firstRoundTrip}).
  */
-export async function embedQuery(deps: SearchDeps, channel: ChannelDoc, query: string): Promise<{ vector?: number[]; degraded?: DegradedReason }> {
+export async function embedQuery(
+  deps: SearchDeps,
+  channel: ChannelDoc,
+  query: string,
+  { early = false }: { early?: boolean } = {},
+): Promise<{ vector?: number[]; degraded?: DegradedReason; confirmed?: Promise<void> }> {
   const { embedder, settings } = deps;
   if (!embedder) return {};
   const cache = deps.queryCache ?? defaultQueryCache(embedder, settings.queryCacheSize, settings.queryCacheChannels);
+  const scope = `${channel.id}\u0000${deps.audience ?? 'members'}`;
   try {
-    return { vector: await cache.embed(embedder, query, `${channel.id}\u0000${deps.audience ?? 'members'}`) };
+    return early ? await cache.embedEarly(embedder, query, scope) : { vector: await cache.embed(embedder, query, scope) };
   } catch (error) {
     if (!(error instanceof EmbedderUnavailableError)) throw error;
-    return { degraded: error.reason === 'busy' ? 'embedder_busy' : 'embedder_failed' };
+    return { degraded: degradedBy(error) };
   }
+}
+
+/** How a search says its semantic leg was left out. */
+const degradedBy = (error: EmbedderUnavailableError): DegradedReason => (error.reason === 'busy' ? 'embedder_busy' : 'embedder_failed');
+
+/**
+ * The first round trip: every leg in one `_msearch`. A cached query vector may come with the index guard's check still
+ * running (`confirmed`), so the check and the search overlap: what the search found counts once the check passes.
+ * Refused (the alias now points at an index another embedder built, after a reindex's swap), the vector's answer is
+ * dropped unread and the legs go again without it: keyword-only, `degraded`, as when the check came first.
+ */
+async function firstRoundTrip(
+  deps: SearchDeps,
+  build: (vector: number[] | undefined) => LegsPlan,
+  vector: number[] | undefined,
+  confirmed: Promise<void> | undefined,
+): Promise<{ legs: LegsPlan; answers: RawHit[][]; degraded?: DegradedReason }> {
+  const refusal = confirmed?.then(
+    () => undefined,
+    (error: unknown) => (error instanceof EmbedderUnavailableError ? error : Promise.reject(error)),
+  );
+  const legs = build(vector);
+  const searched = roundTrip(deps, legs.searches).then(
+    (answers) => ({ answers }),
+    (error: unknown) => ({ error }),
+  );
+  const [refused, outcome] = await Promise.all([refusal, searched]);
+  if (refused) {
+    const keywordOnly = build(undefined);
+    return { legs: keywordOnly, answers: await roundTrip(deps, keywordOnly.searches), degraded: degradedBy(refused) };
+  }
+  if ('error' in outcome) throw outcome.error;
+  return { legs, answers: outcome.answers };
 }
 
 /** The searches of the first round trip, in `_msearch` order, and how to read their answers back into legs. */
@@ -254,18 +294,20 @@ export async function runSearch(deps: SearchDeps, channel: ChannelDoc, params: S
   // 1. The query vector, unless `fast` (or no model): the semantic leg needs it.
   let vector: number[] | undefined;
   let degraded: DegradedReason | undefined;
+  let confirmed: Promise<void> | undefined;
   let t = performance.now();
   if (!params.fast && deps.embedder) {
-    ({ vector, degraded } = await embedQuery(deps, channel, query));
+    ({ vector, degraded, confirmed } = await embedQuery(deps, channel, query, { early: true }));
     timings.embedMs = performance.now() - t;
-    timings.embedded = vector !== undefined;
   }
 
-  // 2. Every leg in one round trip.
+  // 2. Every leg in one round trip (beside the index check of a cached vector; without the vector when it is refused).
   const ranking = configuredRanking(deps.settings);
-  const legs = buildLegs(deps, channel, bounded, { vector, candidates: deps.settings.candidates, episodeCandidates: episodeCandidates(ranking) });
+  const build = (v: number[] | undefined) => buildLegs(deps, channel, bounded, { vector: v, candidates: deps.settings.candidates, episodeCandidates: episodeCandidates(ranking) });
   t = performance.now();
-  const answers = await roundTrip(deps, legs.searches);
+  const { legs, answers, degraded: refused } = await firstRoundTrip(deps, build, vector, confirmed);
+  degraded = refused ?? degraded;
+  timings.embedded = vector !== undefined && refused === undefined;
   timings.msearchMs = performance.now() - t;
   timings.searched = legs.searches.length > 0;
 

@@ -80,6 +80,26 @@ describe('QueryVectorCache', function () {
     );
   });
 
+  it('hands out a stored vector early with its confirmation still running, and none of a fresh embedding', async function () {
+    let release!: () => void;
+    const pending = new Promise<void>((resolve) => (release = resolve));
+    const hash = createHashEmbedder();
+    const guarded: Embedder = { ...hash, embedQuery: (text) => hash.embedQuery(text), confirmIndex: () => pending };
+    const cache = createQueryVectorCache(10);
+    const fresh = await cache.embedEarly(guarded, 'q');
+    expect(fresh.confirmed, 'a vector embedded now was checked before the model ran').to.equal(undefined);
+    // The check has not answered, yet the stored vector is handed out with it.
+    const early = await cache.embedEarly(guarded, 'q');
+    expect(early.vector).to.equal(fresh.vector);
+    let settled = false;
+    void early.confirmed!.then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).to.equal(false);
+    release();
+    await early.confirmed;
+    expect(settled).to.equal(true);
+  });
+
   it('keeps vectors of different models apart, and caches nothing at size 0', async function () {
     const cache = createQueryVectorCache(10);
     const e1 = createHashEmbedder(8);
