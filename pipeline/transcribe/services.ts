@@ -94,8 +94,14 @@ export class TranscribeServices {
         const state = this.states[i]!;
         const coolMs = Math.max(this.cooldownMs, err.retryAfterMs ?? 0);
         state.coolUntil = this.now() + coolMs;
-        // Pieces waiting for a busy service are woken when this one is back, not only when the busy one frees a slot.
-        setTimeout(() => this.wake(), coolMs).unref();
+        // Pieces waiting for a busy service are woken when this one is back, not only when the busy one frees a slot. A
+        // timer may fire a millisecond before the clock says the cooldown is over: then it waits out the rest.
+        const back = (): void => {
+          const left = state.coolUntil - this.now();
+          if (left > 0) setTimeout(back, left).unref();
+          else this.wake();
+        };
+        setTimeout(back, coolMs).unref();
         tried.add(i);
         last = err;
         if (tried.size < this.urls.length)

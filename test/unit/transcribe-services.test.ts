@@ -116,6 +116,34 @@ describe('transcription services: running pieces', function () {
     expect(await second).to.equal('http://a');
   });
 
+  it('wakes a waiting piece when the clock says the cooldown is over, though the timer fired before it did', async function () {
+    // Timers may fire a millisecond before Date.now() reaches their time: a piece woken then must not wait for good.
+    let clock = 0;
+    const pool = new TranscribeServices(['http://a', 'http://b'], { cooldownMs: 20, now: () => clock });
+    let releaseA: (() => void) | undefined;
+    let refusedOnB = 0;
+    const onB = () => (refusedOnB++, Promise.reject(busy()));
+    const turns = async (until: () => boolean) => {
+      while (!until()) await new Promise((r) => setImmediate(r));
+    };
+    // A is held by the first piece; B has refused one and cools down (until 20 on this clock).
+    const first = pool.run((url) => (url === 'http://a' ? new Promise<string>((r) => (releaseA = () => r(url))) : onB()));
+    await turns(() => releaseA !== undefined);
+    // B refuses while it is cooling by this clock, and serves once the clock has moved on.
+    const second = pool.run((url) => (url === 'http://b' && clock === 0 ? onB() : Promise.resolve(url)));
+    await turns(() => refusedOnB > 0);
+    const third = pool.run(async (url) => url);
+    // B's cooldown timer fires, more than once, while the clock still says B is cooling; then the clock moves on.
+    await new Promise((r) => setTimeout(r, 80));
+    clock = 10_000;
+    const timedOut = new Promise((r) => setTimeout(() => r('still waiting'), 2000));
+    expect(await Promise.race([third, timedOut])).to.equal('http://b');
+    releaseA!();
+    expect(await first).to.equal('http://a');
+    // The second piece, woken with the third, may have taken B first (then the third took it after): either is on time.
+    expect(await second).to.be.oneOf(['http://a', 'http://b']);
+  });
+
   it('with one service, keeps trying it whatever failed before (BullMQ backs off, not the pool)', async function () {
     const pool = new TranscribeServices(['http://only']);
     await pool.run(() => Promise.reject(busy())).catch(() => undefined);
