@@ -5,12 +5,13 @@ import type { Queue } from 'bullmq';
 import type { ChannelRecord, UserRecord } from '../../core/contract/library-format.js';
 import { PAID_PLAN } from '../../core/contract/plans.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
+import { writeLibraryJson } from '../../importer/library-writer.js';
 import { FollowError } from './errors.js';
 import { channelIdOf, isSlug } from './identity.js';
 import { readEpisode, saveEpisode, saveOwner } from './library.js';
 import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from './poll.js';
 import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from './queues.js';
-import { channelDir, listStates, readJson, readState, withChannelLock, writeJson, writeState, type FollowState } from './state.js';
+import { channelDir, listStates, readJson, readState, withChannelLock, writeState, type FollowState } from './state.js';
 import { formatDuration, formatAudio, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
 import type { RecentRule } from './work-order.js';
 
@@ -69,10 +70,10 @@ async function adoptStoredChannel(deps: Pick<FollowDeps, 'ctx'>, dir: string, st
   const users = (await readJson<UserRecord[]>(usersPath)) ?? [];
   const known = new Set(users.map((u) => u.id));
   const added = found.filter((u) => !known.has(u.id)).map(({ id, name, plan }) => ({ id, name, plan }));
-  await writeJson(usersPath, [...users, ...added]);
+  await writeLibraryJson(usersPath, [...users, ...added]);
   const present = new Set([...known, ...found.map((u) => u.id)]);
   const { id, slug, title, providerType, ownerId, customDomain } = stored;
-  await writeJson(channelsPath, [...channels, { id, slug, title, providerType, ownerId, memberIds: stored.memberIds.filter((m) => present.has(m)), customDomain }]);
+  await writeLibraryJson(channelsPath, [...channels, { id, slug, title, providerType, ownerId, memberIds: stored.memberIds.filter((m) => present.has(m)), customDomain }]);
 }
 
 function newState(slug: string, kind: 'feed' | 'ytdlp', source: string, ownerId: string, archiveMissing: boolean, now: Date): FollowState {

@@ -2,7 +2,7 @@
 // channels.json, episodes/), so the source and its poll state survive any restart of Redis or of the processes.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { libraryJson, withLibraryLock, writeLibraryFile } from '../../importer/library-writer.js';
+import { withLibraryLock, writeLibraryJson } from '../../importer/library-writer.js';
 
 /** Where a transcript may be found for an item: a `podcast:transcript` of the feed. */
 export interface TranscriptSource {
@@ -67,15 +67,9 @@ export interface FollowState {
   items: Record<string, ItemSource>;
 }
 
-/** A library file's JSON: two-space indentation and a final newline (the library writer's). */
-export const jsonText = libraryJson;
-
 /** The library folder of a channel. */
 export const channelDir = (libraryDir: string, slug: string): string => resolve(libraryDir, slug);
 const statePath = (libraryDir: string, slug: string) => join(channelDir(libraryDir, slug), 'follow.json');
-
-/** Writes a file whole or not at all (the library writer's temporary sibling renamed over it). */
-export const writeAtomic = writeLibraryFile;
 
 /** JSON of a file, or undefined when it does not exist. */
 export async function readJson<T>(path: string): Promise<T | undefined> {
@@ -87,14 +81,12 @@ export async function readJson<T>(path: string): Promise<T | undefined> {
   }
 }
 
-export const writeJson = (path: string, value: unknown): Promise<void> => writeAtomic(path, jsonText(value));
-
 export async function readState(libraryDir: string, slug: string): Promise<FollowState | undefined> {
   return readJson<FollowState>(statePath(libraryDir, slug));
 }
 
 export async function writeState(libraryDir: string, state: FollowState): Promise<void> {
-  await writeJson(statePath(libraryDir, state.slug), state);
+  await writeLibraryJson(statePath(libraryDir, state.slug), state);
 }
 
 /** Every followed source under `libraryDir` (stopped ones included), by slug. */

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJson, writeJson } from '../follow/state.js';
+import { writeLibraryJson } from '../../importer/library-writer.js';
+import { readJson } from '../follow/state.js';
 import type { AudioPiece } from './audio.js';
 import type { RawTranscript } from './types.js';
 
@@ -78,7 +79,7 @@ export async function openPieces(
     done,
     async save(index, planned, answer) {
       const record: SavedPiece = { formatVersion: 1, key, index, of: count, offsetSeconds: planned.offsetSeconds, seconds: planned.seconds, answer };
-      await lock(() => writeJson(pieceFile(dir, index), record));
+      await lock(() => writeLibraryJson(pieceFile(dir, index), record));
       done[index] = answer;
     },
   };
