@@ -9,9 +9,10 @@ import { EPISODE_LEG_MIN_MS } from '../../core/search/episode-leg.js';
 import { evalSearch } from '../../scripts/eval/search.js';
 import type { SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
-import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
-import { channelDocument, episodeDocuments } from '../../indexer/documents.js';
+import { createOpenSearchClient, deleteIndices, type Client } from '../../core/store/opensearch.js';
+import { channelDocument } from '../../indexer/documents.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { seedSearchStore } from '../support/search-store.js';
 
 const CHANNEL: ChannelDoc = channelDocument({ id: 'ch_council', slug: 'council', title: 'Council', providerType: 'rss', ownerId: 'u_owner', memberIds: [] });
 
@@ -64,22 +65,12 @@ describe('the episode leg (BM25 over whole episodes)', function () {
   this.timeout(60_000);
   const config = loadConfig(process.env);
   const prefix = `test-search-episode-leg-${randomBytes(4).toString('hex')}-`;
-  const aliases = indexAliases(prefix);
   let client: Client;
   let deps: SearchDeps;
 
   before(async function () {
     client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
-    await ensureIndices(client, { prefix, modelId: 'test-model' });
-    const body: unknown[] = [{ index: { _index: aliases.channels, _id: CHANNEL.id } }, CHANNEL];
-    for (const record of EPISODES) {
-      const docs = episodeDocuments(record, { modelId: 'test-model', indexedAt: new Date().toISOString() });
-      body.push({ index: { _index: aliases.episodes, _id: record.id } }, docs.episode);
-      body.push({ index: { _index: aliases.transcripts, _id: record.id } }, docs.transcript);
-      for (const p of docs.passages) body.push({ index: { _index: aliases.passages, _id: p.id } }, { ...p, embedding: new Array(384).fill(0.05) });
-    }
-    const res = await client.bulk({ body: body as never, refresh: 'true' });
-    expect(res.body.errors, JSON.stringify(res.body.items)).to.equal(false);
+    const aliases = await seedSearchStore(client, prefix, CHANNEL, EPISODES);
     deps = { client, embedder: undefined, aliases, settings: { ...config.search, episodeWeight: 0.3 }, channelSites: config.channelSites };
   });
 

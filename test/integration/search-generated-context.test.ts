@@ -7,9 +7,10 @@ import type { SearchDeps } from '../../core/search/search.js';
 import { evalSearch } from '../../scripts/eval/search.js';
 import type { LegHit, SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
-import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
-import { channelDocument, episodeDocuments } from '../../indexer/documents.js';
+import { createOpenSearchClient, deleteIndices, type Client } from '../../core/store/opensearch.js';
+import { channelDocument } from '../../indexer/documents.js';
 import type { ChapterRecord, EpisodeRecord } from '../../indexer/schemas.js';
+import { seedSearchStore } from '../support/search-store.js';
 
 const CHANNEL: ChannelDoc = channelDocument({ id: 'ch_council', slug: 'council', title: 'Council', providerType: 'rss', ownerId: 'u_owner', memberIds: [] });
 
@@ -58,25 +59,12 @@ describe('generated chapter titles in search (generatedContext)', function () {
   this.timeout(60_000);
   const config = loadConfig(process.env);
   const prefix = `test-search-gencontext-${randomBytes(4).toString('hex')}-`;
-  const aliases = indexAliases(prefix);
   let client: Client;
   let deps: SearchDeps;
 
   before(async function () {
     client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 30_000 });
-    await ensureIndices(client, { prefix, modelId: 'test-model' });
-    const docs = episodeDocuments(MEETING, { modelId: 'test-model', indexedAt: new Date().toISOString() });
-    const res = await client.bulk({
-      body: [
-        { index: { _index: aliases.channels, _id: CHANNEL.id } },
-        CHANNEL,
-        { index: { _index: aliases.episodes, _id: MEETING.id } },
-        docs.episode,
-        ...docs.passages.flatMap((p) => [{ index: { _index: aliases.passages, _id: p.id } }, { ...p, embedding: new Array(384).fill(0.05) }]),
-      ] as never,
-      refresh: 'true',
-    });
-    expect(res.body.errors, JSON.stringify(res.body.items)).to.equal(false);
+    const aliases = await seedSearchStore(client, prefix, CHANNEL, [MEETING]);
     deps = { client, embedder: undefined, aliases, settings: config.search, channelSites: config.channelSites };
   });
 
