@@ -1,6 +1,6 @@
 // The one writer of library folders (importer/library-writer.ts): whole files, one lock per folder, and the importer,
 // the follower and enrichment racing on one channel folder without losing or tearing a write.
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -111,33 +111,57 @@ describe('library writer', function () {
       const order: string[] = [];
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const taken = new Promise<void>((resolve) => (holding = resolve));
       const importing = withLibraryLock(join(work, 'lib', 'show'), async () => {
         order.push('import starts');
+        holding();
         await held;
         order.push('import ends');
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await taken;
       const following = withChannelLock(join(work, 'lib'), 'show', async () => {
         order.push('follow writes');
       });
+      // Give the follow write several of the lock's retries (50 ms apart); whether it tried or not, it must not write yet.
       await new Promise((resolve) => setTimeout(resolve, 200));
+      const wroteWhileHeld = order.includes('follow writes');
       release();
       await Promise.all([importing, following]);
+      expect(wroteWhileHeld).to.equal(false);
       expect(order).to.deep.equal(['import starts', 'import ends', 'follow writes']);
     });
 
-    it('gives up with library_busy when another writer keeps the lock past the wait', async function () {
+    it('gives up with library_busy when another writer keeps the lock past the wait, and not before', async function () {
       const folder = join(work, 'lib', 'show');
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
-      const holder = withLibraryLock(folder, () => held);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      let holding!: () => void;
+      const taken = new Promise<void>((resolve) => (holding = resolve));
+      const holder = withLibraryLock(folder, () => (holding(), held));
+      await taken;
+      const started = performance.now();
       const err = await withLibraryLock(folder, async () => 'ran', { waitMs: 300 }).catch((e: unknown) => e);
+      const waited = performance.now() - started;
       release();
       await holder;
       expect(err).to.be.instanceOf(LibraryBusyError);
       expect((err as LibraryBusyError).code).to.equal('library_busy');
       expect((err as Error).message).to.contain(folder);
+      expect(waited).to.be.at.least(250);
+    });
+
+    it('takes over a lock its holder left behind once it is older than staleMs, and not a fresh one', async function () {
+      const folder = join(work, 'lib', 'show');
+      await mkdir(join(work, 'lib'), { recursive: true });
+      // A writer killed while holding the lock leaves its lock directory, no longer refreshed.
+      await mkdir(lockPathOf(folder));
+      const fresh = await withLibraryLock(folder, async () => 'ran', { waitMs: 300, staleMs: 5_000 }).catch((e: unknown) => e);
+      expect(fresh).to.be.instanceOf(LibraryBusyError);
+      const old = new Date(Date.now() - 60_000);
+      await utimes(lockPathOf(folder), old, old);
+      expect(await withLibraryLock(folder, async () => 'ran', { waitMs: 300, staleMs: 5_000 })).to.equal('ran');
+      expect(await readdir(join(work, 'lib'))).to.deep.equal([]);
     });
   });
 

@@ -71,6 +71,36 @@ describe('transcription pieces kept beside the episode', function () {
     expect((await openPieces(pieces, { key: key(), count: 2, lock })).done[0]).to.deep.equal(answer('hello'));
   });
 
+  it('reads the folder under the lock it is given, so a stale folder is not removed while another writer holds it', async function () {
+    const channel = join(dir, '..', 'channel');
+    const pieces = join(channel, 'episodes', 'ep_1.pieces');
+    const lock = <T>(fn: () => Promise<T>) => withLibraryLock(channel, fn);
+    await (await openPieces(pieces, { key: key({ model: 'other' }), count: 2, lock })).save(0, plan[0]!, answer('stale'));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const taken = new Promise<void>((resolve) => (holding = resolve));
+    const other = withLibraryLock(channel, async () => {
+      holding();
+      await held;
+    });
+    await taken;
+    let opened = false;
+    const opening = openPieces(pieces, { key: key(), count: 2, lock }).then((store) => ((opened = true), store));
+    // While the other writer holds the folder, the stale piece it may be copying stays where it is.
+    let stillThere = true;
+    for (let turn = 0; turn < 30 && stillThere && !opened; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      stillThere = (await readdir(pieces).catch(() => [] as string[])).includes('piece-0000.json');
+    }
+    const beforeRelease = { opened, stillThere };
+    release();
+    const [, store] = await Promise.all([other, opening]);
+    expect(beforeRelease).to.deep.equal({ opened: false, stillThere: true });
+    expect(store.done).to.deep.equal([undefined, undefined]);
+    expect(await readdir(pieces).catch(() => [])).to.deep.equal([]);
+  });
+
   it('keys a run by the audio, the model, the language and every piece bound', function () {
     const base = key();
     expect(key({ audioSha256: 'b'.repeat(64) })).to.not.equal(base);
