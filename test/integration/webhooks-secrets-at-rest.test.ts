@@ -206,8 +206,13 @@ describe('webhooks: secrets sealed at rest', function () {
     const late = await add('/late', second);
     const cursor = (await raw(late.id)).cursorSeq;
     await writeEpisode();
-    // Several dispatch runs (every 150 ms) see the endpoint and its new change without the key: none is sent.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Several dispatch runs (every 150 ms) see the endpoint and its new change without the key: none is sent. Counted
+    // from the dispatcher's own completed runs, so a slow machine waits longer instead of checking too early.
+    let runs = 0;
+    workers.dispatch.on('completed', (_job, result: { endpoints: number }) => {
+      if (result.endpoints > 0) runs++;
+    });
+    await until(() => runs >= 3, 'three dispatch runs that saw the endpoint', { limitMs: 60_000 });
     expect(received.filter((r) => r.path === late.path)).to.have.length(0);
     expect((await raw(late.id)).cursorSeq).to.equal(cursor);
     await workers.close();
