@@ -14,14 +14,26 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** `p` with its links resolved, or `p` itself when it does not exist. */
+function realPathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 /**
  * Alive and, where /proc tells, running a command line that contains `needle` (our install
  * path, say): a pid recorded before a reboot may belong to an unrelated process by now.
  */
+
 export function isOurProcess(pid: number, needle: string): boolean {
   if (!isAlive(pid)) return false;
   try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(needle);
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    // A checkout whose .cache is a link to another's (a git worktree beside the first) names the same install.
+    return cmdline.includes(needle) || cmdline.includes(realPathOr(needle));
   } catch {
     return !fs.existsSync('/proc/self'); // no procfs: trust the pid
   }
