@@ -213,47 +213,64 @@ export async function enqueueUnprocessed(
   return { enqueued, deferred };
 }
 
+/** The report of a poll that did nothing yet: the counts at zero, the state's last figures. */
+function emptyReport(slug: string, state: FollowState): PollReport {
+  return {
+    slug,
+    outcome: 'skipped',
+    status: null,
+    items: state.itemsSeen,
+    added: 0,
+    updated: 0,
+    reprocessed: 0,
+    archived: 0,
+    enqueued: 0,
+    deferredItems: 0,
+    deferredJobs: 0,
+    skippedItems: [],
+    error: null,
+    nextPollAt: state.nextPollAt,
+  };
+}
+
 /**
- * Polls a followed source once, holding the channel's lock. Before its next poll time it does nothing unless
- * `force`. Failures are recorded (with backoff) and reported, never thrown; a source that is not followed throws
- * FollowError `not_followed`.
+ * Polls a followed source once: the feed is fetched without the channel's lock (a slow feed holds no other writer
+ * of the channel), then what changed is written under the lock in one go, then the items to process are enqueued.
+ * Before its next poll time it does nothing unless `force`. Failures are recorded (with backoff) and reported, never
+ * thrown; a source that is not followed throws FollowError `not_followed`. When another poll of the same source lands
+ * while this one fetches, this one's answer is dropped (the other's stands) and it reports `skipped`.
  */
 export async function pollSource(deps: FollowDeps, slug: string, { force = false, now = () => Date.now() }: { force?: boolean; now?: () => number } = {}): Promise<PollReport> {
   const { libraryDir, pollIntervalSeconds, maxBackoffSeconds } = deps.pipeline;
-  return withChannelLock(libraryDir, slug, async () => {
+  const read = await readState(libraryDir, slug);
+  if (!read) throw new FollowError('not_followed', slug);
+  if (read.stoppedAt) return { ...emptyReport(slug, read), outcome: 'stopped' };
+  if (!force && read.nextPollAt && now() < Date.parse(read.nextPollAt)) return emptyReport(slug, read);
+
+  let fetched: Fetched | undefined;
+  let failure: unknown;
+  try {
+    fetched = await fetchSource(read, deps.pipeline);
+  } catch (err) {
+    failure = err;
+  }
+
+  const written = await withChannelLock(libraryDir, slug, async () => {
     const state = await readState(libraryDir, slug);
     if (!state) throw new FollowError('not_followed', slug);
-    const report: PollReport = {
-      slug,
-      outcome: 'skipped',
-      status: null,
-      items: state.itemsSeen,
-      added: 0,
-      updated: 0,
-      reprocessed: 0,
-      archived: 0,
-      enqueued: 0,
-      deferredItems: 0,
-      deferredJobs: 0,
-      skippedItems: [],
-      error: null,
-      nextPollAt: state.nextPollAt,
-    };
-    if (state.stoppedAt) return { ...report, outcome: 'stopped' };
-    if (!force && state.nextPollAt && now() < Date.parse(state.nextPollAt)) return report;
-
-    let fetched: Fetched;
-    try {
-      fetched = await fetchSource(state, deps.pipeline);
-    } catch (err) {
-      const sentence = describePollError(err);
+    const report = emptyReport(slug, state);
+    // Another poll (the worker's, or a CLI's --poll) landed while this one fetched, or the source was stopped: its
+    // outcome stands, and this answer (conditional on the validators it read) is not applied over it.
+    if (state.lastPollAt !== read.lastPollAt || state.stoppedAt) return { state, report: state.stoppedAt ? { ...report, outcome: 'stopped' as const } : report, applied: false };
+    if (!fetched) {
+      const sentence = describePollError(failure);
       // One clock reading for both times: `--list` shows the wait as their difference.
       const at = now();
       state.errors++;
       state.consecutiveFailures++;
       state.lastPollAt = new Date(at).toISOString();
       state.lastOutcome = 'error';
-      state.lastStatus = err instanceof FetchError ? (err.status ?? null) : null;
+      state.lastStatus = failure instanceof FetchError ? (failure.status ?? null) : null;
       state.lastError = sentence;
       state.nextPollAt = new Date(
         nextPollAt({
@@ -261,12 +278,12 @@ export async function pollSource(deps: FollowDeps, slug: string, { force = false
           intervalSeconds: pollIntervalSeconds,
           maxBackoffSeconds,
           consecutiveFailures: state.consecutiveFailures,
-          retryAfterMs: err instanceof FetchError ? err.retryAfterMs : undefined,
+          retryAfterMs: failure instanceof FetchError ? failure.retryAfterMs : undefined,
         }),
       ).toISOString();
       await writeState(libraryDir, state);
       deps.log?.warn({ slug, err: sentence, failures: state.consecutiveFailures, nextPollAt: state.nextPollAt }, 'poll failed');
-      return { ...report, outcome: 'error', status: state.lastStatus, error: sentence, nextPollAt: state.nextPollAt };
+      return { state, report: { ...report, outcome: 'error' as const, status: state.lastStatus, error: sentence, nextPollAt: state.nextPollAt }, applied: false };
     }
     if (fetched.snapshot) {
       Object.assign(report, await applySnapshot(deps, state, fetched.snapshot));
@@ -286,22 +303,27 @@ export async function pollSource(deps: FollowDeps, slug: string, { force = false
       nextPollAt({ now: at, intervalSeconds: pollIntervalSeconds, maxBackoffSeconds, consecutiveFailures: 0, maxAgeSeconds: fetched.maxAgeSeconds }),
     ).toISOString();
     await writeState(libraryDir, state);
-    const queued = await enqueueUnprocessed(deps, state, at);
-    report.enqueued = queued.enqueued;
-    report.deferredJobs = queued.deferred;
-    deps.log?.info(
-      {
-        slug,
-        outcome: fetched.outcome,
-        added: report.added,
-        updated: report.updated,
-        reprocessed: report.reprocessed,
-        enqueued: report.enqueued,
-        deferredItems: report.deferredItems,
-        deferredJobs: report.deferredJobs,
-      },
-      'polled',
-    );
-    return { ...report, outcome: fetched.outcome, status: fetched.status, items: state.itemsSeen, nextPollAt: state.nextPollAt };
+    return { state, report: { ...report, outcome: fetched.outcome, status: fetched.status, items: state.itemsSeen, nextPollAt: state.nextPollAt }, applied: true };
   });
+  if (!written.applied) return written.report;
+
+  // Enqueueing needs no lock: job ids are deterministic, and a job reads the folder under the lock when it runs.
+  const { state, report } = written;
+  const queued = await enqueueUnprocessed(deps, state, Date.parse(state.lastPollAt ?? new Date(now()).toISOString()));
+  report.enqueued = queued.enqueued;
+  report.deferredJobs = queued.deferred;
+  deps.log?.info(
+    {
+      slug,
+      outcome: report.outcome,
+      added: report.added,
+      updated: report.updated,
+      reprocessed: report.reprocessed,
+      enqueued: report.enqueued,
+      deferredItems: report.deferredItems,
+      deferredJobs: report.deferredJobs,
+    },
+    'polled',
+  );
+  return report;
 }
