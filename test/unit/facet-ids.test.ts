@@ -13,7 +13,12 @@ describe('facet ids (decision 33)', function () {
     const ids = names.ids(['東京', 'Москва']);
     expect(ids).to.have.length(2);
     expect(ids.every((id) => /^t_~[0-9a-f]{8}$/.test(id))).to.equal(true);
-    expect(names.records().map((r) => r.name).sort()).to.deep.equal(['Москва', '東京']);
+    expect(
+      names
+        .records()
+        .map((r) => r.name)
+        .sort(),
+    ).to.deep.equal(['Москва', '東京']);
     // Clients hold these: diacritics folded, a dropped Latin letter (ß) and fullwidth forms as before.
     expect(new FacetNames('p').ids(['John Smith', 'José Álvarez', 'Straße Ltd.', 'ｆｕｌｌ width'])).to.deep.equal([
       'p_john-smith',
