@@ -18,7 +18,7 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * 8: `generatedContext` only in episodes whose generated chapters span 20 minutes or more.
  * 9: facet names stored per channel (decision 33). An episode's own documents derive as before; the bump makes the
  *    first ingest after it rewrite every episode (and drop what caches hold by its hash) beside its channel's new
- *    facet documents, so no store keeps a mix of both rules.
+ *    facet documents, so no store keeps a mix of both rules. Its cost: each episode is announced once as updated.
  */
 export const DERIVATION_VERSION = 9;
 
