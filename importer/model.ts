@@ -3,7 +3,7 @@
 import { safeHttpUrl } from '../core/ground/channel-urls.js';
 import type { ChannelSourceRecord, EpisodeRecord, FacetRecord, SegmentRecord, TranscriptRecord } from '../core/contract/library-format.js';
 import { checkEpisode } from '../indexer/schemas.js';
-import { cleanText, slugify, toSegmentRecords, type DraftTranscript } from './text.js';
+import { cleanText, facetNameSlug, toSegmentRecords, type DraftTranscript } from './text.js';
 
 export interface ItemReport {
   /** The episode id, or the item's title or file when it got none. */
@@ -33,7 +33,7 @@ export interface ImportedChannel {
   warnings: string[];
 }
 
-/** Facets by name: a stable id from the name, `p_…` for people, `t_…` for topics. */
+/** Facets by name: a stable id from the name (see facetNameSlug), `p_…` for people, `t_…` for topics. */
 export class FacetNames {
   private readonly byId = new Map<string, string>();
   constructor(private readonly prefix: 'p' | 't') {}
@@ -44,7 +44,7 @@ export class FacetNames {
     for (const raw of names) {
       const name = cleanText(raw);
       if (!name) continue;
-      const id = `${this.prefix}_${slugify(name, 80)}`;
+      const id = `${this.prefix}_${facetNameSlug(name)}`;
       if (!this.byId.has(id)) this.byId.set(id, name);
       if (!ids.includes(id)) ids.push(id);
     }

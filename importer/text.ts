@@ -1,6 +1,7 @@
 // What every importer shares: clean text, stable ids and slugs, words spread over a cue, and the problems it reports.
 import { createHash } from 'node:crypto';
 import { compile } from 'html-to-text';
+import { facetSlug } from '../core/contract/facet-ids.js';
 import type { SegmentRecord, WordRecord } from '../core/contract/library-format.js';
 
 /** One line of text: Unicode NFC, every run of white space (no-break spaces, line breaks) one space. */
@@ -25,9 +26,9 @@ export function htmlToText(html: string): string {
   return cleanText(toPlainText(html));
 }
 
-/** A slug for a channel (`[a-z0-9-]{1,63}`) or a facet id part, from any title. */
-export function slugify(value: string, max = 63): string {
-  const slug = value
+/** The ASCII letters and digits of a title, words joined by `-`, at most `max` characters; empty when none are left. */
+function asciiSlug(value: string, max: number): string {
+  return value
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
@@ -35,7 +36,19 @@ export function slugify(value: string, max = 63): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, max)
     .replace(/-+$/, '');
-  return slug || 'channel';
+}
+
+/** A slug for a channel (`[a-z0-9-]{1,63}`), from any title. */
+export function slugify(value: string, max = 63): string {
+  return asciiSlug(value, max) || 'channel';
+}
+
+/**
+ * The slug part of a facet id (`p_…`, `t_…`) from a name: the ASCII slug as ever for a Latin name, with a hash of the
+ * whole name when letters of another script were dropped (decision 33: `東京` and `Москва` are two facets).
+ */
+export function facetNameSlug(name: string, max = 80): string {
+  return facetSlug(asciiSlug(name, max), name);
 }
 
 /** A short, stable hash of its parts (hex). */

@@ -16,8 +16,11 @@ import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
  * 6: speech passages gained `generatedContext` (the generated chapter's title they lie in).
  * 7: transcripts gained `speech` and `speechMs` (the whole speech and where it ends, for the episode leg of search).
  * 8: `generatedContext` only in episodes whose generated chapters span 20 minutes or more.
+ * 9: facet names stored per channel (decision 33). An episode's own documents derive as before; the bump makes the
+ *    first ingest after it rewrite every episode (and drop what caches hold by its hash) beside its channel's new
+ *    facet documents, so no store keeps a mix of both rules. Its cost: each episode is announced once as updated.
  */
-export const DERIVATION_VERSION = 8;
+export const DERIVATION_VERSION = 9;
 
 /**
  * sha256 hex of the derivation version and the record's JSON: the same record, read
@@ -163,8 +166,13 @@ export function channelDocument(c: ChannelRecord): ChannelDoc {
   };
 }
 
-export function facetDocument({ kind, record }: FacetEntry): FacetDoc {
-  return { id: record.id, kind, name: record.name, channelId: record.channelId ?? null, ...generatedMark(record) };
+/**
+ * The documents of one facet name (decision 33), one per channel it belongs to: the channel it names, else every
+ * channel of its library (a library's facet files are shared by its channels; a followed feed's folder holds one).
+ */
+export function facetDocuments({ kind, record }: FacetEntry, libraryChannelIds: readonly string[]): FacetDoc[] {
+  const channelIds = record.channelId != null ? [record.channelId] : libraryChannelIds;
+  return channelIds.map((channelId) => ({ id: record.id, kind, name: record.name, channelId, ...generatedMark(record) }));
 }
 
 /**

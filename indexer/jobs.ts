@@ -1,10 +1,12 @@
 // Ingest jobs: what a library turns into, and the one function that runs a job (queue or direct).
 import { createHash } from 'node:crypto';
 import { bulkWrite, type BulkOp } from './bulk.js';
-import { channelDocument, facetDocument, sourceHash, userDocument } from './documents.js';
+import { facetDocId, type FacetDoc } from '../core/store/documents.js';
+import { channelDocument, facetDocuments, sourceHash, userDocument } from './documents.js';
 import { createIndexError } from './errors.js';
 import { countEpisodes, readEpisodes, readLibraryMeta, type FacetEntry, type LibraryIssue } from './library-reader.js';
 import { indexEpisode, removeEpisodesNotIn, type EpisodeResult, type IndexContext } from './load-episode.js';
+import { deleteWhere } from './scroll.js';
 import { checkChannel, checkCollection, checkEpisode, checkFacet, checkUser, type ChannelRecord, type EpisodeRecord, type UserRecord } from './schemas.js';
 
 /** Users, channels and facet names of one library. */
@@ -118,6 +120,25 @@ function validated<T>(items: unknown[], check: (d: unknown) => { ok: true; value
 }
 
 /**
+ * Drops the facet documents a meta job no longer writes: those of the library's channels it did not write (a name gone
+ * from the facet files), and the documents stored before decision 33 under the bare facet id with no channel, which
+ * nothing reads any more. Run after the writes, so a page never misses a name that is still in the library.
+ */
+async function removeStaleFacets(
+  ctx: Pick<IndexContext, 'client' | 'aliases' | 'log'>,
+  { channelIds, kept, facetIds }: { channelIds: readonly string[]; kept: readonly FacetDoc[]; facetIds: readonly string[] },
+): Promise<void> {
+  const should: object[] = [];
+  if (channelIds.length > 0) {
+    should.push({ bool: { filter: [{ terms: { channelId: [...channelIds] } }], must_not: [{ ids: { values: kept.map((d) => facetDocId(d.channelId, d.id)) } }] } });
+  }
+  if (facetIds.length > 0) should.push({ bool: { filter: [{ ids: { values: [...new Set(facetIds)] } }], must_not: [{ exists: { field: 'channelId' } }] } });
+  if (should.length === 0) return;
+  const removed = await deleteWhere(ctx.client, ctx.aliases.facets, { bool: { should, minimum_should_match: 1 } }, { refreshFirst: false });
+  if (removed > 0) ctx.log?.info({ removed, channelIds }, 'removed facet documents no longer in the library');
+}
+
+/**
  * Runs one job against the store: the worker and `--direct` both call this. A
  * payload that fails validation throws `invalid_record` (never retried).
  */
@@ -134,18 +155,25 @@ export async function runJob(ctx: IndexContext, job: IngestJob, { onEmbedded, fo
     case 'meta': {
       const users = validated(job.users, checkUser, 'user');
       const channels = validated(job.channels, checkChannel, 'channel');
+      const channelIds = channels.map((c) => c.id);
       const facets = job.facets.map((f, i) => {
         const c = (f.kind === 'collection' ? checkCollection : checkFacet)(f.record);
         if (!c.ok) throw createIndexError('invalid_record', { message: `facet ${i}: ${c.reason}` });
+        // A library names only its own channels: a facet of another one would rename that channel's (decision 33).
+        const own = c.value.channelId;
+        if (own != null && !channelIds.includes(own))
+          throw createIndexError('invalid_record', { message: `facet ${i} (${c.value.id}): channel ${own} is not one of the library's` });
         return { kind: f.kind, record: c.value };
       });
+      const facetDocs = facets.flatMap((f) => facetDocuments(f, channelIds));
       const { aliases } = ctx;
       const ops: BulkOp[] = [
         ...users.map((u): BulkOp => ({ op: 'index', index: aliases.users, id: u.id, doc: userDocument(u) })),
         ...channels.map((c): BulkOp => ({ op: 'index', index: aliases.channels, id: c.id, doc: channelDocument(c) })),
-        ...facets.map((f): BulkOp => ({ op: 'index', index: aliases.facets, id: f.record.id, doc: facetDocument(f) })),
+        ...facetDocs.map((doc): BulkOp => ({ op: 'index', index: aliases.facets, id: facetDocId(doc.channelId, doc.id), doc })),
       ];
       await bulkWrite(ctx.client, ops, { refresh: true });
+      await removeStaleFacets(ctx, { channelIds, kept: facetDocs, facetIds: facets.map((f) => f.record.id) });
       return { kind: 'meta', users: users.length, channels: channels.length, facets: facets.length };
     }
     case 'sync': {

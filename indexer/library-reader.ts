@@ -140,7 +140,8 @@ export async function readLibraryMeta(dir: string): Promise<LibraryMeta> {
     const path = join(dir, file);
     const records = await readArray(path, kind === 'collection' ? checkCollection : checkFacet, issues, { optional: true });
     for (const record of records) {
-      if (kind === 'collection' && !channelIds.has(record.channelId!)) {
+      // A facet names its channel when it is that channel's alone (a collection always does): it must be the library's own.
+      if ((kind === 'collection' || record.channelId != null) && !channelIds.has(record.channelId!)) {
         issues.push({ path, id: record.id, reason: `unknown channel ${record.channelId}` });
         continue;
       }

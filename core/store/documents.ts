@@ -33,13 +33,23 @@ export interface ApiKeyDoc {
 
 export type FacetKind = 'topic' | 'person' | 'entity' | 'collection';
 
+/** A facet's display name in one channel (decision 33): `_id` is {@link facetDocId}, so two channels' `p_john-smith` are two documents. */
 export interface FacetDoc {
+  /** The facet id the channel's episodes hold (`t_vaccines`), unique within the channel only. */
   id: string;
   kind: FacetKind;
   name: string;
-  channelId: string | null;
-  /** Present (true) only on a name enrichment found in a transcript (decision 27). */
+  channelId: string;
+  /** Present (true) only on a name enrichment found in this channel's transcripts (decision 27). */
   generated?: true;
+}
+
+/**
+ * `_id` of a facet's document: `<channelId>:<facetId>`, with `%` and `:` of the channel id escaped so that no two
+ * (channel, facet) pairs share one.
+ */
+export function facetDocId(channelId: string, facetId: string): string {
+  return `${channelId.replace(/%/g, '%25').replace(/:/g, '%3A')}:${facetId}`;
 }
 
 /**

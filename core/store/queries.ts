@@ -1,6 +1,6 @@
 // Every read the API makes, bound to one request's time budget: one function per question asked of the store.
 import type { Client, IndexAliases } from './opensearch.js';
-import type { ApiKeyDoc, ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, TranscriptDoc, UserDoc } from './documents.js';
+import { facetDocId, type ApiKeyDoc, type ChannelDoc, type ChaptersDoc, type EpisodeDoc, type FacetDoc, type TranscriptDoc, type UserDoc } from './documents.js';
 import { StoreUnavailableError } from './transient.js';
 import type { EpisodeListQuery, RelatedQuery } from './episode-queries.js';
 import { buildEpisodeListBody, buildRelatedBody } from './episode-queries.js';
@@ -190,9 +190,13 @@ export function createQueries({ client, aliases, ownerHints }: QueryDeps, { budg
       return get<ChaptersDoc>(aliases.chapters, episodeId);
     },
 
-    /** A facet (topic, person, entity, collection) by id: its display name. */
-    facet(id: string): Promise<FacetDoc | undefined> {
-      return get<FacetDoc>(aliases.facets, id);
+    /**
+     * A facet (topic, person, entity, collection) of one channel by the id its episodes hold: its display name there.
+     * Another channel's facet of the same id is never it (decision 33): both fields are checked, not only the `_id`.
+     */
+    async facet(channelId: string, id: string): Promise<FacetDoc | undefined> {
+      const doc = await get<FacetDoc>(aliases.facets, facetDocId(channelId, id));
+      return doc?.channelId === channelId && doc.id === id ? doc : undefined;
     },
   };
 }

@@ -1,4 +1,5 @@
 // People and companies/products of an episode from named entities (spelling merged, ASR junk dropped, rare names left out), and their ids across a channel (`pe_g-<slug>`, `en_g-<slug>`).
+import { facetSlug, losesOtherScripts } from '../../core/contract/facet-ids.js';
 import type { Logger } from '../../core/ground/logger.js';
 import { NerError } from './ner.js';
 import type { EnrichSegment, GeneratedFacet, NamedEntity, RecogniseEntities } from './types.js';
@@ -77,9 +78,12 @@ const FILLER = /^(?:u+m+|u+h+|h+m+|m+h*m+|a+h+|o+h+|e+r+m*)$/i;
 // Lower-case words a person's name may hold between capitalised ones ("Ludwig van Beethoven", "Xavier de Souza").
 const NAME_PARTICLES = new Set(['de', 'del', 'della', 'der', 'di', 'da', 'dos', 'du', 'la', 'le', 'van', 'von', 'bin', 'ibn', 'al', 'el', 'ter', 'ten', 'y']);
 
-/** Letters and digits of a name, diacritics removed, lower-cased, words joined by `-`: the key and the id's slug. */
+/**
+ * ASCII letters and digits of a name, diacritics removed, lower-cased, words joined by `-`, and a hash of the whole name
+ * when letters of another script were dropped (decision 33): the key and the id's slug. Empty for a name of no letter.
+ */
 export function nameSlug(name: string): string {
-  return name
+  const ascii = name
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
@@ -88,6 +92,7 @@ export function nameSlug(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)
     .replace(/-+$/, '');
+  return losesOtherScripts(name) ? facetSlug(ascii, name.replace(/['’.]/g, '')) : ascii;
 }
 
 /**

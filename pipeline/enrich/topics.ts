@@ -1,4 +1,5 @@
 // Topics: an episode's keyphrases, and across a channel shared topic ids (`tp_g-<slug>`) so related episodes meet on them.
+import { facetSlug } from '../../core/contract/facet-ids.js';
 import { candidatePhrases, overlapping, rankCandidates, type DocumentFrequencies } from './phrases.js';
 import { capitalise } from './text.js';
 import type { GeneratedFacet } from './types.js';
@@ -38,9 +39,12 @@ export function episodeKeyphrases(
   return out;
 }
 
-/** ASCII slug of a key: letters and digits, words joined by `-`, at most 60 characters. */
+/**
+ * Slug of a key: its ASCII letters and digits, words joined by `-`, at most 60 characters, and a hash of the whole key
+ * when letters of another script were dropped (decision 33: `東京 タワー` and `вакцина ложь` are two topics).
+ */
 export function topicSlug(key: string): string {
-  return key
+  const ascii = key
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
@@ -48,11 +52,12 @@ export function topicSlug(key: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)
     .replace(/-+$/, '');
+  return facetSlug(ascii, key);
 }
 
 /** The topic id of a keyphrase key. */
 export function topicId(key: string): string {
-  return `tp_g-${topicSlug(key) || 'topic'}`;
+  return `tp_g-${topicSlug(key)}`;
 }
 
 /** What the channel-level choice gives: topic ids per episode and the facet names to write. */

@@ -124,7 +124,7 @@ async function loadAround(queries: Queries, channel: PageChannel, episode: Episo
   const facetIds = [...episode.personIds, ...episode.topicIds];
   const [related, facets] = await Promise.all([
     queries.relatedEpisodes({ channel: channel.doc, episodeId: episode.id, topicIds: episode.topicIds }),
-    Promise.all(facetIds.map((id) => queries.facet(id))),
+    Promise.all(facetIds.map((id) => queries.facet(channel.doc.id, id))),
   ]);
   const name = new Map(facets.filter((f): f is FacetDoc => f !== undefined).map((f): [string, FacetName] => [f.id, { name: f.name, generated: f.generated === true }]));
   return {

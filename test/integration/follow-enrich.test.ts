@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
+import { facetDocId, type FacetDoc } from '../../core/store/documents.js';
 import type { Stages } from '../../pipeline/enrich/library.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
@@ -43,6 +44,7 @@ function talk(subjects: readonly (readonly string[])[], minutes = 3): string {
 
 interface EpisodeFile {
   id: string;
+  channelId: string;
   title: string;
   status: string;
   error: string | null;
@@ -144,8 +146,10 @@ describe('follow: enrichment before publishing', function () {
     const topics = JSON.parse(await readFile(join(dir, 'topics.json'), 'utf8')) as { id: string; generated?: boolean }[];
     for (const id of a.topicIds!) expect(topics.find((t) => t.id === id)?.generated, id).to.equal(true);
     await client.indices.refresh({ index: aliases.facets });
-    const facet = await client.get({ index: aliases.facets, id: a.topicIds![0]! } as never).catch(() => undefined);
+    // Under the channel's own id (decision 33), marked there.
+    const facet = await client.get({ index: aliases.facets, id: facetDocId(a.channelId, a.topicIds![0]!) } as never).catch(() => undefined);
     expect(facet, 'the topic name is indexed').to.not.equal(undefined);
+    expect((facet!.body as { _source: FacetDoc })._source).to.include({ channelId: a.channelId, id: a.topicIds![0], generated: true });
     // The creator's chapters stay the creator's.
     const c = byTitle.get('With its own chapters')!;
     expect(c.chapters.map((ch) => ch.title)).to.deep.equal(['Soil first', 'Then water']);

@@ -36,7 +36,8 @@ async function expectedFromFiles(dir: string): Promise<Expected> {
     transcriptPassages: 0,
     chapterPassages: 0,
     perEpisode: new Map(),
-    facets: meta.facets.length,
+    // One document per channel a name belongs to (decision 33): its own, else each of the library's.
+    facets: meta.facets.reduce((n, f) => n + (f.record.channelId != null ? 1 : meta.channels.length), 0),
   };
   for await (const { record } of readEpisodes(dir, {
     channelIds: new Set(meta.channels.map((c) => c.id)),

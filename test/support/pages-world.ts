@@ -1,5 +1,6 @@
 // The channel pages' small world: the API tests' world plus facet names, an audio show, an episode without media, one enriched from its transcript, and a channel whose every text is hostile.
-import { facetDocument } from '../../indexer/documents.js';
+import { facetDocId } from '../../core/store/documents.js';
+import { facetDocuments } from '../../indexer/documents.js';
 import type { EpisodeRecord } from '../../indexer/schemas.js';
 import { enrichedEpisode, episodeRecord, type ApiTestStore } from './api-fixture.js';
 
@@ -91,9 +92,13 @@ export async function seedPagesWorld(store: ApiTestStore): Promise<void> {
     { id: 'ch_hostile', slug: 'hostile', title: '<script>alert("channel")</script>', providerType: 'rss', ownerId: 'u_owner', memberIds: [] },
   ]);
   await store.episodes(pagesEpisodes());
-  await store.put('facets', 't_garden', { id: 't_garden', kind: 'topic', name: 'Gardening', channelId: null });
-  await store.put('facets', 'p_host', { id: 'p_host', kind: 'person', name: 'Hana Host', channelId: null });
-  // Names enrichment found, as the indexer stores them from topics.json and people.json.
-  await store.put('facets', 't_compost', facetDocument({ kind: 'topic', record: { id: 't_compost', name: 'Compost', generated: true } }));
-  await store.put('facets', 'p_found', facetDocument({ kind: 'person', record: { id: 'p_found', name: 'Gus Guest', generated: true } }));
+  // The channel's names as the indexer stores them from topics.json and people.json (decision 33: per channel), the
+  // last two found by enrichment.
+  const names = [
+    { kind: 'topic', record: { id: 't_garden', name: 'Gardening' } },
+    { kind: 'person', record: { id: 'p_host', name: 'Hana Host' } },
+    { kind: 'topic', record: { id: 't_compost', name: 'Compost', generated: true } },
+    { kind: 'person', record: { id: 'p_found', name: 'Gus Guest', generated: true } },
+  ] as const;
+  for (const f of names) for (const doc of facetDocuments(f, ['ch_radio'])) await store.put('facets', facetDocId(doc.channelId, doc.id), doc);
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { channelDocument, episodeDocuments, facetDocument, sourceHash, textHash } from '../../indexer/documents.js';
+import { facetDocId } from '../../core/store/documents.js';
+import { channelDocument, episodeDocuments, facetDocuments, sourceHash, textHash } from '../../indexer/documents.js';
 import { jobIdOf } from '../../indexer/jobs.js';
 import { checkEpisode, checkFacet, type EpisodeRecord } from '../../indexer/schemas.js';
 
@@ -138,26 +139,34 @@ describe('channel and facet documents', function () {
     expect(doc.customDomain).to.equal(null);
   });
 
-  it('keeps the channel of a collection and null for other facets', function () {
-    expect(facetDocument({ kind: 'collection', record: { id: 'cl', name: 'Best of', channelId: 'ch' } })).to.deep.equal({
-      id: 'cl',
-      kind: 'collection',
-      name: 'Best of',
-      channelId: 'ch',
-    });
-    expect(facetDocument({ kind: 'topic', record: { id: 'tp', name: 'Farming' } }).channelId).to.equal(null);
+  it("stores a collection in its own channel only, and a library's other names in each of its channels (decision 33)", function () {
+    expect(facetDocuments({ kind: 'collection', record: { id: 'cl', name: 'Best of', channelId: 'ch' } }, ['ch', 'ch2'])).to.deep.equal([
+      { id: 'cl', kind: 'collection', name: 'Best of', channelId: 'ch' },
+    ]);
+    expect(facetDocuments({ kind: 'topic', record: { id: 'tp', name: 'Farming' } }, ['ch', 'ch2'])).to.deep.equal([
+      { id: 'tp', kind: 'topic', name: 'Farming', channelId: 'ch' },
+      { id: 'tp', kind: 'topic', name: 'Farming', channelId: 'ch2' },
+    ]);
+    expect(facetDocuments({ kind: 'topic', record: { id: 'tp', name: 'Farming', channelId: null } }, ['ch'])).to.deep.equal([
+      { id: 'tp', kind: 'topic', name: 'Farming', channelId: 'ch' },
+    ]);
   });
 
   it("keeps generated on a name enrichment found, and nothing on the creator's (decision 27)", function () {
     expect(checkFacet({ id: 'tp', name: 'Compost', generated: true }).ok).to.equal(true);
-    expect(facetDocument({ kind: 'topic', record: { id: 'tp', name: 'Compost', generated: true } })).to.deep.equal({
-      id: 'tp',
-      kind: 'topic',
-      name: 'Compost',
-      channelId: null,
-      generated: true,
-    });
-    expect(facetDocument({ kind: 'person', record: { id: 'p', name: 'Ana', generated: false } })).to.deep.equal({ id: 'p', kind: 'person', name: 'Ana', channelId: null });
+    expect(facetDocuments({ kind: 'topic', record: { id: 'tp', name: 'Compost', generated: true } }, ['ch'])).to.deep.equal([
+      { id: 'tp', kind: 'topic', name: 'Compost', channelId: 'ch', generated: true },
+    ]);
+    expect(facetDocuments({ kind: 'person', record: { id: 'p', name: 'Ana', generated: false } }, ['ch'])).to.deep.equal([
+      { id: 'p', kind: 'person', name: 'Ana', channelId: 'ch' },
+    ]);
+  });
+
+  it('gives each channel and facet pair its own document id, whatever colons the channel id holds', function () {
+    expect(facetDocId('ch_a', 'p_john-smith')).to.equal('ch_a:p_john-smith');
+    expect(facetDocId('ch_b', 'p_john-smith')).to.not.equal(facetDocId('ch_a', 'p_john-smith'));
+    expect(facetDocId('a:b', 'c')).to.not.equal(facetDocId('a', 'b:c'));
+    expect(facetDocId('a%3Ab', 'c')).to.not.equal(facetDocId('a:b', 'c'));
   });
 });
 

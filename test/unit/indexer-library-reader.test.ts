@@ -60,6 +60,19 @@ describe('library reader', function () {
     ]);
   });
 
+  it("skips a name that claims a channel the library does not hold: it would rename that channel's (decision 33)", async function () {
+    await writeFile(
+      join(dir, 'people.json'),
+      JSON.stringify([
+        { id: 'p_john-smith', name: 'John Smith', channelId: 'ch_a' },
+        { id: 'p_jane', name: 'Jane', channelId: 'ch_elsewhere' },
+      ]),
+    );
+    const meta = await readLibraryMeta(dir);
+    expect(meta.facets.filter((f) => f.kind === 'person').map((f) => f.record.id)).to.deep.equal(['p_john-smith']);
+    expect(meta.issues.map(formatIssue)).to.include(`${join(dir, 'people.json')}: unknown channel ch_elsewhere (p_jane)`);
+  });
+
   it('reads .json, .json.gz, .jsonl and .jsonl.gz episodes, reporting each bad one with path and line', async function () {
     const e = join(dir, 'episodes');
     await writeFile(join(e, '1-good.json'), JSON.stringify(ep('ep_1')));
