@@ -12,7 +12,7 @@ import { ensureNerModel, ensureWhisperBase } from '../../scripts/ops/provision/t
 import { venvPython } from '../../scripts/ops/provision/transcriber-paths.js';
 
 const SERVER = path.join(PROJECT_ROOT, 'services', 'transcriber', 'server.py');
-const NER_TIMEOUT_S = 2;
+const NER_TIMEOUT_S = 5;
 const NORMAL = { texts: ['Adam Smith met Russ Roberts in London.'], language: 'en' };
 
 interface Timed {
@@ -87,7 +87,7 @@ describe('transcription service: hostile text on /v1/entities (an instance of it
   });
 
   it('stops a request past its deadline with 504 entities_timeout, keeps /health answering, and serves the next request', async function () {
-    // Linear but slow even cut (a spaCy token per character): about 30 s of the model, past the 2 s deadline.
+    // Linear but slow even cut (a spaCy token per character): about 30 s of the model, past the 5 s deadline.
     const slow = 'http://' + 'a/'.repeat(9_000);
     const before = await health();
     const { hostile, alive, normal } = await beside({ texts: Array.from({ length: 10 }, () => slow), language: 'en' }, { busy: true });
@@ -102,6 +102,15 @@ describe('transcription service: hostile text on /v1/entities (an instance of it
     const after = await health();
     expect(after.ner_overrun).to.equal(before.ner_overrun + 1);
     expect(after.ner_starts).to.equal(before.ner_starts + 1);
+  });
+
+  it('the NER client sends a text over the limit in pieces and gives offsets into the whole text', async function () {
+    const text = `${'We talked about the weather for a while. '.repeat(1_200)}Then Adam Smith spoke.`;
+    expect(text.length).to.be.above(45_000);
+    const [list] = await createNerClient({ url })([text], { language: 'en' });
+    const smith = list!.find((e) => e.text === 'Adam Smith');
+    expect(smith, 'the name after 45,000 characters').to.not.equal(undefined);
+    expect(text.slice(smith!.start, smith!.end)).to.equal('Adam Smith');
   });
 
   it('the NER client takes an overrun as a failed NER, not retried', async function () {
