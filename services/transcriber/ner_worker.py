@@ -140,7 +140,9 @@ class NerProcess:
 
 def serve(paths: dict[str, str]) -> None:
     """The child: load every model, then answer one JSON line per request line until stdin ends."""
-    out = sys.stdout.buffer
+    # The answers get the pipe to themselves: anything a library prints goes to stderr, never into the protocol.
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
 
     def send(body: dict[str, Any]) -> None:
         out.write(json.dumps(body).encode() + b"\n")
