@@ -215,14 +215,14 @@ function registerBacklogGauges(registry: Registry, read: () => Promise<Progress>
 }
 
 /**
- * Registers `cca_pipeline_enrich_llm_chapters_total{outcome=ok|malformed|timeout|error}` in `registry` (once per
+ * Registers `cca_pipeline_enrich_llm_chapters_total{outcome=ok|malformed|unsafe|timeout|error}` in `registry` (once per
  * registry) and returns the `onOutcome` to give `createChatWriter`: how each chapter's request to the language model
  * ended; every outcome but `ok` kept the local method's title and claims.
  */
 export function registerChatWriterMetrics(registry: Registry): (outcome: ChatOutcome) => void {
   const chapters = new Counter({
     name: 'cca_pipeline_enrich_llm_chapters_total',
-    help: "Chapters sent to the language model (ENRICH_URL) by outcome: ok (its title and claims used); malformed, timeout, error (the local method's kept).",
+    help: "Chapters sent to the language model (ENRICH_URL) by outcome: ok (its title and claims used); malformed, unsafe (a link, contact, time or title off the transcript), timeout, error (the local method's kept).",
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

@@ -2,6 +2,7 @@
 import pRetry, { AbortError } from 'p-retry';
 import { defineErrors, type ErrorCatalogue, type ErrorCode } from '../../core/ground/define-errors.js';
 import type { Logger } from '../../core/ground/logger.js';
+import { NoAnswerError, postOpenAi, providerMessage } from '../../core/ground/openai-protocol.js';
 import type { NamedEntity } from './types.js';
 
 /** Code → whether a retry may cure it, and its message. Codes never change meaning. */
@@ -13,6 +14,9 @@ export const NER_ERRORS = {
   ner_unsupported_language: { transient: false, message: 'the named-entity service has no model for this language' },
   ner_rejected: { transient: false, message: 'the named-entity service refused the request' },
   ner_bad_answer: { transient: false, message: 'the named-entity service answered something other than one entity list per text' },
+  ner_overrun: { transient: false, message: 'the named-entity service stopped these texts at its deadline (504 entities_timeout)' },
+  ner_redirected: { transient: false, message: 'the named-entity service answered a redirect, which is not followed (the texts go nowhere else)' },
+  ner_too_large: { transient: false, message: 'the named-entity service answered more than the client reads' },
 } as const satisfies ErrorCatalogue & Record<string, { transient: boolean; message: string }>;
 
 export type NerErrorCode = ErrorCode<typeof NER_ERRORS>;
@@ -71,13 +75,34 @@ export function readEntities(body: unknown, texts: number): RecognisedEntity[][]
 
 /** The service's own message from an OpenAI-shaped error body, and its code. */
 function serviceError(text: string): { message: string; code?: string } {
+  let code: unknown;
   try {
-    const body = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } };
-    if (typeof body.error?.message === 'string') return { message: body.error.message.slice(0, 300), ...(typeof body.error.code === 'string' ? { code: body.error.code } : {}) };
+    code = (JSON.parse(text) as { error?: { code?: unknown } } | null)?.error?.code;
   } catch {
-    // not JSON
+    // not JSON: no code
   }
-  return { message: text.trim().slice(0, 300) };
+  return { message: providerMessage(text) ?? '', ...(typeof code === 'string' ? { code } : {}) };
+}
+
+/** The service's limit of one text (server.py ENTITIES_MAX_TEXT_CHARS): a longer text is sent in pieces of at most this. */
+export const NER_MAX_TEXT_CHARS = 20_000;
+
+/**
+ * `text` in pieces of at most `max` characters, each with its offset, cut at the last whitespace of each piece when
+ * there is one (so that a name is rarely cut in two). Nothing is dropped: the pieces concatenated are `text`.
+ */
+export function splitText(text: string, max: number): { text: string; offset: number }[] {
+  const pieces: { text: string; offset: number }[] = [];
+  let at = 0;
+  while (text.length - at > max) {
+    const window = text.slice(at, at + max);
+    const space = Math.max(window.lastIndexOf(' '), window.lastIndexOf('\n'));
+    const end = at + (space > 0 ? space + 1 : max);
+    pieces.push({ text: text.slice(at, end), offset: at });
+    at = end;
+  }
+  pieces.push({ text: text.slice(at), offset: at });
+  return pieces;
 }
 
 /** A `RecogniseEntities` (types.ts) whose entities also carry their offsets (assignable wherever the plain one is wanted). */
@@ -96,6 +121,8 @@ export interface NerClientOptions {
   batchSize?: number;
   /** Characters per request (the service refuses more than 200,000): short requests keep a busy service answering within the timeout. Default 20,000. */
   maxBatchChars?: number;
+  /** Longest answer read, bytes: a longer one is refused (`ner_too_large`). Default 8 MiB (entity lists of 200,000 characters are far less). */
+  maxAnswerBytes?: number;
   log?: Logger | undefined;
 }
 
@@ -104,32 +131,39 @@ export interface NerClientOptions {
  * failure is transient. A language the service has no model for rejects with `ner_unsupported_language` (not retried);
  * the caller decides that this means "no names".
  */
-export function createNerClient({ url, timeoutMs = 30_000, retries = 3, minBackoffMs = 500, batchSize = 64, maxBatchChars = 20_000, log }: NerClientOptions): RecogniseWithOffsets {
+export function createNerClient({
+  url,
+  timeoutMs = 30_000,
+  retries = 3,
+  minBackoffMs = 500,
+  batchSize = 64,
+  maxBatchChars = 20_000,
+  maxAnswerBytes = 8 * 1024 ** 2,
+  log,
+}: NerClientOptions): RecogniseWithOffsets {
   const endpoint = entitiesEndpoint(url);
 
   async function request(texts: string[], language: string, signal: AbortSignal | undefined): Promise<RecognisedEntity[][]> {
-    let res: Response;
+    let status: number;
     let text: string;
-    const deadline = AbortSignal.timeout(timeoutMs);
     try {
-      res = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ texts, language }),
-        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-      });
-      text = await res.text();
+      // The project's service client: no redirect followed, one deadline over the whole exchange, a bounded read.
+      ({ status, text } = await postOpenAi(endpoint, { body: { texts, language }, timeoutMs, signal, maxAnswerBytes }));
     } catch (error) {
       if (signal?.aborted) throw new AbortError(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      if (deadline.aborted) throw new NerError('ner_timeout', `${timeoutMs} ms`);
-      throw new NerError('ner_unreachable', (error as Error).message);
+      if (!(error instanceof NoAnswerError)) throw error;
+      if (error.kind === 'timeout') throw new NerError('ner_timeout', `${timeoutMs} ms`);
+      if (error.kind === 'redirected') throw new NerError('ner_redirected', error.message);
+      if (error.kind === 'too_large') throw new NerError('ner_too_large', error.message);
+      throw new NerError('ner_unreachable', error.message);
     }
-    if (res.status === 429 || res.status >= 500) throw new NerError('ner_busy', `${res.status} ${serviceError(text).message}`);
-    if (!res.ok) {
+    if (status === 504 && serviceError(text).code === 'entities_timeout') throw new NerError('ner_overrun', serviceError(text).message);
+    if (status === 429 || status >= 500) throw new NerError('ner_busy', `${status} ${serviceError(text).message}`);
+    if (status < 200 || status > 299) {
       const { message, code } = serviceError(text);
       if (code === 'unsupported_language') throw new NerError('ner_unsupported_language', message);
-      if (res.status === 404) throw new NerError('ner_not_served', message);
-      throw new NerError('ner_rejected', `${res.status} ${message}`);
+      if (status === 404) throw new NerError('ner_not_served', message);
+      throw new NerError('ner_rejected', `${status} ${message}`);
     }
     let body: unknown;
     try {
@@ -159,8 +193,12 @@ export function createNerClient({ url, timeoutMs = 30_000, retries = 3, minBacko
     );
 
   return async (texts, { language, signal }) => {
-    const out: RecognisedEntity[][] = [];
-    for (const batch of batchTexts(texts, { maxTexts: batchSize, maxChars: maxBatchChars })) out.push(...(await withRetries(batch, language, signal)));
-    return out;
+    // A text over the service's limit goes in pieces; their entities come back at offsets into the whole text.
+    const pieces = texts.map((text) => splitText(text, NER_MAX_TEXT_CHARS));
+    const flat = pieces.flat().map((p) => p.text);
+    const found: RecognisedEntity[][] = [];
+    for (const batch of batchTexts(flat, { maxTexts: batchSize, maxChars: maxBatchChars })) found.push(...(await withRetries(batch, language, signal)));
+    let next = 0;
+    return pieces.map((parts) => parts.flatMap(({ offset }) => found[next++]!.map((e) => ({ ...e, start: e.start + offset, end: e.end + offset }))));
   };
 }

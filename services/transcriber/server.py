@@ -15,10 +15,15 @@ and a file larger than --max-bytes is refused with 413 before its body is read. 
 environment, transcription requests must carry `Authorization: Bearer <that key>` (401 otherwise); /health,
 /v1/embeddings and /v1/entities stay open (bounded JSON, and their clients are configured apart).
 
+Named entities run in a process of their own (ner_worker.py), one request at a time, each within --ner-timeout
+seconds: one over it is stopped (the process killed and started again) and answered 504 `entities_timeout`, and the
+server, its /health and transcription keep answering meanwhile (review 2026-12-01 #1). A text over 20,000 characters is
+refused (413 `text_too_long`), and runs spaCy's tokenizer is quadratic on are cut before it (entities.bound_text).
+
 Usage: server.py --port N [--host ADDRESS] --model <model folder | hub id> [--name NAME] [--max-bytes N]
                  [--max-uploads N] [--max-threads N] [--request-timeout SECONDS]
                  [--embeddings-model <Transformers.js model folder>] [--embeddings-pooling cls|mean]
-                 [--ner-model <spaCy en_core_web_sm model folder>]
+                 [--ner-model <spaCy en_core_web_sm model folder>] [--ner-timeout SECONDS]
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ from typing import Any, BinaryIO
 
 import engine
 from embeddings import EmbeddingModel
-from entities import EntityModel, UnsupportedLanguage
+from entities import EntityModel
+from ner_worker import Busy, NerProcess, Overrun, WorkerFailed
 
 FORMATS = ("json", "verbose_json")
 EMBED_MAX_BYTES = 8 * 1024 * 1024
@@ -50,6 +56,10 @@ EMBED_MAX_INPUTS = 2048
 ENTITIES_MAX_BYTES = 1024 * 1024
 ENTITIES_MAX_TEXTS = 1000
 ENTITIES_MAX_CHARS = 200_000
+# One text (the client sends passages of a few segments, and splits a longer text at this size).
+ENTITIES_MAX_TEXT_CHARS = 20_000
+# Seconds one /v1/entities request may hold the model (a batch of 20,000 characters takes 1-2 s), below the client's 30 s.
+DEFAULT_NER_TIMEOUT = 20.0
 GRANULARITIES = ("word", "segment")
 # The client's TRANSCRIBE_MAX_UPLOAD_BYTES default: the largest audio file a request may carry.
 DEFAULT_MAX_BYTES = 24 * 1024 * 1024
@@ -182,6 +192,7 @@ class Handler(BaseHTTPRequestHandler):
     languages: set[str] = set()
     embedder: EmbeddingModel | None = None
     entities: EntityModel | None = None
+    ner: NerProcess | None = None
     lock = threading.Lock()
     # Counted for /health: a test (and an operator) can see that an abandoned request stopped decoding.
     counts = {"transcribed": 0, "abandoned": 0, "cut": 0, "busy": 0}
@@ -239,7 +250,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.split("?")[0] == "/health":
-            self.answer(200, {"status": "ok", "model": self.model_name, **self.counts})
+            self.answer(200, {"status": "ok", "model": self.model_name, **self.counts, **(self.ner.counts if self.ner else {})})
         else:
             self.fail(RequestError(404, f"no route GET {self.path.split('?')[0]}", code="not_found"))
 
@@ -362,7 +373,7 @@ class Handler(BaseHTTPRequestHandler):
         A language without a model is refused (400, code unsupported_language) rather than answered with empty
         lists, so that a caller can tell "no names here" from "nobody looked".
         """
-        if self.entities is None:
+        if self.entities is None or self.ner is None:
             raise RequestError(404, "this service was started without a named-entity model", code="not_found")
         request = self.read_json(ENTITIES_MAX_BYTES)
         texts = request.get("texts")
@@ -370,19 +381,33 @@ class Handler(BaseHTTPRequestHandler):
             raise RequestError(400, "texts must be an array of strings", param="texts", code="invalid_input")
         if len(texts) > ENTITIES_MAX_TEXTS:
             raise RequestError(400, f"texts holds more than {ENTITIES_MAX_TEXTS} texts", param="texts", code="invalid_input")
+        longest = max(range(len(texts)), key=lambda i: len(texts[i]), default=None)
+        if longest is not None and len(texts[longest]) > ENTITIES_MAX_TEXT_CHARS:
+            raise RequestError(
+                413, f"texts[{longest}] holds {len(texts[longest])} characters, over {ENTITIES_MAX_TEXT_CHARS} a text", param=f"texts[{longest}]", code="text_too_long"
+            )
         chars = sum(len(t) for t in texts)
         if chars > ENTITIES_MAX_CHARS:
             raise RequestError(413, f"texts hold more than {ENTITIES_MAX_CHARS} characters in all", param="texts", code="body_too_large")
         language = request.get("language")
         if not isinstance(language, str) or not language.strip():
             raise RequestError(400, "the field language is missing (a BCP 47 tag such as en)", param="language", code="missing_language")
-        try:
-            found = self.entities.recognise(texts, language)
-        except UnsupportedLanguage as err:
+        if not self.entities.supports(language):
             have = ", ".join(self.entities.languages)
             raise RequestError(
-                400, f"no named-entity model for language {err}: this service has one for {have}", param="language", code="unsupported_language"
+                400, f"no named-entity model for language {EntityModel.primary(language)}: this service has one for {have}", param="language", code="unsupported_language"
+            )
+        # In the entity process: a text spaCy is slow on holds that process (killed at the deadline), never this one.
+        try:
+            found = self.ner.recognise(texts, EntityModel.primary(language))
+        except Overrun:
+            raise RequestError(
+                504, f"named-entity recognition ran past its {self.ner.deadline:g} s deadline and was stopped: this text is not recognised", code="entities_timeout"
             ) from None
+        except Busy:
+            raise RequestError(503, "the named-entity model is busy: retry later", code="server_busy") from None
+        except WorkerFailed as err:
+            raise RequestError(500, f"entity recognition failed: {err}", code="entities_failed") from None
         return {"entities": found, "language": EntityModel.primary(language), "model": self.entities.names[EntityModel.primary(language)]}, chars
 
     def client_gone(self) -> bool:
@@ -579,6 +604,7 @@ def main() -> None:
     parser.add_argument("--embeddings-model", default=None, help="Transformers.js model folder served on /v1/embeddings")
     parser.add_argument("--embeddings-pooling", default="cls", choices=["cls", "mean"], help="pooling of that model (default cls, as bge)")
     parser.add_argument("--ner-model", default=None, help="spaCy en_core_web_sm model folder served on /v1/entities (loaded on first use)")
+    parser.add_argument("--ner-timeout", type=float, default=DEFAULT_NER_TIMEOUT, help=f"seconds one /v1/entities request may run (default {DEFAULT_NER_TIMEOUT:g})")
     args = parser.parse_args()
     if args.embeddings_model:
         Handler.embedder = EmbeddingModel(args.embeddings_model, args.embeddings_pooling)
@@ -586,6 +612,7 @@ def main() -> None:
         if not all(os.path.isfile(os.path.join(args.ner_model, f)) for f in ("config.cfg", "meta.json")):
             parser.error(f"--ner-model {args.ner_model} is not a spaCy model folder (config.cfg, meta.json)")
         Handler.entities = EntityModel({"en": args.ner_model})
+        Handler.ner = NerProcess(Handler.entities.paths, args.ner_timeout, log)
 
     from faster_whisper.tokenizer import _LANGUAGE_CODES
 
@@ -607,12 +634,16 @@ def main() -> None:
         max_uploads=args.max_uploads,
         max_threads=args.max_threads,
         request_timeout=args.request_timeout,
+        ner_timeout=args.ner_timeout if args.ner_model else None,
         api_key=Handler.api_key is not None,
     )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+    finally:
+        if Handler.ner is not None:
+            Handler.ner.close()
 
 
 if __name__ == "__main__":
