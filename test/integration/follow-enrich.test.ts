@@ -5,8 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
-import type { Stages } from '../../pipeline/enrich/library.js';
-import { stagesOf } from '../../pipeline/enrich/stages.js';
+import type { EnrichParts } from '../../pipeline/enrich/enrich-thread.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
 import type { ProcessResult } from '../../pipeline/follow/process.js';
 import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
@@ -64,7 +63,7 @@ describe('follow: enrichment before publishing', function () {
     slug: string,
     items: FeedServerItem[],
     files: Record<string, string>,
-    stages: (embed: (t: string[]) => Promise<number[][]>) => Stages,
+    stages: (embed: (t: string[]) => Promise<number[][]>) => EnrichParts,
     chaptersOf?: string,
   ) {
     const store = await openFollowStore(`follow-${slug}`, { owners: [OWNER] });
@@ -121,7 +120,7 @@ describe('follow: enrichment before publishing', function () {
       'enriched-radio',
       items,
       { '/srt/a.srt': talk([SOIL, WATER]), '/srt/b.srt': talk([WATER, SOIL]), '/srt/c.srt': talk([SOIL, WATER]), '/chapters.json': JSON.stringify(creatorChapters) },
-      (embed) => stagesOf({ embed, bounds: { minMs: 60_000, maxMs: 20 * 60_000, singleBelowMs: 3 * 60_000 } }),
+      (embed) => ({ embed, bounds: { minMs: 60_000, maxMs: 20 * 60_000, singleBelowMs: 3 * 60_000 } }),
       'c',
     );
     const byTitle = new Map((await episodes()).map((e) => [e.title, e]));
@@ -196,11 +195,9 @@ describe('follow: enrichment before publishing', function () {
     const items: FeedServerItem[] = [
       { guid: 'x', title: 'Enrichment breaks', pubDate: new Date(Date.UTC(2026, 3, 4)), transcript: { path: '/srt/x.srt', type: 'application/srt' } },
     ];
-    const { episodes, results } = await follow('bare-radio', items, { '/srt/x.srt': talk([SOIL, WATER]) }, () =>
-      stagesOf({
-        embed: () => Promise.reject(new Error('the embedding service is down')),
-      }),
-    );
+    const { episodes, results } = await follow('bare-radio', items, { '/srt/x.srt': talk([SOIL, WATER]) }, () => ({
+      embed: () => Promise.reject(new Error('the embedding service is down')),
+    }));
     const [e] = await episodes();
     // The job's result reaches the worker's event after the episode is written.
     await until('the job result', async () => results.length > 0);
