@@ -1,6 +1,7 @@
 // The enrichment thread (started by enrich-thread.ts): `enrichForPublish` with stages whose I/O (embedding, NER, the
 // language model) is asked of the thread that started it. Nothing here may load the model library: this thread is
 // terminated at its deadline.
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
@@ -12,8 +13,16 @@ import { enrichForPublish } from './publish.js';
 import { stagesOf } from './stages.js';
 import type { ChapterWriting, NamedEntity } from './types.js';
 
-const port = parentPort!;
+// Below the event loop's thread (on Linux a nice value is a thread's): the loop's polls, webhooks and /metrics come
+// first when the cores are busy, as with the embedder's workers (core/embedding/embedder-pool.ts).
 const setup = workerData as ThreadSetup;
+try {
+  setPriority(setup.nice);
+} catch {
+  // a value the OS refuses leaves the priority as it was
+}
+
+const port = parentPort!;
 const post = (m: FromThread) => port.postMessage(m);
 
 const waiting = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();

@@ -44,6 +44,8 @@ export interface ThreadSetup {
   recognise: boolean;
   /** The calling thread's log level (`silent` without a logger): lines below it are not even sent. */
   logLevel: string;
+  /** Nice value the thread sets itself to. */
+  nice: number;
 }
 
 /** An error carried across the thread boundary: its class by name, and a catalogue code when it has one. */
@@ -77,6 +79,9 @@ export type FromThread =
   | { type: 'log'; line: string }
   | { type: 'done'; job: number; result: ThreadResult }
   | { type: 'failed'; job: number; error: ThreadError };
+
+/** The thread's nice value (0–19): its CPU work waits for the event loop's when the cores are busy. */
+const THREAD_NICE = 10;
 
 /** A thread that cannot load its modules in this long is broken (not the episode's fault): its job fails. */
 const START_LIMIT_MS = 60_000;
@@ -139,7 +144,7 @@ interface Live {
  * deadline, counted as any failed enrichment.
  */
 export function startEnrichThread({ embed, bounds, writer, recognise, deadlineMs, log }: EnrichThreadOptions): EnrichThread {
-  const setup: ThreadSetup = { bounds, writer: writer !== undefined, recognise: recognise !== undefined, logLevel: log?.level ?? 'silent' };
+  const setup: ThreadSetup = { bounds, writer: writer !== undefined, recognise: recognise !== undefined, logLevel: log?.level ?? 'silent', nice: THREAD_NICE };
   let live: Live | undefined;
   let turn: Promise<unknown> = Promise.resolve();
   let jobs = 0;
