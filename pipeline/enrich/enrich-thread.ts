@@ -186,7 +186,13 @@ export function startEnrichThread({ embed, bounds, writer, recognise, deadlineMs
     } catch (err) {
       reply = { type: 'answer', call: m.call, error: threadError(err) };
     }
-    if (!me.stopped) me.worker.postMessage(reply);
+    if (me.stopped) return;
+    try {
+      me.worker.postMessage(reply);
+    } catch (err) {
+      // An answer that cannot be copied to the thread (not plain data) fails that call, not the worker.
+      me.worker.postMessage({ type: 'answer', call: m.call, error: threadError(err) } satisfies ToThread);
+    }
   }
 
   /** Stops `me` (a new thread starts for the next job) and waits until it is gone. */
