@@ -137,7 +137,11 @@ async function main(): Promise<void> {
     // Enrichment before publishing, with the indexer's embedder (ENRICH=off publishes episodes as transcribed).
     // The language model's outcomes are counted once the metrics registry exists (below).
     let countChat: ((outcome: ChatOutcome) => void) | undefined;
-    const enrich = opts.pipeline && config.enrich.enabled ? (await createStages(config, { log, embedder, onOutcome: (outcome) => countChat?.(outcome) })).stages : undefined;
+    // Its CPU work runs in a thread with ENRICH_DEADLINE_MS per episode; the embedder and clients stay here.
+    const enrich =
+      opts.pipeline && config.enrich.enabled
+        ? { ...(await createStages(config, { log, embedder, onOutcome: (outcome) => countChat?.(outcome) })).parts, deadlineMs: config.enrich.deadlineMs }
+        : undefined;
     if (closing) return;
     const pipeline: PipelineWorkers | undefined = opts.pipeline
       ? await startPipelineWorkers({

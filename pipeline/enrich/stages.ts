@@ -2,7 +2,6 @@
 // service when there is one, titles and claims by a language model when ENRICH_URL names one.
 import type { Config } from '../../core/config/load.js';
 import type { Embedder } from '../../core/embedding/embedder.js';
-import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import type { Logger } from '../../core/ground/logger.js';
 import { enrichTranscript } from './enrich-episode.js';
 import type { EpisodeMade, GenerateInput, Stages } from './library.js';
@@ -12,7 +11,7 @@ import { createNerClient } from './ner.js';
 import { createPeopleStage, type FindNames } from './people.js';
 import { documentFrequencies } from './phrases.js';
 import { episodeKeyphrases } from './topics.js';
-import type { ChapterBounds, ChapterWriter, EmbedTexts } from './types.js';
+import type { ChapterBounds, ChapterWriter, EmbedTexts, RecogniseEntities } from './types.js';
 
 export interface StageParts {
   embed: EmbedTexts;
@@ -55,6 +54,8 @@ export function stagesOf({ embed, bounds, writer, findNames }: StageParts): Stag
 
 export interface ConfiguredStages {
   stages: Stages;
+  /** The I/O the stages are made of (the worker's enrichment thread answers these and runs the rest off its event loop). */
+  parts: Omit<StageParts, 'findNames'> & { recognise?: RecogniseEntities | undefined };
   /** Language-model outcomes so far (`ok`, `malformed`, `timeout`, `error`): a fallback is any but `ok`. */
   counts(): Record<ChatOutcome, number>;
 }
@@ -67,7 +68,9 @@ export async function createStages(
   config: Pick<Config, 'enrich' | 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedCacheDir' | 'embedding'>,
   { log, embedder, onOutcome }: { log?: Logger | undefined; embedder?: Pick<Embedder, 'embedPassages'>; onOutcome?: (outcome: ChatOutcome) => void } = {},
 ): Promise<ConfiguredStages> {
-  const model = embedder ?? (await createIndexerEmbedder(config, log ? { log } : {}));
+  // Imported only when needed: the enrichment thread imports this module and must never load the model library
+  // (onnxruntime-node corrupts the process when a thread that loaded it is terminated, core/embedding/embedder-pool.ts).
+  const model = embedder ?? (await (await import('../../core/embedding/indexer-embedder.js')).createIndexerEmbedder(config, log ? { log } : {}));
   const { enrich } = config;
   const counts = Object.fromEntries(CHAT_OUTCOMES.map((o) => [o, 0])) as Record<ChatOutcome, number>;
   const writer = enrich.url
@@ -83,16 +86,14 @@ export async function createStages(
         },
       })
     : undefined;
-  const findNames = enrich.nerUrl ? createPeopleStage({ recognise: createNerClient({ url: enrich.nerUrl, log }), log }) : undefined;
+  const recognise = enrich.nerUrl ? createNerClient({ url: enrich.nerUrl, log }) : undefined;
+  const findNames = recognise ? createPeopleStage({ recognise, log }) : undefined;
   if (!findNames) log?.info('no NER service (NER_URL or TRANSCRIBE_URL): episodes get no generated people or entities');
-  const stages = stagesOf({
-    embed: (texts) => model.embedPassages(texts),
-    bounds: { minMs: enrich.chapterMinMs, maxMs: enrich.chapterMaxMs },
-    writer,
-    findNames,
-  });
+  const parts = { embed: (texts: string[]) => model.embedPassages(texts), bounds: { minMs: enrich.chapterMinMs, maxMs: enrich.chapterMaxMs }, writer, recognise };
+  const stages = stagesOf({ ...parts, findNames });
   return {
     stages,
+    parts,
     counts: () => ({ ...counts }),
   };
 }

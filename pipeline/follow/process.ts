@@ -18,8 +18,8 @@ import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/erro
 import { episodeOverLimit } from '../../indexer/schemas.js';
 import { describeFetchError, downloadToFile, FetchError } from '../../core/ground/outbound/safe-fetch.js';
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
-import { enrichForPublish, notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
-import type { Stages } from '../enrich/library.js';
+import { notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
+import type { PublishEnricher } from '../enrich/enrich-thread.js';
 import { episodePath, indexEpisode, indexLibraryMeta, readEpisode, saveEpisode, writeEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
@@ -27,8 +27,11 @@ import { channelDir, readJson, readState, startsOf, withChannelLock, writeState,
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
   pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'audioMinBytesPerSecond' | 'audioRateWindowSeconds' | 'transcribe'>;
-  /** Generates what a transcribed episode lacks (chapters, moments, topics, people, entities) before it is published; unset: published as made. */
-  enrich?: Stages | undefined;
+  /**
+   * Generates what a transcribed episode lacks (chapters, moments, topics, people, entities) before it is published,
+   * off the event loop and under a deadline (enrich-thread.ts); unset: published as made.
+   */
+  enrich?: PublishEnricher | undefined;
 }
 
 export interface ProcessResult {
@@ -330,14 +333,19 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
    * Enrichment of the record as it will be published, outside the channel's lock (it takes seconds); the names of
    * what it made are written to the channel's facet files and indexed before the episode that uses them.
    */
-  async function enrichBeforePublishing(stages: Stages, folder: string, from: { record: FollowedEpisode; language: string | null }, what: Made): Promise<PublishEnrichment> {
+  async function enrichBeforePublishing(
+    enricher: PublishEnricher,
+    folder: string,
+    from: { record: FollowedEpisode; language: string | null },
+    what: Made,
+  ): Promise<PublishEnrichment> {
     let candidate: FollowedEpisode;
     try {
       candidate = publishedRecord(from.record, what).record;
     } catch {
       return notEnriched('refused');
     }
-    const result = await enrichForPublish(candidate, { stages, dir: folder, channelLanguage: from.language, log: deps.log, signal });
+    const result = await enricher.enrich(candidate, { dir: folder, channelLanguage: from.language, signal });
     if (result.outcome !== 'enriched') return result;
     try {
       await withChannelLock(libraryDir, job.slug, async () => {

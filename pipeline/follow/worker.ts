@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import type { PipelineConfig } from '../../core/config/load.js';
 import type { Logger } from '../../core/ground/logger.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
-import type { Stages } from '../enrich/library.js';
+import { startEnrichThread, type EnrichThreadOptions } from '../enrich/enrich-thread.js';
 import { pollSource, type PollReport } from './poll.js';
 import { processEpisode, type ProcessResult } from './process.js';
 import { createPollQueue, createProcessQueue, queueNames, recordStart, type PollJob, type ProcessJob } from './queues.js';
@@ -23,8 +23,11 @@ export interface PipelineWorkersOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   log?: Logger | undefined;
-  /** Enrichment before publishing (ENRICH on); unset: episodes are published as transcribed. */
-  enrich?: Stages | undefined;
+  /**
+   * Enrichment before publishing (ENRICH on), in one thread beside the event loop with a deadline per episode (its
+   * I/O answered here); unset: episodes are published as transcribed.
+   */
+  enrich?: Omit<EnrichThreadOptions, 'log'> | undefined;
 }
 
 export interface PipelineWorkers {
@@ -54,7 +57,8 @@ export async function startPipelineWorkers({
   const names = queueNames(indexPrefix);
   const pollQueue = createPollQueue(connection, indexPrefix);
   const processQueue = createProcessQueue(connection, indexPrefix);
-  const deps = { pipeline, ctx, processQueue, log, enrich };
+  const enricher = enrich ? startEnrichThread({ ...enrich, log }) : undefined;
+  const deps = { pipeline, ctx, processQueue, log, enrich: enricher };
 
   const poll = new Worker<PollJob, PollReport>(names.poll, (job: Job<PollJob>) => pollSource(deps, job.data.slug, { force: job.data.force === true }), {
     connection,
@@ -90,7 +94,7 @@ export async function startPipelineWorkers({
     sources: recovered.schedulers,
     async close() {
       await Promise.all([poll.close(), process.close()]);
-      await Promise.all([pollQueue.close(), processQueue.close()]);
+      await Promise.all([pollQueue.close(), processQueue.close(), enricher?.close()]);
     },
   };
 }

@@ -85,7 +85,7 @@ export async function followDemoChannel({
     feedUrl: feed.feedUrl,
     async startWorkers() {
       // Enrichment as the worker does it: the spoken episodes are published with generated chapters, moments and topics.
-      const enrich = config.enrich.enabled ? (await createStages(config, { log, embedder: ctx.embedder })).stages : undefined;
+      const enrich = config.enrich.enabled ? { ...(await createStages(config, { log, embedder: ctx.embedder })).parts, deadlineMs: config.enrich.deadlineMs } : undefined;
       workers = await startPipelineWorkers({ connection, indexPrefix: config.indexPrefix, pipeline, ctx, log, enrich });
     },
     async close() {

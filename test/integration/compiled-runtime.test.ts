@@ -1,8 +1,9 @@
 // `npm run build` output runs under plain Node: the API answers from dist/ and the worker creates its indices from the shipped mappings; tsx is a development tool only.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { loadConfig } from '../../core/config/load.js';
 import { createOpenSearchClient, deleteIndices } from '../../core/store/opensearch.js';
@@ -81,6 +82,26 @@ describe('compiled runtime: npm start and the worker run the JavaScript of npm r
     } finally {
       await stop(child);
     }
+  });
+
+  it('runs enrichment in its thread from compiled JavaScript, without tsx', function () {
+    // The thread's entry is the compiled enrich-thread-worker.js beside enrich-thread.js; a constant vector is enough here.
+    const script = `
+      import { startEnrichThread } from ${JSON.stringify(pathToFileURL(join(OUT_DIR, 'pipeline/enrich/enrich-thread.js')).href)};
+      import { readFileSync } from 'node:fs';
+      const record = JSON.parse(readFileSync('sample-library/episodes/bn-001-flaky-tests.json', 'utf8'));
+      const thread = startEnrichThread({ embed: async (texts) => texts.map(() => [1, 0, 0]), deadlineMs: 60000 });
+      const r = await thread.enrich({ ...record, chapters: [], topicIds: [] }, { dir: 'sample-library', channelLanguage: 'en' });
+      await thread.close();
+      process.stdout.write(JSON.stringify({ outcome: r.outcome, chapters: r.made.chapters?.length ?? 0 }));`;
+    // A file, not `-e`: a thread inherits the process's options, and `--input-type` is refused for a file entry.
+    const file = join(OUT_DIR, 'enrich-thread-check.mjs');
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, [file], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).to.equal(0);
+    const result = JSON.parse(run.stdout) as { outcome: string; chapters: number };
+    expect(result.outcome).to.equal('enriched');
+    expect(result.chapters).to.be.greaterThan(0);
   });
 
   it('runs the worker from compiled JavaScript: it creates its indices from mappings/ and waits for jobs', async function () {

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
 import { facetDocId, type FacetDoc } from '../../core/store/documents.js';
-import type { Stages } from '../../pipeline/enrich/library.js';
-import { stagesOf } from '../../pipeline/enrich/stages.js';
+import { Registry } from 'prom-client';
+import type { EnrichParts } from '../../pipeline/enrich/enrich-thread.js';
+import { registerPipelineMetrics } from '../../pipeline/metrics.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
 import type { ProcessResult } from '../../pipeline/follow/process.js';
 import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
@@ -66,8 +67,9 @@ describe('follow: enrichment before publishing', function () {
     slug: string,
     items: FeedServerItem[],
     files: Record<string, string>,
-    stages: (embed: (t: string[]) => Promise<number[][]>) => Stages,
+    stages: (embed: (t: string[]) => Promise<number[][]>) => EnrichParts & { deadlineMs?: number },
     chaptersOf?: string,
+    registry?: Registry,
   ) {
     const store = await openFollowStore(`follow-${slug}`, { owners: [OWNER] });
     const { client, prefix, libraryDir, env, aliases, embeddings } = store;
@@ -90,6 +92,7 @@ describe('follow: enrichment before publishing', function () {
     const results: ProcessResult[] = [];
     const workers = await startSuiteWorkers({ client, prefix, env, embeddings, enrich: stages((texts) => embedder.embedPassages(texts)) });
     cleanups.push(() => workers.close());
+    if (registry) registerPipelineMetrics({ registry, poll: workers.poll, process: workers.process });
     workers.process.on('completed', (_job: Job<ProcessJob>, result: ProcessResult) => results.push(result));
     const dir = join(libraryDir, slug);
     const episodes = async (): Promise<EpisodeFile[]> => {
@@ -123,7 +126,7 @@ describe('follow: enrichment before publishing', function () {
       'enriched-radio',
       items,
       { '/srt/a.srt': talk([SOIL, WATER]), '/srt/b.srt': talk([WATER, SOIL]), '/srt/c.srt': talk([SOIL, WATER]), '/chapters.json': JSON.stringify(creatorChapters) },
-      (embed) => stagesOf({ embed, bounds: { minMs: 60_000, maxMs: 20 * 60_000, singleBelowMs: 3 * 60_000 } }),
+      (embed) => ({ embed, bounds: { minMs: 60_000, maxMs: 20 * 60_000, singleBelowMs: 3 * 60_000 } }),
       'c',
     );
     const byTitle = new Map((await episodes()).map((e) => [e.title, e]));
@@ -200,11 +203,9 @@ describe('follow: enrichment before publishing', function () {
     const items: FeedServerItem[] = [
       { guid: 'x', title: 'Enrichment breaks', pubDate: new Date(Date.UTC(2026, 3, 4)), transcript: { path: '/srt/x.srt', type: 'application/srt' } },
     ];
-    const { episodes, results } = await follow('bare-radio', items, { '/srt/x.srt': talk([SOIL, WATER]) }, () =>
-      stagesOf({
-        embed: () => Promise.reject(new Error('the embedding service is down')),
-      }),
-    );
+    const { episodes, results } = await follow('bare-radio', items, { '/srt/x.srt': talk([SOIL, WATER]) }, () => ({
+      embed: () => Promise.reject(new Error('the embedding service is down')),
+    }));
     const [e] = await episodes();
     // The job's result reaches the worker's event after the episode is written.
     await until('the job result', async () => results.length > 0);
@@ -213,5 +214,23 @@ describe('follow: enrichment before publishing', function () {
     expect(e!.transcript!.segments.length).to.be.greaterThan(0);
     expect(e!.chapters).to.deep.equal([]);
     expect(results.at(-1)?.enrichment).to.equal('failed');
+  });
+
+  it('publishes the transcript bare when enrichment runs past its deadline, and counts it as a failed enrichment', async function () {
+    const items: FeedServerItem[] = [
+      { guid: 'late', title: 'Enrichment too slow', pubDate: new Date(Date.UTC(2026, 3, 5)), transcript: { path: '/srt/late.srt', type: 'application/srt' } },
+    ];
+    const registry = new Registry();
+    // A deadline no enrichment meets: the thread is stopped while it reads the folder or waits for its first vectors.
+    const { episodes, results } = await follow('late-radio', items, { '/srt/late.srt': talk([SOIL, WATER]) }, (embed) => ({ embed, deadlineMs: 1 }), undefined, registry);
+    const [e] = await episodes();
+    await until('the job result', async () => results.length > 0);
+    expect(e!.status).to.equal('published');
+    expect(e!.transcript!.segments.length).to.be.greaterThan(0);
+    expect(e!.chapters).to.deep.equal([]);
+    expect(results.at(-1)?.enrichment).to.equal('failed');
+    const counted = (await registry.getSingleMetric('cca_pipeline_enrichments_total')!.get()).values;
+    expect(counted.find((v) => v.labels.outcome === 'failed')?.value).to.equal(1);
+    expect(counted.find((v) => v.labels.outcome === 'enriched')?.value).to.equal(0);
   });
 });

@@ -10,6 +10,7 @@ import { loadConfig } from '../../core/config/load.js';
 import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { startPipelineWorkers, type PipelineWorkers, type PipelineWorkersOptions } from '../../pipeline/follow/worker.js';
+import type { EnrichParts } from '../../pipeline/enrich/enrich-thread.js';
 import { startCountingRelay } from './feed-server.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from './hash-embeddings-server.js';
 import { privatePrefix, testClient } from './indexer-env.js';
@@ -90,21 +91,30 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 /**
  * The pipeline's workers in the suite's process, as `npm run worker` runs them, on the suite's environment (`env`, from
  * {@link followEnv}) and the hash embeddings server's embedder; closing them also closes their Redis connection.
+ * `enrich`'s deadline is ENRICH_DEADLINE_MS's of `env` unless given.
  */
 export async function startSuiteWorkers({
   client,
   prefix,
   env,
   embeddings,
+  enrich,
   ...options
-}: { client: Client; prefix: string; env: Record<string, string>; embeddings: HashEmbeddingsServer } & Partial<
-  Pick<PipelineWorkersOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs' | 'enrich'>
+}: { client: Client; prefix: string; env: Record<string, string>; embeddings: HashEmbeddingsServer; enrich?: EnrichParts & { deadlineMs?: number } } & Partial<
+  Pick<PipelineWorkersOptions, 'concurrency' | 'lockDurationMs' | 'stalledIntervalMs'>
 >): Promise<PipelineWorkers> {
   const cfg = loadConfig({ ...process.env, ...env });
   const embedder = embeddings.embedder();
   const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
   const connection = createRedisConnection(cfg.redisUrl);
-  const started = await startPipelineWorkers({ connection, indexPrefix: prefix, pipeline: cfg.pipeline, ctx: { client, embedder, aliases }, ...options });
+  const started = await startPipelineWorkers({
+    connection,
+    indexPrefix: prefix,
+    pipeline: cfg.pipeline,
+    ctx: { client, embedder, aliases },
+    ...options,
+    ...(enrich ? { enrich: { deadlineMs: cfg.enrich.deadlineMs, ...enrich } } : {}),
+  });
   return {
     ...started,
     close: async () => {

@@ -26,6 +26,13 @@ export const ENRICH = {
       600_000,
       "longest the chat service may take over one chapter; past it that chapter keeps the local method's title and claims",
     ),
+    deadlineMs: integer(
+      'ENRICH_DEADLINE_MS',
+      300_000,
+      100,
+      3_600_000,
+      "longest the enrichment of one episode may take before publishing (in the worker's enrichment thread, from when the thread takes it); past it the thread is stopped and the episode is published without generated chapters, counted as a failed enrichment",
+    ),
     /** Named-entity recognition (`POST <url>/v1/entities`); `NER_URL`, else `TRANSCRIBE_URL`'s service; unset: no people or entities. */
     nerUrl: computed(
       [
