@@ -19,6 +19,7 @@ import { episodeOverLimit } from '../../indexer/schemas.js';
 import { describeFetchError, downloadToFile, FetchError } from '../../core/ground/outbound/safe-fetch.js';
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { enrichForPublish, notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
+import { recordChannelStats } from '../enrich/channel-stats.js';
 import type { Stages } from '../enrich/library.js';
 import { episodePath, indexEpisode, indexLibraryMeta, readEpisode, saveEpisode, writeEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
@@ -241,7 +242,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
    * `published` puts the previous file back (the library never says published when the index does not); a refused
    * write of `failed` is logged and the outcome still recorded, so the item is not processed again.
    */
-  const finish = (change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed'): Promise<boolean> =>
+  const finish = (change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed', stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] }): Promise<boolean> =>
     withChannelLock(libraryDir, job.slug, async () => {
       const now = await current();
       if (!now) return false;
@@ -256,6 +257,8 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
         }
         deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be indexed');
       }
+      // The channel statistics the next enrichment reads, in the same locked write (never throws).
+      if (stats) await recordChannelStats(dir, { channelId: next.channelId, channelLanguage: stats.channelLanguage, previous: now.record, hint: stats.hint, log: deps.log });
       now.state.items[job.episodeId] = { ...now.source, processed: { digest: job.digest, outcome } };
       await writeState(libraryDir, now.state);
       return true;
@@ -307,7 +310,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
       const published = publishedRecord(record, made, enriched);
       notes = published.notes;
       return published.record;
-    }, 'published');
+    }, 'published', deps.enrich ? { channelLanguage: started.language, hint: enriched?.keyphrases } : undefined);
   } catch (err) {
     return fail(err);
   }
