@@ -9,6 +9,7 @@ import { writeLibraryFile } from '../../importer/library-writer.js';
 import { listEpisodeFiles } from '../../indexer/library-reader.js';
 import { languageOf, records, speechText, type StoredEpisode } from './episode-files.js';
 import { candidatePhrases, type DocumentFrequencies } from './phrases.js';
+import { PhraseCounts, type PhraseCountsJson } from './phrase-counts.js';
 import { episodeKeyphrases, type Keyphrase } from './topics.js';
 
 /** The file's name at the library folder's root. */
@@ -16,9 +17,9 @@ export const STATS_FILE = 'channel-stats.json';
 const STATS_VERSION = 1;
 
 /**
- * Phrase keys kept per channel. A one-hour episode brings about 1,000 keys no other episode has (200 episodes of the
- * podcast data set: 192,000 keys, 4.2 MB); past the cap the keys in fewest episodes go first (an idf a little high for
- * the rarest phrases), and `dropped` counts them.
+ * Phrase keys kept per channel, 13 bytes each in the file. A one-hour episode brings about 1,000 keys no other episode
+ * has (200 episodes of the podcast data set: 192,000 keys); past the cap the keys in fewest episodes go, down to 90 %
+ * of it (their idf then reads a little high), and `dropped` counts them.
  */
 export const MAX_DF_KEYS = 300_000;
 
@@ -42,17 +43,19 @@ export interface ChannelTally {
   episodes: Map<string, StatsEpisode>;
   /** Size and modification time of every episode file when it was last read: a file whose stamp differs is read again. */
   files: Map<string, string>;
-  df: Map<string, number>;
+  df: PhraseCounts;
   /** Keys dropped by {@link MAX_DF_KEYS}. */
   dropped: number;
+  /** The file as it was read (its other channels are written back as they were; an unchanged file is not rewritten). */
+  read?: { raw: string; channels: Record<string, TallyJson> };
 }
 
 interface TallyJson {
   language: string;
   episodes: Record<string, StatsEpisode>;
   files: Record<string, string>;
-  /** Keys by the number of episodes that hold them, `{ "1": [...], "2": [...] }`, sorted. */
-  df: Record<string, string[]>;
+  /** Episodes per phrase key, by the key's 53-bit hash. */
+  df: PhraseCountsJson;
   dropped: number;
 }
 
@@ -85,7 +88,7 @@ const textOf = (record: StoredEpisode, channelLanguage: string): string | null =
 /** The phrase keys of a text, each once. */
 export const phraseKeys = (body: string, language: string): Set<string> => new Set(candidatePhrases(body, language).map((c) => c.key));
 
-export const emptyTally = (channelId: string, language: string): ChannelTally => ({ channelId, language, episodes: new Map(), files: new Map(), df: new Map(), dropped: 0 });
+export const emptyTally = (channelId: string, language: string): ChannelTally => ({ channelId, language, episodes: new Map(), files: new Map(), df: new PhraseCounts(), dropped: 0 });
 
 /** Episodes counted in `n`. */
 export const countOf = (tally: ChannelTally): number => {
@@ -112,11 +115,12 @@ async function readStatsJson(dir: string): Promise<{ raw: string; json: StatsJso
 
 /** The channel's statistics as the file holds them (not checked against the episode files), or undefined. */
 export async function readTally(dir: string, channelId: string, language: string): Promise<ChannelTally | undefined> {
-  const json = (await readStatsJson(dir))?.json?.channels[channelId];
+  const file = await readStatsJson(dir);
+  const json = file?.json?.channels[channelId];
   if (!json || json.language !== language) return undefined;
-  const df = new Map<string, number>();
-  for (const [count, keys] of Object.entries(json.df)) for (const key of keys) df.set(key, Number(count));
-  return { channelId, language, episodes: new Map(Object.entries(json.episodes)), files: new Map(Object.entries(json.files)), df, dropped: json.dropped ?? 0 };
+  const df = PhraseCounts.fromJson(json.df);
+  const read = { raw: file!.raw, channels: file!.json!.channels };
+  return { channelId, language, episodes: new Map(Object.entries(json.episodes)), files: new Map(Object.entries(json.files)), df, dropped: json.dropped ?? 0, read };
 }
 
 /** Size and modification time of each episode file, by its path relative to the folder: stat only, nothing read. */
@@ -129,13 +133,13 @@ async function stampFiles(dir: string): Promise<Map<string, string>> {
   return out;
 }
 
-const addKeys = (tally: ChannelTally, keys: Iterable<string>, by: 1 | -1) => {
-  for (const key of keys) {
-    const n = (tally.df.get(key) ?? 0) + by;
-    if (n > 0) tally.df.set(key, n);
-    else tally.df.delete(key); // a key the cap dropped stays out
-  }
-};
+const addKeys = (tally: ChannelTally, keys: Iterable<string>, by: 1 | -1) => tally.df.add(keys, by);
+
+/** Document frequencies for the keys of one text (the only ones its ranking looks up). */
+const freqFor = (tally: ChannelTally, keys: Iterable<string>, n: number, count = (key: string) => tally.df.get(key)): DocumentFrequencies => ({
+  n,
+  df: new Map([...keys].map((key) => [key, count(key)])),
+});
 
 /**
  * Takes an episode's contribution out of the tally. Its phrases are computed again from one of `sources` (the episode's
@@ -181,8 +185,11 @@ function upsert(
     if (hint && hint.text === shape.text) entry.keyphrases = hint.keyphrases.map((k) => [k.key, k.phrase]);
     else toRank.push({ id, body: shape.body, language: shape.language, entry });
   }
-  const freq: DocumentFrequencies = { n: countOf(tally), df: tally.df };
-  for (const { body, language, entry } of toRank) entry.keyphrases = episodeKeyphrases(body, { language, freq }).map((k) => [k.key, k.phrase]);
+  const n = countOf(tally);
+  for (const { body, language, entry } of toRank) {
+    const freq = freqFor(tally, phraseKeys(body, tally.language), n);
+    entry.keyphrases = episodeKeyphrases(body, { language, freq }).map((k) => [k.key, k.phrase]);
+  }
 }
 
 /**
@@ -257,13 +264,9 @@ export async function loadTally(
   return { tally, from: 'rebuilt', read };
 }
 
-/** Drops the keys in fewest episodes past {@link MAX_DF_KEYS} (ties: by key), so the file stays bounded. */
+/** Past {@link MAX_DF_KEYS}, down to 90 % of it, so that the next episodes do not each pay for the cut. */
 function cap(tally: ChannelTally): void {
-  const over = tally.df.size - MAX_DF_KEYS;
-  if (over <= 0) return;
-  const drop = [...tally.df].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, over);
-  for (const [key] of drop) tally.df.delete(key);
-  tally.dropped += over;
+  if (tally.df.size > MAX_DF_KEYS) tally.dropped += tally.df.dropTo(Math.floor(MAX_DF_KEYS * 0.9));
 }
 
 const sortedRecord = <T>(map: ReadonlyMap<string, T>): Record<string, T> => Object.fromEntries([...map].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
@@ -274,16 +277,10 @@ const sortedRecord = <T>(map: ReadonlyMap<string, T>): Record<string, T> => Obje
  */
 export async function saveTally(dir: string, tally: ChannelTally): Promise<boolean> {
   cap(tally);
-  const byCount = new Map<string, string[]>();
-  for (const [key, n] of tally.df) {
-    const keys = byCount.get(String(n));
-    if (keys) keys.push(key);
-    else byCount.set(String(n), [key]);
-  }
-  const df = Object.fromEntries([...byCount].sort((a, b) => Number(a[0]) - Number(b[0])).map(([n, keys]) => [n, keys.sort()]));
+  const df = tally.df.toJson();
   const json: TallyJson = { language: tally.language, episodes: sortedRecord(tally.episodes), files: sortedRecord(tally.files), df, dropped: tally.dropped };
-  const existing = await readStatsJson(dir);
-  const channels = sortedRecord(new Map([...Object.entries(existing?.json?.channels ?? {}), [tally.channelId, json]]));
+  const existing = tally.read ?? (await readStatsJson(dir).then((f) => (f?.json ? { raw: f.raw, channels: f.json.channels } : undefined)));
+  const channels = sortedRecord(new Map([...Object.entries(existing?.channels ?? {}), [tally.channelId, json]]));
   const text = `${JSON.stringify({ version: STATS_VERSION, channels })}\n`;
   if (text === existing?.raw) return false;
   await writeLibraryFile(join(dir, STATS_FILE), text);
@@ -327,13 +324,12 @@ export function channelView(
     if (!previous || textOf(previous, tally.language) !== entry.text) throw new StaleStats(`episode ${episodeId}'s counted text is not the one in its file`);
     oldKeys = phraseKeys(speechText(previous.transcript?.segments ?? []), tally.language);
   }
-  const df = new Map<string, number>();
-  for (const key of phraseKeys(body, tally.language)) df.set(key, (tally.df.get(key) ?? 0) - (oldKeys.has(key) ? 1 : 0) + 1);
   const n = countOf(tally) - (entry?.counted ? 1 : 0) + 1;
+  const freq = freqFor(tally, phraseKeys(body, tally.language), n, (key) => tally.df.get(key) - (oldKeys.has(key) ? 1 : 0) + 1);
   const others = [...tally.episodes]
     .filter(([id, e]) => id !== episodeId && e.text)
     .map(([id, e]) => ({ episodeId: id, keyphrases: (e.keyphrases ?? []).map(([key, phrase]) => ({ key, phrase, score: 1 })) }));
-  return { freq: { n, df }, others };
+  return { freq, others };
 }
 
 /** The digest under which an episode's speech text is counted (for a {@link KeyphraseHint}). */

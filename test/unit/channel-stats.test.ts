@@ -55,7 +55,7 @@ async function publish(dir: string, record: FollowedEpisode): Promise<FollowedEp
 
 /** The parts of a tally that must equal a rebuild's (keyphrases are ranked on the counts of their own publish). */
 const counts = (t: ChannelTally) => ({
-  df: Object.fromEntries([...t.df].sort()),
+  df: t.df.entries(),
   episodes: Object.fromEntries([...t.episodes].sort().map(([id, e]) => [id, { file: e.file, counted: e.counted, text: e.text }])),
   files: Object.fromEntries([...t.files].sort()),
 });
@@ -141,8 +141,8 @@ describe('channel statistics file', function () {
     const edited = await loadTally(dir, CHANNEL.id, 'en');
     expect(edited.from).to.equal('rebuilt');
     expect(counts(edited.tally)).to.deep.equal(counts(await rebuildTally(dir, CHANNEL.id, 'en')));
-    expect(edited.tally.df.has('cover crop')).to.equal(true);
-    expect(edited.tally.df.get('water right')).to.equal(undefined);
+    expect(edited.tally.df.get('cover crop')).to.be.greaterThan(0);
+    expect(edited.tally.df.get('water right')).to.equal(0);
   });
 
   it('rebuilds a missing or broken statistics file from the episodes, and publishing writes it again', async function () {
