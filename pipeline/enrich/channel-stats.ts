@@ -65,7 +65,7 @@ interface StatsJson {
 }
 
 /** The statistics cannot be brought up to date from the files that changed (a transcript changed or left with no copy of the old one): rebuild. */
-class StaleStats extends Error {
+export class StaleStats extends Error {
   override name = 'StaleStats';
 }
 

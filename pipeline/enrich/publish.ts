@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
-import { channelView, countedText, loadTally, type KeyphraseHint } from './channel-stats.js';
+import { channelView, countedText, loadTally, rebuildTally, StaleStats, type ChannelTally, type KeyphraseHint } from './channel-stats.js';
 import { records, speechText, type StoredEpisode } from './episode-files.js';
 import {
   addFacets,
@@ -64,12 +64,18 @@ export async function enrichForPublish(
     const work = workFor(record, { generatedIds, channelLanguage, force: true, ...(channelName ? { channelName } : {}) });
     if (!work) return unchanged('complete');
     const language = (channelLanguage || 'en').toLowerCase();
-    const { tally, from, read } = await loadTally(dir, record.channelId, language, { log });
-    if (from === 'rebuilt') log?.info({ episodeId: record.id, files: read.length }, 'no channel statistics file: made from the episode files');
-    const stored = tally.episodes.get(record.id);
-    const previous = stored ? await recordIn(join(dir, stored.file), record) : undefined;
     const body = speechText(work.segments);
-    const view = channelView(tally, { episodeId: record.id, body, previous });
+    const viewOf = async (tally: ChannelTally) => {
+      const stored = tally.episodes.get(record.id);
+      return channelView(tally, { episodeId: record.id, body, previous: stored ? await recordIn(join(dir, stored.file), record) : undefined });
+    };
+    const { tally, from, read } = await loadTally(dir, record.channelId, language, { log });
+    if (from === 'rebuilt') log?.info({ episodeId: record.id, files: read.length }, 'channel statistics missing or stale: made from the episode files');
+    // The episode's file changed between the statistics' check and its read (a poll's write): once more from the files.
+    const view = await viewOf(tally).catch(async (err: unknown) => {
+      if (!(err instanceof StaleStats)) throw err;
+      return viewOf(await rebuildTally(dir, record.channelId, language));
+    });
     let failure: unknown;
     const plan = await planChannel([...view.others.map((o) => ({ ...o, language: '', text: '' })), { episodeId: record.id, language: work.language, text: body, work }], {
       stages,
