@@ -88,7 +88,14 @@ const textOf = (record: StoredEpisode, channelLanguage: string): string | null =
 /** The phrase keys of a text, each once. */
 export const phraseKeys = (body: string, language: string): Set<string> => new Set(candidatePhrases(body, language).map((c) => c.key));
 
-export const emptyTally = (channelId: string, language: string): ChannelTally => ({ channelId, language, episodes: new Map(), files: new Map(), df: new PhraseCounts(), dropped: 0 });
+export const emptyTally = (channelId: string, language: string): ChannelTally => ({
+  channelId,
+  language,
+  episodes: new Map(),
+  files: new Map(),
+  df: new PhraseCounts(),
+  dropped: 0,
+});
 
 /** Episodes counted in `n`. */
 export const countOf = (tally: ChannelTally): number => {
@@ -294,7 +301,19 @@ export async function saveTally(dir: string, tally: ChannelTally): Promise<boole
  */
 export async function recordChannelStats(
   dir: string,
-  { channelId, channelLanguage, previous, hint, log }: { channelId: string; channelLanguage: string | null; previous?: StoredEpisode | undefined; hint?: (KeyphraseHint & { episodeId: string }) | undefined; log?: Logger | undefined },
+  {
+    channelId,
+    channelLanguage,
+    previous,
+    hint,
+    log,
+  }: {
+    channelId: string;
+    channelLanguage: string | null;
+    previous?: StoredEpisode | undefined;
+    hint?: (KeyphraseHint & { episodeId: string }) | undefined;
+    log?: Logger | undefined;
+  },
 ): Promise<void> {
   try {
     const { tally, from } = await loadTally(dir, channelId, (channelLanguage || 'en').toLowerCase(), {

@@ -118,7 +118,10 @@ export class PhraseCounts {
 
   toJson(): PhraseCountsJson {
     this.merge();
-    return { hashes: Buffer.from(this.hashes.buffer, this.hashes.byteOffset, this.hashes.byteLength).toString('base64'), counts: Buffer.from(this.counts.buffer, this.counts.byteOffset, this.counts.byteLength).toString('base64') };
+    return {
+      hashes: Buffer.from(this.hashes.buffer, this.hashes.byteOffset, this.hashes.byteLength).toString('base64'),
+      counts: Buffer.from(this.counts.buffer, this.counts.byteOffset, this.counts.byteLength).toString('base64'),
+    };
   }
 
   /** Hash → count, for comparing two tallies. */

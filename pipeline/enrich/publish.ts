@@ -6,19 +6,7 @@ import type { Logger } from '../../core/ground/logger.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
 import { channelView, countedText, loadTally, rebuildTally, StaleStats, type ChannelTally, type KeyphraseHint } from './channel-stats.js';
 import { records, speechText, type StoredEpisode } from './episode-files.js';
-import {
-  addFacets,
-  applyGenerated,
-  EnrichRefusal,
-  FACET_KINDS,
-  facetsOf,
-  planChannel,
-  wantedFor,
-  workFor,
-  type FacetKindName,
-  type Generated,
-  type Stages,
-} from './library.js';
+import { addFacets, applyGenerated, EnrichRefusal, FACET_KINDS, facetsOf, planChannel, wantedFor, workFor, type FacetKindName, type Generated, type Stages } from './library.js';
 import type { GeneratedFacet } from './types.js';
 
 export interface PublishEnrichment {

@@ -242,7 +242,11 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
    * `published` puts the previous file back (the library never says published when the index does not); a refused
    * write of `failed` is logged and the outcome still recorded, so the item is not processed again.
    */
-  const finish = (change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed', stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] }): Promise<boolean> =>
+  const finish = (
+    change: (r: FollowedEpisode) => FollowedEpisode,
+    outcome: 'published' | 'failed',
+    stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] },
+  ): Promise<boolean> =>
     withChannelLock(libraryDir, job.slug, async () => {
       const now = await current();
       if (!now) return false;
@@ -306,11 +310,15 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   let notes: string[] = [];
   let written: boolean;
   try {
-    written = await finish((record) => {
-      const published = publishedRecord(record, made, enriched);
-      notes = published.notes;
-      return published.record;
-    }, 'published', deps.enrich ? { channelLanguage: started.language, hint: enriched?.keyphrases } : undefined);
+    written = await finish(
+      (record) => {
+        const published = publishedRecord(record, made, enriched);
+        notes = published.notes;
+        return published.record;
+      },
+      'published',
+      deps.enrich ? { channelLanguage: started.language, hint: enriched?.keyphrases } : undefined,
+    );
   } catch (err) {
     return fail(err);
   }

@@ -54,7 +54,8 @@ const VOCABULARY = (() => {
 function episode(n: number, minutes: number): FollowedEpisode {
   const next = random(1_000 + n);
   const subject = Math.floor(next() * (VOCABULARY.length - 100));
-  const word = () => (next() < 0.6 ? STOP[Math.floor(next() * STOP.length)]! : next() < 0.85 ? VOCABULARY[subject + Math.floor(next() * 100)]! : VOCABULARY[Math.floor(next() * VOCABULARY.length)]!);
+  const word = () =>
+    next() < 0.6 ? STOP[Math.floor(next() * STOP.length)]! : next() < 0.85 ? VOCABULARY[subject + Math.floor(next() * 100)]! : VOCABULARY[Math.floor(next() * VOCABULARY.length)]!;
   const segments = Array.from({ length: minutes * 10 }, (_, i) => ({
     speakerLabel: null,
     startMs: i * 6_000,
@@ -112,7 +113,9 @@ async function main(): Promise<void> {
         await writeFile(join(base, STATS_FILE), stats);
       }
       rows.push({ size, seconds: median(runs), runs, statsBytes });
-      say(`channel of ${size}: ${median(runs).toFixed(2)} s to publish one ${opts.minutes}-minute episode (runs ${runs.map((s) => s.toFixed(2)).join(', ')}; statistics ${(statsBytes / 1e6).toFixed(1)} MB)`);
+      say(
+        `channel of ${size}: ${median(runs).toFixed(2)} s to publish one ${opts.minutes}-minute episode (runs ${runs.map((s) => s.toFixed(2)).join(', ')}; statistics ${(statsBytes / 1e6).toFixed(1)} MB)`,
+      );
       await rm(base, { recursive: true, force: true });
     }
     const first = rows[0]!;

@@ -18,7 +18,11 @@ const CHANNEL = { id: 'ch_show', slug: 'show', title: 'The Show', providerType: 
 
 const SUBJECTS: Record<string, string[]> = {
   soil: ['Cover crops keep the soil covered through the winter.', 'Soil organic matter builds slowly without tilling.', 'A soil test shows the nitrogen left after harvest.'],
-  water: ['Water rights on the river were allocated a century ago.', 'The irrigation district pumps groundwater from the aquifer.', 'A water market leases water rights to the city.'],
+  water: [
+    'Water rights on the river were allocated a century ago.',
+    'The irrigation district pumps groundwater from the aquifer.',
+    'A water market leases water rights to the city.',
+  ],
   bees: ['Honey bees pollinate the orchard every spring.', 'A beekeeper checks the hive for varroa mites.', 'Wild bees nest in bare ground near the hedgerow.'],
 };
 
