@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
+import { loadTally, rebuildTally } from '../../pipeline/enrich/channel-stats.js';
 import type { Stages } from '../../pipeline/enrich/library.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
@@ -146,6 +147,12 @@ describe('follow: enrichment before publishing', function () {
     await client.indices.refresh({ index: aliases.facets });
     const facet = await client.get({ index: aliases.facets, id: a.topicIds![0]! } as never).catch(() => undefined);
     expect(facet, 'the topic name is indexed').to.not.equal(undefined);
+    // The publishing writes kept the channel statistics file: the three episodes counted, as a rebuild counts them.
+    const [channel] = JSON.parse(await readFile(join(dir, 'channels.json'), 'utf8')) as { id: string; language?: string | null }[];
+    const stats = await loadTally(dir, channel!.id, (channel!.language || 'en').toLowerCase());
+    expect(stats.from, 'channel-stats.json written at publish').to.equal('file');
+    expect([...stats.tally.episodes.values()].filter((e) => e.text !== null)).to.have.length(3);
+    expect(stats.tally.df.entries()).to.deep.equal((await rebuildTally(dir, channel!.id, stats.tally.language)).df.entries());
     // The creator's chapters stay the creator's.
     const c = byTitle.get('With its own chapters')!;
     expect(c.chapters.map((ch) => ch.title)).to.deep.equal(['Soil first', 'Then water']);
