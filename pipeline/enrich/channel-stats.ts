@@ -133,10 +133,13 @@ export async function readTally(dir: string, channelId: string, language: string
 /** Size and modification time of each episode file, by its path relative to the folder: stat only, nothing read. */
 async function stampFiles(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const path of await listEpisodeFiles(dir)) {
-    const s = await stat(path).catch(() => undefined);
+  const paths = await listEpisodeFiles(dir);
+  // All at once: one by one, 200 stats waited on the thread pool in turn.
+  const stats = await Promise.all(paths.map((path) => stat(path).catch(() => undefined)));
+  paths.forEach((path, i) => {
+    const s = stats[i];
     if (s?.isFile()) out.set(relative(dir, path), `${s.size}:${s.mtimeMs}`);
-  }
+  });
   return out;
 }
 
