@@ -67,6 +67,8 @@ export interface ThreadResult {
   seconds: number;
   /** The folder's facet ids marked generated, as `enrichForPublish` read them. */
   generatedIds: string[];
+  /** The episode's keyphrases for the channel statistics file (plain data, as `enrichForPublish` gave them). */
+  keyphrases?: PublishEnrichment['keyphrases'];
 }
 
 export type ToThread =
@@ -233,8 +235,8 @@ export function startEnrichThread({ embed, bounds, writer, recognise, deadlineMs
         clearTimeout(timer);
         if (end.what === 'result' && end.m.type === 'done') {
           me.calls.abort(); // I/O the thread asked for and no longer waits on
-          const { made, facets, outcome, seconds: took, generatedIds } = end.m.result;
-          return { made, facets, outcome, seconds: took, apply: applierOf(made, new Set(generatedIds)) };
+          const { made, facets, outcome, seconds: took, generatedIds, keyphrases } = end.m.result;
+          return { made, facets, outcome, seconds: took, apply: applierOf(made, new Set(generatedIds)), ...(keyphrases ? { keyphrases } : {}) };
         }
         if (end.what === 'result') {
           me.calls.abort();

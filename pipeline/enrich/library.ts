@@ -3,24 +3,19 @@
 // never touched. `ingest` stays a loader: a rebuild from the folder needs no model.
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
 import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
-import { libraryJson, withLibraryLock, writeLibraryFile, writeLibraryJson } from '../../importer/library-writer.js';
-import { listEpisodeFiles, readLibraryMeta, readLines, type LibraryMeta } from '../../indexer/library-reader.js';
-import { checkEpisode } from '../../indexer/schemas.js';
+import { withLibraryLock, writeLibraryJson } from '../../importer/library-writer.js';
+import { listEpisodeFiles, readLibraryMeta, type LibraryMeta } from '../../indexer/library-reader.js';
 import { readJson } from '../follow/state.js';
-import { orderedSegments } from './enrich-episode.js';
+import { rebuildTally, saveTally, STATS_FILE } from './channel-stats.js';
+import { languageOf, records, serialise, speechText, writeEpisodeFile, type EpisodeFile, type StoredEpisode } from './episode-files.js';
 import { assignNames, type EpisodeNames, type KnownName } from './people.js';
 import type { DocumentFrequencies } from './phrases.js';
 import { assignTopics, type Keyphrase } from './topics.js';
 import type { EnrichSegment, GeneratedChapter, GeneratedFacet } from './types.js';
-
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 /** The facet kinds enrichment fills, with the episode field and the library file of each. */
 export const FACET_KINDS = [
@@ -115,10 +110,6 @@ export function wantedFor(record: EpisodeRecord, generatedIds: GeneratedIds, { f
 
 const nothingWanted = (w: Wanted) => !w.chapters && !w.topics && !w.people && !w.entities;
 
-/** The language enrichment reads an episode in. */
-export const languageOf = (record: EpisodeRecord & { language?: string | null }, channelLanguage: string | null | undefined): string =>
-  (record.language || channelLanguage || 'en').toLowerCase();
-
 /** Refuses what cannot be enriched, with a sentence: no transcript, or a transcript without speech. */
 export function speechOf(record: EpisodeRecord): EnrichSegment[] {
   const segments = (record.transcript?.segments ?? []).filter((s) => s.text.trim() !== '');
@@ -141,12 +132,6 @@ export function applyGenerated<T extends EpisodeRecord>(record: T, want: Wanted,
   return next;
 }
 
-/** The speech of a record as one text, in the order the chapters read it: what channel statistics and keyphrases read. */
-export const speechText = (segments: readonly EnrichSegment[]): string =>
-  orderedSegments(segments)
-    .map((s) => s.text.trim())
-    .join(' ');
-
 /** One episode of a channel as the channel-level choice sees it. */
 export interface ChannelEpisode {
   episodeId: string;
@@ -154,12 +139,16 @@ export interface ChannelEpisode {
   text: string;
   /** Set for the episodes being enriched. */
   work?: GenerateInput;
+  /** Its keyphrases as the channel statistics file keeps them (then `text` may be empty): not computed again. */
+  keyphrases?: Keyphrase[];
 }
 
 /** What the channel-level choice gives: per episode what to put in, and the names to add to the facet files. */
 export interface ChannelPlan {
   generated: Map<string, Generated>;
   facets: Record<FacetKindName, GeneratedFacet[]>;
+  /** The keyphrases each episode took part in the topic choice with. */
+  keyphrases: Map<string, Keyphrase[]>;
 }
 
 /**
@@ -174,6 +163,7 @@ export async function planChannel(
     stages,
     channelLanguage,
     known,
+    stats: given,
     signal,
     onEpisode,
     onFailure,
@@ -182,6 +172,8 @@ export async function planChannel(
     stages: Stages;
     channelLanguage: string;
     known: { people: KnownName[]; entities: KnownName[] };
+    /** The channel's statistics when known (the channel statistics file's); else computed from the episodes' texts. */
+    stats?: ChannelStats | undefined;
     signal?: AbortSignal | undefined;
     onEpisode?: (episodeId: string) => void;
     onFailure?: (episodeId: string, err: unknown) => void;
@@ -189,10 +181,12 @@ export async function planChannel(
   },
 ): Promise<ChannelPlan> {
   const sorted = [...episodes].sort((a, b) => (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0));
-  const stats = stages.stats(
-    sorted.map((e) => e.text),
-    channelLanguage,
-  );
+  const stats =
+    given ??
+    stages.stats(
+      sorted.map((e) => e.text),
+      channelLanguage,
+    );
   const made = new Map<string, EpisodeMade>();
   for (const e of sorted) {
     if (!e.work) continue;
@@ -207,9 +201,12 @@ export async function planChannel(
     }
     onEpisode?.(e.episodeId);
   }
-  const topics = assignTopics(
-    sorted.filter((e) => e.text !== '').map((e) => ({ episodeId: e.episodeId, keyphrases: made.get(e.episodeId)?.keyphrases ?? stages.keyphrases(e.text, e.language, stats) })),
+  const keyphrases = new Map(
+    sorted
+      .filter((e) => e.text !== '' || e.keyphrases)
+      .map((e) => [e.episodeId, made.get(e.episodeId)?.keyphrases ?? e.keyphrases ?? stages.keyphrases(e.text, e.language, stats)] as const),
   );
+  const topics = assignTopics([...keyphrases].map(([episodeId, k]) => ({ episodeId, keyphrases: k })));
   const named = [...made].filter(([, m]) => m.names).map(([episodeId, m]) => ({ episodeId, names: m.names! }));
   const names = assignNames(named, { knownPeople: known.people, knownEntities: known.entities });
   const generated = new Map<string, Generated>();
@@ -240,12 +237,13 @@ export async function planChannel(
       people: names.people.filter((f) => used.people.has(f.id)),
       entities: names.entities.filter((f) => used.entities.has(f.id)),
     },
+    keyphrases,
   };
 }
 
 /** The work of enriching `record`, or undefined when it lacks nothing; throws EnrichRefusal when it has no speech. */
 export function workFor(
-  record: EpisodeRecord & { language?: string | null },
+  record: StoredEpisode,
   { generatedIds, channelLanguage, channelName, force = false }: { generatedIds: GeneratedIds; channelLanguage: string | null | undefined; channelName?: string; force?: boolean },
 ): GenerateInput | undefined {
   const want = wantedFor(record, generatedIds, { force });
@@ -268,36 +266,6 @@ export function facetsOf(meta: Pick<LibraryMeta, 'facets'>): { generatedIds: Set
   const named = (kind: string) => meta.facets.filter((f) => f.kind === kind).map((f) => ({ id: f.record.id, name: f.record.name }));
   return { generatedIds, known: { people: named('person'), entities: named('entity') }, ids: new Set(meta.facets.map((f) => f.record.id)) };
 }
-
-/** One episode file and the records it holds (one for `.json`, each line for `.jsonl`). */
-interface EpisodeFile {
-  path: string;
-  /** Raw lines of a `.jsonl` file (blank and broken ones kept as they are), or the one record of a `.json` file. */
-  lines: string[];
-  jsonl: boolean;
-  gz: boolean;
-}
-
-async function readEpisodeFile(path: string): Promise<EpisodeFile> {
-  const gz = path.endsWith('.gz');
-  const jsonl = /\.jsonl(\.gz)?$/.test(path);
-  if (jsonl) {
-    const lines: string[] = [];
-    for await (const line of readLines(path)) lines.push(line);
-    return { path, lines, jsonl, gz };
-  }
-  const raw = await readFile(path);
-  return { path, lines: [(gz ? await gunzipAsync(raw) : raw).toString('utf8')], jsonl, gz };
-}
-
-async function writeEpisodeFile(file: EpisodeFile): Promise<void> {
-  const text = file.jsonl ? `${file.lines.join('\n')}\n` : file.lines[0]!;
-  // gzip's header carries no time from Node's zlib: the same text gives the same bytes.
-  await writeLibraryFile(file.path, file.gz ? await gzipAsync(Buffer.from(text, 'utf8'), { level: 9 }) : text);
-}
-
-/** The record of a line, re-serialised the way the file holds its records. */
-const serialise = (file: EpisodeFile, record: EpisodeRecord) => (file.jsonl ? JSON.stringify(record) : libraryJson(record));
 
 export interface EnrichLibraryOptions {
   dir: string;
@@ -333,31 +301,6 @@ export interface EnrichSummary {
   facets: Record<FacetKindName, number>;
   /** Files written (none in a dry run). */
   written: string[];
-}
-
-interface LibraryRecord {
-  file: EpisodeFile;
-  index: number;
-  record: EpisodeRecord & { language?: string | null };
-}
-
-/** Each valid episode record of the library's files, with where it is. */
-async function* records(files: readonly string[], channelIds: ReadonlySet<string>): AsyncGenerator<LibraryRecord> {
-  for (const path of files) {
-    const file = await readEpisodeFile(path);
-    for (let index = 0; index < file.lines.length; index++) {
-      const text = file.lines[index]!;
-      if (text.trim() === '') continue;
-      let data: unknown;
-      try {
-        data = JSON.parse(text);
-      } catch {
-        continue; // ingest reports a broken record; enrichment leaves it as it is
-      }
-      const checked = checkEpisode(data);
-      if (checked.ok && channelIds.has(checked.value.channelId)) yield { file, index, record: checked.value };
-    }
-  }
 }
 
 /** Refuses a library folder the run could not write back into (call it before any model loads). */
@@ -495,6 +438,13 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
       if (added[kind].size === 0 || dryRun) continue;
       if (await addFacets(join(dir, file), [...added[kind].values()])) summary.written.push(join(dir, file));
     }
+    // The channel statistics file, made again from the episodes as now written: what publishing one episode reads.
+    if (dryRun) return;
+    for (const id of [...byChannel.keys()].sort()) {
+      if (await saveTally(dir, await rebuildTally(dir, id, (channels.get(id)!.language || 'en').toLowerCase()))) {
+        if (!summary.written.includes(join(dir, STATS_FILE))) summary.written.push(join(dir, STATS_FILE));
+      }
+    }
   };
   if (dryRun) await writeBack();
   else await withLibraryLock(dir, writeBack);
@@ -540,14 +490,4 @@ export function formatEnrichSummary(s: EnrichSummary, { dryRun = false } = {}): 
     ...s.failed.map((f) => `  ${f.id}: failed: ${f.reason}`),
   ];
   return lines.join('\n');
-}
-
-/** The episodes of one channel in a library folder as the channel-level choice sees them (text only), but `except`. */
-export async function channelEpisodes(dir: string, channelId: string, { channelLanguage, except }: { channelLanguage: string | null; except?: string }): Promise<ChannelEpisode[]> {
-  const out: ChannelEpisode[] = [];
-  for await (const { record } of records(await listEpisodeFiles(dir), new Set([channelId]))) {
-    if (record.id === except) continue;
-    out.push({ episodeId: record.id, language: languageOf(record, channelLanguage), text: speechText(record.transcript?.segments ?? []) });
-  }
-  return out;
 }

@@ -4,21 +4,9 @@ import { join } from 'node:path';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
-import {
-  addFacets,
-  applyGenerated,
-  channelEpisodes,
-  EnrichRefusal,
-  FACET_KINDS,
-  facetsOf,
-  planChannel,
-  wantedFor,
-  workFor,
-  speechText,
-  type FacetKindName,
-  type Generated,
-  type Stages,
-} from './library.js';
+import { channelView, countedText, loadTally, rebuildTally, StaleStats, type ChannelTally, type KeyphraseHint } from './channel-stats.js';
+import { records, speechText, type StoredEpisode } from './episode-files.js';
+import { addFacets, applyGenerated, EnrichRefusal, FACET_KINDS, facetsOf, planChannel, wantedFor, workFor, type FacetKindName, type Generated, type Stages } from './library.js';
 import type { GeneratedFacet } from './types.js';
 
 export interface PublishEnrichment {
@@ -34,6 +22,8 @@ export interface PublishEnrichment {
   /** `enriched`, `complete` (nothing lacked), `refused` (no speech), `failed` (published bare). */
   outcome: 'enriched' | 'complete' | 'refused' | 'failed';
   seconds: number;
+  /** The episode's keyphrases as the channel statistics keep them, for the publishing write (absent: computed there). */
+  keyphrases?: KeyphraseHint & { episodeId: string };
 }
 
 const NO_FACETS: Record<FacetKindName, GeneratedFacet[]> = { topics: [], people: [], entities: [] };
@@ -42,12 +32,14 @@ const NO_FACETS: Record<FacetKindName, GeneratedFacet[]> = { topics: [], people:
 export const notEnriched = (outcome: 'complete' | 'refused' | 'failed', seconds = 0): PublishEnrichment => ({ made: {}, facets: NO_FACETS, apply: (r) => r, outcome, seconds });
 
 /**
- * Enriches an episode about to be published, among the episodes of its channel folder (their texts take part in the
- * choice of topics). What an earlier run generated is regenerated (the transcript may have changed since); the
- * creator's chapters and facet ids stay. A failure leaves the record as it came, with `failed`.
+ * Enriches an episode about to be published, among the episodes of its channel: their part in the choice of topics
+ * (document frequencies, keyphrases) comes from the channel statistics file, so only this episode's file is read
+ * (and any episode file changed since the statistics were written). What an earlier run generated is regenerated (the
+ * transcript may have changed since); the creator's chapters and facet ids stay. A failure leaves the record as it
+ * came, with `failed`.
  */
 export async function enrichForPublish(
-  record: EpisodeRecord & { language?: string | null },
+  record: StoredEpisode,
   { stages, dir, channelLanguage, log, signal }: { stages: Stages; dir: string; channelLanguage: string | null; log?: Logger | undefined; signal?: AbortSignal | undefined },
 ): Promise<PublishEnrichment> {
   const started = performance.now();
@@ -59,12 +51,25 @@ export async function enrichForPublish(
     const channelName = meta.channels.find((c) => c.id === record.channelId)?.title;
     const work = workFor(record, { generatedIds, channelLanguage, force: true, ...(channelName ? { channelName } : {}) });
     if (!work) return unchanged('complete');
-    const others = await channelEpisodes(dir, record.channelId, { channelLanguage, except: record.id });
+    const language = (channelLanguage || 'en').toLowerCase();
+    const body = speechText(work.segments);
+    const viewOf = async (tally: ChannelTally) => {
+      const stored = tally.episodes.get(record.id);
+      return channelView(tally, { episodeId: record.id, body, previous: stored ? await recordIn(join(dir, stored.file), record) : undefined });
+    };
+    const { tally, from, read } = await loadTally(dir, record.channelId, language, { log });
+    if (from === 'rebuilt') log?.info({ episodeId: record.id, files: read.length }, 'channel statistics missing or stale: made from the episode files');
+    // The episode's file changed between the statistics' check and its read (a poll's write): once more from the files.
+    const view = await viewOf(tally).catch(async (err: unknown) => {
+      if (!(err instanceof StaleStats)) throw err;
+      return viewOf(await rebuildTally(dir, record.channelId, language));
+    });
     let failure: unknown;
-    const plan = await planChannel([...others, { episodeId: record.id, language: work.language, text: speechText(work.segments), work }], {
+    const plan = await planChannel([...view.others.map((o) => ({ ...o, language: '', text: '' })), { episodeId: record.id, language: work.language, text: body, work }], {
       stages,
-      channelLanguage: (channelLanguage || 'en').toLowerCase(),
+      channelLanguage: language,
       known,
+      stats: { freq: view.freq },
       signal,
       onFailure: (_id, err) => (failure = err),
       onNote: (episodeId, note) => log?.warn({ episodeId }, note),
@@ -74,13 +79,28 @@ export async function enrichForPublish(
     const facets = Object.fromEntries(FACET_KINDS.map(({ kind }) => [kind, plan.facets[kind].filter((f) => !ids.has(f.id))])) as Record<FacetKindName, GeneratedFacet[]>;
     const apply = <T extends EpisodeRecord>(r: T): T => applyGenerated(r, wantedFor(r, generatedIds, { force: true }), made);
     const changed = JSON.stringify(apply(record)) !== JSON.stringify(record);
-    return { made, facets, apply, outcome: changed ? 'enriched' : 'complete', seconds: seconds() };
+    const text = countedText(record, channelLanguage);
+    const keyphrases = plan.keyphrases.get(record.id);
+    return {
+      made,
+      facets,
+      apply,
+      outcome: changed ? 'enriched' : 'complete',
+      seconds: seconds(),
+      ...(text && keyphrases ? { keyphrases: { episodeId: record.id, text, keyphrases } } : {}),
+    };
   } catch (err) {
     signal?.throwIfAborted();
     if (err instanceof EnrichRefusal) return unchanged('refused');
     log?.warn({ episodeId: record.id, err: (err as Error).message }, 'enrichment failed: the episode is published without generated chapters');
     return unchanged('failed');
   }
+}
+
+/** The episode's record as its file holds it now (its counted text), read from that file alone. */
+async function recordIn(path: string, record: StoredEpisode): Promise<StoredEpisode | undefined> {
+  for await (const r of records([path], new Set([record.channelId]))) if (r.record.id === record.id) return r.record;
+  return undefined;
 }
 
 /** Adds the names of what was generated to the channel folder's facet files; true when a file changed. */

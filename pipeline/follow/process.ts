@@ -20,6 +20,7 @@ import { describeFetchError, downloadToFile, FetchError } from '../../core/groun
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { PublishEnricher } from '../enrich/enrich-thread.js';
+import { recordChannelStats } from '../enrich/channel-stats.js';
 import { episodePath, indexEpisode, indexLibraryMeta, readEpisode, saveEpisode, writeEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
@@ -244,7 +245,11 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
    * `published` puts the previous file back (the library never says published when the index does not); a refused
    * write of `failed` is logged and the outcome still recorded, so the item is not processed again.
    */
-  const finish = (change: (r: FollowedEpisode) => FollowedEpisode, outcome: 'published' | 'failed'): Promise<boolean> =>
+  const finish = (
+    change: (r: FollowedEpisode) => FollowedEpisode,
+    outcome: 'published' | 'failed',
+    stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] },
+  ): Promise<boolean> =>
     withChannelLock(libraryDir, job.slug, async () => {
       const now = await current();
       if (!now) return false;
@@ -259,6 +264,8 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
         }
         deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be indexed');
       }
+      // The channel statistics the next enrichment reads, in the same locked write (never throws).
+      if (stats) await recordChannelStats(dir, { channelId: next.channelId, channelLanguage: stats.channelLanguage, previous: now.record, hint: stats.hint, log: deps.log });
       now.state.items[job.episodeId] = { ...now.source, processed: { digest: job.digest, outcome } };
       await writeState(libraryDir, now.state);
       return true;
@@ -306,11 +313,15 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   let notes: string[] = [];
   let written: boolean;
   try {
-    written = await finish((record) => {
-      const published = publishedRecord(record, made, enriched);
-      notes = published.notes;
-      return published.record;
-    }, 'published');
+    written = await finish(
+      (record) => {
+        const published = publishedRecord(record, made, enriched);
+        notes = published.notes;
+        return published.record;
+      },
+      'published',
+      deps.enrich ? { channelLanguage: started.language, hint: enriched?.keyphrases } : undefined,
+    );
   } catch (err) {
     return fail(err);
   }

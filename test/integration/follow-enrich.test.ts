@@ -9,6 +9,7 @@ import { facetDocId, type FacetDoc } from '../../core/store/documents.js';
 import { Registry } from 'prom-client';
 import type { EnrichParts } from '../../pipeline/enrich/enrich-thread.js';
 import { registerPipelineMetrics } from '../../pipeline/metrics.js';
+import { loadTally, rebuildTally } from '../../pipeline/enrich/channel-stats.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
 import type { ProcessResult } from '../../pipeline/follow/process.js';
 import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
@@ -153,6 +154,12 @@ describe('follow: enrichment before publishing', function () {
     const facet = await client.get({ index: aliases.facets, id: facetDocId(a.channelId, a.topicIds![0]!) } as never).catch(() => undefined);
     expect(facet, 'the topic name is indexed').to.not.equal(undefined);
     expect((facet!.body as { _source: FacetDoc })._source).to.include({ channelId: a.channelId, id: a.topicIds![0], generated: true });
+    // The publishing writes kept the channel statistics file: the three episodes counted, as a rebuild counts them.
+    const [channel] = JSON.parse(await readFile(join(dir, 'channels.json'), 'utf8')) as { id: string; language?: string | null }[];
+    const stats = await loadTally(dir, channel!.id, (channel!.language || 'en').toLowerCase());
+    expect(stats.from, 'channel-stats.json written at publish').to.equal('file');
+    expect([...stats.tally.episodes.values()].filter((e) => e.text !== null)).to.have.length(3);
+    expect(stats.tally.df.entries()).to.deep.equal((await rebuildTally(dir, channel!.id, stats.tally.language)).df.entries());
     // The creator's chapters stay the creator's.
     const c = byTitle.get('With its own chapters')!;
     expect(c.chapters.map((ch) => ch.title)).to.deep.equal(['Soil first', 'Then water']);
