@@ -73,7 +73,11 @@ async function enrich({ job, record, dir, channelLanguage }: Extract<ToThread, {
       () => [],
     );
     const r = await enrichForPublish(record, { stages, dir, channelLanguage, log });
-    post({ type: 'done', job, result: { made: r.made, facets: r.facets, outcome: r.outcome, seconds: r.seconds, generatedIds, ...(r.keyphrases ? { keyphrases: r.keyphrases } : {}) } });
+    post({
+      type: 'done',
+      job,
+      result: { made: r.made, facets: r.facets, outcome: r.outcome, seconds: r.seconds, generatedIds, ...(r.keyphrases ? { keyphrases: r.keyphrases } : {}) },
+    });
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
     post({ type: 'failed', job, error: { name: e.name, message: e.message } });
