@@ -144,32 +144,45 @@ export function capitalise(text: string): string {
   return text.charAt(0).toLocaleUpperCase() + text.slice(1);
 }
 
-// A word of the repeat rule: letters and apostrophes; a digit or `_` next to it makes it part of something else.
-const REPEAT_WORD = /[\p{L}']+/gu;
+// A word of the repeat rule: letters (with their marks) and apostrophes; a digit or `_` next to it makes it part of
+// something else. Only a word that starts and ends with a Latin letter is said once, as the rule always did: elsewhere a
+// word said twice is often grammar (Hindi "अलग अलग"), not a stumble.
+const REPEAT_WORD = /[\p{L}\p{M}']+/gu;
+const LATIN = /[A-Za-z]/;
 const JOINED = /[\p{N}_]/u;
 const GAP = /^\s+$/u;
 
 /**
- * A word said twice or more in a row said once ("the the" → "the", any case; the first spelling kept). A walk over the
+ * A word said twice or more in a row said once ("the the" → "the", any case; the first spelling kept; "I I'm" → "I'm"). A walk over the
  * words, each compared with the one before: a backreference pattern tries every start inside a run of `a'a'a'…`.
  */
 function sayOnce(text: string): string {
   let out = '';
   let copied = 0;
-  let prev: { lower: string; end: number } | undefined;
+  let prev: { word: string; lower: string; end: number } | undefined;
   for (const m of text.matchAll(REPEAT_WORD)) {
+    const word = m[0];
     const start = m.index;
-    const end = start + m[0].length;
-    const lower = m[0].toLowerCase();
-    const free = end === text.length || !JOINED.test(text[end]!);
-    if (prev && free && lower === prev.lower && GAP.test(text.slice(prev.end, start))) {
-      out += text.slice(copied, prev.end);
-      copied = end;
-      prev.end = end;
-      continue;
+    const end = start + word.length;
+    const lower = word.toLowerCase();
+    if (prev && GAP.test(text.slice(prev.end, start))) {
+      if (lower === prev.lower && (end === text.length || !JOINED.test(text[end]!))) {
+        out += text.slice(copied, prev.end);
+        copied = end;
+        prev.end = end;
+        continue;
+      }
+      // The word again as the start of a contraction: "I I'm" → "I'm", "we we're" → "we're".
+      const n = prev.word.length;
+      if (word.length > n && word[n] === "'" && word.slice(0, n).toLowerCase() === prev.lower) {
+        out += text.slice(copied, prev.end);
+        copied = start + n;
+        prev = undefined;
+        continue;
+      }
     }
-    const bounded = start === 0 || !JOINED.test(text[start - 1]!);
-    prev = bounded ? { lower, end } : undefined;
+    const bounded = (start === 0 || !JOINED.test(text[start - 1]!)) && LATIN.test(word[0]!) && LATIN.test(word[word.length - 1]!);
+    prev = bounded ? { word, lower, end } : undefined;
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
