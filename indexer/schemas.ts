@@ -69,6 +69,13 @@ export function episodeOverLimit(ep: Pick<EpisodeRecord, 'transcript' | 'chapter
   const moments = chapters.reduce((n, c) => n + c.moments.length, 0);
   if (segments.length > EPISODE_LIMITS.segments) return `transcript has ${count(segments.length)} segments: more than the ${count(EPISODE_LIMITS.segments)} allowed`;
   if (words > EPISODE_LIMITS.words) return `transcript has ${count(words)} words: more than the ${count(EPISODE_LIMITS.words)} allowed`;
+  let chars = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const n = segments[i]!.text.length;
+    if (n > EPISODE_LIMITS.segmentChars) return `/transcript/segments/${i} has ${count(n)} characters: more than the ${count(EPISODE_LIMITS.segmentChars)} a segment may hold`;
+    chars += n;
+  }
+  if (chars > EPISODE_LIMITS.transcriptChars) return `transcript has ${count(chars)} characters: more than the ${count(EPISODE_LIMITS.transcriptChars)} allowed`;
   if (chapters.length > EPISODE_LIMITS.chapters) return `episode has ${count(chapters.length)} chapters: more than the ${count(EPISODE_LIMITS.chapters)} allowed`;
   if (moments > EPISODE_LIMITS.moments) return `episode has ${count(moments)} key moments: more than the ${count(EPISODE_LIMITS.moments)} allowed`;
   return undefined;

@@ -137,13 +137,17 @@ export type EpisodeRecord = Static<typeof Episode>;
 /**
  * The most an episode may hold, checked at import and at ingest with an error naming the limit. Far
  * above real episodes (the longest of our data sets, a 6-hour podcast, has about 10,400 segments), and
- * low enough that the largest episode allowed renders as a page in well under a second.
+ * low enough that the largest episode allowed renders as a page in well under a second. Text is counted
+ * in UTF-16 code units: the longest segment of our data sets has 7,800 (a committee speaker's turn), the
+ * longest transcript 439,142 (the 6-hour podcast); the caps bound what one feed's text costs enrichment.
  */
 export const EPISODE_LIMITS = Object.freeze({
   segments: 50_000,
   words: 1_000_000,
   chapters: 2_000,
   moments: 10_000,
+  segmentChars: 30_000,
+  transcriptChars: 4_000_000,
 });
 
 /**

@@ -70,11 +70,16 @@ const INSIGHT =
 
 /** Longest sentence carried over from one segment into the next, in words. */
 const MAX_CARRIED_WORDS = 60;
+/**
+ * Longest sentence read at all, in characters: five times the 200 a moment may have, so no claim is lost, and a
+ * bound on what the patterns below see (hostile text in one cue cost seconds in them; security review 2026-12-01, #1).
+ */
+export const MAX_SENTENCE_CHARS = 1_000;
 
 /**
  * Whole sentences of the segments `[first, last]`, in order. A sentence left open at a segment's end runs on into the
  * next segment of the same speaker (subtitle cues cut sentences anywhere); one still open at a change of speaker, at
- * `last`, or past 60 words is not a sentence and is dropped.
+ * `last`, or past 60 words is not a sentence and is dropped; so is one longer than {@link MAX_SENTENCE_CHARS}.
  */
 export function sentencesOf(segments: readonly EnrichSegment[], first: number, last: number): SentenceAt[] {
   const out: SentenceAt[] = [];
@@ -84,6 +89,10 @@ export function sentencesOf(segments: readonly EnrichSegment[], first: number, l
     if (open && (segments[open.segment]!.speakerLabel ?? null) !== (seg.speakerLabel ?? null)) open = undefined;
     sentences(seg.text).forEach((piece, j) => {
       const current = open ? { ...open, text: `${open.text} ${piece}` } : { text: piece, segment: i, nth: j };
+      if (current.text.length > MAX_SENTENCE_CHARS) {
+        open = undefined;
+        return;
+      }
       if (/[.!?…]["'”’)\]]*$/.test(piece)) {
         out.push({ ...current, endSegment: i });
         open = undefined;
@@ -95,8 +104,12 @@ export function sentencesOf(segments: readonly EnrichSegment[], first: number, l
   return out;
 }
 
-/** The sentence as a standalone claim (leading fillers dropped, first letter upper-cased), or null when it leans on its context. */
+/**
+ * The sentence as a standalone claim (leading fillers dropped, first letter upper-cased), or null when it leans on its
+ * context or is longer than {@link MAX_SENTENCE_CHARS} (checked before any pattern reads it).
+ */
 export function standaloneClaim(sentence: string, language: string | undefined): string | null {
+  if (sentence.length > MAX_SENTENCE_CHARS) return null;
   const lang = baseLanguage(language);
   const stripped = ` ${tidySpeech(sentence)} `
     .replace(HESITATION, '')

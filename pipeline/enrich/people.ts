@@ -78,6 +78,9 @@ const FILLER = /^(?:u+m+|u+h+|h+m+|m+h*m+|a+h+|o+h+|e+r+m*)$/i;
 // Lower-case words a person's name may hold between capitalised ones ("Ludwig van Beethoven", "Xavier de Souza").
 const NAME_PARTICLES = new Set(['de', 'del', 'della', 'der', 'di', 'da', 'dos', 'du', 'la', 'le', 'van', 'von', 'bin', 'ibn', 'al', 'el', 'ter', 'ten', 'y']);
 
+/** Longest entity text read as a name: a name is at most 60 characters once cleaned. */
+const MAX_ENTITY_CHARS = 200;
+
 /**
  * ASCII letters and digits of a name, diacritics removed, lower-cased, words joined by `-`, and a hash of the whole name
  * when letters of another script were dropped (decision 33): the key and the id's slug. Empty for a name of no letter.
@@ -102,6 +105,8 @@ export function nameSlug(name: string): string {
  * is the model guessing), more than six words, a pronoun, filler or bare form of address.
  */
 export function cleanName(text: string, kind: NameKind): string | null {
+  // No name is this long, and the edge-trimming patterns below cost the square of a run of punctuation.
+  if (text.length > MAX_ENTITY_CHARS) return null;
   let name = text.normalize('NFC').replace(/\s+/g, ' ').trim();
   name = name.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
   name = name.replace(/^the\s+/i, '');
@@ -164,11 +169,16 @@ export function sameSpokenName(a: string, b: string): boolean {
   const x = a.split('-');
   const y = b.split('-');
   if (x.length < 2 || x.length !== y.length || x[0] !== y[0]) return false;
-  const restA = x.slice(1).join('-');
-  const restB = y.slice(1).join('-');
+  return closeSpellings(x.slice(1).join('-'), y.slice(1).join('-'));
+}
+
+/** True when what follows one first name is within one edit (two for six letters or more), on at least four letters. */
+function closeSpellings(restA: string, restB: string): boolean {
   const shorter = Math.min(restA.length, restB.length);
   if (shorter < 4) return false;
-  return distance(restA, restB) <= (shorter >= 6 ? 2 : 1);
+  const allowed = shorter >= 6 ? 2 : 1;
+  // An edit changes the length by one at most: no distance to compute when the lengths differ more.
+  return Math.abs(restA.length - restB.length) <= allowed && distance(restA, restB) <= allowed;
 }
 
 /** Counts of one key: mentions by kind (and as something else: {@link ELSEWHERE_LABELS}) and by spelling. */
@@ -215,6 +225,9 @@ const mostlyElsewhere = (t: Tally) => t.elsewhere > Math.max(t.person, t.entity)
 const shownSpelling = (t: Tally): string =>
   [...t.spellings].sort((a, b) => b[1] - a[1] || (b[0].match(/\p{Lu}/gu) ?? []).length - (a[0].match(/\p{Lu}/gu) ?? []).length || byKey(a[0], b[0]))[0]![0];
 
+/** Full person names of one bucket (first word and length) compared in pairs, the most mentioned first. */
+const MAX_COMPARED_PER_BUCKET = 100;
+
 /** How {@link joinSpellings} joins a one-word name to a full one. */
 interface JoinRules {
   /** `any`: a one-word key joins the only multi-word key (of either kind) that starts or ends with it; `none`: never. */
@@ -232,26 +245,42 @@ interface JoinRules {
 function joinSpellings(tallies: Map<string, Tally>, { owners, minOwnerMentions }: JoinRules): Map<string, string> {
   const keys = [...tallies.keys()];
   const moved = new Map<string, string>();
-  const full = [...tallies]
-    .filter(([k, t]) => k.includes('-') && kindOfTally(t) === 'person')
-    .sort((a, b) => total(b[1]) - total(a[1]) || byKey(a[0], b[0]))
-    .map(([k]) => k);
-  for (let i = 0; i < full.length; i++) {
-    for (let j = i + 1; j < full.length; j++) {
-      if (tallies.has(full[i]!) && tallies.has(full[j]!) && sameSpokenName(full[i]!, full[j]!)) merge(tallies, moved, full[j]!, full[i]!);
+  // Only names of one bucket can be one person spelled two ways (same first word, same number of words), and only the
+  // most mentioned of each are compared in pairs: 8,000 names sharing a first name took 53 s compared all with all.
+  const buckets = new Map<string, { key: string; rest: string }[]>();
+  for (const [key, t] of [...tallies].sort((a, b) => total(b[1]) - total(a[1]) || byKey(a[0], b[0]))) {
+    if (!key.includes('-') || kindOfTally(t) !== 'person') continue;
+    const words = key.split('-');
+    const bucket = `${words.length}:${words[0]}`;
+    const list = buckets.get(bucket) ?? [];
+    if (list.length < MAX_COMPARED_PER_BUCKET) list.push({ key, rest: words.slice(1).join('-') });
+    buckets.set(bucket, list);
+  }
+  for (const full of buckets.values()) {
+    for (let i = 0; i < full.length; i++) {
+      for (let j = i + 1; j < full.length && tallies.has(full[i]!.key); j++) {
+        if (tallies.has(full[j]!.key) && closeSpellings(full[i]!.rest, full[j]!.rest)) merge(tallies, moved, full[j]!.key, full[i]!.key);
+      }
     }
   }
   if (owners === 'any') {
-    const multi = [...tallies].filter(([k, t]) => k.includes('-') && total(t) > 0 && !mostlyElsewhere(t));
+    // Full names by their first and last word, so each lone word looks up its owners instead of reading every full name.
+    const byEdgeWord = new Map<string, [string, Tally][]>();
+    for (const entry of tallies) {
+      const [k, t] = entry;
+      if (!k.includes('-') || total(t) === 0 || mostlyElsewhere(t)) continue;
+      const words = k.split('-');
+      for (const w of new Set([words[0]!, words[words.length - 1]!])) {
+        const owners = byEdgeWord.get(w) ?? [];
+        owners.push(entry);
+        byEdgeWord.set(w, owners);
+      }
+    }
     for (const key of [...tallies.keys()].filter((k) => !k.includes('-') && total(tallies.get(k)!) > 0).sort(byKey)) {
       // A lone word the model took for a person joins a full person name said once; any other needs the full name said
       // `minOwnerMentions` times ("Twitter" is not "Twitter Blueroom" said once).
       const person = kindOfTally(tallies.get(key)!) === 'person';
-      const candidates = multi.filter(([, t]) => total(t) >= minOwnerMentions || (person && kindOfTally(t) === 'person')).map(([k]) => k);
-      const found = candidates.filter((f) => {
-        const words = f.split('-');
-        return words[0] === key || words[words.length - 1] === key;
-      });
+      const found = (byEdgeWord.get(key) ?? []).filter(([, t]) => total(t) >= minOwnerMentions || (person && kindOfTally(t) === 'person')).map(([k]) => k);
       if (found.length === 1) merge(tallies, moved, key, found[0]!);
     }
   }
@@ -295,11 +324,18 @@ export function episodeNames(
   const tallies = new Map<string, Tally>();
   // First words of the episode's full person names: a given name the model knows here.
   const givenNames = new Set<string>();
+  // A name is mentioned many times: cleaned once per spelling and kind.
+  const cleaned = new Map<string, string | null>();
+  const clean = (text: string, kind: NameKind) => {
+    const key = `${kind}\0${text}`;
+    if (!cleaned.has(key)) cleaned.set(key, cleanName(text, kind));
+    return cleaned.get(key)!;
+  };
   const read = (lists: readonly (readonly NamedEntity[])[]) => {
     for (const list of lists) {
       for (const entity of list) {
         const kind = kindOf(entity.label) ?? (ELSEWHERE_LABELS.has(entity.label) ? 'elsewhere' : null);
-        const name = kind && cleanName(entity.text, kind === 'person' ? 'person' : 'entity');
+        const name = kind && clean(entity.text, kind === 'person' ? 'person' : 'entity');
         if (!kind || !name) continue;
         const key = nameSlug(name);
         add(tallies, key, KNOWN_ORGS.has(key) ? 'entity' : kind, name);

@@ -101,16 +101,41 @@ export function stem(lower: string, language?: string): string {
 }
 
 const ABBREVIATION = /\b(dr|mr|mrs|ms|prof|st|sr|jr|vs|etc|e\.g|i\.e|no|sra?|hr|fr)\.$/i;
+/** Characters of a sentence's end that {@link ABBREVIATION} reads: its longest match ("prof.") and the two before it. */
+const ABBREVIATION_TAIL = 7;
 
-/** Sentences of a text, cut after `.`, `!`, `?` or `…` (closing quotes kept) followed by a space, not after a title such as "Dr.". */
+const STOPS = new Set(['.', '!', '?', '…']);
+const CLOSERS = new Set(['"', "'", '”', '’', ')', ']']);
+const SPACE = /\s/u;
+
+/**
+ * Sentences of a text, cut after `.`, `!`, `?` or `…` (closing quotes kept) followed by a space, not after a title such as "Dr.".
+ * One forward pass: a pattern that looks back over the closing quotes costs the square of a run of them.
+ */
 export function sentences(text: string): string[] {
   const out: string[] = [];
-  for (const piece of text.split(/(?<=[.!?…]["'”’)\]]*)\s+/u)) {
+  const push = (piece: string) => {
     const s = piece.trim();
-    if (s === '') continue;
-    if (out.length > 0 && ABBREVIATION.test(out[out.length - 1]!)) out[out.length - 1] += ` ${s}`;
+    if (s === '') return;
+    if (out.length > 0 && ABBREVIATION.test(out[out.length - 1]!.slice(-ABBREVIATION_TAIL))) out[out.length - 1] += ` ${s}`;
     else out.push(s);
+  };
+  let start = 0;
+  // True while every character since the last stop is a closing quote or bracket.
+  let stopped = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (SPACE.test(ch)) {
+      if (stopped) {
+        push(text.slice(start, i));
+        while (i + 1 < text.length && SPACE.test(text[i + 1]!)) i++;
+        start = i + 1;
+      }
+      stopped = false;
+    } else if (STOPS.has(ch)) stopped = true;
+    else if (!CLOSERS.has(ch)) stopped = false;
   }
+  push(text.slice(start));
   return out;
 }
 
@@ -119,18 +144,59 @@ export function capitalise(text: string): string {
   return text.charAt(0).toLocaleUpperCase() + text.slice(1);
 }
 
+// A word of the repeat rule: letters (with their marks) and apostrophes; a digit or `_` next to it makes it part of
+// something else. Only a word that starts and ends with a Latin letter is said once, as the rule always did: elsewhere a
+// word said twice is often grammar (Hindi "अलग अलग"), not a stumble.
+const REPEAT_WORD = /[\p{L}\p{M}']+/gu;
+const LATIN = /[A-Za-z]/;
+const JOINED = /[\p{N}_]/u;
+const GAP = /^\s+$/u;
+
+/**
+ * A word said twice or more in a row said once ("the the" → "the", any case; the first spelling kept; "I I'm" → "I'm"). A walk over the
+ * words, each compared with the one before: a backreference pattern tries every start inside a run of `a'a'a'…`.
+ */
+function sayOnce(text: string): string {
+  let out = '';
+  let copied = 0;
+  let prev: { word: string; lower: string; end: number } | undefined;
+  for (const m of text.matchAll(REPEAT_WORD)) {
+    const word = m[0];
+    const start = m.index;
+    const end = start + word.length;
+    const lower = word.toLowerCase();
+    if (prev && GAP.test(text.slice(prev.end, start))) {
+      if (lower === prev.lower && (end === text.length || !JOINED.test(text[end]!))) {
+        out += text.slice(copied, prev.end);
+        copied = end;
+        prev.end = end;
+        continue;
+      }
+      // The word again as the start of a contraction: "I I'm" → "I'm", "we we're" → "we're".
+      const n = prev.word.length;
+      if (word.length > n && word[n] === "'" && word.slice(0, n).toLowerCase() === prev.lower) {
+        out += text.slice(copied, prev.end);
+        copied = start + n;
+        prev = undefined;
+        continue;
+      }
+    }
+    const bounded = (start === 0 || !JOINED.test(text[start - 1]!)) && LATIN.test(word[0]!) && LATIN.test(word[word.length - 1]!);
+    prev = bounded ? { word, lower, end } : undefined;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 /**
  * Speech as a reader wants to quote it: symbol-only tokens of transcription markup (`@`, `#`) dropped, a word said twice
  * in a row said once ("the the"), a lone lower-case letter before a word (a cut-off start, "f to feed") dropped, and
- * "belief - net" joined as written. Words are never reordered or replaced.
+ * "belief - net" joined as written. Words are never reordered or replaced. Linear in the text: white space is
+ * collapsed before the rule that removes it before punctuation, which would try every start inside a long run.
  */
 export function tidySpeech(text: string): string {
-  return text
-    .replace(/(^|\s)[@#%&*~^|]+(?=\s|$)/g, '$1')
-    .replace(/(^|\s)(?![aiAI]\b)\p{Ll}(?=\s+\p{L})\s+/gu, '$1')
-    .replace(/\b([\p{L}']+)(\s+\1\b)+/giu, '$1')
+  return sayOnce(text.replace(/(^|\s)[@#%&*~^|]+(?=\s|$)/g, '$1').replace(/(^|\s)(?![aiAI]\b)\p{Ll}(?=\s+\p{L})\s+/gu, '$1'))
     .replace(/(\p{L}) - (\p{L})/gu, '$1-$2')
-    .replace(/\s+([,.;:!?…])/g, '$1')
     .replace(/\s{2,}/g, ' ')
+    .replace(/\s+([,.;:!?…])/g, '$1')
     .trim();
 }
