@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { createLogger } from '../../core/ground/logger.js';
 import { servicesUp } from '../../scripts/ops/provision/services.js';
 import { commandBlocks, strayMarks, type CommandBlock } from '../support/command-blocks.js';
-import { deleteIndices, REPO_ROOT, testClient } from '../support/indexer-env.js';
+import { deleteIndices } from '../../core/store/opensearch.js';
+import { REPO_ROOT, testClient } from '../support/indexer-env.js';
 
 const DOCS = ['README.md', 'docs/operations.md'];
 /** What a shell a newcomer opens carries: no service URL, no model folder, no setting of this project. */
@@ -38,7 +39,10 @@ describe('the documented commands, for a newcomer', function () {
   it('mark every block they cannot run with a reason, right before its fence', function () {
     const unexplained = blocks.filter((b) => b.notRun !== undefined && b.notRun.split(/\s+/).filter(Boolean).length < 3).map((b) => b.where);
     expect(unexplained, 'a `<!-- not run: … -->` mark without a reason').to.deep.equal([]);
-    expect(DOCS.flatMap((doc) => strayMarks(join(REPO_ROOT, doc), doc)), 'marks not right before a shell fence').to.deep.equal([]);
+    expect(
+      DOCS.flatMap((doc) => strayMarks(join(REPO_ROOT, doc), doc)),
+      'marks not right before a shell fence',
+    ).to.deep.equal([]);
     expect(blocks.filter((b) => b.notRun === undefined).length, 'blocks run').to.be.greaterThan(2);
   });
 
