@@ -1,14 +1,14 @@
 // `npm run backup [-- --list]`: snapshot every index of INDEX_PREFIX into BACKUP_REPOSITORY, or list the backups.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createOpenSearchClient } from '../core/store/opensearch.js';
 import { BackupError, createBackup, ensureRepository, listBackups, type BackupInfo } from '../core/store/snapshots.js';
 import { createProgress } from '../indexer/progress.js';
 import { positive } from './lib/cli-args.js';
 
-const config = loadConfig(process.env);
+const config = commandConfig();
 // Logs and progress go to stderr: stdout carries the result a script may read.
 const log = createLogger({ name: 'backup', level: config.logLevel, fd: 2 });
 
@@ -85,7 +85,7 @@ main().then(
   () => process.exit(0),
   (err: unknown) => {
     if (!(err instanceof BackupError)) log.error({ err }, 'backup failed');
-    process.stderr.write(`backup: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`backup: ${describeFailure(err, config)}\n`);
     process.exit(1);
   },
 );

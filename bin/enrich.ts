@@ -1,7 +1,7 @@
 // `npm run enrich -- <libraryDir>`: generates chapters with typed key moments, topics, people and entities for the episodes that lack them, into the library folder.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure, missingServices, reachHttp } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createProgress } from '../indexer/progress.js';
 import { assertWritable, EnrichRefusal, enrichLibrary, formatEnrichSummary } from '../pipeline/enrich/library.js';
@@ -26,12 +26,15 @@ const program = new Command()
 
 const opts = program.opts<{ channel?: string; episode?: string; force?: boolean; dryRun?: boolean }>();
 const dir = resolve(program.args[0]!);
-const config = loadConfig(process.env);
+const config = commandConfig();
 const log = createLogger({ name: 'enrich', level: config.logLevel, fd: 2 });
 
 async function main(): Promise<number> {
   // Refused before the models load: a read-only folder costs nothing and changes nothing.
   if (!opts.dryRun) await assertWritable(dir);
+  // Said before any work: people and entities silently missing is what a newcomer would not notice.
+  for (const line of missingServices({ ...config, enrich: { ...config.enrich, enabled: true } }, { transcription: false })) process.stderr.write(`enrich: ${line}\n`);
+  if (config.enrich.nerUrl) await reachHttp({ what: 'the NER service', url: config.enrich.nerUrl, variable: 'NER_URL' });
   const stages = await createStages(config, { log });
   const progress = createProgress({ label: 'enrich', log });
   try {
@@ -59,7 +62,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     if (!(err instanceof EnrichRefusal)) log.error({ err }, 'enrich failed');
-    process.stderr.write(`enrich: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`enrich: ${describeFailure(err, config)}\n`);
     process.exit(err instanceof EnrichRefusal ? 2 : 1);
   },
 );

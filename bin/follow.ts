@@ -1,7 +1,7 @@
 // `npm run follow -- <feed URL | yt-dlp folder> --channel <slug> --owner <user id>`, `--poll <slug>`, `--list`,
 // `--stop <slug>`, `--retry <slug>`: channels that follow their feed. The worker (`npm run worker`) does the rest.
 import { Command } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure, reachRedis } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createOpenSearchClient, ensureIndices } from '../core/store/opensearch.js';
 import { createIndexerEmbedder } from '../core/embedding/indexer-embedder.js';
@@ -46,7 +46,7 @@ interface Opts {
   retry?: string;
 }
 const opts = program.opts<Opts>();
-const config = loadConfig(process.env);
+const config = commandConfig();
 const log = createLogger({ name: 'follow', level: config.logLevel, fd: 2 });
 
 /**
@@ -75,6 +75,7 @@ const LIST_QUEUE_TIMEOUT_MS = 15_000;
 /** `--list`: the sources' poll state from follow.json and their work from the queue, as a table or `--json`. */
 async function list(): Promise<number> {
   const { libraryDir, recentDays, recentItems } = config.pipeline;
+  await reachRedis(config);
   const connection = createRedisConnection(config.redisUrl);
   const processQueue = createProcessQueue(connection, config.indexPrefix);
   let timer: NodeJS.Timeout | undefined;
@@ -111,6 +112,7 @@ async function main(): Promise<number> {
   const slug = opts.poll ?? opts.stop ?? opts.retry ?? opts.channel;
   if (!slug) throw new FollowError('bad_slug', 'give --channel <slug> (or --poll, --stop, --retry <slug>)');
   if (!opts.poll && !opts.stop && !opts.retry && (!source || !opts.owner)) throw new FollowError('bad_source', 'give <feed URL | folder> --channel <slug> --owner <user id>');
+  await reachRedis(config);
 
   const connection = createRedisConnection(config.redisUrl);
   const pollQueue = createPollQueue(connection, config.indexPrefix);
@@ -146,7 +148,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     if (!(err instanceof FollowError)) log.error({ err }, 'follow failed');
-    process.stderr.write(`follow: ${printable(err instanceof Error ? err.message : String(err))}\n`);
+    process.stderr.write(`follow: ${printable(describeFailure(err, config))}\n`);
     process.exit(1);
   },
 );

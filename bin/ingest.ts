@@ -1,7 +1,7 @@
 // `npm run ingest -- <libraryDir> [--direct]`: enqueue a library for the worker, or load it in-process.
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure, reachRedis } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createOpenSearchClient } from '../core/store/opensearch.js';
 import { createIndexerEmbedder } from '../core/embedding/indexer-embedder.js';
@@ -26,7 +26,7 @@ const program = new Command()
 
 const opts = program.opts<{ direct?: boolean; wait: boolean; force?: boolean }>();
 const dir = resolve(program.args[0]!);
-const config = loadConfig(process.env);
+const config = commandConfig();
 const log = createLogger({ name: 'ingest', level: config.logLevel, fd: 2 });
 
 async function direct(): Promise<LoadSummary> {
@@ -53,6 +53,7 @@ async function direct(): Promise<LoadSummary> {
 }
 
 async function queued(): Promise<LoadSummary> {
+  await reachRedis(config);
   return ingestQueued({ config, dir, force: opts.force ?? false, wait: opts.wait, log });
 }
 
@@ -67,7 +68,7 @@ main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     log.error({ err }, 'ingest failed');
-    process.stderr.write(`ingest: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`ingest: ${describeFailure(err, config)}\n`);
     process.exit(1);
   },
 );

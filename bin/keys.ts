@@ -1,12 +1,12 @@
 // `npm run keys -- create --user <id> [--name <label>] | revoke <keyId> | list --user <id>`: API keys, outside the read-only API.
 import { Command } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { KeyStoreError, listApiKeys, newApiKey, revokeApiKey, storeApiKey, type KeyStoreDeps } from '../src/auth/key-store.js';
 import { positive } from './lib/cli-args.js';
 import { withOperatorStore } from './lib/operator-store.js';
 
-const config = loadConfig(process.env);
+const config = commandConfig();
 // Logs go to stderr: stdout carries only what a script may capture (the key on the last line).
 const log = createLogger({ name: 'keys', level: config.logLevel, fd: 2 });
 
@@ -65,7 +65,7 @@ program.parseAsync().catch((error: unknown) => {
     process.stderr.write(`keys: ${error.message}\n`);
   } else {
     log.error({ err: error }, 'keys failed');
-    process.stderr.write(`keys: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`keys: ${describeFailure(error, config)}\n`);
   }
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 // `npm run reindex`: rebuild every index of INDEX_PREFIX from mappings/ and swap the aliases atomically.
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure } from './lib/reach.js';
 import { configuredModelId, configuredSignature, createConfiguredEmbedder } from '../core/embedding/configured.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createOpenSearchClient } from '../core/store/opensearch.js';
@@ -28,7 +28,7 @@ const program = new Command()
   .parse();
 
 const opts = program.opts<{ grace: number }>();
-const config = loadConfig(process.env);
+const config = commandConfig();
 const log = createLogger({ name: 'reindex', level: config.logLevel, fd: 2 });
 
 async function main(): Promise<void> {
@@ -66,7 +66,7 @@ main().then(
   () => process.exit(0),
   (err: unknown) => {
     log.error({ err }, 'reindex failed');
-    process.stderr.write(`reindex: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`reindex: ${describeFailure(err, config)}\n`);
     process.exit(1);
   },
 );

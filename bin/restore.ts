@@ -1,6 +1,6 @@
 // `npm run restore [-- <snapshot>] [--as <prefix>] [--swap | --force]`: bring a backup of `npm run backup` back.
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure } from './lib/reach.js';
 import { configuredSignature } from '../core/embedding/configured.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createOpenSearchClient } from '../core/store/opensearch.js';
@@ -8,7 +8,7 @@ import { BackupError } from '../core/store/snapshots.js';
 import { currentMappingVersions, restoreBackup } from '../core/store/snapshot-restore.js';
 import { createProgress } from '../indexer/progress.js';
 
-const config = loadConfig(process.env);
+const config = commandConfig();
 const log = createLogger({ name: 'restore', level: config.logLevel, fd: 2 });
 
 const program = new Command()
@@ -66,7 +66,7 @@ main().then(
   () => process.exit(0),
   (err: unknown) => {
     if (!(err instanceof BackupError)) log.error({ err }, 'restore failed');
-    process.stderr.write(`restore: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`restore: ${describeFailure(err, config)}\n`);
     process.exit(1);
   },
 );

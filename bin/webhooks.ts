@@ -2,7 +2,7 @@
 // webhook endpoints, registered by whoever runs the service (the API stays read-only). Deliveries run in the worker.
 // Secrets are sealed with SECRETS_KEY before they reach the store; `add`, `rotate` and `rotate-key` need it.
 import { Command } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { WebhookError } from '../pipeline/webhooks/errors.js';
 import { listEndpoints, newEndpoint, removeEndpoint, rotateSecret, storeEndpoint, type EndpointDoc, type WebhookStoreDeps } from '../pipeline/webhooks/store.js';
@@ -13,7 +13,7 @@ import { storeFailure } from '../core/store/transient.js';
 import { positive } from './lib/cli-args.js';
 import { withOperatorStore } from './lib/operator-store.js';
 
-const config = loadConfig(process.env);
+const config = commandConfig();
 // Logs go to stderr: stdout carries only what a script may capture (the secret on the last line).
 const log = createLogger({ name: 'webhooks', level: config.logLevel, fd: 2 });
 
@@ -124,7 +124,7 @@ program.parseAsync().catch((error: unknown) => {
     const failure = storeFailure(error);
     if (failure) log.error({ failure }, 'webhooks failed');
     else log.error({ err: error }, 'webhooks failed');
-    process.stderr.write(`webhooks: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`webhooks: ${describeFailure(error, config)}\n`);
   }
   process.exit(1);
 });

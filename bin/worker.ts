@@ -1,6 +1,6 @@
 // `npm run worker`: processes ingest jobs and the feed pipeline's polls and processing jobs until SIGTERM/SIGINT.
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../core/config/load.js';
+import { commandConfig, describeFailure, missingServices, reachRedis } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../core/store/opensearch.js';
 import { createIndexerEmbedder } from '../core/embedding/indexer-embedder.js';
@@ -52,7 +52,7 @@ const opts = program.opts<{
   webhooks: boolean;
   metricsPort?: number;
 }>();
-const config = loadConfig(process.env);
+const config = commandConfig();
 const log = createLogger({ name: 'worker', level: config.logLevel, fd: 2 });
 
 /**
@@ -76,6 +76,7 @@ async function guardedEmbedder(client: Client, model: Embedder): Promise<Embedde
 }
 
 async function main(): Promise<void> {
+  await reachRedis(config);
   const client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: INDEXER_TIMEOUT_MS });
   const model = await createIndexerEmbedder(config, { log });
   const embedder = await guardedEmbedder(client, model);
@@ -137,6 +138,7 @@ async function main(): Promise<void> {
     // Enrichment before publishing, with the indexer's embedder (ENRICH=off publishes episodes as transcribed).
     // The language model's outcomes are counted once the metrics registry exists (below).
     let countChat: ((outcome: ChatOutcome) => void) | undefined;
+    if (opts.pipeline) for (const line of missingServices(config)) log.warn(line);
     // Its CPU work runs in a thread with ENRICH_DEADLINE_MS per episode; the embedder and clients stay here.
     const enrich =
       opts.pipeline && config.enrich.enabled
@@ -190,6 +192,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   log.error({ err }, 'worker failed to start');
-  process.stderr.write(`worker: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`worker: ${describeFailure(err, config)}\n`);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import type { Logger } from '../../core/ground/logger.js';
 import { createOpenSearchClient, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { ensureConfiguredIndices } from '../../indexer/ensure-indices.js';
 import { isTransientStoreError, retryTransient, storeFailure } from '../../core/store/transient.js';
+import { describeFailure } from './reach.js';
 
 /**
  * Runs `run` against the store. A reindex write-blocks the old indices until its alias swap, so a write during one
@@ -31,7 +32,9 @@ export async function withOperatorStore<T>(
     throw refuse(
       failure?.type === 'cluster_block_exception'
         ? `the ${index} index is still write-blocked after ${waitSeconds} s: a reindex is probably in progress; retry when it has finished`
-        : `OpenSearch still failing after ${waitSeconds} s (${failure?.reason}); retry shortly`,
+        : failure?.unreachable
+          ? `${describeFailure(error, config)} (tried for ${waitSeconds} s)`
+          : `OpenSearch at ${config.opensearchUrl} still failing after ${waitSeconds} s (${failure?.reason}); retry shortly`,
     );
   } finally {
     await client.close();

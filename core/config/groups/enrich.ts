@@ -1,8 +1,11 @@
 // Enrichment of episodes that arrive with a transcript only.
-import { ConfigError, custom, integer, optionalText, toggle } from '../values.js';
+import { ConfigError, custom, integer, isLoopbackHost, optionalText, toggle } from '../values.js';
 import { computed, type Schema } from '../tree.js';
 import { readServiceUrl, checkKeyTransport } from '../readers.js';
 import { TRANSCRIBE_URL, ENRICH_URL, ENRICH_CHAPTER_MIN_SECONDS, ENRICH_CHAPTER_MAX_SECONDS } from './shared.js';
+
+/** `url` without trailing slashes when it is on this machine, else undefined. */
+const localService = (url: string | undefined): string | undefined => (url && isLoopbackHost(new URL(url).hostname) ? url.replace(/\/+$/, '') : undefined);
 
 export const ENRICH = {
   /** Enrichment: chapters, typed key moments, topics, people and entities generated for episodes that have none (issue 41). */
@@ -33,18 +36,25 @@ export const ENRICH = {
       3_600_000,
       "longest the enrichment of one episode may take before publishing (in the worker's enrichment thread, from when the thread takes it); past it the thread is stopped and the episode is published without generated chapters, counted as a failed enrichment",
     ),
-    /** Named-entity recognition (`POST <url>/v1/entities`); `NER_URL`, else `TRANSCRIBE_URL`'s service; unset: no people or entities. */
+    /**
+     * Named-entity recognition (`POST <url>/v1/entities`): `NER_URL`, else the first `TRANSCRIBE_URL` when it is on
+     * loopback (the local service); unset: no people or entities. Episode texts, drafts included, never go to a hosted
+     * transcription provider unless `NER_URL` names it (security review 2026-12-01, finding 6).
+     */
     nerUrl: computed(
       [
         custom(
           'NER_URL',
-          { shown: '`$TRANSCRIBE_URL` (its first service), else unset (no people or entities)', accepts: 'http or https URL without credentials' },
-          'named-entity recognition service (`POST <url>/v1/entities`): people and companies/products of generated episodes',
+          {
+            shown: 'the first `TRANSCRIBE_URL` when it is on loopback (the local service), else unset (no people or entities)',
+            accepts: 'http or https URL without credentials',
+          },
+          'named-entity recognition service (`POST <url>/v1/entities`): people and companies/products of generated episodes; name an internal or hosted one here, since it receives every episode text',
           readServiceUrl,
         ),
         TRANSCRIBE_URL,
       ],
-      (ner, transcribe) => ner ?? transcribe?.[0]?.replace(/\/+$/, ''),
+      (ner, transcribe) => ner ?? localService(transcribe?.[0]),
     ),
   },
 } satisfies Schema;

