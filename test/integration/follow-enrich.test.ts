@@ -103,9 +103,13 @@ describe('follow: enrichment before publishing', function () {
       const ids = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
       return Promise.all(ids.map(async (id) => JSON.parse(await readFile(join(dir, 'episodes', `${id}.json`), 'utf8')) as EpisodeFile));
     };
+    // Finished in the folder and in the catalog: the index step follows the publishing write.
+    const finished = (status: unknown) => status === 'published' || status === 'failed';
     await until('every item published', async () => {
       const list = await episodes();
-      return list.length === items.length && list.every((e) => e.status === 'published' || e.status === 'failed');
+      if (list.length !== items.length || !list.every((e) => finished(e.status))) return false;
+      const res = await client.search({ index: aliases.episodes, body: { size: 100, query: { term: { channelId: `ch_${slug}` } } } } as never);
+      return (res.body as { hits: { hits: { _source: { status: string } }[] } }).hits.hits.every((h) => finished(h._source.status));
     });
     return { dir, prefix, episodes, results, aliases, env, client, embeddings, feed, xml };
   }
