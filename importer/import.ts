@@ -1,6 +1,7 @@
 // `npm run import`: a feed file or a yt-dlp folder → a library in our format, with a summary of what came in and
 // what did not, and why.
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from '../core/ground/logger.js';
 import { importFeed } from './feed.js';
 import type { ImportedChannel, ItemReport } from './model.js';
@@ -36,13 +37,33 @@ export interface ImportSummary extends WriteSummary {
   partial: ItemReport[];
 }
 
+/**
+ * Which of `ids` the library at `out` holds as episode files (`episodes/<id>.json`, as the importer writes them):
+ * what a re-import keeps the ids of.
+ */
+async function libraryHolds(out: string, ids: readonly string[]): Promise<Set<string>> {
+  const held = new Set<string>();
+  for (const id of ids) {
+    if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(id)) continue;
+    const info = await stat(join(out, 'episodes', `${id}.json`)).catch(() => undefined);
+    if (info?.isFile()) held.add(id);
+  }
+  return held;
+}
+
 export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const info = await stat(opts.source).catch(() => {
     throw new ImportProblem(opts.source, 'no such file or folder');
   });
   const imported = info.isDirectory()
     ? await importYtdlpFolder(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), onItem: opts.onItem })
-    : await importFeed(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), fetch: opts.fetch ?? false, outbound: opts.outbound, onItem: opts.onItem });
+    : await importFeed(opts.source, {
+        ...(opts.slug ? { slug: opts.slug } : {}),
+        fetch: opts.fetch ?? false,
+        outbound: opts.outbound,
+        onItem: opts.onItem,
+        held: (ids) => libraryHolds(opts.out, ids),
+      });
   const owner = opts.owner ?? `u_${imported.channel.slug}_owner`;
   for (const item of imported.items) {
     if (item.outcome === 'skipped') opts.log.warn({ item: item.item, reasons: item.notes }, 'skipped');
