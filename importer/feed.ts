@@ -32,7 +32,6 @@ export interface FeedOptions {
 /** Items whose files are fetched at once with --fetch. */
 const FETCH_CONCURRENCY = 4;
 
-
 /**
  * The item's transcripts in the feed's language (or with none named; all of them when none is), each read and
  * parsed; the best is the one with the source's own word times, then one timed by cue (captions first) before an
