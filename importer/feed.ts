@@ -6,7 +6,7 @@ import { parseRssFeed } from 'feedsmith';
 import PQueue from 'p-queue';
 import { addSoundbites, jsonChapters, showNoteChapters } from './chapters.js';
 import type { ChapterRecord, EpisodeRecord } from '../core/contract/library-format.js';
-import { keepHeldIds } from './item-identity.js';
+import { keepHeldIds, type HeldEpisode } from './item-identity.js';
 import { mapFeed, type Feed, type Item, type MappedItem, type TranscriptSource } from './map-feed.js';
 import { episodeEnd, ingestProblem, transcriptRecord, type ImportedChannel, type ItemReport } from './model.js';
 import { FEED_MAX_BYTES } from '../core/ground/outbound/safe-fetch.js';
@@ -23,10 +23,10 @@ export interface FeedOptions {
   /** Called as each item's files have been read (progress). */
   onItem?: (done: number, total: number) => void;
   /**
-   * Which of these episode ids the library already holds: an item an earlier importer keyed otherwise keeps the id
+   * The episodes the library already holds for the channel: an item an earlier importer keyed otherwise keeps the id
    * it was written under (keepHeldIds). Without it every item gets the id of its key.
    */
-  held?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
+  held?: (channelId: string) => Promise<readonly HeldEpisode[]>;
 }
 
 /** Items whose files are fetched at once with --fetch. */
@@ -122,7 +122,8 @@ export async function importFeed(file: string, opts: FeedOptions): Promise<Impor
   const xml = await readConfinedText(dirname(file), basename(file), { maxBytes: FEED_MAX_BYTES });
   const feed = parseFeed(xml, file);
   const mapped = mapFeed(feed, { source: file, slug: opts.slug });
-  const items = opts.held ? await keepHeldIds(mapped.items, opts.held) : mapped.items;
+  const { held } = opts;
+  const items = held ? await keepHeldIds(mapped.items, () => held(mapped.channel.id)) : mapped.items;
   const { id, slug, title, providerType, source } = mapped.channel;
   const feedItems: Item[] = feed.items ?? [];
   const ctx = { language: mapped.channel.language ?? undefined, baseDir: dirname(file), fetch: opts.fetch, outbound: opts.outbound };

@@ -1,9 +1,11 @@
 // `npm run import`: a feed file or a yt-dlp folder → a library in our format, with a summary of what came in and
 // what did not, and why.
-import { stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EpisodeRecord } from '../core/contract/library-format.js';
 import type { Logger } from '../core/ground/logger.js';
 import { importFeed } from './feed.js';
+import type { HeldEpisode } from './item-identity.js';
 import type { ImportedChannel, ItemReport } from './model.js';
 import type { OutboundOptions } from './sources.js';
 import { ImportProblem } from './text.js';
@@ -37,16 +39,22 @@ export interface ImportSummary extends WriteSummary {
   partial: ItemReport[];
 }
 
-/**
- * Which of `ids` the library at `out` holds as episode files (`episodes/<id>.json`, as the importer writes them):
- * what a re-import keeps the ids of.
- */
-async function libraryHolds(out: string, ids: readonly string[]): Promise<Set<string>> {
-  const held = new Set<string>();
-  for (const id of ids) {
-    if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(id)) continue;
-    const info = await stat(join(out, 'episodes', `${id}.json`)).catch(() => undefined);
-    if (info?.isFile()) held.add(id);
+/** The episodes the library at `out` holds for `channelId` (`episodes/*.json`, as the importer writes them). */
+async function libraryEpisodes(out: string, channelId: string): Promise<HeldEpisode[]> {
+  const dir = join(out, 'episodes');
+  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  const held: HeldEpisode[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json'))) {
+    let record: EpisodeRecord;
+    try {
+      record = JSON.parse(await readFile(join(dir, name), 'utf8')) as EpisodeRecord;
+    } catch {
+      continue; // not an episode the importer wrote: ingest reports it
+    }
+    if (record.channelId === channelId) held.push({ id: record.id, mediaUrl: record.mediaUrl });
   }
   return held;
 }
@@ -62,7 +70,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
         fetch: opts.fetch ?? false,
         outbound: opts.outbound,
         onItem: opts.onItem,
-        held: (ids) => libraryHolds(opts.out, ids),
+        held: (channelId) => libraryEpisodes(opts.out, channelId),
       });
   const owner = opts.owner ?? `u_${imported.channel.slug}_owner`;
   for (const item of imported.items) {

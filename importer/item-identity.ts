@@ -59,38 +59,52 @@ export function episodeIdOf(slug: string, feedKey: string, key: string): string 
 /** The channel id of a slug. */
 export const channelIdOf = (slug: string): string => `ch_${slug}`;
 
-/**
- * The ids the keys used before this one gave an item, besides the id it has now: the importer's (guid, else the
- * whole enclosure URL, else the link) and the follower's (guid, else the enclosure URL without any query, else the
- * link). Only an item without a guid whose enclosure URL has a query can have one.
- */
-export function formerIds(slug: string, feedKey: string, ids: ItemIds): string[] {
-  const now = itemKey(ids);
-  const g = ids.guid?.trim();
-  const e = ids.enclosureUrl?.trim();
-  if (g || !e || now === undefined) return [];
-  const importer = e;
-  const follower = e.replace(/[?#].*$/s, '');
-  return [...new Set([importer, follower])].filter((k) => k !== now).map((k) => episodeIdOf(slug, feedKey, k));
+/** How an episode stored under an earlier key is found again (keepHeldIds). */
+export interface FormerIdentity {
+  /** The ids the earlier keys gave the item, besides the one it has now. */
+  ids: string[];
+  /** An item keyed by its enclosure: the key of its http(s) URL, compared with stored episodes' `mediaUrl`. */
+  mediaKey: string | null;
 }
 
 /**
- * `items` with the ids already held kept: an item whose id is not held, but one of whose former ids is (and no other
- * item of the feed has or takes that id), takes that id back. `held` answers which of the ids asked are held (the
- * library's episode files, the store's episodes, the ids a follower has seen); it is asked once, only when some item
- * has former ids.
+ * What an item keyed by its enclosure (no guid) needs to find its stored episode: the ids the keys used before this
+ * one gave it (the importer's: the whole enclosure URL; the follower's: the URL without any query), and the key of
+ * its media URL, for an episode stored when a rotating parameter had another value (which no key can give again).
  */
-export async function keepHeldIds<T extends { record: { id: string }; formerIds: readonly string[] }>(
+export function formerIdentity(slug: string, feedKey: string, ids: ItemIds, mediaUrl: string | null): FormerIdentity {
+  const now = itemKey(ids);
+  const e = ids.enclosureUrl?.trim();
+  if (ids.guid?.trim() || !e || now === undefined) return { ids: [], mediaKey: null };
+  const keys = [...new Set([e, e.replace(/[?#].*$/s, '')])].filter((k) => k !== now);
+  return { ids: keys.map((k) => episodeIdOf(slug, feedKey, k)), mediaKey: mediaUrl ? enclosureKey(mediaUrl) : null };
+}
+
+/** An episode the library or the store already holds for the channel. */
+export interface HeldEpisode {
+  id: string;
+  mediaUrl?: string | null | undefined;
+}
+
+/**
+ * `items` with the ids already held kept. An item whose id is not held takes, when no other item of the feed has or
+ * takes it, the id of a held episode that an earlier key gave it, else of one whose `mediaUrl` has its media key (the
+ * first by id). `loadHeld` gives the channel's held episodes (the library's files, the store's episodes, what a
+ * follower has seen); it is called only when some item was keyed by its enclosure.
+ */
+export async function keepHeldIds<T extends { record: { id: string }; former: FormerIdentity }>(
   items: readonly T[],
-  held: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
+  loadHeld: () => Promise<readonly HeldEpisode[]>,
 ): Promise<T[]> {
-  const asked = items.filter((i) => i.formerIds.length > 0);
-  if (asked.length === 0) return [...items];
-  const have = await held([...new Set(asked.flatMap((i) => [i.record.id, ...i.formerIds]))]);
+  if (!items.some((i) => i.former.ids.length > 0 || i.former.mediaKey)) return [...items];
+  const held = [...(await loadHeld())].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const heldIds = new Set(held.map((h) => h.id));
   const taken = new Set(items.map((i) => i.record.id));
   return items.map((item) => {
-    if (item.formerIds.length === 0 || have.has(item.record.id)) return item;
-    const id = item.formerIds.find((f) => have.has(f) && !taken.has(f));
+    if (heldIds.has(item.record.id)) return item;
+    const { ids, mediaKey } = item.former;
+    const id =
+      ids.find((f) => heldIds.has(f) && !taken.has(f)) ?? (mediaKey ? held.find((h) => !taken.has(h.id) && h.mediaUrl && enclosureKey(h.mediaUrl) === mediaKey)?.id : undefined);
     if (!id) return item;
     taken.add(id);
     return { ...item, record: { ...item.record, id } };

@@ -3,7 +3,7 @@
 // The importer reads the transcripts on top of this; the follower computes digests and diffs on top of it.
 import type { parseRssFeed } from 'feedsmith';
 import type { ChannelSourceRecord, EpisodeRecord, FacetRecord } from '../core/contract/library-format.js';
-import { channelIdOf, episodeIdOf, formerIds, itemKey } from './item-identity.js';
+import { channelIdOf, episodeIdOf, formerIdentity, itemKey, type FormerIdentity } from './item-identity.js';
 import { durationOf, episodeRecord, FacetNames, httpUrl, summaryOf, type ImportedChannelInfo } from './model.js';
 import { cleanText, htmlToText, ImportProblem, slugify } from './text.js';
 
@@ -47,8 +47,8 @@ export interface MappedItem {
   label: string;
   /** The identity key its id is made from (item-identity.ts). */
   key: string;
-  /** Ids earlier keys gave it, for keepHeldIds. */
-  formerIds: string[];
+  /** How an episode stored under an earlier key is found again, for keepHeldIds. */
+  former: FormerIdentity;
   /** Status `published`, no transcript, no chapters: what the feed itself says of the episode. */
   record: EpisodeRecord;
   sources: ItemSources;
@@ -159,7 +159,7 @@ export function mapFeed(feed: Feed, { source, slug: given, feedKey: pinned, base
       index,
       label,
       key,
-      formerIds: formerIds(slug, feedKey, ids),
+      former: formerIdentity(slug, feedKey, ids, enclosureUrl),
       record: episodeRecord({
         id,
         channelId,

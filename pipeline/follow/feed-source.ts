@@ -3,7 +3,8 @@
 import { parseRssFeed } from 'feedsmith';
 import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
-import { keepHeldIds } from '../../importer/item-identity.js';
+import { scrollHits } from '../../indexer/scroll.js';
+import { keepHeldIds, type FormerIdentity, type HeldEpisode } from '../../importer/item-identity.js';
 import { mapFeed, type Feed } from '../../importer/map-feed.js';
 import { ingestProblem, type ImportedChannel } from '../../importer/model.js';
 import { stableHash } from '../../importer/text.js';
@@ -23,8 +24,8 @@ export interface SourceItem {
   /** The record as the source describes it now: status `pending` (feed) or as imported (yt-dlp), no work done yet. */
   record: EpisodeRecord;
   source: ItemSource;
-  /** Ids earlier keys gave the item (importer/item-identity.ts): one the store or the follower holds is kept. */
-  formerIds: string[];
+  /** How an episode stored under an earlier key is found again (importer/item-identity.ts): its id is kept. */
+  former: FormerIdentity;
 }
 
 export interface SourceSnapshot {
@@ -75,7 +76,7 @@ export function feedSnapshot(xml: string, { slug, feedUrl, feedKey }: { slug: st
     feedKey: mapped.feedKey,
   };
   const skipped = [...mapped.skipped];
-  for (const { index, label, key, formerIds, record, sources } of mapped.items) {
+  for (const { index, label, key, former, record, sources } of mapped.items) {
     const pending: EpisodeRecord = { ...record, status: 'pending' };
     // What ingest would refuse is skipped with its reason here, as the importer does: thrown by the poll's write, it
     // stopped the poll and every item after it (security review 2026-11-27, item 13).
@@ -88,28 +89,28 @@ export function feedSnapshot(xml: string, { slug, feedUrl, feedKey }: { slug: st
     out.items.push({
       record: pending,
       source: { key, enclosureUrl, transcripts, chaptersUrl, notes, publishedAt: record.publishedAt, digest: sourceDigest(enclosureUrl, transcripts, chaptersUrl) },
-      formerIds,
+      former,
     });
   }
   out.skipped = skipped.sort((a, b) => a.index - b.index).map(({ item, reason }) => ({ item, reason }));
   return out;
 }
 
-/** Ids asked of the store in one `_mget`. */
-const MGET_IDS = 500;
-
 /**
- * The snapshot with the episode ids already held kept (keepHeldIds): held are the ids the follower has seen
- * (`state.items`) and the episodes the store holds, such as those of a channel imported, then followed, whose
- * guid-less items an earlier key named otherwise.
+ * The snapshot with the episode ids already held kept (keepHeldIds): held are the items the follower has seen
+ * (`state.items`) and the channel's episodes in the store, such as those of a channel imported, then followed, whose
+ * guid-less items an earlier key named otherwise. The store is read only when some item was keyed by its enclosure.
  */
-export async function keepStoredIds(snapshot: SourceSnapshot, state: Pick<FollowState, 'items'>, ctx: Pick<IndexContext, 'client' | 'aliases'>): Promise<SourceSnapshot> {
-  const held = async (ids: readonly string[]): Promise<Set<string>> => {
-    const out = new Set(ids.filter((id) => Object.hasOwn(state.items, id)));
-    const ask = ids.filter((id) => !out.has(id));
-    for (let i = 0; i < ask.length; i += MGET_IDS) {
-      const res = await ctx.client.mget({ index: ctx.aliases.episodes, body: { ids: ask.slice(i, i + MGET_IDS) }, _source: false } as never);
-      for (const doc of (res.body as { docs: { _id: string; found?: boolean }[] }).docs) if (doc.found) out.add(doc._id);
+export async function keepStoredIds(
+  snapshot: SourceSnapshot,
+  state: Pick<FollowState, 'channelId' | 'items'>,
+  ctx: Pick<IndexContext, 'client' | 'aliases'>,
+): Promise<SourceSnapshot> {
+  const held = async (): Promise<HeldEpisode[]> => {
+    const out: HeldEpisode[] = Object.entries(state.items).map(([id, s]) => ({ id, mediaUrl: s.enclosureUrl }));
+    const query = { term: { channelId: state.channelId } };
+    for await (const page of scrollHits<{ mediaUrl?: string | null }>(ctx.client, { index: ctx.aliases.episodes, query, source: ['mediaUrl'] })) {
+      for (const hit of page) out.push({ id: hit._id, mediaUrl: hit._source?.mediaUrl ?? null });
     }
     return out;
   };
@@ -124,7 +125,7 @@ export async function ytdlpSnapshot(dir: string, { slug }: { slug: string }): Pr
     items: imported.episodes.map((record) => ({
       record,
       source: { key: record.id, enclosureUrl: null, transcripts: [], chaptersUrl: null, notes: null, digest: stableHash(JSON.stringify(record)) },
-      formerIds: [],
+      former: { ids: [], mediaKey: null },
     })),
     people: imported.people,
     topics: imported.topics,
