@@ -99,22 +99,27 @@ export function feedSnapshot(xml: string, { slug, feedUrl, feedKey }: { slug: st
 /**
  * The snapshot with the episode ids already held kept (keepHeldIds): held are the items the follower has seen
  * (`state.items`) and the channel's episodes in the store, such as those of a channel imported, then followed, whose
- * guid-less items an earlier key named otherwise. The store is read only when some item was keyed by its enclosure.
+ * guid-less items an earlier key named otherwise. The store is read only when an item keyed by its enclosure is not
+ * in `state.items` yet (a first poll, a new item), not on every poll of a feed without guids.
  */
 export async function keepStoredIds(
   snapshot: SourceSnapshot,
   state: Pick<FollowState, 'channelId' | 'items'>,
   ctx: Pick<IndexContext, 'client' | 'aliases'>,
 ): Promise<SourceSnapshot> {
-  const held = async (): Promise<HeldEpisode[]> => {
-    const out: HeldEpisode[] = Object.entries(state.items).map(([id, s]) => ({ id, mediaUrl: s.enclosureUrl }));
+  const seen: HeldEpisode[] = Object.entries(state.items).map(([id, s]) => ({ id, mediaUrl: s.enclosureUrl }));
+  const items = await keepHeldIds(snapshot.items, () => Promise.resolve(seen));
+  const unseen = items.some((i) => (i.former.ids.length > 0 || i.former.mediaKey) && !Object.hasOwn(state.items, i.record.id));
+  if (!unseen) return { ...snapshot, items };
+  const stored = async (): Promise<HeldEpisode[]> => {
+    const out = [...seen];
     const query = { term: { channelId: state.channelId } };
     for await (const page of scrollHits<{ mediaUrl?: string | null }>(ctx.client, { index: ctx.aliases.episodes, query, source: ['mediaUrl'] })) {
       for (const hit of page) out.push({ id: hit._id, mediaUrl: hit._source?.mediaUrl ?? null });
     }
     return out;
   };
-  return { ...snapshot, items: await keepHeldIds(snapshot.items, held) };
+  return { ...snapshot, items: await keepHeldIds(snapshot.items, stored) };
 }
 
 /** A yt-dlp download folder re-read with the importer: its records are final (captions beside the videos, nothing fetched). */
