@@ -1,26 +1,17 @@
-// A podcast RSS feed (Podcasting 2.0 namespace) → one channel and its episodes. feedsmith parses the feed; this
-// module only maps: transcripts and chapters the items point at, persons, soundbites, keywords, duration.
+// A podcast RSS feed (Podcasting 2.0 namespace) → one channel and its episodes. feedsmith parses the feed and
+// map-feed.ts maps it (the follower's mapping too); this module reads what the items point at: transcripts (the best
+// kept), chapters and soundbites.
 import { basename, dirname } from 'node:path';
 import { parseRssFeed } from 'feedsmith';
 import PQueue from 'p-queue';
 import { addSoundbites, jsonChapters, showNoteChapters } from './chapters.js';
-import type { ChannelSourceRecord, ChapterRecord, EpisodeRecord } from '../core/contract/library-format.js';
-import {
-  durationOf,
-  episodeEnd,
-  episodeRecord,
-  FacetNames,
-  httpUrl,
-  ingestProblem,
-  summaryOf,
-  transcriptRecord,
-  type ImportedChannel,
-  type ImportedChannelInfo,
-  type ItemReport,
-} from './model.js';
+import type { ChapterRecord, EpisodeRecord } from '../core/contract/library-format.js';
+import { keepHeldIds, type HeldEpisode } from './item-identity.js';
+import { mapFeed, type Feed, type Item, type MappedItem, type TranscriptSource } from './map-feed.js';
+import { episodeEnd, ingestProblem, transcriptRecord, type ImportedChannel, type ItemReport } from './model.js';
 import { FEED_MAX_BYTES } from '../core/ground/outbound/safe-fetch.js';
 import { parseChaptersText, parseTranscriptText, readConfinedText, readSource, type OutboundOptions } from './sources.js';
-import { cleanText, htmlToText, ImportProblem, primaryLanguage, slugify, stableHash, type DraftTranscript } from './text.js';
+import { ImportProblem, primaryLanguage, type DraftTranscript } from './text.js';
 
 export interface FeedOptions {
   /** The channel's slug; derived from the feed's title when absent. */
@@ -31,16 +22,15 @@ export interface FeedOptions {
   outbound?: OutboundOptions;
   /** Called as each item's files have been read (progress). */
   onItem?: (done: number, total: number) => void;
+  /**
+   * The episodes the library already holds for the channel: an item an earlier importer keyed otherwise keeps the id
+   * it was written under (keepHeldIds). Without it every item gets the id of its key.
+   */
+  held?: (channelId: string) => Promise<readonly HeldEpisode[]>;
 }
 
 /** Items whose files are fetched at once with --fetch. */
 const FETCH_CONCURRENCY = 4;
-
-/** A parsed RSS feed (feedsmith). */
-export type Feed = ReturnType<typeof parseRssFeed>;
-/** One item of a parsed feed. */
-export type Item = NonNullable<Feed['items']>[number];
-type FeedTranscript = NonNullable<NonNullable<Item['podcast']>['transcripts']>[number];
 
 /**
  * The item's transcripts in the feed's language (or with none named; all of them when none is), each read and
@@ -48,13 +38,12 @@ type FeedTranscript = NonNullable<NonNullable<Item['podcast']>['transcripts']>[n
  * HTML transcript, whose times mark only where monologues start.
  */
 async function bestTranscript(
-  item: Item,
+  all: readonly TranscriptSource[],
   feed: { language?: string | undefined; durationMs: number | null; baseDir: string; fetch: boolean; outbound?: OutboundOptions | undefined },
   notes: string[],
 ): Promise<DraftTranscript | undefined> {
-  const all: FeedTranscript[] = item.podcast?.transcripts ?? [];
   const want = primaryLanguage(feed.language);
-  const mine = all.filter((t: FeedTranscript) => !want || !t.language || primaryLanguage(t.language) === want);
+  const mine = all.filter((t) => !want || !t.language || primaryLanguage(t.language) === want);
   const drafts: { draft: DraftTranscript; captions: boolean }[] = [];
   for (const t of mine.length > 0 ? mine : all) {
     try {
@@ -76,102 +65,47 @@ export function bestDraft(drafts: readonly { draft: DraftTranscript; captions: b
   return [...drafts].sort((a, b) => rank(b) - rank(a))[0]?.draft;
 }
 
-function publishedAt(item: Item): string | undefined {
-  const date = item.pubDate ? new Date(item.pubDate) : undefined;
-  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : undefined;
-}
-
-/** What every item of one feed shares: the channel it belongs to, where its files are, and the facet registries. */
-export interface FeedContext {
-  channelId: string;
-  slug: string;
-  /** The feed's own identity (podcast:guid, else its link, else its title): item ids are hashed with it. */
-  feedKey: string;
-  language?: string | undefined;
-  /** Folder that relative transcript and chapter URLs resolve against (the feed file's). */
-  baseDir: string;
-  /** Fetch absolute http(s) transcript and chapter URLs. */
-  fetch: boolean;
-  outbound?: OutboundOptions | undefined;
-  /** The channel's `podcast:person` list: an item's own list replaces it. */
-  channelPersons: { display?: string }[];
-  people: FacetNames;
-  topics: FacetNames;
-}
-
-/** One item as the importer (or a feed follower) makes it: an episode record, or only the report saying why not. */
+/** One mapped item as the importer makes it: an episode record, or only the report saying why not. */
 export interface ItemResult {
   report: ItemReport;
   episode?: EpisodeRecord;
 }
 
-/** The item's description as plain text, and the HTML it came from (show notes, where chapters may be listed). */
-function itemDescription(item: Item): { html: string; text: string } {
-  const html = item.description ?? item.content?.encoded ?? item.itunes?.summary ?? '';
-  return { html, text: htmlToText(html) };
-}
-
 /**
- * One feed item → one episode record: its transcripts read (the best kept), its chapters from a JSON chapters
- * file, else from timestamps in its show notes, its soundbites, persons and keywords. An item without an identity
- * or a date, or whose record ingest would refuse (EPISODE_LIMITS), gives no episode and a report saying why.
- * `index` only names an untitled item in the report.
+ * One mapped item → its episode record: its transcripts read (the best kept), its chapters from a JSON chapters
+ * file, else from timestamps in its show notes, its soundbites. A record ingest would refuse (EPISODE_LIMITS) gives
+ * no episode and a report saying why.
  */
-export async function itemRecord(item: Item, ctx: FeedContext, { index = 0 }: { index?: number } = {}): Promise<ItemResult> {
-  const label = cleanText(item.title ?? '') || `item ${index + 1}`;
-  const skip = (reason: string): ItemResult => ({ report: { item: label, outcome: 'skipped', notes: [reason] } });
-  const guid = item.guid?.value ?? item.enclosures?.[0]?.url ?? item.link;
-  if (!guid) return skip('no guid, enclosure or link to identify it');
-  const date = publishedAt(item);
-  if (!date) return skip(`no valid pubDate (${item.pubDate ?? 'missing'})`);
-  const notes: string[] = [];
-  const rawDuration: unknown = item.itunes?.duration;
-  const durationMs = durationOf(typeof rawDuration === 'number' ? rawDuration : null);
-  if (rawDuration !== undefined && durationMs === null) notes.push(`itunes:duration ${String(rawDuration)} is not a duration: left out`);
-  const draft = await bestTranscript(item, { ...ctx, durationMs }, notes);
-  const end = episodeEnd(durationMs, draft);
-  const description = itemDescription(item);
+export async function itemRecord(
+  mapped: MappedItem,
+  item: Item,
+  ctx: { language?: string | undefined; baseDir: string; fetch: boolean; outbound?: OutboundOptions | undefined },
+): Promise<ItemResult> {
+  const { record, sources } = mapped;
+  const notes = [...mapped.notes];
+  const draft = await bestTranscript(sources.transcripts, { ...ctx, durationMs: record.durationMs ?? null }, notes);
+  const end = episodeEnd(record.durationMs ?? null, draft);
   let chapters: ChapterRecord[] = [];
-  if (item.podcast?.chapters?.url) {
+  if (sources.chaptersUrl) {
     try {
-      const { text, name } = await readSource(item.podcast.chapters.url, { baseDir: ctx.baseDir, fetch: ctx.fetch, outbound: ctx.outbound });
+      const { text, name } = await readSource(sources.chaptersUrl, { baseDir: ctx.baseDir, fetch: ctx.fetch, outbound: ctx.outbound });
       chapters = jsonChapters(parseChaptersText(text, name), end);
     } catch (err) {
       notes.push(err instanceof ImportProblem ? err.message : (err as Error).message);
     }
   }
-  if (chapters.length === 0 && description.html) {
-    const fromNotes = showNoteChapters(description.html, end);
+  if (chapters.length === 0 && sources.notes) {
+    const fromNotes = showNoteChapters(sources.notes, end);
     chapters = fromNotes.chapters;
     if (fromNotes.warning) notes.push(fromNotes.warning.replace('description timestamps', 'show-note timestamps'));
   }
   const { dropped } = addSoundbites(chapters, item.podcast?.soundbites ?? [], draft?.segments ?? []);
   if (dropped > 0) notes.push(`${dropped} soundbite(s) left out: no chapter holds them`);
   if (!draft) notes.push('imported without a transcript');
-  const id = `ep_${ctx.slug}_${stableHash(ctx.feedKey, guid)}`;
-  // An item's persons replace the channel's (Podcasting 2.0).
-  const persons = item.podcast?.persons ?? ctx.channelPersons;
-  const keywords = [...(item.itunes?.keywords ?? []), ...(item.categories ?? []).map((c: { name?: string }) => c.name ?? '')];
-  const episode = episodeRecord({
-    id,
-    channelId: ctx.channelId,
-    title: label,
-    description: description.text || null,
-    summary: summaryOf(description.text),
-    link: httpUrl(item.link),
-    thumbnail: httpUrl(item.itunes?.image),
-    mediaUrl: httpUrl(item.enclosures?.[0]?.url),
-    durationMs,
-    publishedAt: date,
-    viewCount: null,
-    personIds: ctx.people.ids(persons.map((p: { display?: string }) => p.display ?? '')),
-    topicIds: ctx.topics.ids(keywords),
-    transcript: draft ? transcriptRecord(draft) : null,
-    chapters,
-  });
+  const episode: EpisodeRecord = { ...record, transcript: draft ? transcriptRecord(draft) : null, chapters };
   const refused = ingestProblem(episode);
-  if (refused) return { report: { item: id, outcome: 'skipped', notes: [refused, ...notes] } };
-  return { report: { item: id, outcome: 'imported', notes }, episode };
+  if (refused) return { report: { item: record.id, outcome: 'skipped', notes: [refused, ...notes] } };
+  return { report: { item: record.id, outcome: 'imported', notes }, episode };
 }
 
 /** A feed's text parsed; one that is not RSS is an ImportProblem naming `file`. */
@@ -183,66 +117,38 @@ export function parseFeed(xml: string, file: string): Feed {
   }
 }
 
-/**
- * The channel a parsed feed describes and the context its items are built in. The source identity is the feed's
- * `podcast:guid`, else its link, else its title.
- */
-export function feedChannel(
-  feed: Feed,
-  opts: { file: string; slug?: string | undefined; fetch: boolean; outbound?: OutboundOptions | undefined },
-): { channel: ImportedChannelInfo; context: FeedContext } {
-  const title = cleanText(feed.title ?? '') || cleanText(feed.itunes?.title ?? '');
-  if (!title) throw new ImportProblem(opts.file, 'the feed has no title');
-  const slug = opts.slug ?? slugify(title);
-  const channelId = `ch_${slug}`;
-  const link = httpUrl(feed.link);
-  const guid = cleanText(feed.podcast?.guid ?? '');
-  // The feed's own identity: podcast:guid, else its link, else its title.
-  const feedKey = feed.podcast?.guid ?? feed.link ?? title;
-  const source: ChannelSourceRecord = { kind: 'rss', id: guid ? `podcast:guid:${guid}` : link ? link : `title:${title}`, url: link };
-  return {
-    channel: { id: channelId, slug, title, providerType: 'rss', source },
-    context: {
-      channelId,
-      slug,
-      feedKey,
-      language: feed.language,
-      baseDir: dirname(opts.file),
-      fetch: opts.fetch,
-      outbound: opts.outbound,
-      channelPersons: feed.podcast?.persons ?? [],
-      people: new FacetNames('p'),
-      topics: new FacetNames('t'),
-    },
-  };
-}
-
 /** Reads and maps one feed file. A feed that cannot be parsed is an ImportProblem; a bad item is only skipped. */
 export async function importFeed(file: string, opts: FeedOptions): Promise<ImportedChannel> {
   const xml = await readConfinedText(dirname(file), basename(file), { maxBytes: FEED_MAX_BYTES });
   const feed = parseFeed(xml, file);
-  const { channel, context } = feedChannel(feed, { file, slug: opts.slug, fetch: opts.fetch, outbound: opts.outbound });
-  const out: ImportedChannel = { channel, episodes: [], people: [], topics: [], items: [], warnings: [] };
+  const mapped = mapFeed(feed, { source: file, slug: opts.slug });
+  const { held } = opts;
+  const items = held ? await keepHeldIds(mapped.items, () => held(mapped.channel.id)) : mapped.items;
+  const { id, slug, title, providerType, source } = mapped.channel;
+  const feedItems: Item[] = feed.items ?? [];
+  const ctx = { language: mapped.channel.language ?? undefined, baseDir: dirname(file), fetch: opts.fetch, outbound: opts.outbound };
 
   // Reading an item's files may mean fetching them: a few items at a time. Results are kept in the feed's order,
   // and facet ids come from names, so the same feed always gives the same ids and bytes.
-  const items: Item[] = feed.items ?? [];
   const queue = new PQueue({ concurrency: opts.fetch ? FETCH_CONCURRENCY : 1 });
   let read = 0;
   const results = await Promise.all(
-    items.map((item, index) =>
+    items.map((item) =>
       queue.add(async () => {
-        const result = await itemRecord(item, context, { index });
+        const result = await itemRecord(item, feedItems[item.index]!, ctx);
         opts.onItem?.(++read, items.length);
-        return result;
+        return { index: item.index, ...result };
       }),
     ),
   );
-  for (const { report, episode } of results) {
-    out.items.push(report);
-    if (episode) out.episodes.push(episode);
-  }
-  out.people = context.people.records();
-  out.topics = context.topics.records();
-  return out;
+  const skipped = mapped.skipped.map(({ index, item, reason }) => ({ index, report: { item, outcome: 'skipped' as const, notes: [reason] } }));
+  const reports = [...results, ...skipped].sort((a, b) => a.index - b.index);
+  return {
+    channel: { id, slug, title, providerType, source },
+    episodes: results.flatMap((r) => (r.episode ? [r.episode] : [])),
+    people: mapped.people,
+    topics: mapped.topics,
+    items: reports.map((r) => r.report),
+    warnings: [],
+  };
 }

@@ -1,8 +1,11 @@
 // `npm run import`: a feed file or a yt-dlp folder → a library in our format, with a summary of what came in and
 // what did not, and why.
-import { stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EpisodeRecord } from '../core/contract/library-format.js';
 import type { Logger } from '../core/ground/logger.js';
 import { importFeed } from './feed.js';
+import type { HeldEpisode } from './item-identity.js';
 import type { ImportedChannel, ItemReport } from './model.js';
 import type { OutboundOptions } from './sources.js';
 import { ImportProblem } from './text.js';
@@ -36,13 +39,39 @@ export interface ImportSummary extends WriteSummary {
   partial: ItemReport[];
 }
 
+/** The episodes the library at `out` holds for `channelId` (`episodes/*.json`, as the importer writes them). */
+async function libraryEpisodes(out: string, channelId: string): Promise<HeldEpisode[]> {
+  const dir = join(out, 'episodes');
+  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  const held: HeldEpisode[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json'))) {
+    let record: EpisodeRecord;
+    try {
+      record = JSON.parse(await readFile(join(dir, name), 'utf8')) as EpisodeRecord;
+    } catch {
+      continue; // not an episode the importer wrote: ingest reports it
+    }
+    if (record.channelId === channelId) held.push({ id: record.id, mediaUrl: record.mediaUrl });
+  }
+  return held;
+}
+
 export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const info = await stat(opts.source).catch(() => {
     throw new ImportProblem(opts.source, 'no such file or folder');
   });
   const imported = info.isDirectory()
     ? await importYtdlpFolder(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), onItem: opts.onItem })
-    : await importFeed(opts.source, { ...(opts.slug ? { slug: opts.slug } : {}), fetch: opts.fetch ?? false, outbound: opts.outbound, onItem: opts.onItem });
+    : await importFeed(opts.source, {
+        ...(opts.slug ? { slug: opts.slug } : {}),
+        fetch: opts.fetch ?? false,
+        outbound: opts.outbound,
+        onItem: opts.onItem,
+        held: (channelId) => libraryEpisodes(opts.out, channelId),
+      });
   const owner = opts.owner ?? `u_${imported.channel.slug}_owner`;
   for (const item of imported.items) {
     if (item.outcome === 'skipped') opts.log.warn({ item: item.item, reasons: item.notes }, 'skipped');

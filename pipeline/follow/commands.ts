@@ -7,13 +7,16 @@ import { PAID_PLAN } from '../../core/contract/plans.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { writeLibraryJson } from '../../importer/library-writer.js';
 import { FollowError } from './errors.js';
-import { channelIdOf, isSlug } from './identity.js';
+import { channelIdOf } from '../../importer/item-identity.js';
 import { readEpisode, saveEpisode, saveOwner } from './library.js';
 import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from './poll.js';
 import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from './queues.js';
 import { channelDir, listStates, readJson, readState, withChannelLock, writeState, type FollowState } from './state.js';
 import { formatDuration, formatAudio, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
 import type { RecentRule } from './work-order.js';
+
+/** Slugs are subdomains: `[a-z0-9-]{1,63}`. */
+const isSlug = (value: string): boolean => /^[a-z0-9-]{1,63}$/.test(value);
 
 export interface CommandDeps extends FollowDeps {
   pollQueue: Queue<PollJob>;

@@ -1,12 +1,15 @@
-// A source read into what the follower compares: the channel's fields and, per item, its catalog record (as the
-// importer maps it, through the importer's own helpers) and where its transcript or audio is to be found.
+// A source read into what the follower compares: the channel's fields and, per item, its catalog record and where its
+// transcript or audio is to be found, as the importer's own mapping (importer/map-feed.ts) gives them; the digests on top.
 import { parseRssFeed } from 'feedsmith';
 import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
-import { durationOf, episodeRecord, FacetNames, httpUrl, ingestProblem, summaryOf, type ImportedChannel } from '../../importer/model.js';
-import { cleanText, htmlToText, stableHash } from '../../importer/text.js';
+import type { IndexContext } from '../../indexer/load-episode.js';
+import { scrollHits } from '../../indexer/scroll.js';
+import { keepHeldIds, type FormerIdentity, type HeldEpisode } from '../../importer/item-identity.js';
+import { mapFeed, type Feed } from '../../importer/map-feed.js';
+import { ingestProblem, type ImportedChannel } from '../../importer/model.js';
+import { stableHash } from '../../importer/text.js';
 import { importYtdlpFolder } from '../../importer/ytdlp.js';
-import { channelIdOf, episodeIdOf, itemKey, withoutQuery } from './identity.js';
-import type { ItemSource, TranscriptSource } from './state.js';
+import type { FollowState, ItemSource, TranscriptSource } from './state.js';
 
 /** The channel's fields a source gives (additive channel fields besides the format's own). */
 export interface SourceChannel {
@@ -21,6 +24,8 @@ export interface SourceItem {
   /** The record as the source describes it now: status `pending` (feed) or as imported (yt-dlp), no work done yet. */
   record: EpisodeRecord;
   source: ItemSource;
+  /** How an episode stored under an earlier key is found again (importer/item-identity.ts): its id is kept. */
+  former: FormerIdentity;
 }
 
 export interface SourceSnapshot {
@@ -34,28 +39,13 @@ export interface SourceSnapshot {
   feedKey?: string;
 }
 
-type Feed = ReturnType<typeof parseRssFeed>;
-type Item = NonNullable<Feed['items']>[number];
+/** A URL without its query and fragment. */
+const withoutQuery = (url: string): string => url.replace(/[?#].*$/s, '');
 
 /** Digest of where an item's content comes from: a change means its transcript must be made again. */
 export function sourceDigest(enclosureUrl: string | null, transcripts: readonly TranscriptSource[], chaptersUrl: string | null): string {
   // Without the query: hosts rotate tracking tokens on the same audio, which must not cost a transcription each time.
   return stableHash(enclosureUrl ? withoutQuery(enclosureUrl) : '', chaptersUrl ?? '', ...transcripts.map((t) => t.url));
-}
-
-/** `url` resolved against the feed's own URL (a relative transcript link), or null when it is no http(s) URL. */
-function absolute(url: string | undefined, base: string): string | null {
-  if (!url) return null;
-  try {
-    return httpUrl(new URL(url, base).href);
-  } catch {
-    return null;
-  }
-}
-
-function publishedAt(item: Item): string | undefined {
-  const date = item.pubDate ? new Date(item.pubDate) : undefined;
-  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : undefined;
 }
 
 /** Not an RSS feed: thrown with the parser's reason. */
@@ -65,98 +55,71 @@ export class NotAFeedError extends Error {
 
 /**
  * Parses a feed body fetched from `feedUrl` into a snapshot, every item `pending` with no transcript. `feedKey`: the
- * identity pinned when the source was first read (else the feed's own, as the importer takes it).
+ * identity pinned when the source was first read (else the feed's own, as the importer takes it). A feed without a
+ * title is an ImportProblem naming `feedUrl`.
  */
-export function feedSnapshot(xml: string, { slug, feedUrl, feedKey: pinned }: { slug: string; feedUrl: string; feedKey?: string }): SourceSnapshot {
+export function feedSnapshot(xml: string, { slug, feedUrl, feedKey }: { slug: string; feedUrl: string; feedKey?: string }): SourceSnapshot {
   let feed: Feed;
   try {
     feed = parseRssFeed(xml);
   } catch (err) {
     throw new NotAFeedError(`not an RSS feed (${(err as Error).message})`);
   }
-  const title = cleanText(feed.title ?? '') || cleanText(feed.itunes?.title ?? '');
-  if (!title) throw new NotAFeedError('the feed has no title');
-  // The feed's own identity, as the importer takes it: podcast:guid, else its link, else its title.
-  const feedKey = pinned ?? feed.podcast?.guid ?? feed.link ?? title;
-  const channelId = channelIdOf(slug);
-  const people = new FacetNames('p');
-  const topics = new FacetNames('t');
+  const mapped = mapFeed(feed, { source: feedUrl, slug, feedKey, baseUrl: feedUrl });
+  const { title, description, language, artwork, providerType } = mapped.channel;
   const out: SourceSnapshot = {
-    channel: {
-      title,
-      description: htmlToText(feed.description ?? feed.itunes?.summary ?? '') || null,
-      language: feed.language?.trim() || null,
-      artwork: httpUrl(feed.itunes?.image ?? feed.image?.url),
-      providerType: 'rss',
-    },
+    channel: { title, description, language, artwork, providerType },
     items: [],
-    people: [],
-    topics: [],
+    people: mapped.people,
+    topics: mapped.topics,
     skipped: [],
-    feedKey,
+    feedKey: mapped.feedKey,
   };
-  const seen = new Set<string>();
-  for (const [index, item] of (feed.items ?? []).entries()) {
-    const label = cleanText(item.title ?? '') || `item ${index + 1}`;
-    const enclosureUrl = absolute(item.enclosures?.[0]?.url, feedUrl);
-    const key = itemKey({ guid: item.guid?.value, enclosureUrl: item.enclosures?.[0]?.url, link: item.link });
-    if (!key) {
-      out.skipped.push({ item: label, reason: 'no guid, enclosure or link to identify it' });
-      continue;
-    }
-    const date = publishedAt(item);
-    if (!date) {
-      out.skipped.push({ item: label, reason: `no valid pubDate (${item.pubDate ?? 'missing'})` });
-      continue;
-    }
-    const id = episodeIdOf(slug, feedKey, key);
-    if (seen.has(id)) {
-      out.skipped.push({ item: label, reason: 'the same guid as an earlier item' });
-      continue;
-    }
-    seen.add(id);
-    const transcripts: TranscriptSource[] = (item.podcast?.transcripts ?? []).flatMap((t: { url?: string; type?: string; language?: string; rel?: string }) => {
-      const url = absolute(t.url, feedUrl);
-      return url ? [{ url, type: t.type, language: t.language, rel: t.rel }] : [];
-    });
-    const chaptersUrl = absolute(item.podcast?.chapters?.url, feedUrl);
-    const html = item.description ?? item.content?.encoded ?? item.itunes?.summary ?? '';
-    const description = htmlToText(html);
-    const persons = item.podcast?.persons ?? feed.podcast?.persons ?? [];
-    const keywords = [...(item.itunes?.keywords ?? []), ...(item.categories ?? []).map((c: { name?: string }) => c.name ?? '')];
-    const record = episodeRecord({
-      id,
-      channelId,
-      title: label,
-      description: description || null,
-      summary: summaryOf(description),
-      link: httpUrl(item.link),
-      thumbnail: httpUrl(item.itunes?.image),
-      mediaUrl: enclosureUrl,
-      // As the importer reads it: a negative, infinite or absurd duration (`-5`) is no duration, not a refused item.
-      durationMs: durationOf(item.itunes?.duration),
-      publishedAt: date,
-      viewCount: null,
-      personIds: people.ids(persons.map((p: { display?: string }) => p.display ?? '')),
-      topicIds: topics.ids(keywords),
-      transcript: null,
-      chapters: [],
-    });
+  const skipped = [...mapped.skipped];
+  for (const { index, label, key, former, record, sources } of mapped.items) {
+    const pending: EpisodeRecord = { ...record, status: 'pending' };
     // What ingest would refuse is skipped with its reason here, as the importer does: thrown by the poll's write, it
     // stopped the poll and every item after it (security review 2026-11-27, item 13).
-    const refused = ingestProblem({ ...record, status: 'pending' });
+    const refused = ingestProblem(pending);
     if (refused) {
-      out.skipped.push({ item: label, reason: refused });
+      skipped.push({ index, item: label, reason: refused });
       continue;
     }
+    const { enclosureUrl, transcripts, chaptersUrl, notes } = sources;
     out.items.push({
-      record: { ...record, status: 'pending' },
-      source: { key, enclosureUrl, transcripts, chaptersUrl, notes: html || null, publishedAt: date, digest: sourceDigest(enclosureUrl, transcripts, chaptersUrl) },
+      record: pending,
+      source: { key, enclosureUrl, transcripts, chaptersUrl, notes, publishedAt: record.publishedAt, digest: sourceDigest(enclosureUrl, transcripts, chaptersUrl) },
+      former,
     });
   }
-  out.people = people.records();
-  out.topics = topics.records();
+  out.skipped = skipped.sort((a, b) => a.index - b.index).map(({ item, reason }) => ({ item, reason }));
   return out;
+}
+
+/**
+ * The snapshot with the episode ids already held kept (keepHeldIds): held are the items the follower has seen
+ * (`state.items`) and the channel's episodes in the store, such as those of a channel imported, then followed, whose
+ * guid-less items an earlier key named otherwise. The store is read only when an item keyed by its enclosure is not
+ * in `state.items` yet (a first poll, a new item), not on every poll of a feed without guids.
+ */
+export async function keepStoredIds(
+  snapshot: SourceSnapshot,
+  state: Pick<FollowState, 'channelId' | 'items'>,
+  ctx: Pick<IndexContext, 'client' | 'aliases'>,
+): Promise<SourceSnapshot> {
+  const seen: HeldEpisode[] = Object.entries(state.items).map(([id, s]) => ({ id, mediaUrl: s.enclosureUrl }));
+  const items = await keepHeldIds(snapshot.items, () => Promise.resolve(seen));
+  const unseen = items.some((i) => (i.former.ids.length > 0 || i.former.mediaKey) && !Object.hasOwn(state.items, i.record.id));
+  if (!unseen) return { ...snapshot, items };
+  const stored = async (): Promise<HeldEpisode[]> => {
+    const out = [...seen];
+    const query = { term: { channelId: state.channelId } };
+    for await (const page of scrollHits<{ mediaUrl?: string | null }>(ctx.client, { index: ctx.aliases.episodes, query, source: ['mediaUrl'] })) {
+      for (const hit of page) out.push({ id: hit._id, mediaUrl: hit._source?.mediaUrl ?? null });
+    }
+    return out;
+  };
+  return { ...snapshot, items: await keepHeldIds(snapshot.items, stored) };
 }
 
 /** A yt-dlp download folder re-read with the importer: its records are final (captions beside the videos, nothing fetched). */
@@ -167,6 +130,7 @@ export async function ytdlpSnapshot(dir: string, { slug }: { slug: string }): Pr
     items: imported.episodes.map((record) => ({
       record,
       source: { key: record.id, enclosureUrl: null, transcripts: [], chaptersUrl: null, notes: null, digest: stableHash(JSON.stringify(record)) },
+      former: { ids: [], mediaKey: null },
     })),
     people: imported.people,
     topics: imported.topics,

@@ -8,7 +8,7 @@ import { writeLibraryJson } from '../../importer/library-writer.js';
 import { runJob } from '../../indexer/jobs.js';
 import { readLibraryMeta } from '../../indexer/library-reader.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
-import { channelIdOf } from './identity.js';
+import { channelIdOf } from '../../importer/item-identity.js';
 import type { SourceChannel } from './feed-source.js';
 import { readJson } from './state.js';
 

@@ -10,7 +10,7 @@ import { describeFetchError, FEED_MAX_BYTES, fetchBytes, FetchError, httpStatusE
 import { ImportProblem } from '../../importer/text.js';
 import { archivedByFollower, decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';
-import { feedSnapshot, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
+import { feedSnapshot, keepStoredIds, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
 import { indexEpisode, indexLibraryMeta, readEpisode, writeChannel, writeEpisode, type FollowedEpisode } from './library.js';
 import { enqueueProcess, FINISHED, MAX_PROCESS_STARTS, processJobId, readFronts, type ProcessJob } from './queues.js';
 import { nextPollAt, parseMaxAge } from './schedule.js';
@@ -117,8 +117,10 @@ export function itemsForLater(snapshot: SourceSnapshot, seen: Readonly<Record<st
 async function applySnapshot(
   deps: FollowDeps,
   state: FollowState,
-  snapshot: SourceSnapshot,
+  read: SourceSnapshot,
 ): Promise<Pick<PollReport, 'added' | 'updated' | 'reprocessed' | 'archived' | 'deferredItems'>> {
+  // Items an earlier key named otherwise keep the ids the follower or the store (an imported channel) holds them under.
+  const snapshot = await keepStoredIds(read, state, deps.ctx);
   const dir = channelDir(deps.pipeline.libraryDir, state.slug);
   await writeChannel(dir, { slug: state.slug, ownerId: state.ownerId, channel: snapshot.channel, people: snapshot.people, topics: snapshot.topics });
   await indexLibraryMeta(deps.ctx, dir);

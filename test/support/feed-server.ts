@@ -6,7 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 
 export interface FeedServerItem {
+  /** The item's `<guid>`, and the handle removeItem takes. */
   guid: string;
+  /** Written without its `<guid>` (the guid stays the test's handle for removeItem). */
+  withoutGuid?: boolean;
+  /** Its `<link>`. */
+  link?: string;
   title: string;
   pubDate: Date;
   /** Path on this server (`/audio/a.mp3`) or an absolute URL. */
@@ -55,7 +60,8 @@ export function feedXml({ title, language, base, items }: { title: string; langu
     .map(
       (i) => `    <item>
       <title>${escape(i.title)}</title>
-      <guid isPermaLink="false">${escape(i.guid)}</guid>
+      ${i.withoutGuid ? '' : `<guid isPermaLink="false">${escape(i.guid)}</guid>`}
+      ${i.link ? `<link>${escape(i.link)}</link>` : ''}
       <pubDate>${i.pubDate.toUTCString()}</pubDate>
       ${i.description ? `<description>${escape(i.description)}</description>` : ''}
       ${i.enclosure ? `<enclosure url="${escape(abs(i.enclosure))}" length="0" type="audio/mpeg"/>` : ''}
