@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../core/config/load.js';
 import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
 import { feedSnapshot } from '../../pipeline/follow/feed-source.js';
-import { channelIdOf } from '../../pipeline/follow/identity.js';
+import { channelIdOf } from '../../importer/item-identity.js';
 import { indexLibraryMeta, saveEpisode, saveOwner, writeChannel } from '../../pipeline/follow/library.js';
 import { runJob } from '../../indexer/jobs.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
