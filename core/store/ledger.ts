@@ -70,7 +70,6 @@ export async function deploymentIdentity(client: Client, prefix: string, { adopt
       index,
       id: IDENTITY_DOC,
       op_type: 'create',
-      refresh: 'wait_for',
       body: { kind: 'deployment', deploymentId: id, prefix, at: new Date().toISOString() },
     } as never);
   } catch (error) {
@@ -86,7 +85,8 @@ export async function deploymentIdentity(client: Client, prefix: string, { adopt
 export async function recordInLedger(client: Client, ledger: string, entry: LedgerEntry): Promise<void> {
   await ensureLedger(client, ledger.slice(0, -'ledger'.length));
   try {
-    await client.index({ index: ledger, id: entryId(entry), op_type: 'create', refresh: 'wait_for', body: { ...entry, ref: entryId(entry) } as never } as never);
+    // No refresh wait: the restore refreshes the ledger before it reads it.
+    await client.index({ index: ledger, id: entryId(entry), op_type: 'create', body: { ...entry, ref: entryId(entry) } as never } as never);
   } catch (error) {
     if (storeFailure(error)?.status !== 409) throw error;
   }
@@ -95,6 +95,7 @@ export async function recordInLedger(client: Client, ledger: string, entry: Ledg
 /** Every entry of the ledgers of `prefixes` (missing ledgers read as empty), oldest first. */
 export async function readLedger(client: Client, prefixes: readonly string[]): Promise<LedgerEntry[]> {
   const indices = [...new Set(prefixes)].map(ledgerIndex);
+  await client.indices.refresh({ index: indices.join(','), ignore_unavailable: true } as never, { ignore: [404] });
   const entries: LedgerEntry[] = [];
   let after: unknown[] | undefined;
   for (;;) {

@@ -270,6 +270,16 @@ export async function restoreBackup(client: Client, options: RestoreOptions): Pr
   if (reapplied.keysRevoked.length + reapplied.endpointsRemoved.length > 0) log?.info({ snapshot: backup.name, ...reapplied }, 'ledger re-applied to the restored indices');
 
   const retiredIndices = await swapAliases(client, target, restored);
+  // Once more after the swap: a revocation made while the restore ran wrote its ledger entry after the first read, or
+  // its store write to the indices the swap retired.
+  const late = await applyLedger(client, await readLedger(client, [from, target, manifest.prefix]), { keys: restored['api-keys'], webhooks: restored.webhooks });
+  reapplied.keysRevoked.push(...late.keysRevoked);
+  reapplied.endpointsRemoved.push(...late.endpointsRemoved);
+  const lateKeys = new Set(late.keysRevoked);
+  const lateEndpoints = new Set(late.endpointsRemoved);
+  cameBack.activeKeys -= cameBack.keys.filter((k) => lateKeys.has(k.keyId)).length;
+  cameBack.keys = cameBack.keys.filter((k) => !lateKeys.has(k.keyId));
+  cameBack.endpoints = cameBack.endpoints.filter((e) => !lateEndpoints.has(e.id));
   if (retiredIndices.length > 0) {
     await sleep(graceMs); // searches already sent to the old indices finish there
     await client.indices.delete({ index: retiredIndices.join(',') }, { ignore: [404] });
