@@ -77,7 +77,7 @@ program
 
 program
   .command('remove')
-  .description('remove an endpoint; its pending deliveries are dropped')
+  .description('remove an endpoint; its pending deliveries are dropped, and every later restore removes it again (the ledger)')
   .argument('<id>')
   .action(async (id: string) => {
     if (!(await withStore((deps) => removeEndpoint(deps, id)))) throw new WebhookError('unknown_endpoint', `no webhook endpoint "${id}"`);
