@@ -27,7 +27,7 @@ const program = new Command()
   .option('--as <prefix>', 'restore into this prefix instead of the snapshot’s own (beside the live one, to inspect it or swap later)', indexPrefix)
   .option('--swap', 'the prefix has live indices: restore beside them, swap the aliases in one call, then delete the old ones')
   .option('--force', 'the prefix has live indices: delete them first, then restore (for a disk too small for both)')
-  .option('--foreign <deployment>', "restore a snapshot of another deployment: its id as the refusal shows it (`unknown` for one made before deployment ids)")
+  .option('--foreign <deployment>', 'restore a snapshot of another deployment: its id as the refusal shows it (`unknown` for one made before deployment ids)')
   .showHelpAfterError()
   .parse();
 

@@ -29,8 +29,7 @@ export const DEPLOYMENT_ID = /^dep_[0-9a-f]{16}$/;
 
 /** One entry of the ledger: a revoked key or a removed endpoint. Entries are never deleted (a revocation is final). */
 export type LedgerEntry =
-  | { kind: 'key_revoked'; keyId: string; keyHash: string; userId: string; at: string }
-  | { kind: 'endpoint_removed'; endpointId: string; channelId: string; at: string };
+  { kind: 'key_revoked'; keyId: string; keyHash: string; userId: string; at: string } | { kind: 'endpoint_removed'; endpointId: string; channelId: string; at: string };
 
 const IDENTITY_DOC = 'deployment';
 const entryId = (e: LedgerEntry): string => (e.kind === 'key_revoked' ? `key:${e.keyHash}` : `endpoint:${e.endpointId}`);
@@ -103,7 +102,13 @@ export async function readLedger(client: Client, prefixes: readonly string[]): P
       {
         index: indices.join(','),
         ignore_unavailable: true,
-        body: { size: 1000, query: { terms: { kind: ['key_revoked', 'endpoint_removed'] } }, sort: [{ at: 'asc' }, { ref: 'asc' }], _source: { excludes: ['ref'] }, ...(after ? { search_after: after } : {}) },
+        body: {
+          size: 1000,
+          query: { terms: { kind: ['key_revoked', 'endpoint_removed'] } },
+          sort: [{ at: 'asc' }, { ref: 'asc' }],
+          _source: { excludes: ['ref'] },
+          ...(after ? { search_after: after } : {}),
+        },
       } as never,
       { ignore: [404] },
     );

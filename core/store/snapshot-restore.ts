@@ -202,8 +202,21 @@ export async function findBackup(
  * live indices unless `swap` (restored beside them, swapped, the old deleted) or `force` (deleted first).
  */
 export async function restoreBackup(client: Client, options: RestoreOptions): Promise<RestoreResult> {
-  const { repository, from, as, swap = false, force = false, foreign, expected, onProgress, log, pollMs = 500, timeoutMs = 30 * 60_000, graceMs = 2000, seqMargin = 1_000_000 } =
-    options;
+  const {
+    repository,
+    from,
+    as,
+    swap = false,
+    force = false,
+    foreign,
+    expected,
+    onProgress,
+    log,
+    pollMs = 500,
+    timeoutMs = 30 * 60_000,
+    graceMs = 2000,
+    seqMargin = 1_000_000,
+  } = options;
   const started = Date.now();
   await ensureRepository(client, options);
   const self = await readIdentity(client, from);
@@ -313,19 +326,32 @@ export async function restoreBackup(client: Client, options: RestoreOptions): Pr
  * removed endpoint is deleted (its restored cursor never dispatched). Returns what the backup predated. Every item of
  * each `_bulk` is checked.
  */
-export async function applyLedger(client: Client, entries: readonly LedgerEntry[], { keys, webhooks }: { keys?: string | undefined; webhooks?: string | undefined }): Promise<RestoreResult['reapplied']> {
+export async function applyLedger(
+  client: Client,
+  entries: readonly LedgerEntry[],
+  { keys, webhooks }: { keys?: string | undefined; webhooks?: string | undefined },
+): Promise<RestoreResult['reapplied']> {
   const reapplied: RestoreResult['reapplied'] = { keysRevoked: [], endpointsRemoved: [] };
   const revoked = entries.flatMap((e) => (e.kind === 'key_revoked' ? [e] : []));
   const removed = entries.flatMap((e) => (e.kind === 'endpoint_removed' ? [e] : []));
   if (keys && revoked.length > 0) {
-    const found = (await client.mget({ index: keys, body: { ids: revoked.map((e) => e.keyHash) } } as never)).body as { docs: { _id: string; found?: boolean; _source?: ApiKeyDoc }[] };
+    const found = (await client.mget({ index: keys, body: { ids: revoked.map((e) => e.keyHash) } } as never)).body as {
+      docs: { _id: string; found?: boolean; _source?: ApiKeyDoc }[];
+    };
     const active = new Set(found.docs.filter((d) => d.found && d._source && !d._source.revokedAt).map((d) => d._id));
     const due = revoked.filter((e) => active.has(e.keyHash));
-    await bulk(client, due.flatMap((e) => [{ update: { _index: keys, _id: e.keyHash } }, { doc: { revokedAt: e.at } }]));
+    await bulk(
+      client,
+      due.flatMap((e) => [{ update: { _index: keys, _id: e.keyHash } }, { doc: { revokedAt: e.at } }]),
+    );
     reapplied.keysRevoked = due.map((e) => e.keyId);
   }
   if (webhooks && removed.length > 0) {
-    const items = await bulk(client, removed.flatMap((e) => [{ delete: { _index: webhooks, _id: e.endpointId } }]), { absent: true });
+    const items = await bulk(
+      client,
+      removed.flatMap((e) => [{ delete: { _index: webhooks, _id: e.endpointId } }]),
+      { absent: true },
+    );
     reapplied.endpointsRemoved = removed.filter((_, i) => items[i] === 'deleted').map((e) => e.endpointId);
   }
   await client.indices.refresh({ index: [keys, webhooks].filter(Boolean).join(',') });

@@ -69,7 +69,9 @@ describe('a restore never resurrects (decision 34)', function () {
     expect(await status(leaked.key)).to.equal(401);
     expect(await status(kept.key)).to.equal(200);
     expect(result.reapplied.keysRevoked).to.deep.equal([leaked.keyId]);
-    expect(result.cameBack.keys.map((k) => k.keyId)).to.include(kept.keyId).and.not.include(leaked.keyId);
+    expect(result.cameBack.keys.map((k) => k.keyId))
+      .to.include(kept.keyId)
+      .and.not.include(leaked.keyId);
     expect(result.cameBack.activeKeys).to.equal(result.cameBack.keys.length);
     expect(result.deployment.foreign).to.equal(false);
   });

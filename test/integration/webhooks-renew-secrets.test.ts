@@ -50,7 +50,10 @@ describe('webhooks: rotate-key --secrets', function () {
 
   it('gives every endpoint a new secret, and the old one signs beside it only for the window', async function () {
     const deps = { client, aliases: store.aliases };
-    const made = [newEndpoint({ url: `${receiver.base}/a`, keyring: key.keyring, allowPrivate: true }), newEndpoint({ url: `${receiver.base}/b`, keyring: key.keyring, allowPrivate: true })];
+    const made = [
+      newEndpoint({ url: `${receiver.base}/a`, keyring: key.keyring, allowPrivate: true }),
+      newEndpoint({ url: `${receiver.base}/b`, keyring: key.keyring, allowPrivate: true }),
+    ];
     for (const e of made) await storeEndpoint(deps, 'alpha', e);
 
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/webhooks.ts', 'rotate-key', '--secrets', '--grace', '600'], {
@@ -64,7 +67,9 @@ describe('webhooks: rotate-key --secrets', function () {
 
     for (const original of made) {
       const renewed = printed.get(original.id)!;
-      expect(renewed.secret).to.match(/^whsec_/).and.not.equal(original.secret);
+      expect(renewed.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(original.secret);
       const stored = (await getEndpoint(deps, original.id))!;
       expect(openSecret(key.keyring, stored.secret, original.id)).to.equal(renewed.secret);
       const until = Date.parse(stored.previousSecretUntil!);

@@ -82,14 +82,20 @@ describe('restore: another deployment, and what is printed', function () {
       libraries: ['/srv/a; reboot', '/srv/\u001b[31mred'],
       deployment: { self: OURS, snapshot: THEIRS, foreign: true },
       reapplied: { keysRevoked: ['key_1'], endpointsRemoved: [] },
-      cameBack: { activeKeys: 2, keys: [{ keyId: 'key_2', userId: 'u_\u009b1m', name: null, last4: 'abcd' }], endpoints: [{ id: 'wh_1', channelSlug: 'alpha', origin: 'https://hooks.example' }] },
+      cameBack: {
+        activeKeys: 2,
+        keys: [{ keyId: 'key_2', userId: 'u_\u009b1m', name: null, last4: 'abcd' }],
+        endpoints: [{ id: 'wh_1', channelSlug: 'alpha', origin: 'https://hooks.example' }],
+      },
       seconds: 1,
     };
     const lines = restoreReport(result);
     expect(lines.join('\n')).to.not.match(UNSAFE);
     expect(lines).to.include("    npm run ingest -- '/srv/a; reboot'");
     expect(lines).to.include("    npm run ingest -- '/srv/\uFFFD[31mred'");
-    expect(lines.find((l) => l.includes('another deployment'))).to.include(THEIRS.id).and.to.include(OURS.id);
+    expect(lines.find((l) => l.includes('another deployment')))
+      .to.include(THEIRS.id)
+      .and.to.include(OURS.id);
     expect(lines).to.include('  re-applied from the ledger: 1 key revocations (key_1), 0 endpoint removals');
     expect(lines.find((l) => l.startsWith('  active keys'))).to.include('2 (the first 1 listed)');
     expect(lines).to.include('    wh_1\talpha\thttps://hooks.example');
