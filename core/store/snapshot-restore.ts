@@ -198,8 +198,9 @@ export async function findBackup(
 
 /**
  * Restores a backup: its indices under fresh names `<target><name>-v<N>-<stamp>`, then the target prefix's aliases
- * pointed at them in one call. Refuses a snapshot of another embedder or mapping version, and a target prefix with
- * live indices unless `swap` (restored beside them, swapped, the old deleted) or `force` (deleted first).
+ * pointed at them in one call. Refuses a snapshot of another embedder or mapping version, one of another deployment
+ * unless `foreign` names it, and a target prefix with live indices unless `swap` (restored beside them, swapped, the
+ * old deleted) or `force` (deleted first). The ledger's revocations and removals are applied before the swap.
  */
 export async function restoreBackup(client: Client, options: RestoreOptions): Promise<RestoreResult> {
   const {
