@@ -40,7 +40,7 @@ program
 
 program
   .command('revoke')
-  .description('revoke a key by its id; effective on the next request')
+  .description('revoke a key by its id; effective on the next request, and kept by every later restore (the ledger)')
   .argument('<keyId>')
   .action(async (keyId: string) => {
     const record = await withStore((deps) => revokeApiKey(deps, keyId));

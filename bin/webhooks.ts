@@ -1,4 +1,4 @@
-// `npm run webhooks -- add --channel <slug> --url <https URL> | list | remove <id> | rotate <id> [--grace <s>] | rotate-key`:
+// `npm run webhooks -- add --channel <slug> --url <https URL> | list | remove <id> | rotate <id> [--grace <s>] | rotate-key [--secrets [--grace <s>]]`:
 // webhook endpoints, registered by whoever runs the service (the API stays read-only). Deliveries run in the worker.
 // Secrets are sealed with SECRETS_KEY before they reach the store; `add`, `rotate` and `rotate-key` need it.
 import { Command } from 'commander';
@@ -6,7 +6,8 @@ import { commandConfig, describeFailure } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { WebhookError } from '../pipeline/webhooks/errors.js';
 import { listEndpoints, newEndpoint, removeEndpoint, rotateSecret, storeEndpoint, type EndpointDoc, type WebhookStoreDeps } from '../pipeline/webhooks/store.js';
-import { refuseUnknownKeys, resealSecrets } from '../pipeline/webhooks/reseal.js';
+import { refuseUnknownKeys, renewSecrets, resealSecrets, SecretRenewals } from '../pipeline/webhooks/reseal.js';
+import { printable } from '../core/ground/shell-words.js';
 import { keyringOf, sealSecret, type Keyring } from '../pipeline/webhooks/sealed.js';
 import { newSecret } from '../pipeline/webhooks/signing.js';
 import { storeFailure } from '../core/store/transient.js';
@@ -76,7 +77,7 @@ program
 
 program
   .command('remove')
-  .description('remove an endpoint; its pending deliveries are dropped')
+  .description('remove an endpoint; its pending deliveries are dropped, and every later restore removes it again (the ledger)')
   .argument('<id>')
   .action(async (id: string) => {
     if (!(await withStore((deps) => removeEndpoint(deps, id)))) throw new WebhookError('unknown_endpoint', `no webhook endpoint "${id}"`);
@@ -104,9 +105,27 @@ program
 
 program
   .command('rotate-key')
-  .description('seal every stored secret under SECRETS_KEY: those under SECRETS_KEY_PREVIOUS and any stored in clear (give the workers both keys first); safe to run again')
-  .action(async () => {
+  .description(
+    'seal every stored secret under SECRETS_KEY: those under SECRETS_KEY_PREVIOUS and any stored in clear (give the workers both keys first); safe to run again. ' +
+      'With --secrets, every endpoint also gets a new secret (printed once, one line per endpoint), the old one signing beside it for --grace',
+  )
+  .option('--secrets', 'also give every endpoint a new signing secret (after a suspected leak of a SECRETS_KEY: old snapshots hold the old secrets)')
+  .option('--grace <seconds>', 'with --secrets: the old secrets also sign for this long (two signatures per delivery)', (v) => (v === '0' ? 0 : positive(v)), 86_400)
+  .action(async ({ secrets, grace }: { secrets?: boolean; grace: number }) => {
     const keyring = requireKeyring();
+    if (secrets) {
+      const renewals = new SecretRenewals(keyring);
+      const { renewed, resealed } = await withStore((deps) => renewSecrets(deps, keyring, renewals, { graceMs: grace * 1000, log }));
+      const until = renewed.find((r) => r.oldSignsUntil)?.oldSignsUntil;
+      process.stdout.write(
+        `${renewed.length} of ${resealed.endpoints} endpoints have a new secret sealed under key ${keyring.current.id}` +
+          (until ? `; the old ones also sign until ${until}` : '') +
+          (resealed.unreadable.length > 0 ? `; ${resealed.unreadable.join(', ')} had an unreadable secret and sign with the new one only` : '') +
+          '; give each receiver its secret now, they are not shown again:\n',
+      );
+      for (const r of renewed) process.stdout.write(`${r.id}\t${printable(r.channelSlug)}\t${r.secret}\n`);
+      return;
+    }
     const report = await withStore((deps) => resealSecrets(deps, keyring, { scope: 'all', log }));
     process.stdout.write(
       `${report.resealed} of ${report.endpoints} endpoints re-sealed under key ${keyring.current.id}; ${report.current} already were` +

@@ -7,9 +7,10 @@ import { readSignature, type EmbedderSignature } from '../embedding/signature.js
 import { mappingSignature } from '../embedding/index-signature.js';
 import { type IndexName } from './index-names.js';
 import { resolveAliases } from './opensearch.js';
+import { DEPLOYMENT_ID, deploymentIdentity, type DeploymentIdentity } from './ledger.js';
 
-/** Bumped when the manifest's shape changes; a restore refuses a format it does not know. */
-export const MANIFEST_FORMAT = 1;
+/** Bumped when the manifest's shape changes; a restore refuses a format it does not know. 2: names its deployment. */
+export const MANIFEST_FORMAT = 2;
 
 /** OpenSearch refuses snapshot metadata of more than 1024 bytes (as JSON). */
 const MAX_METADATA_BYTES = 1024;
@@ -25,6 +26,7 @@ export const BACKUP_ERRORS = {
   embedder_mismatch: { message: 'the backup was made for another embedder' },
   mapping_mismatch: { message: 'the backup was made for another mapping version' },
   live_indices: { message: 'the target prefix has live indices' },
+  foreign_snapshot: { message: 'the backup was made by another deployment' },
   restore_failed: { message: 'the restore failed' },
 } as const satisfies ErrorCatalogue;
 
@@ -38,6 +40,8 @@ export interface BackupManifest {
   format: number;
   /** The INDEX_PREFIX whose indices the snapshot holds. */
   prefix: string;
+  /** The deployment that made it (its ledger's identity); absent in snapshots of format 1. */
+  deployment?: DeploymentIdentity;
   /** Mapping version (`_meta.version`) of each index, by logical name. */
   mappings: Partial<Record<IndexName, number>>;
   /** The embedder the passages index was built with; absent when the prefix had no passages index. */
@@ -114,9 +118,13 @@ export function readManifest(metadata: unknown): BackupManifest | undefined {
   const m = metadata as Record<string, unknown>;
   if (typeof m.format !== 'number' || typeof m.prefix !== 'string' || typeof m.mappings !== 'object' || m.mappings === null) return undefined;
   const embedder = readSignature(m.embedder);
+  const d = m.deployment as { id?: unknown; prefix?: unknown } | undefined;
+  // Anything else than a well-formed id reads as no identity: the restore then refuses it as foreign.
+  const deployment = typeof d?.id === 'string' && DEPLOYMENT_ID.test(d.id) && typeof d.prefix === 'string' ? { id: d.id, prefix: d.prefix } : undefined;
   return {
     format: m.format,
     prefix: m.prefix,
+    ...(deployment ? { deployment } : {}),
     mappings: m.mappings as BackupManifest['mappings'],
     ...(embedder ? { embedder } : {}),
     documents: (typeof m.documents === 'object' && m.documents !== null ? m.documents : {}) as BackupManifest['documents'],
@@ -247,7 +255,11 @@ export async function createBackup(client: Client, options: BackupOptions): Prom
   const names = Object.values(indices);
   if (names.length === 0) throw new BackupError('no_indices', `no index behind the aliases of prefix "${prefix}": nothing to back up (is INDEX_PREFIX right?)`);
   const at = now();
-  const manifest = fitManifest({ format: MANIFEST_FORMAT, prefix, ...(await describeIndices(client, indices)), libraries: [...libraries], createdAt: at.toISOString() }, log);
+  const deployment = await deploymentIdentity(client, prefix);
+  const manifest = fitManifest(
+    { format: MANIFEST_FORMAT, prefix, deployment, ...(await describeIndices(client, indices)), libraries: [...libraries], createdAt: at.toISOString() },
+    log,
+  );
   const snapshot = snapshotName(prefix, at);
   log?.info({ repository, snapshot, indices: names.length }, 'backup started');
   await client.snapshot.create({

@@ -1,10 +1,12 @@
 // Every stored secret sealed under the current key: the clear ones stored before sealing existed (the worker seals
 // them at start), and those sealed under SECRETS_KEY_PREVIOUS (`npm run webhooks -- rotate-key`). Nothing is written
 // while any secret names a key this process does not hold; a rotation that lands meanwhile is never overwritten.
+// With `--secrets`, every endpoint then gets a new secret, the old one signing beside it for a changeover window.
 import type { Logger } from '../../core/ground/logger.js';
 import { WebhookError } from './errors.js';
 import { heldKeys, isSealed, openSecret, sealSecret, sealedKeyId, type Keyring } from './sealed.js';
-import { getEndpoint, listEndpoints, type EndpointDoc, type WebhookStoreDeps } from './store.js';
+import { getEndpoint, listEndpoints, rotateSecret, type EndpointDoc, type WebhookStoreDeps } from './store.js';
+import { newSecret } from './signing.js';
 
 /** `clear`: seal only the secrets stored in clear (the worker's start); `all`: those under the previous key too. */
 export type ResealScope = 'clear' | 'all';
@@ -129,4 +131,62 @@ export async function resealSecrets(
     }
   }
   return report;
+}
+
+/**
+ * The new secrets of one `rotate-key --secrets` run, made and sealed once per endpoint: an attempt retried after its
+ * answer was lost stores the very same ones (a rotation to an equal sealed secret changes nothing), so the secrets
+ * printed at the end are the ones stored.
+ */
+export class SecretRenewals {
+  readonly #made = new Map<string, { secret: string; sealedSecret: string }>();
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly make: () => string = newSecret,
+  ) {}
+
+  /** The new secret of `endpointId` (clear, and sealed for it under the current key). */
+  of(endpointId: string): { secret: string; sealedSecret: string } {
+    let made = this.#made.get(endpointId);
+    if (!made) {
+      const secret = this.make();
+      made = { secret, sealedSecret: sealSecret(this.keyring, secret, endpointId) };
+      this.#made.set(endpointId, made);
+    }
+    return made;
+  }
+}
+
+export interface RenewReport {
+  /** The re-sealing done first, so that an old secret still signing in the window opens with the current key. */
+  resealed: ResealReport;
+  /** Each endpoint with its new clear secret (to hand to its receiver), and until when the old one also signs (null: not at all). */
+  renewed: { id: string; channelSlug: string; secret: string; oldSignsUntil: string | null }[];
+}
+
+/**
+ * Gives every endpoint a new secret ({@link SecretRenewals}), after sealing every stored secret under the current key
+ * ({@link resealSecrets}). For `graceMs` the old secret signs beside the new one (two signatures in
+ * `webhook-signature`), so receivers switch without a failed delivery; an endpoint whose old secret does not open gets
+ * no window. The old secrets are those of every snapshot made before: after a suspected SECRETS_KEY leak, this and the
+ * snapshots retired leave nothing the old key opens.
+ */
+export async function renewSecrets(
+  deps: WebhookStoreDeps,
+  keyring: Keyring,
+  renewals: SecretRenewals,
+  { graceMs, now = new Date(), log }: { graceMs: number; now?: Date; log?: Pick<Logger, 'info' | 'warn' | 'error'> | undefined },
+): Promise<RenewReport> {
+  const resealedReport = await resealSecrets(deps, keyring, { scope: 'all', log });
+  const unreadable = new Set(resealedReport.unreadable);
+  const renewed: RenewReport['renewed'] = [];
+  for (const endpoint of await listEndpoints(deps, { size: 10_000 })) {
+    const { secret, sealedSecret } = renewals.of(endpoint.id);
+    const window = unreadable.has(endpoint.id) ? 0 : graceMs;
+    const rotated = await rotateSecret(deps, endpoint.id, { sealedSecret, graceMs: window, now });
+    if (!rotated) continue; // removed meanwhile
+    renewed.push({ id: endpoint.id, channelSlug: endpoint.channelSlug, secret, oldSignsUntil: window > 0 ? rotated.previousSecretUntil : null });
+    log?.info({ endpointId: endpoint.id, oldSignsUntil: window > 0 ? rotated.previousSecretUntil : null }, 'webhook secret renewed');
+  }
+  return { resealed: resealedReport, renewed };
 }

@@ -5,6 +5,7 @@ import type { Client, IndexAliases } from '../../core/store/opensearch.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { lastSeq } from '../../core/changes/read.js';
 import { storeFailure } from '../../core/store/transient.js';
+import { ledgerBeside, recordInLedger } from '../../core/store/ledger.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
 import { sealSecret, type Keyring } from './sealed.js';
@@ -131,8 +132,15 @@ export async function listEndpoints({ client, aliases }: WebhookStoreDeps, { siz
   return docs.docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
 }
 
-/** Removes an endpoint; its pending deliveries find it gone and stop. False when there was none. */
-export async function removeEndpoint({ client, aliases }: WebhookStoreDeps, id: string): Promise<boolean> {
+/**
+ * Removes an endpoint; its pending deliveries find it gone and stop. False when there was none. The removal goes into
+ * the deployment's ledger first, so a restore of a backup that still holds the endpoint removes it again.
+ */
+export async function removeEndpoint(deps: WebhookStoreDeps, id: string, now = new Date()): Promise<boolean> {
+  const { client, aliases } = deps;
+  const endpoint = await getEndpoint(deps, id);
+  if (!endpoint) return false;
+  await recordInLedger(client, ledgerBeside(aliases.webhooks, 'webhooks'), { kind: 'endpoint_removed', endpointId: id, channelId: endpoint.channelId, at: now.toISOString() });
   const res = await client.delete({ index: aliases.webhooks, id, refresh: 'wait_for' } as never, { ignore: [404] });
   return (res.body as { result?: string }).result === 'deleted';
 }

@@ -12,7 +12,8 @@ import { configuredSignature } from '../../core/embedding/configured.js';
 import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import { createLogger } from '../../core/ground/logger.js';
 import { createOpenSearchClient, indexAliases, resolveAliases, type Client, type IndexName } from '../../core/store/opensearch.js';
-import { createBackup } from '../../core/store/snapshots.js';
+import { BackupError, createBackup } from '../../core/store/snapshots.js';
+import { readIdentity } from '../../core/store/ledger.js';
 import { currentMappingVersions, restoreBackup } from '../../core/store/snapshot-restore.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { createRedisConnection } from '../../indexer/queue.js';
@@ -128,6 +129,8 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
 
     const backup = await createBackup(client, { ...REPOSITORY, prefix: PREFIX, keep: 2, libraries: [library], log });
     say(`backup ${backup.snapshot}: ${backup.documents} documents, ${backup.bytes ?? '?'} bytes in ${backup.seconds} s`);
+    // The deployment's identity lives in its ledger, lost with the data: the restore then has to name it (--foreign).
+    const identity = (await readIdentity(client, PREFIX))!;
     // Between the backup and the loss: one more change, delivered (Redis keeps its finished job), then lost with the
     // data: the restored cursor and checkpoint are behind what the receiver has seen.
     workers = await startHookWorkers({ connection, prefix: PREFIX, store: hooks, keyring, log });
@@ -145,13 +148,10 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
     client = createOpenSearchClient({ url: node.url, timeoutMs: 300_000 });
     const emptied = await counts(client);
 
+    const expected = { embedder: configuredSignature(config), mappings: await currentMappingVersions() };
+    const unnamed = await restoreBackup(client, { ...REPOSITORY, from: PREFIX, expected, log }).catch((e: unknown) => e);
     const restoreStarted = Date.now();
-    const restored = await restoreBackup(client, {
-      ...REPOSITORY,
-      from: PREFIX,
-      expected: { embedder: configuredSignature(config), mappings: await currentMappingVersions() },
-      log,
-    });
+    const restored = await restoreBackup(client, { ...REPOSITORY, from: PREFIX, foreign: identity.id, expected, log });
     const restoreSeconds = (Date.now() - restoreStarted) / 1000;
     const catchUpStarted = Date.now();
     const reread = await loadLibrary({ client, embedder, prefix: PREFIX, dir: library, log, layout: config.indexLayout });
@@ -188,6 +188,11 @@ async function restoreAfterDataLoss({ name, node, library, log }: { name: string
     const checks = [
       check('the backup named every index of the prefix', backup.indices.length === Object.keys(before).length, `${backup.indices.length} indices, ${backup.documents} documents`),
       check('with its data deleted the cluster held nothing of the prefix', total(emptied) === 0, `${Object.keys(emptied).length} indices`),
+      check(
+        'with its ledger lost, the restore is refused until the snapshot’s deployment is named',
+        unnamed instanceof BackupError && unnamed.code === 'foreign_snapshot',
+        unnamed instanceof Error ? unnamed.message : 'restored unnamed',
+      ),
       check('the last backup restored into the empty cluster', restored.snapshot === backup.snapshot, `${restored.snapshot} in ${restoreSeconds} s`),
       check('documents per index after = before', JSON.stringify(after) === JSON.stringify(before), `before ${JSON.stringify(before)}; after ${JSON.stringify(after)}`),
       check(

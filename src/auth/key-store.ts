@@ -4,6 +4,7 @@ import { PAID_PLAN } from '../../core/contract/plans.js';
 import type { ApiKeyDoc, UserDoc } from '../../core/store/documents.js';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-keys.js';
 import { storeFailure } from '../../core/store/transient.js';
+import { ledgerBeside, recordInLedger } from '../../core/store/ledger.js';
 
 export interface KeyStoreDeps {
   client: Client;
@@ -77,7 +78,10 @@ export async function createApiKey(deps: KeyStoreDeps, options: { userId: string
   return storeApiKey(deps, newApiKey(options));
 }
 
-/** Marks a key revoked and returns its record; undefined when no such key exists. Revoking twice keeps the first date. */
+/**
+ * Marks a key revoked and returns its record; undefined when no such key exists. Revoking twice keeps the first date.
+ * The revocation goes into the deployment's ledger first, where a restore of an older backup cannot undo it.
+ */
 export async function revokeApiKey({ client, aliases }: KeyStoreDeps, keyId: string, now = new Date()): Promise<ApiKeyDoc | undefined> {
   const res = await client.search({
     index: aliases['api-keys'],
@@ -86,8 +90,11 @@ export async function revokeApiKey({ client, aliases }: KeyStoreDeps, keyId: str
   const hit = res.body.hits.hits[0];
   if (!hit) return undefined;
   const record = hit._source as ApiKeyDoc;
+  const at = record.revokedAt ?? now.toISOString();
+  // Also for a key revoked before the ledger existed: the ledger learns it, the record keeps its date.
+  await recordInLedger(client, ledgerBeside(aliases['api-keys'], 'api-keys'), { kind: 'key_revoked', keyId: record.keyId, keyHash: record.hash, userId: record.userId, at });
   if (record.revokedAt) return record;
-  const revoked: ApiKeyDoc = { ...record, revokedAt: now.toISOString() };
+  const revoked: ApiKeyDoc = { ...record, revokedAt: at };
   await client.index({ index: aliases['api-keys'], id: hit._id, body: revoked as never, refresh: 'wait_for' } as never);
   return revoked;
 }
