@@ -39,7 +39,7 @@ export async function ensureLedger(client: Client, prefix: string): Promise<stri
   const index = ledgerIndex(prefix);
   const exists = await client.indices.exists({ index });
   if (exists.body === true) return index;
-  const definition = JSON.parse(await readFile(packageFile('mappings/ledger.json'), 'utf8')) as Record<string, unknown>;
+  const definition = JSON.parse(await readFile(packageFile('mappings', 'ledger.json'), 'utf8')) as Record<string, unknown>;
   try {
     await client.indices.create({ index, body: definition as never });
   } catch (error) {

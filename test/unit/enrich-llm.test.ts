@@ -28,6 +28,7 @@ describe('enrichment settings', function () {
       model: undefined,
       apiKey: undefined,
       timeoutMs: 60_000,
+      deadlineMs: 300_000,
       nerUrl: undefined,
     });
   });
