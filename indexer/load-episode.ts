@@ -185,6 +185,38 @@ export async function indexEpisode(
   return { id: record.id, outcome: 'indexed', passages: docs.passages.length, embedded: missing.length, reused, removedPassages, language, analyzer };
 }
 
+/**
+ * Embeds, ahead of its index step, the passages of `record` the store holds no vector for, and returns an embedder
+ * that answers those texts from what it embedded (any other text goes to `ctx.embedder`). The follower calls it
+ * outside the channel folder's lock, so the index step it then runs under the lock embeds nothing it foresaw.
+ */
+export async function embedAhead(ctx: IndexContext, record: EpisodeRecord): Promise<PassageEmbedder> {
+  const { embedder } = ctx;
+  const docs = episodeDocuments(record, { modelId: embedder.modelId, indexedAt: new Date().toISOString() });
+  const stored = await reusableVectors(ctx.client, ctx.aliases.passages, new Map(docs.passages.map((p) => [p.id, p.textHash])), embedder.dimension);
+  const texts = [...new Set(docs.passages.filter((p) => !stored.has(p.id)).map((p) => p.text))];
+  const ahead = new Map<string, number[]>();
+  const chunk = ctx.embedChunk ?? 64;
+  for (let i = 0; i < texts.length; i += chunk) {
+    const batch = texts.slice(i, i + chunk);
+    const vectors = await embedder.embedPassages(batch);
+    if (vectors.length !== batch.length)
+      throw createIndexError('embedding_failed', { message: `embedder returned ${vectors.length} vectors for ${batch.length} passages of ${record.id}` });
+    batch.forEach((t, j) => ahead.set(t, vectors[j]!));
+  }
+  return {
+    modelId: embedder.modelId,
+    dimension: embedder.dimension,
+    ...(embedder.signature ? { signature: embedder.signature } : {}),
+    async embedPassages(wanted) {
+      const rest = wanted.filter((t) => !ahead.has(t));
+      const more = rest.length > 0 ? await embedder.embedPassages(rest) : [];
+      const fresh = new Map(rest.map((t, j) => [t, more[j]!]));
+      return wanted.map((t) => ahead.get(t) ?? fresh.get(t)!);
+    },
+  };
+}
+
 /** The stored channel's `language` (the meta job writes channels before their episodes); undefined when it has none. */
 async function channelLanguage(ctx: Pick<IndexContext, 'client' | 'aliases'>, channelId: string): Promise<string | undefined> {
   const res = await storeCall('get channel', () => ctx.client.get({ index: ctx.aliases.channels, id: channelId, _source_includes: ['language'] } as never, { ignore: [404] }));

@@ -11,6 +11,7 @@ import type { ChapterRecord, TranscriptRecord } from '../../core/contract/librar
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
 import { withLibraryLock, writeLibraryJson } from '../../importer/library-writer.js';
+import { embedAhead, type IndexContext } from '../../indexer/load-episode.js';
 import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
@@ -249,6 +250,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     change: (r: FollowedEpisode) => FollowedEpisode,
     outcome: 'published' | 'failed',
     stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] },
+    ctx: IndexContext = deps.ctx,
   ): Promise<boolean> =>
     withChannelLock(libraryDir, job.slug, async () => {
       const now = await current();
@@ -256,7 +258,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
       const next = change(now.record);
       try {
         await writeEpisode(dir, next);
-        await indexEpisode(deps.ctx, dir, next);
+        await indexEpisode(ctx, dir, next);
       } catch (err) {
         if (outcome === 'published') {
           await writeLibraryJson(episodePath(dir, job.episodeId), now.record);
@@ -313,6 +315,8 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   let notes: string[] = [];
   let written: boolean;
   try {
+    // The new passages are embedded before the publishing write takes the lock; its index step finds them embedded.
+    const ctx = { ...deps.ctx, embedder: await embedAhead(deps.ctx, publishedRecord(started.record, made, enriched).record) };
     written = await finish(
       (record) => {
         const published = publishedRecord(record, made, enriched);
@@ -321,6 +325,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
       },
       'published',
       deps.enrich ? { channelLanguage: started.language, hint: enriched?.keyphrases } : undefined,
+      ctx,
     );
   } catch (err) {
     return fail(err);
