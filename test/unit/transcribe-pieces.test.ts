@@ -16,6 +16,20 @@ const plan = [
 const answer = (text: string): RawTranscript => ({ language: 'en', duration: 2, segments: [{ start: 0, end: 2, text }], words: [{ word: text, start: 0, end: 2 }] });
 const key = (over: Partial<Parameters<typeof piecesKey>[0]> = {}) => piecesKey({ audioSha256: 'a'.repeat(64), model: 'base', language: 'en', plan, ...over });
 
+/** Another writer holding `channel`'s lock, resolved once it holds it; it lets go on `release`. */
+async function heldByAnotherWriter(channel: string): Promise<{ release: () => void; other: Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let holding!: () => void;
+  const taken = new Promise<void>((resolve) => (holding = resolve));
+  const other = withLibraryLock(channel, async () => {
+    holding();
+    await held;
+  });
+  await taken;
+  return { release, other };
+}
+
 describe('transcription pieces kept beside the episode', function () {
   let dir: string;
 
@@ -51,15 +65,7 @@ describe('transcription pieces kept beside the episode', function () {
     const pieces = join(channel, 'episodes', 'ep_1.pieces');
     const lock = <T>(fn: () => Promise<T>) => withLibraryLock(channel, fn);
     const store = await openPieces(pieces, { key: key(), count: 2, lock });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let holding!: () => void;
-    const taken = new Promise<void>((resolve) => (holding = resolve));
-    const other = withLibraryLock(channel, async () => {
-      holding();
-      await held;
-    });
-    await taken;
+    const { release, other } = await heldByAnotherWriter(channel);
     let saved = false;
     const saving = store.save(0, plan[0]!, answer('hello')).then(() => (saved = true));
     // The other writer holds the folder: the piece waits for it (the lock polls; give it several turns).
@@ -76,15 +82,7 @@ describe('transcription pieces kept beside the episode', function () {
     const pieces = join(channel, 'episodes', 'ep_1.pieces');
     const lock = <T>(fn: () => Promise<T>) => withLibraryLock(channel, fn);
     await (await openPieces(pieces, { key: key({ model: 'other' }), count: 2, lock })).save(0, plan[0]!, answer('stale'));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let holding!: () => void;
-    const taken = new Promise<void>((resolve) => (holding = resolve));
-    const other = withLibraryLock(channel, async () => {
-      holding();
-      await held;
-    });
-    await taken;
+    const { release, other } = await heldByAnotherWriter(channel);
     let opened = false;
     const opening = openPieces(pieces, { key: key(), count: 2, lock }).then((store) => ((opened = true), store));
     // While the other writer holds the folder, the stale piece it may be copying stays where it is.
