@@ -149,6 +149,8 @@ describe('facets per channel (decision 33)', function () {
 
   it("filters each channel's catalog by the ids its episodes hold: the victim's p_john-smith and t_vaccines as before", async function () {
     const { key } = await store.key('u_victim');
+    // The catalog rows were written without a refresh: read what every write made, not what the last refresh saw.
+    await client.indices.refresh({ index: store.aliases.episodes });
     const list = async (slug: string, query: string) => {
       const res = await api.request(`/api/v1/channels/${slug}/episodes?${query}`, { headers: { 'x-api-key': key } });
       expect(res.status, res.text).to.equal(200);
