@@ -1,11 +1,13 @@
 // A hostile transcript through the real `follow` and `worker` on loopback (issue 47, item 4; security review
-// 2026-12-01, finding 1): channel A's feed carries cues of 40 KB `a'a'a'…a.`, which cost seconds of synchronous CPU
-// each in the text steps. Enrichment runs in its own thread with a deadline, so while A is processed the worker's
+// 2026-12-01, finding 1): channel A's feed carries cues of `a'a'a'…a.` just under the per-segment cap
+// (EPISODE_LIMITS.segmentChars; the review's 40 KB cues are refused by it), which cost seconds of synchronous CPU each
+// in the text steps before they were made linear. Enrichment runs in its own thread with a deadline, so while A is processed the worker's
 // metrics endpoint keeps answering within a second and channel B's new episode is published within one episode's
 // processing; A is published with its whole transcript.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { EPISODE_LIMITS } from '../../core/contract/library-format.js';
 import { freePort, runScript, type Child } from '../../scripts/lib/child.js';
 import { feedXml, startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { openFollowStore, runFollow, until, type FollowStore } from '../support/follow-env.js';
@@ -57,7 +59,7 @@ describe('follow: a hostile transcript leaves the worker answering and other cha
 
   it("answers /metrics within a second and publishes B's new episode while A's hostile transcript is enriched", async function () {
     store = await openFollowStore('follow-hostile', { owners: [OWNER] });
-    const hostile = Array.from({ length: CUES }, () => `${"a'".repeat(20_000)}a.`);
+    const hostile = Array.from({ length: CUES }, () => `${"a'".repeat(Math.floor(EPISODE_LIMITS.segmentChars / 2) - 2)}a.`);
     const a = await feedOf('hostile-radio', 'h1', hostile);
     const b = await feedOf('quiet-radio', 'q1', [
       'Cover crops keep the soil covered through the winter.',
