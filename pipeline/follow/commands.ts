@@ -1,5 +1,6 @@
 // What `npm run follow` does: follow a source (owner checked, source recorded, first poll), list, stop, retry.
 import { rm, stat } from 'node:fs/promises';
+import { printable } from '../../core/ground/shell-words.js';
 import { join, resolve } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { ChannelRecord, UserRecord } from '../../core/contract/library-format.js';
@@ -206,16 +207,11 @@ export async function retryFailed(deps: FollowDeps, slug: string): Promise<numbe
   });
 }
 
-// C0 and C1 controls (ESC starts the sequences that move the cursor, clear lines or set the window title), DEL, and
-// the bidirectional overrides that reorder what a line shows.
-// eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
 /**
- * Text from a feed or a fetch made safe for the operator's terminal: every control character becomes `\uFFFD`, so
- * a title cannot hide lines, rewrite the window title or fake the tab-separated fields (review 2026-11-27, item 15).
+ * Text from a feed or a fetch made safe for the operator's terminal (core/ground/shell-words.ts): every control
+ * character becomes `\uFFFD`, so a title cannot hide lines, rewrite the window title or fake the tab-separated fields.
  */
-export const printable = (text: string): string => text.replace(CONTROLS, '\uFFFD');
+export { printable };
 
 /** One line per followed source for `--list`. */
 export function formatSource(s: FollowState): string {
