@@ -11,6 +11,7 @@ import { TranscriptDocument } from '../../core/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
 import { speak, type SpokenSentence } from '../support/speech.js';
 import { skipBecause } from '../support/skip.js';
+import { startCountingRelay } from '../support/feed-server.js';
 
 const SENTENCES = [
   'Yesterday we baked sourdough bread in the village oven.',
@@ -134,45 +135,10 @@ describe('transcribing through a service that times segments but not words', fun
   });
 });
 
-/**
- * A relay in front of a word-timing service that answers as a segment-only one does: the same JSON with `words` left
- * out, at the top level and in each segment. The speech is recognised for real; only the word times are withheld.
- */
-async function startSegmentOnlyRelay(target: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const to = new URL(target);
-  const server = http.createServer((req, res) => {
-    const upstream = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (up) => {
-      const chunks: Buffer[] = [];
-      up.on('data', (c: Buffer) => chunks.push(c));
-      up.on('end', () => {
-        let body = Buffer.concat(chunks);
-        if (String(up.headers['content-type']).includes('json') && req.url?.startsWith('/v1/audio/')) {
-          const answer = JSON.parse(body.toString('utf8')) as { words?: unknown; segments?: { words?: unknown }[] };
-          delete answer.words;
-          for (const segment of answer.segments ?? []) delete segment.words;
-          body = Buffer.from(JSON.stringify(answer));
-        }
-        const headers = { ...up.headers, 'content-length': String(body.length) };
-        delete headers['transfer-encoding'];
-        res.writeHead(up.statusCode ?? 502, headers);
-        res.end(body);
-      });
-    });
-    upstream.on('error', () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+/** A word-timing service's answer as a segment-only one gives it: `words` left out, at the top level and per segment. */
+function withoutWords(answer: Record<string, unknown>): Record<string, unknown> {
+  const { words: _words, segments, ...rest } = answer as { words?: unknown; segments?: Record<string, unknown>[] };
+  return { ...rest, ...(segments ? { segments: segments.map(({ words: _w, ...segment }) => segment) } : {}) };
 }
 
 describe('transcribing through a service that times segments but not words, on real speech', function () {
@@ -184,7 +150,7 @@ describe('transcribing through a service that times segments but not words, on r
 
   it('transcribes real speech into timed segments without words, each starting within a second of a sentence', async function () {
     if (!given && !provisioned) skipBecause(this, 'neither SEGMENT_ONLY_TRANSCRIBE_URL nor TRANSCRIBE_URL is set (npm test provisions the transcription service)');
-    const relay = given ? undefined : await startSegmentOnlyRelay(provisioned!);
+    const relay = given ? undefined : await startCountingRelay(provisioned!, { rewriteAudioAnswer: withoutWords });
     const dir = await mkdtemp(path.join(tmpdir(), 'cca-transcribe-fws-'));
     try {
       const audio = path.join(dir, 'speech.mp3');

@@ -131,14 +131,31 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
  * A relay in front of a service that counts the transcription requests it passes on (`/v1/audio/…`); the same service's
  * other endpoints (the NER that enrichment calls, embeddings) pass through uncounted.
  */
-export async function startCountingRelay(target: string): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
+export async function startCountingRelay(
+  target: string,
+  { rewriteAudioAnswer }: { rewriteAudioAnswer?: (answer: Record<string, unknown>) => unknown } = {},
+): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
   let count = 0;
   const to = new URL(target);
   const server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/v1/audio/')) count++;
+    const audio = req.url?.startsWith('/v1/audio/') === true;
+    if (audio) count++;
     const upstream = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
+      if (!(audio && rewriteAudioAnswer && String(up.headers['content-type']).includes('json'))) {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+        return;
+      }
+      // The transcription's JSON answer, rewritten whole (say, into what a service of another kind answers).
+      const chunks: Buffer[] = [];
+      up.on('data', (c: Buffer) => chunks.push(c));
+      up.on('end', () => {
+        const body = Buffer.from(JSON.stringify(rewriteAudioAnswer(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>)));
+        const headers = { ...up.headers, 'content-length': String(body.length) };
+        delete headers['transfer-encoding'];
+        res.writeHead(up.statusCode ?? 502, headers);
+        res.end(body);
+      });
     });
     upstream.on('error', () => {
       res.writeHead(502);
