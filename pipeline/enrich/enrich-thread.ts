@@ -7,8 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
-import { applyGenerated, wantedFor, type FacetKindName, type Generated } from './library.js';
-import { notEnriched, type PublishEnrichment } from './publish.js';
+import type { FacetKindName, Generated } from './library.js';
+import { applierOf, notEnriched, type PublishEnrichment } from './publish.js';
 import type { ChapterBounds, ChapterBrief, ChapterWriter, EmbedTexts, GeneratedFacet, NamedEntity, RecogniseEntities } from './types.js';
 
 /** The I/O of the stages, answered in the calling thread; the rest of the stages is made in the enrichment thread. */
@@ -110,12 +110,6 @@ function spawnThread(setup: ThreadSetup): Worker {
   const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
   return new Worker(boot, { eval: true, workerData: setup, execArgv: [] });
 }
-
-/** The publishing write's `apply`, by the same rule as `enrichForPublish`'s: a field the creator filled meanwhile stays the creator's. */
-const applierOf =
-  (made: Generated, generatedIds: ReadonlySet<string>) =>
-  <T extends EpisodeRecord>(r: T): T =>
-    applyGenerated(r, wantedFor(r, generatedIds, { force: true }), made);
 
 /** Forwards a line the thread's logger wrote to `log`, at its level, with its fields. */
 function relayLog(log: Logger, line: string): void {

@@ -28,6 +28,16 @@ export interface PublishEnrichment {
 
 const NO_FACETS: Record<FacetKindName, GeneratedFacet[]> = { topics: [], people: [], entities: [] };
 
+/**
+ * The publishing write's `apply`: what was generated put into the record as it is at that write, by the rule "the
+ * creator's data wins" (a field the creator filled meanwhile stays the creator's). The enrichment thread rebuilds it
+ * from the same two values, since a function cannot leave the thread.
+ */
+export const applierOf =
+  (made: Generated, generatedIds: ReadonlySet<string>) =>
+  <T extends EpisodeRecord>(r: T): T =>
+    applyGenerated(r, wantedFor(r, generatedIds, { force: true }), made);
+
 /** An episode published as it came: nothing generated, nothing to apply. */
 export const notEnriched = (outcome: 'complete' | 'refused' | 'failed', seconds = 0): PublishEnrichment => ({ made: {}, facets: NO_FACETS, apply: (r) => r, outcome, seconds });
 
@@ -77,7 +87,7 @@ export async function enrichForPublish(
     if (failure !== undefined) throw failure;
     const made = plan.generated.get(record.id) ?? {};
     const facets = Object.fromEntries(FACET_KINDS.map(({ kind }) => [kind, plan.facets[kind].filter((f) => !ids.has(f.id))])) as Record<FacetKindName, GeneratedFacet[]>;
-    const apply = <T extends EpisodeRecord>(r: T): T => applyGenerated(r, wantedFor(r, generatedIds, { force: true }), made);
+    const apply = applierOf(made, generatedIds);
     const changed = JSON.stringify(apply(record)) !== JSON.stringify(record);
     const text = countedText(record, channelLanguage);
     const keyphrases = plan.keyphrases.get(record.id);
