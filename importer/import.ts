@@ -1,8 +1,7 @@
 // `npm run import`: a feed file or a yt-dlp folder → a library in our format, with a summary of what came in and
 // what did not, and why.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { EpisodeRecord } from '../core/contract/library-format.js';
+import { stat } from 'node:fs/promises';
+import { episodeFileRecords } from '../core/library/reader.js';
 import type { Logger } from '../core/ground/logger.js';
 import { importFeed } from './feed.js';
 import type { HeldEpisode } from './item-identity.js';
@@ -39,23 +38,10 @@ export interface ImportSummary extends WriteSummary {
   partial: ItemReport[];
 }
 
-/** The episodes the library at `out` holds for `channelId` (`episodes/*.json`, as the importer writes them). */
+/** The episodes the library at `out` holds for `channelId` (its `episodes/*.json`, as the importer writes them). */
 async function libraryEpisodes(out: string, channelId: string): Promise<HeldEpisode[]> {
-  const dir = join(out, 'episodes');
-  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [] as string[];
-    throw err;
-  });
   const held: HeldEpisode[] = [];
-  for (const name of names.filter((n) => n.endsWith('.json'))) {
-    let record: EpisodeRecord;
-    try {
-      record = JSON.parse(await readFile(join(dir, name), 'utf8')) as EpisodeRecord;
-    } catch {
-      continue; // not an episode the importer wrote: ingest reports it
-    }
-    if (record.channelId === channelId) held.push({ id: record.id, mediaUrl: record.mediaUrl });
-  }
+  for await (const { record } of episodeFileRecords(out)) if (record.channelId === channelId) held.push({ id: record.id, mediaUrl: record.mediaUrl });
   return held;
 }
 

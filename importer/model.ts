@@ -2,7 +2,7 @@
 // use, and a report per item. Records are built with a fixed key order, so the same input writes the same bytes.
 import { safeHttpUrl } from '../core/ground/channel-urls.js';
 import type { ChannelSourceRecord, EpisodeRecord, FacetRecord, SegmentRecord, TranscriptRecord } from '../core/contract/library-format.js';
-import { checkEpisode } from '../indexer/schemas.js';
+import { checkEpisode } from '../core/library/checks.js';
 import { cleanText, facetNameSlug, toSegmentRecords, type DraftTranscript } from './text.js';
 
 export interface ItemReport {
@@ -96,7 +96,7 @@ export function durationOf(seconds: number | null | undefined): number | null {
 }
 
 /** What an importer knows of an episode: every catalog field it may fill, each given (null when the source has none). */
-export type EpisodeFields = Required<Omit<EpisodeRecord, 'status' | 'error' | 'entityIds' | 'collectionIds' | 'language'>>;
+export type EpisodeFields = Required<Omit<EpisodeRecord, 'status' | 'error' | 'entityIds' | 'collectionIds' | 'language' | 'archivedBy'>>;
 
 /** A published episode record, keys always in this order. */
 export function episodeRecord(f: EpisodeFields): EpisodeRecord {

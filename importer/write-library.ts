@@ -6,11 +6,13 @@
 // written through), the stage has an unpredictable name (mkdtemp), one writer at a time (the library writer's lock
 // beside the folder, which the follower and enrichment hold too), and an import never takes over another channel's
 // episodes or a channel fed from another source.
-import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import type { ChannelRecord, ChannelSourceRecord, EpisodeRecord, FacetRecord, UserRecord } from '../core/contract/library-format.js';
+import { ARCHIVED_BY, type ChannelRecord, type ChannelSourceRecord, type EpisodeRecord, type FacetRecord, type UserRecord } from '../core/contract/library-format.js';
 import { PAID_PLAN } from '../core/contract/plans.js';
-import { LibraryBusyError, libraryJson as json, withLibraryLock, writeLibraryFile } from './library-writer.js';
+import { LIBRARY_FILES, EPISODES_DIR, episodePath, isSafeFileName } from '../core/library/layout.js';
+import { episodeFileRecords, readRecordArray, readText } from '../core/library/reader.js';
+import { LibraryBusyError, libraryJson as json, withLibraryLock, writeLibraryFile } from '../core/library/writer.js';
 import type { ImportedChannel } from './model.js';
 
 /** Why a library write was refused; `code` is stable, the message names the file and what to do. */
@@ -25,28 +27,16 @@ export class LibraryWriteError extends Error {
 }
 
 /** Set on an episode `--archive-missing` archived: it is published again when its item comes back to the source. */
-export const ARCHIVED_BY_IMPORT = 'archive-missing';
+export const ARCHIVED_BY_IMPORT = ARCHIVED_BY.import;
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-async function readArray<T>(path: string): Promise<T[]> {
-  try {
-    const value: unknown = JSON.parse(await readFile(path, 'utf8'));
-    if (!Array.isArray(value)) throw new Error(`${path}: not a JSON array`);
-    return value as T[];
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+/** A file's text as it stands, or undefined when there is none (compared with what would be written). */
+const textOf = (path: string): Promise<string | undefined> =>
+  readText(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
     throw err;
-  }
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
+  });
 
 /**
  * Every entry under `dir` is a folder or a regular file; the first that is not (a symlink, a socket, a device)
@@ -85,15 +75,12 @@ export interface WriteOptions {
  * search stop showing it, and nothing is deleted. The reason is recorded, so an import with the item back
  * publishes it again (and only then).
  */
-async function archiveMissing(episodesDir: string, imported: ImportedChannel): Promise<number> {
+async function archiveMissing(stage: string, imported: ImportedChannel): Promise<number> {
   const kept = new Set(imported.episodes.map((e) => e.id));
   let archived = 0;
-  for (const name of (await readdir(episodesDir)).filter((n) => n.endsWith('.json')).sort()) {
-    if (kept.has(name.slice(0, -'.json'.length))) continue;
-    const path = join(episodesDir, name);
-    const episode = JSON.parse(await readFile(path, 'utf8')) as EpisodeRecord;
-    if (episode.channelId !== imported.channel.id || episode.status === 'archived') continue;
-    await writeLibraryFile(path, json({ ...episode, status: 'archived', archivedBy: ARCHIVED_BY_IMPORT }));
+  for await (const { path, record } of episodeFileRecords(stage)) {
+    if (kept.has(record.id) || record.channelId !== imported.channel.id || record.status === 'archived') continue;
+    await writeLibraryFile(path, json({ ...record, status: 'archived', archivedBy: ARCHIVED_BY_IMPORT }));
     archived++;
   }
   return archived;
@@ -103,7 +90,7 @@ async function archiveMissing(episodesDir: string, imported: ImportedChannel): P
  * The status an imported episode is written with: a record the library holds unpublished keeps its status (and
  * error), unless `--archive-missing` archived it and its item is back, or `republish` says so.
  */
-export function keptStatus(imported: EpisodeRecord, old: (EpisodeRecord & { archivedBy?: string }) | undefined, { republish = false } = {}): EpisodeRecord {
+export function keptStatus(imported: EpisodeRecord, old: EpisodeRecord | undefined, { republish = false } = {}): EpisodeRecord {
   if (!old || old.status === 'published' || republish) return imported;
   if (old.status === 'archived' && old.archivedBy === ARCHIVED_BY_IMPORT) return imported;
   return { ...imported, status: old.status, ...(old.error !== undefined ? { error: old.error } : {}), ...(old.archivedBy ? { archivedBy: old.archivedBy } : {}) };
@@ -136,24 +123,21 @@ function channelSource(
 }
 
 /** The library's episodes of one channel. */
-async function channelEpisodes(episodesDir: string, channelId: string): Promise<EpisodeRecord[]> {
+async function channelEpisodes(stage: string, channelId: string): Promise<EpisodeRecord[]> {
   const out: EpisodeRecord[] = [];
-  for (const name of (await readdir(episodesDir)).filter((n) => n.endsWith('.json'))) {
-    const episode = JSON.parse(await readFile(join(episodesDir, name), 'utf8')) as EpisodeRecord;
-    if (episode.channelId === channelId) out.push(episode);
-  }
+  for await (const { record } of episodeFileRecords(stage)) if (record.channelId === channelId) out.push(record);
   return out;
 }
 
 /** Writes `imported` into the staged copy of the library. */
 async function writeStage(stage: string, imported: ImportedChannel, ownerId: string, opts: WriteOptions): Promise<WriteSummary> {
-  const episodesDir = join(stage, 'episodes');
-  const users = await readArray<UserRecord>(join(stage, 'users.json'));
+  
+  const users = await readRecordArray<UserRecord>(join(stage, LIBRARY_FILES.users));
   if (!users.some((u) => u.id === ownerId)) users.push({ id: ownerId, name: ownerId, plan: PAID_PLAN });
 
-  const channels = await readArray<ChannelRecord>(join(stage, 'channels.json'));
+  const channels = await readRecordArray<ChannelRecord>(join(stage, LIBRARY_FILES.channels));
   const before = channels.find((c) => c.id === imported.channel.id);
-  const source = channelSource(before, imported, before ? await channelEpisodes(episodesDir, imported.channel.id) : [], opts);
+  const source = channelSource(before, imported, before ? await channelEpisodes(stage, imported.channel.id) : [], opts);
   const channel: ChannelRecord = {
     ...before,
     id: imported.channel.id,
@@ -170,10 +154,10 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
   const writes: { path: string; text: string; old: string | undefined }[] = [];
   for (const episode of imported.episodes) {
     // The file is named by the id: an id that is no plain file name is refused, whatever made it.
-    if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(episode.id)) throw new LibraryWriteError('unsafe_episode_id', `episode id ${JSON.stringify(episode.id)} is not a safe file name`);
-    const path = join(episodesDir, `${episode.id}.json`);
-    const old = await readText(path);
-    const oldRecord = old === undefined ? undefined : (JSON.parse(old) as EpisodeRecord & { archivedBy?: string });
+    if (!isSafeFileName(episode.id)) throw new LibraryWriteError('unsafe_episode_id', `episode id ${JSON.stringify(episode.id)} is not a safe file name`);
+    const path = episodePath(stage, episode.id);
+    const old = await textOf(path);
+    const oldRecord = old === undefined ? undefined : (JSON.parse(old) as EpisodeRecord);
     if (oldRecord && oldRecord.channelId !== imported.channel.id) {
       throw new LibraryWriteError(
         'other_channel_episode',
@@ -183,14 +167,14 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
     writes.push({ path, text: json(keptStatus(episode, oldRecord, opts)), old });
   }
 
-  await writeLibraryFile(join(stage, 'users.json'), json(users.sort(byId)));
-  await writeLibraryFile(join(stage, 'channels.json'), json([...channels.filter((c) => c.id !== channel.id), channel].sort(byId)));
+  await writeLibraryFile(join(stage, LIBRARY_FILES.users), json(users.sort(byId)));
+  await writeLibraryFile(join(stage, LIBRARY_FILES.channels), json([...channels.filter((c) => c.id !== channel.id), channel].sort(byId)));
   for (const [file, added] of [
     ['people.json', imported.people],
     ['topics.json', imported.topics],
   ] as const) {
-    if (added.length === 0 && !(await readText(join(stage, file)))) continue;
-    const facets = new Map((await readArray<FacetRecord>(join(stage, file))).map((f) => [f.id, f]));
+    if (added.length === 0 && !(await textOf(join(stage, file)))) continue;
+    const facets = new Map((await readRecordArray<FacetRecord>(join(stage, file))).map((f) => [f.id, f]));
     for (const f of added) if (!facets.has(f.id)) facets.set(f.id, f);
     await writeLibraryFile(join(stage, file), json([...facets.values()].sort(byId)));
   }
@@ -202,7 +186,7 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
       await writeLibraryFile(path, text);
     }
   }
-  if (opts.archiveMissing) summary.archived = await archiveMissing(episodesDir, imported);
+  if (opts.archiveMissing) summary.archived = await archiveMissing(stage, imported);
   return summary;
 }
 
@@ -229,7 +213,7 @@ export async function writeLibrary(outDir: string, imported: ImportedChannel, ow
       } else await chmod(stage, 0o755);
       // Checked on the copy that will be swapped in: what is refused is what would have been written through.
       await refuseOddFiles(stage, outDir);
-      await mkdir(join(stage, 'episodes'), { recursive: true });
+      await mkdir(join(stage, EPISODES_DIR), { recursive: true });
       const summary = await writeStage(stage, imported, ownerId, opts);
       // The swap: the old library moves aside, the staged one takes its name, the old one goes.
       const aside = `${stage}.old`;

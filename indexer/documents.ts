@@ -1,9 +1,9 @@
 // Library records → the stored documents the API reads (pure).
 import { createHash } from 'node:crypto';
 import type { ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, PassageDoc, TranscriptDoc, UserDoc } from '../core/store/documents.js';
-import type { FacetEntry } from './library-reader.js';
+import type { FacetEntry } from '../core/library/reader.js';
 import { buildPassages, searchedChapters, type PassageOptions } from './passages.js';
-import type { ChannelRecord, EpisodeRecord, UserRecord } from './schemas.js';
+import type { ChannelRecord, EpisodeRecord, UserRecord } from '../core/library/checks.js';
 
 /**
  * Version of the rules that turn a record into documents (passage packing, fields).

@@ -4,10 +4,10 @@ import { bulkWrite, type BulkOp } from './bulk.js';
 import { facetDocId, type FacetDoc } from '../core/store/documents.js';
 import { channelDocument, facetDocuments, sourceHash, userDocument } from './documents.js';
 import { createIndexError } from './errors.js';
-import { countEpisodes, readEpisodes, readLibraryMeta, type FacetEntry, type LibraryIssue } from './library-reader.js';
+import { countEpisodes, readEpisodes, readLibraryMeta, type FacetEntry, type LibraryIssue } from '../core/library/reader.js';
 import { indexEpisode, removeEpisodesNotIn, type EpisodeResult, type IndexContext } from './load-episode.js';
 import { deleteWhere } from './scroll.js';
-import { checkChannel, checkCollection, checkEpisode, checkFacet, checkUser, type ChannelRecord, type EpisodeRecord, type UserRecord } from './schemas.js';
+import { checkChannel, checkCollection, checkEpisode, checkFacet, checkUser, type ChannelRecord, type EpisodeRecord, type UserRecord } from '../core/library/checks.js';
 
 /** Users, channels and facet names of one library. */
 export interface MetaJob {

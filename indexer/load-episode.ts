@@ -12,7 +12,7 @@ import { bulkWrite, type BulkOp } from './bulk.js';
 import { episodeDocuments, sourceHash } from './documents.js';
 import { createIndexError, storeCall } from './errors.js';
 import { deleteWhere, scrollHits } from './scroll.js';
-import type { EpisodeRecord } from './schemas.js';
+import type { EpisodeRecord } from '../core/library/checks.js';
 
 /** What the indexer needs of an embedder. */
 export type PassageEmbedder = Pick<Embedder, 'modelId' | 'dimension' | 'signature' | 'embedPassages'>;

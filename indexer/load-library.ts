@@ -7,7 +7,7 @@ import { embedInTurns } from './embed-turns.js';
 import { signatureOf } from '../core/embedding/embedder.js';
 import { RetryableIndexError, retryIndexErrors, storeCall } from './errors.js';
 import { libraryJobs, runJob, type IngestJob, type JobResult } from './jobs.js';
-import { formatIssue } from './library-reader.js';
+import { formatIssue } from '../core/library/reader.js';
 import { assertIndexModel, type IndexContext, type PassageEmbedder } from './load-episode.js';
 import { createSummary, type LoadSummary } from './summary.js';
 

@@ -1,7 +1,7 @@
 // Transcript segments → passages, the unit of search and citation (pure).
 import { createHash } from 'node:crypto';
 import type { PassageKind } from '../core/store/documents.js';
-import type { ChapterRecord, EpisodeRecord } from './schemas.js';
+import type { ChapterRecord, EpisodeRecord } from '../core/library/checks.js';
 import { chapterBoundaries, MAIN_SPEAKER_SHARE, normalize, packAtoms, segmentAtoms, zoneOf, type Atom, type PassageOptions } from './passage-atoms.js';
 
 export { chapterBoundaries, MAIN_SPEAKER_SHARE, packAtoms, sentenceMarks, type PassageOptions } from './passage-atoms.js';

@@ -4,7 +4,7 @@ import type { Logger } from '../core/ground/logger.js';
 import { createOpenSearchClient } from '../core/store/opensearch.js';
 import { ensureConfiguredIndices } from './ensure-indices.js';
 import { jobIdOf, libraryJobs, type IngestJob } from './jobs.js';
-import { formatIssue } from './library-reader.js';
+import { formatIssue } from '../core/library/reader.js';
 import { createProgress } from './progress.js';
 import { createIngestQueue, createRedisConnection, enqueue } from './queue.js';
 import { waitForJobs } from './job-wait.js';

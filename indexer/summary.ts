@@ -1,5 +1,5 @@
 // The end-of-run summary of a load, built from job results, issues and failures.
-import { formatIssue, type LibraryIssue } from './library-reader.js';
+import { formatIssue, type LibraryIssue } from '../core/library/reader.js';
 import type { JobResult } from './jobs.js';
 
 export interface LoadSummary {

@@ -2,7 +2,7 @@
 import type { EpisodeDoc } from '../core/store/documents.js';
 import type { Client, IndexAliases } from '../core/store/opensearch.js';
 import { episodeDocuments, sourceHash } from './documents.js';
-import type { EpisodeRecord } from './schemas.js';
+import type { EpisodeRecord } from '../core/library/checks.js';
 
 export interface IndexCheck {
   /** Catalog rows found. */

@@ -35,6 +35,10 @@ export const Channel = Type.Object({
   customDomain: Type.Optional(Nullable(Type.String({ format: 'hostname' }))),
   /** BCP 47 (`en`, `es`, `de-AT`): what its episodes are spoken in unless one says otherwise; absent means `en`. */
   language: Type.Optional(Nullable(Type.String())),
+  /** The source's description of the channel (a feed's `<description>`), plain text as the follower keeps it. */
+  description: Type.Optional(Nullable(Type.String())),
+  /** The channel's artwork URL (a feed's `<itunes:image>` or `<image>`). */
+  artwork: Type.Optional(Nullable(Type.String())),
   /** Where the importer took the channel from; an import from another source is refused unless told. */
   source: Type.Optional(
     Type.Object({
@@ -50,6 +54,9 @@ export type ChannelSourceRecord = NonNullable<ChannelRecord['source']>;
 /** True on what enrichment made from a transcript rather than the creator (decision 27); absent or false: the creator's. */
 const Generated = (what: string) =>
   Type.Optional(Type.Boolean({ description: `True when this ${what} was made from the transcript by enrichment, not by the creator; absent or false: the creator's own.` }));
+
+/** What a facet file holds: a topic, a person, an entity, or a collection (a playlist). */
+export type FacetKind = 'topic' | 'person' | 'entity' | 'collection';
 
 /** A facet display name (`topics.json`, `people.json`, `entities.json`); collections only: the channel whose playlist it mirrors. */
 export const Facet = Type.Object({ id: Id, name: Type.String(), channelId: Type.Optional(Nullable(Type.String())), generated: Generated('name') });
@@ -108,6 +115,9 @@ export type KeyMomentRecord = Static<typeof KeyMoment>;
 export const Chapter = Type.Object({ title: Type.String(), startMs: Ms, endMs: Ms, moments: Type.Array(KeyMoment), generated: Generated('chapter') });
 export type ChapterRecord = Static<typeof Chapter>;
 
+/** The values of an episode's `archivedBy`: who archived it because its item left the source. */
+export const ARCHIVED_BY = Object.freeze({ import: 'archive-missing', follow: 'follow-archive-missing' } as const);
+
 /** One episode as the library holds it: catalog row, facet ids, transcript and chapters. */
 export const Episode = Type.Object({
   id: Id,
@@ -131,6 +141,12 @@ export const Episode = Type.Object({
   chapters: Type.Optional(Nullable(Type.Array(Chapter))),
   /** BCP 47; overrides the channel's (a transcriber's detection lands here). */
   language: Type.Optional(Nullable(Type.String())),
+  /**
+   * Who archived it, when `status` is `archived` (ARCHIVED_BY): an import whose source no longer holds the item, or a
+   * followed feed that dropped it, both with `--archive-missing`; either is published again when the item comes back.
+   * Absent: archived by hand, and kept archived.
+   */
+  archivedBy: Type.Optional(Type.Unsafe<(typeof ARCHIVED_BY)[keyof typeof ARCHIVED_BY] | null>({ type: ['string', 'null'], enum: [...Object.values(ARCHIVED_BY), null] })),
 });
 export type EpisodeRecord = Static<typeof Episode>;
 

@@ -31,7 +31,8 @@ export interface ApiKeyDoc {
   revokedAt: string | null;
 }
 
-export type FacetKind = 'topic' | 'person' | 'entity' | 'collection';
+export type { FacetKind } from '../contract/library-format.js';
+import type { FacetKind } from '../contract/library-format.js';
 
 /** A facet's display name in one channel (decision 33): `_id` is {@link facetDocId}, so two channels' `p_john-smith` are two documents. */
 export interface FacetDoc {

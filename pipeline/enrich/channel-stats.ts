@@ -2,18 +2,20 @@
 // (document frequencies of candidate phrases, each episode's keyphrases, counts), so that enriching one episode reads
 // that episode and this file, never the others. Kept at each publish (in the locked write) and by `npm run enrich`.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
-import { writeLibraryFile } from '../../importer/library-writer.js';
-import { listEpisodeFiles } from '../../indexer/library-reader.js';
-import { languageOf, records, speechText, type StoredEpisode } from './episode-files.js';
+import { writeLibraryFile } from '../../core/library/writer.js';
+import { LIBRARY_FILES } from '../../core/library/layout.js';
+import { episodesInFiles, listEpisodeFiles, readText } from '../../core/library/reader.js';
+import { languageOf, speechText } from './speech.js';
 import { candidatePhrases, type DocumentFrequencies } from './phrases.js';
 import { PhraseCounts, type PhraseCountsJson } from './phrase-counts.js';
 import { episodeKeyphrases, type Keyphrase } from './topics.js';
 
 /** The file's name at the library folder's root. */
-export const STATS_FILE = 'channel-stats.json';
+export const STATS_FILE = LIBRARY_FILES.channelStats;
 const STATS_VERSION = 1;
 
 /**
@@ -72,7 +74,7 @@ export class StaleStats extends Error {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** What a record adds to its channel's statistics. */
-function shapeOf(record: StoredEpisode, channelLanguage: string): { counted: boolean; text: string | null; body: string; language: string } {
+function shapeOf(record: EpisodeRecord, channelLanguage: string): { counted: boolean; text: string | null; body: string; language: string } {
   const language = languageOf(record, channelLanguage);
   const body = speechText(record.transcript?.segments ?? []);
   const text = body === '' ? null : sha256(`${language}\n${body}`);
@@ -80,7 +82,7 @@ function shapeOf(record: StoredEpisode, channelLanguage: string): { counted: boo
 }
 
 /** The text digest a record would have in the statistics, whatever its status. */
-const textOf = (record: StoredEpisode, channelLanguage: string): string | null => {
+const textOf = (record: EpisodeRecord, channelLanguage: string): string | null => {
   const body = speechText(record.transcript?.segments ?? []);
   return body === '' ? null : sha256(`${languageOf(record, channelLanguage)}\n${body}`);
 };
@@ -107,7 +109,7 @@ export const countOf = (tally: ChannelTally): number => {
 async function readStatsJson(dir: string): Promise<{ raw: string; json: StatsJson | undefined } | undefined> {
   let raw: string;
   try {
-    raw = await readFile(join(dir, STATS_FILE), 'utf8');
+    raw = await readText(join(dir, STATS_FILE));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -156,7 +158,7 @@ const freqFor = (tally: ChannelTally, keys: Iterable<string>, n: number, count =
  * record as it was, or as it is now when only its status changed) whose text is the one counted; without one the
  * statistics cannot be corrected, and StaleStats says so.
  */
-function subtract(tally: ChannelTally, id: string, sources: readonly (StoredEpisode | undefined)[]): void {
+function subtract(tally: ChannelTally, id: string, sources: readonly (EpisodeRecord | undefined)[]): void {
   const entry = tally.episodes.get(id);
   if (!entry) return;
   tally.episodes.delete(id);
@@ -175,8 +177,8 @@ export interface KeyphraseHint {
 /** Records the episodes of `found` into the tally (their old contribution out, the new in); keyphrases last, on the final counts. */
 function upsert(
   tally: ChannelTally,
-  found: ReadonlyMap<string, { record: StoredEpisode; file: string }>,
-  { previous, hints }: { previous?: ReadonlyMap<string, StoredEpisode> | undefined; hints?: ReadonlyMap<string, KeyphraseHint> | undefined },
+  found: ReadonlyMap<string, { record: EpisodeRecord; file: string }>,
+  { previous, hints }: { previous?: ReadonlyMap<string, EpisodeRecord> | undefined; hints?: ReadonlyMap<string, KeyphraseHint> | undefined },
 ): void {
   const toRank: { id: string; body: string; language: string; entry: StatsEpisode }[] = [];
   for (const [id, { record, file }] of found) {
@@ -211,14 +213,14 @@ function upsert(
 async function refresh(
   dir: string,
   tally: ChannelTally,
-  opts: { previous?: ReadonlyMap<string, StoredEpisode> | undefined; hints?: ReadonlyMap<string, KeyphraseHint> | undefined },
+  opts: { previous?: ReadonlyMap<string, EpisodeRecord> | undefined; hints?: ReadonlyMap<string, KeyphraseHint> | undefined },
 ): Promise<string[]> {
   const now = await stampFiles(dir);
   const changed = [...now].filter(([file, stamp]) => tally.files.get(file) !== stamp).map(([file]) => file);
   const touched = new Set([...changed, ...[...tally.files.keys()].filter((f) => !now.has(f))]);
   if (touched.size === 0) return [];
-  const found = new Map<string, { record: StoredEpisode; file: string }>();
-  for await (const { record, file } of records(
+  const found = new Map<string, { record: EpisodeRecord; file: string }>();
+  for await (const { record, file } of episodesInFiles(
     changed.map((f) => join(dir, f)),
     new Set([tally.channelId]),
   ))
@@ -257,7 +259,7 @@ export async function loadTally(
   dir: string,
   channelId: string,
   language: string,
-  opts: { previous?: ReadonlyMap<string, StoredEpisode>; hints?: ReadonlyMap<string, KeyphraseHint>; log?: Logger | undefined } = {},
+  opts: { previous?: ReadonlyMap<string, EpisodeRecord>; hints?: ReadonlyMap<string, KeyphraseHint>; log?: Logger | undefined } = {},
 ): Promise<LoadedTally> {
   const stored = await readTally(dir, channelId, language);
   if (stored) {
@@ -313,7 +315,7 @@ export async function recordChannelStats(
   }: {
     channelId: string;
     channelLanguage: string | null;
-    previous?: StoredEpisode | undefined;
+    previous?: EpisodeRecord | undefined;
     hint?: (KeyphraseHint & { episodeId: string }) | undefined;
     log?: Logger | undefined;
   },
@@ -338,7 +340,7 @@ export async function recordChannelStats(
  */
 export function channelView(
   tally: ChannelTally,
-  { episodeId, body, previous }: { episodeId: string; body: string; previous?: StoredEpisode | undefined },
+  { episodeId, body, previous }: { episodeId: string; body: string; previous?: EpisodeRecord | undefined },
 ): { freq: DocumentFrequencies; others: { episodeId: string; keyphrases: Keyphrase[] }[] } {
   const entry = tally.episodes.get(episodeId);
   let oldKeys = new Set<string>();
@@ -355,4 +357,4 @@ export function channelView(
 }
 
 /** The digest under which an episode's speech text is counted (for a {@link KeyphraseHint}). */
-export const countedText = (record: StoredEpisode, channelLanguage: string | null): string | null => textOf(record, (channelLanguage || 'en').toLowerCase());
+export const countedText = (record: EpisodeRecord, channelLanguage: string | null): string | null => textOf(record, (channelLanguage || 'en').toLowerCase());

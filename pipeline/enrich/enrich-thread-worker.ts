@@ -4,7 +4,7 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { readLibraryMeta } from '../../indexer/library-reader.js';
+import { readLibraryMeta } from '../../core/library/reader.js';
 import type { FromThread, ThreadCall, ThreadError, ThreadSetup, ToThread } from './enrich-thread.js';
 import { facetsOf } from './library.js';
 import { NerError, type NerErrorCode, NER_ERRORS } from './ner.js';

@@ -7,11 +7,11 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
-import { withLibraryLock, writeLibraryJson } from '../../importer/library-writer.js';
-import { listEpisodeFiles, readLibraryMeta, type LibraryMeta } from '../../indexer/library-reader.js';
-import { readJson } from '../follow/state.js';
+import { serialiseIn, withLibraryLock, writeEpisodeFile, writeLibraryJson } from '../../core/library/writer.js';
+import { episodesInFiles, listEpisodeFiles, readLibraryMeta, type EpisodeFile, type LibraryMeta } from '../../core/library/reader.js';
+import { readJsonFile } from '../../core/library/reader.js';
 import { rebuildTally, saveTally, STATS_FILE } from './channel-stats.js';
-import { languageOf, records, serialise, speechText, writeEpisodeFile, type EpisodeFile, type StoredEpisode } from './episode-files.js';
+import { languageOf, speechText } from './speech.js';
 import { assignNames, type EpisodeNames, type KnownName } from './people.js';
 import type { DocumentFrequencies } from './phrases.js';
 import { assignTopics, type Keyphrase } from './topics.js';
@@ -243,7 +243,7 @@ export async function planChannel(
 
 /** The work of enriching `record`, or undefined when it lacks nothing; throws EnrichRefusal when it has no speech. */
 export function workFor(
-  record: StoredEpisode,
+  record: EpisodeRecord,
   { generatedIds, channelLanguage, channelName, force = false }: { generatedIds: GeneratedIds; channelLanguage: string | null | undefined; channelName?: string; force?: boolean },
 ): GenerateInput | undefined {
   const want = wantedFor(record, generatedIds, { force });
@@ -348,7 +348,7 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
   const fileOf = new Map<string, string>();
   /** The transcript each plan is made from: a record saved with another one meanwhile is not given it. */
   const plannedOn = new Map<string, string>();
-  for await (const { file, record } of records(files, channelIds)) {
+  for await (const { file, record } of episodesInFiles(files, channelIds)) {
     if (channel && record.channelId !== channel.id) continue;
     const ch = channels.get(record.channelId)!;
     const list = byChannel.get(ch.id) ?? [];
@@ -412,7 +412,7 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
       }
       changed = false;
     };
-    for await (const { file, index, record } of records(await listEpisodeFiles(dir), channelIds)) {
+    for await (const { file, index, record } of episodesInFiles(await listEpisodeFiles(dir), channelIds)) {
       if (file !== current) {
         await flush();
         current = file;
@@ -429,7 +429,7 @@ export async function enrichLibrary(opts: EnrichLibraryOptions): Promise<EnrichS
         continue;
       }
       summary.enriched.push(record.id);
-      file.lines[index] = serialise(file, next);
+      file.lines[index] = serialiseIn(file, next);
       changed = true;
     }
     await flush();
@@ -460,13 +460,13 @@ const transcriptKey = (record: EpisodeRecord): string =>
 /** The speech segments of the episodes named, read from `files` (those that hold them). */
 async function readSegments(files: readonly string[], channelIds: ReadonlySet<string>, wanted: ReadonlySet<string>): Promise<Map<string, EnrichSegment[]>> {
   const out = new Map<string, EnrichSegment[]>();
-  for await (const { record } of records(files, channelIds)) if (wanted.has(record.id)) out.set(record.id, speechOf(record));
+  for await (const { record } of episodesInFiles(files, channelIds)) if (wanted.has(record.id)) out.set(record.id, speechOf(record));
   return out;
 }
 
 /** Adds facet names to a facet file: what is there stays as it is, the new names follow in id order; true when written. */
 export async function addFacets(path: string, facets: readonly GeneratedFacet[]): Promise<boolean> {
-  const existing = (await readJson<FacetRecord[]>(path)) ?? [];
+  const existing = (await readJsonFile<FacetRecord[]>(path)) ?? [];
   const have = new Set(existing.map((f) => f.id));
   const fresh = facets.filter((f) => !have.has(f.id)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (fresh.length === 0) return false;

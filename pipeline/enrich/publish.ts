@@ -3,9 +3,10 @@
 import { join } from 'node:path';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
-import { readLibraryMeta } from '../../indexer/library-reader.js';
+import { readLibraryMeta } from '../../core/library/reader.js';
 import { channelView, countedText, loadTally, rebuildTally, StaleStats, type ChannelTally, type KeyphraseHint } from './channel-stats.js';
-import { records, speechText, type StoredEpisode } from './episode-files.js';
+import { episodesInFiles } from '../../core/library/reader.js';
+import { speechText } from './speech.js';
 import { addFacets, applyGenerated, EnrichRefusal, FACET_KINDS, facetsOf, planChannel, wantedFor, workFor, type FacetKindName, type Generated, type Stages } from './library.js';
 import type { GeneratedFacet } from './types.js';
 
@@ -49,7 +50,7 @@ export const notEnriched = (outcome: 'complete' | 'refused' | 'failed', seconds 
  * came, with `failed`.
  */
 export async function enrichForPublish(
-  record: StoredEpisode,
+  record: EpisodeRecord,
   { stages, dir, channelLanguage, log, signal }: { stages: Stages; dir: string; channelLanguage: string | null; log?: Logger | undefined; signal?: AbortSignal | undefined },
 ): Promise<PublishEnrichment> {
   const started = performance.now();
@@ -108,8 +109,8 @@ export async function enrichForPublish(
 }
 
 /** The episode's record as its file holds it now (its counted text), read from that file alone. */
-async function recordIn(path: string, record: StoredEpisode): Promise<StoredEpisode | undefined> {
-  for await (const r of records([path], new Set([record.channelId]))) if (r.record.id === record.id) return r.record;
+async function recordIn(path: string, record: EpisodeRecord): Promise<EpisodeRecord | undefined> {
+  for await (const r of episodesInFiles([path], new Set([record.channelId]))) if (r.record.id === record.id) return r.record;
   return undefined;
 }
 

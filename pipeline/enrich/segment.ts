@@ -4,7 +4,7 @@ import { addInto, cosine, depthScores, hasCue, lexicalVectors, mergeInto, sparse
 import { BOUNDARY_DECODING, BOUNDARY_MODEL } from './boundary-weights.js';
 import { boundaryProbability, gapFeatureRows, type BoundaryModel } from './boundary-model.js';
 import { buildPassages } from '../../indexer/passages.js';
-import type { SegmentRecord } from '../../indexer/schemas.js';
+import type { SegmentRecord } from '../../core/library/checks.js';
 
 export { depthScores, hasCue, zscores } from './cohesion.js';
 

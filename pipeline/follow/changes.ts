@@ -1,7 +1,7 @@
 // What a poll does with each item: new, its source changed (process again), only its catalog fields changed, or
 // nothing (pure; unit-tested).
-import type { EpisodeRecord } from '../../core/contract/library-format.js';
-import type { ItemSource } from './state.js';
+import { ARCHIVED_BY, type EpisodeRecord } from '../../core/contract/library-format.js';
+import type { ItemSource } from '../../core/library/follow-state.js';
 
 export type ItemAction = 'new' | 'reprocess' | 'update' | 'unchanged';
 
@@ -9,13 +9,13 @@ export type ItemAction = 'new' | 'reprocess' | 'update' | 'unchanged';
  * What the follower writes in `archivedBy` when it archives an episode whose item left the source (`--archive-missing`):
  * only those come back when their item does. Any other archived episode was archived by hand (a takedown) and stays so.
  */
-export const ARCHIVED_BY_FOLLOW = 'follow-archive-missing';
+export const ARCHIVED_BY_FOLLOW = ARCHIVED_BY.follow;
 
 /** `record` archived by the follower (its item left the source), marked so that it comes back with its item. */
 export const archivedByFollower = <T extends EpisodeRecord>(record: T): T => ({ ...record, status: 'archived', archivedBy: ARCHIVED_BY_FOLLOW });
 
 /** Archived by someone other than the follower: the source never brings it back (review 2026-11-27, item 12). */
-export const archivedByHand = (stored: EpisodeRecord & { archivedBy?: unknown }): boolean => stored.status === 'archived' && stored.archivedBy !== ARCHIVED_BY_FOLLOW;
+export const archivedByHand = (stored: EpisodeRecord): boolean => stored.status === 'archived' && stored.archivedBy !== ARCHIVED_BY_FOLLOW;
 
 /** Fields the pipeline owns (what processing made), kept when the source's catalog fields are applied. */
 const PIPELINE_FIELDS = ['status', 'error', 'transcript', 'chapters', 'language'] as const;

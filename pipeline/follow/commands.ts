@@ -6,13 +6,15 @@ import type { Queue } from 'bullmq';
 import type { ChannelRecord, UserRecord } from '../../core/contract/library-format.js';
 import { PAID_PLAN } from '../../core/contract/plans.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
-import { writeLibraryJson } from '../../importer/library-writer.js';
+import { writeLibraryJson } from '../../core/library/writer.js';
 import { FollowError } from './errors.js';
 import { channelIdOf } from '../../importer/item-identity.js';
 import { readEpisode, saveEpisode, saveOwner } from './library.js';
 import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from './poll.js';
 import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from './queues.js';
-import { channelDir, listStates, readJson, readState, withChannelLock, writeState, type FollowState } from './state.js';
+import { channelDir, LIBRARY_FILES } from '../../core/library/layout.js';
+import { readRecordArray } from '../../core/library/reader.js';
+import { listStates, readState, withChannelLock, writeState, type FollowState } from '../../core/library/follow-state.js';
 import { formatDuration, formatAudio, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
 import type { RecentRule } from './work-order.js';
 
@@ -63,15 +65,15 @@ export async function storedChannel(deps: Pick<FollowDeps, 'ctx'>, slug: string)
  * unknown user): the channel the poll writes keeps them instead of replacing them with the owner alone.
  */
 async function adoptStoredChannel(deps: Pick<FollowDeps, 'ctx'>, dir: string, stored: ChannelDoc): Promise<void> {
-  const channelsPath = join(dir, 'channels.json');
-  const channels = (await readJson<ChannelRecord[]>(channelsPath)) ?? [];
+  const channelsPath = join(dir, LIBRARY_FILES.channels);
+  const channels = await readRecordArray<ChannelRecord>(channelsPath);
   if (channels.some((c) => c.id === stored.id)) return;
   const { client, aliases } = deps.ctx;
   const wanted = [...new Set([stored.ownerId, ...stored.memberIds])];
   const res = await client.mget({ index: aliases.users, body: { ids: wanted } } as never);
   const found = (res.body as { docs: { found?: boolean; _source?: UserRecord }[] }).docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
-  const usersPath = join(dir, 'users.json');
-  const users = (await readJson<UserRecord[]>(usersPath)) ?? [];
+  const usersPath = join(dir, LIBRARY_FILES.users);
+  const users = await readRecordArray<UserRecord>(usersPath);
   const known = new Set(users.map((u) => u.id));
   const added = found.filter((u) => !known.has(u.id)).map(({ id, name, plan }) => ({ id, name, plan }));
   await writeLibraryJson(usersPath, [...users, ...added]);

@@ -9,7 +9,7 @@ import { mapFeed, type Feed } from '../../importer/map-feed.js';
 import { ingestProblem, type ImportedChannel } from '../../importer/model.js';
 import { stableHash } from '../../importer/text.js';
 import { importYtdlpFolder } from '../../importer/ytdlp.js';
-import type { FollowState, ItemSource, TranscriptSource } from './state.js';
+import type { FollowState, ItemSource, TranscriptSource } from '../../core/library/follow-state.js';
 
 /** The channel's fields a source gives (additive channel fields besides the format's own). */
 export interface SourceChannel {

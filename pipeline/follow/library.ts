@@ -2,32 +2,27 @@
 // writer (library format: users.json, channels.json, facet files, episodes/<id>.json; the folder is the source of
 // truth, decision 25), then `index`, what was written loaded by the ingest's own job runner (the index is derived).
 // Both run while the caller holds the channel's lock.
-import { join } from 'node:path';
 import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../core/contract/library-format.js';
-import { writeLibraryJson } from '../../importer/library-writer.js';
+import { episodePath, LIBRARY_FILES } from '../../core/library/layout.js';
+import { readEpisodeRecord, readLibraryArray, readLibraryMeta } from '../../core/library/reader.js';
+import { writeEpisodeRecord, writeLibraryJson } from '../../core/library/writer.js';
 import { runJob } from '../../indexer/jobs.js';
-import { readLibraryMeta } from '../../indexer/library-reader.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { channelIdOf } from '../../importer/item-identity.js';
 import type { SourceChannel } from './feed-source.js';
-import { readJson } from './state.js';
+import { join } from 'node:path';
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** An episode's file in the channel's library. The id is a file name: the importer's ids always are. */
-export function episodePath(dir: string, id: string): string {
-  if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(id)) throw new Error(`episode id ${JSON.stringify(id)} is not a safe file name`);
-  return join(dir, 'episodes', `${id}.json`);
-}
+/** An episode record as the follower stores it (the format's record; `language` is the transcriber's detection). */
+export type FollowedEpisode = EpisodeRecord;
 
-/** An episode record as the follower stores it: the format's fields plus the detected `language`. */
-export type FollowedEpisode = EpisodeRecord & { language?: string | null };
+/** The channel's episode `id` from its own file, checked (undefined when there is none). */
+export const readEpisode = (dir: string, id: string): Promise<FollowedEpisode | undefined> => readEpisodeRecord(dir, id);
 
-export const readEpisode = (dir: string, id: string): Promise<FollowedEpisode | undefined> => readJson<FollowedEpisode>(episodePath(dir, id));
-
-/** The library step of an episode: its file written whole. */
+/** The library step of an episode: its file written whole, the record checked first (a refused record writes nothing). */
 export async function writeEpisode(dir: string, record: FollowedEpisode): Promise<void> {
-  await writeLibraryJson(episodePath(dir, record.id), record);
+  await writeEpisodeRecord(dir, record);
 }
 
 /** The index step of an episode: its file's record loaded as `npm run ingest` does (catalog row last; an unchanged record writes nothing to the store). */
@@ -49,8 +44,8 @@ export async function indexLibraryMeta(ctx: IndexContext, dir: string): Promise<
 
 /** The owner in users.json (kept as the store has it: name and plan). */
 export async function saveOwner(dir: string, owner: UserRecord): Promise<void> {
-  const users = ((await readJson<UserRecord[]>(join(dir, 'users.json'))) ?? []).filter((u) => u.id !== owner.id);
-  await writeLibraryJson(join(dir, 'users.json'), [...users, { id: owner.id, name: owner.name, plan: owner.plan }].sort(byId));
+  const users = (await readLibraryArray<UserRecord>(dir, LIBRARY_FILES.users)).filter((u) => u.id !== owner.id);
+  await writeLibraryJson(join(dir, LIBRARY_FILES.users), [...users, { id: owner.id, name: owner.name, plan: owner.plan }].sort(byId));
 }
 
 /**
@@ -63,7 +58,7 @@ export async function writeChannel(
   { slug, ownerId, channel, people, topics }: { slug: string; ownerId: string; channel: SourceChannel; people: FacetRecord[]; topics: FacetRecord[] },
 ): Promise<void> {
   const id = channelIdOf(slug);
-  const channels = (await readJson<ChannelRecord[]>(join(dir, 'channels.json'))) ?? [];
+  const channels = await readLibraryArray<ChannelRecord>(dir, LIBRARY_FILES.channels);
   const before = channels.find((c) => c.id === id);
   const record: ChannelRecord & Record<string, unknown> = {
     ...before,
@@ -77,12 +72,12 @@ export async function writeChannel(
     language: channel.language,
     artwork: channel.artwork,
   };
-  await writeLibraryJson(join(dir, 'channels.json'), [...channels.filter((c) => c.id !== id), record].sort(byId));
+  await writeLibraryJson(join(dir, LIBRARY_FILES.channels), [...channels.filter((c) => c.id !== id), record].sort(byId));
   for (const [file, added] of [
     ['people.json', people],
     ['topics.json', topics],
   ] as const) {
-    const existing = (await readJson<FacetRecord[]>(join(dir, file))) ?? [];
+    const existing = await readLibraryArray<FacetRecord>(dir, file);
     if (added.length === 0 && existing.length === 0) continue;
     const facets = new Map(existing.map((f) => [f.id, f]));
     for (const f of added) if (!facets.has(f.id)) facets.set(f.id, f);

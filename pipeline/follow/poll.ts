@@ -14,7 +14,8 @@ import { feedSnapshot, keepStoredIds, NotAFeedError, ytdlpSnapshot, type SourceS
 import { indexEpisode, indexLibraryMeta, readEpisode, writeChannel, writeEpisode, type FollowedEpisode } from './library.js';
 import { enqueueProcess, FINISHED, MAX_PROCESS_STARTS, processJobId, readFronts, type ProcessJob } from './queues.js';
 import { nextPollAt, parseMaxAge } from './schedule.js';
-import { channelDir, readState, startsOf, withChannelLock, writeState, type FollowState } from './state.js';
+import { channelDir } from '../../core/library/layout.js';
+import { readState, startsOf, withChannelLock, writeState, type FollowState } from '../../core/library/follow-state.js';
 import { assignTurns, newItems, turnOfPriority, type Planned } from './work-order.js';
 
 /** The settings of the work order (FOLLOW_RECENT_DAYS, FOLLOW_RECENT_ITEMS, FOLLOW_MAX_ITEMS_PER_POLL, FOLLOW_MAX_QUEUED_PER_CHANNEL). */

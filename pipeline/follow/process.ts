@@ -10,22 +10,24 @@ import type { PipelineConfig } from '../../core/config/load.js';
 import type { ChapterRecord, TranscriptRecord } from '../../core/contract/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
-import { withLibraryLock, writeLibraryJson } from '../../importer/library-writer.js';
+import { withLibraryLock, writeLibraryJson } from '../../core/library/writer.js';
 import { embedAhead, type IndexContext } from '../../indexer/load-episode.js';
 import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
 import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/errors.js';
-import { episodeOverLimit } from '../../indexer/schemas.js';
+import { episodeOverLimit } from '../../core/library/checks.js';
 import { describeFetchError, downloadToFile, FetchError } from '../../core/ground/outbound/safe-fetch.js';
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { PublishEnricher } from '../enrich/enrich-thread.js';
 import { recordChannelStats } from '../enrich/channel-stats.js';
-import { episodePath, indexEpisode, indexLibraryMeta, readEpisode, saveEpisode, writeEpisode, type FollowedEpisode } from './library.js';
+import { indexEpisode, indexLibraryMeta, readEpisode, saveEpisode, writeEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
-import { channelDir, readJson, readState, startsOf, withChannelLock, writeState, type ItemSource, type TranscriptSource } from './state.js';
+import { channelDir, episodePath, LIBRARY_FILES } from '../../core/library/layout.js';
+import { readLibraryArray } from '../../core/library/reader.js';
+import { readState, startsOf, withChannelLock, writeState, type ItemSource, type TranscriptSource } from '../../core/library/follow-state.js';
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
   pipeline: FollowDeps['pipeline'] & Pick<PipelineConfig, 'audioMaxBytes' | 'audioMaxSeconds' | 'audioMinBytesPerSecond' | 'audioRateWindowSeconds' | 'transcribe'>;
@@ -299,7 +301,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     if (starts > MAX_PROCESS_STARTS) return { giveUp: starts - 1 };
     // A published episode being re-made stays live on its old transcript; anything else shows the work.
     if (now.record.status !== 'published' && now.record.status !== 'processing') await saveEpisode(dir, { ...now.record, status: 'processing', error: null }, deps.ctx);
-    const channels = (await readJson<{ id: string; language?: string | null }[]>(join(dir, 'channels.json'))) ?? [];
+    const channels = await readLibraryArray<{ id: string; language?: string | null }>(dir, LIBRARY_FILES.channels);
     return { source: now.source, record: now.record, language: channels.find((c) => c.id === now.record.channelId)?.language ?? null };
   });
   if (!started) return { episodeId: job.episodeId, outcome: 'superseded' };

@@ -7,7 +7,8 @@ import type { Job, Queue } from 'bullmq';
 import { readEpisode } from './library.js';
 import { MAX_PROCESS_STARTS, processJobId, type ProcessJob } from './queues.js';
 import type { ProcessResult } from './process.js';
-import { channelDir, listStates, startsOf, type FollowState, type ItemSource } from './state.js';
+import { channelDir } from '../../core/library/layout.js';
+import { listStates, startsOf, type FollowState, type ItemSource } from '../../core/library/follow-state.js';
 import { newItems, turnOfPriority, type RecentRule, type WorkClass } from './work-order.js';
 
 /** What waits in one class (`new` or `backfill`) of one source, or of all. */

@@ -3,7 +3,7 @@
 // ordered by priority: recent episodes first, channels in turn (work-order.ts).
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { FollowState } from './state.js';
+import type { FollowState } from '../../core/library/follow-state.js';
 import { turnOfPriority, type WorkClass } from './work-order.js';
 
 /** A poll: the channel's slug; `force` polls before the next poll time (a CLI `--poll`). */

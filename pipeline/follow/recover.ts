@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from '../../core/ground/logger.js';
 import { enqueueUnprocessed, type WorkOrderSettings } from './poll.js';
 import { MAX_PROCESS_STARTS, syncPollSchedulers, type PollJob, type ProcessJob } from './queues.js';
-import { listStates, startsOf, type FollowState } from './state.js';
+import { listStates, startsOf, type FollowState } from '../../core/library/follow-state.js';
 
 export interface FollowRecovery {
   /** Followed sources (stopped ones included). */

@@ -4,7 +4,8 @@ import type { Queue } from 'bullmq';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { readEpisode, saveEpisode } from './library.js';
 import type { ProcessJob } from './queues.js';
-import { channelDir, readState, withChannelLock } from './state.js';
+import { channelDir } from '../../core/library/layout.js';
+import { readState, withChannelLock } from '../../core/library/follow-state.js';
 
 /**
  * Writes `pending` over `processing` for the episode of stalled job `jobId`, unless a worker already runs it again or

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeLibraryJson } from '../../importer/library-writer.js';
-import { readJson } from '../follow/state.js';
+import { writeLibraryJson } from '../../core/library/writer.js';
+import { readJsonFile } from '../../core/library/reader.js';
 import type { AudioPiece } from './audio.js';
 import type { RawTranscript } from './types.js';
 
@@ -24,7 +24,8 @@ export interface SavedPiece {
 }
 
 /** The pieces folder of an episode file (`episodes/<id>.json` → `episodes/<id>.pieces`): not a `.json` file, so no reader of the library takes it for an episode. */
-export const piecesDirOf = (episodeFile: string): string => episodeFile.replace(/\.json$/, '') + '.pieces';
+export { piecesDirOf } from '../../core/library/layout.js';
+import { piecesDirOf } from '../../core/library/layout.js';
 
 const pieceFile = (dir: string, index: number) => join(dir, `piece-${String(index).padStart(4, '0')}.json`);
 
@@ -93,7 +94,7 @@ async function readPieces(dir: string, key: string, count: number): Promise<(Raw
     throw err;
   });
   for (const name of names.filter((n) => /^piece-\d+\.json$/.test(n))) {
-    const saved = await readJson<SavedPiece>(join(dir, name)).catch(() => undefined);
+    const saved = await readJsonFile<SavedPiece>(join(dir, name)).catch(() => undefined);
     if (!saved || saved.key !== key || saved.of !== count || !(saved.index >= 0 && saved.index < count)) {
       await removePieces(dir);
       done.fill(undefined);

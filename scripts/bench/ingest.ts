@@ -26,7 +26,7 @@ import { createEmbedder, type Embedder } from '../../core/embedding/embedder.js'
 import { createLogger } from '../../core/ground/logger.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, type IndexAliases } from '../../core/store/opensearch.js';
 import { buildPassages } from '../../indexer/passages.js';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { libraryJobs } from '../../indexer/jobs.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import type { PassageEmbedder } from '../../indexer/load-episode.js';

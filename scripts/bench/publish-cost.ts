@@ -12,11 +12,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { libraryJson } from '../../importer/library-writer.js';
+import { libraryJson } from '../../core/library/writer.js';
 import { rebuildTally, recordChannelStats, saveTally, STATS_FILE } from '../../pipeline/enrich/channel-stats.js';
 import { enrichForPublish } from '../../pipeline/enrich/publish.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
-import { episodePath, readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
+import { episodePath } from '../../core/library/layout.js';
+import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
 import { createHashEmbedder } from '../../test/support/hash-embedder.js';
 
 const program = new Command()

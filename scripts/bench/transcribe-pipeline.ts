@@ -12,7 +12,7 @@ import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js'
 import { createRedisConnection } from '../../indexer/queue.js';
 import { followSource } from '../../pipeline/follow/commands.js';
 import { pollSource } from '../../pipeline/follow/poll.js';
-import { readState } from '../../pipeline/follow/state.js';
+import { readState } from '../../core/library/follow-state.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { startPipelineWorkers } from '../../pipeline/follow/worker.js';
 import { probeSeconds } from '../../pipeline/transcribe/audio.js';

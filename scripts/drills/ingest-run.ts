@@ -5,7 +5,7 @@ import { loadConfig } from '../../core/config/load.js';
 import { createOpenSearchClient, deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { libraryJobs } from '../../indexer/jobs.js';
 import { createIngestQueue, createRedisConnection, type IngestQueue } from '../../indexer/queue.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { verifyIndexed, type IndexCheck } from '../../indexer/verify.js';
 import { check, sleep, type DrillResult } from './request-loop.js';
 import { runScript, waitFor, type Child } from '../lib/child.js';

@@ -5,8 +5,8 @@
 //
 //   npx tsx scripts/eval/context-fields.ts --library .cache/eval/tutorialvqa-generated --prefix eval-tutorialvqa-generated-
 import { Command } from 'commander';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { scrollHits } from '../../indexer/scroll.js';
 import { candidatePhrases, documentFrequencies, rankCandidates, type DocumentFrequencies } from '../../pipeline/enrich/phrases.js';
 import { episodeKeyphrases } from '../../pipeline/enrich/topics.js';

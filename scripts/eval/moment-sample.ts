@@ -3,8 +3,8 @@
 // The segmentation uses a stand-in embedder (hashed words): the type of a chosen sentence does not depend on the model.
 import { createHash } from 'node:crypto';
 import { Command } from 'commander';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
 import type { EmbedTexts } from '../../pipeline/enrich/types.js';
 

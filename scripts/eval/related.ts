@@ -1,8 +1,8 @@
 // How `/related` fares on a library's topics: the share of episodes it answers for, and how often the top related
 // episode (most shared topics; ties: newest first, then id) is in the same collection (an AMI design team, an ICSI
 // series, a committee), against the share a random episode of the channel would be.
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { documentFrequencies } from '../../pipeline/enrich/phrases.js';
 import { assignTopics, episodeKeyphrases } from '../../pipeline/enrich/topics.js';
 

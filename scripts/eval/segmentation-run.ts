@@ -1,8 +1,8 @@
 // Generated chapter boundaries against a library's human chapters: Pk and WindowDiff per episode of the dev split, with baselines.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { segmentTranscript, type SegmentOptions } from '../../pipeline/enrich/segment.js';
 import type { EmbedTexts, EnrichSegment } from '../../pipeline/enrich/types.js';
 import { evenSubset } from './relevance.js';

@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { GAP_FEATURES, boundaryProbability, gapFeatureRows, type BoundaryModel } from '../../pipeline/enrich/boundary-model.js';
 import { blocksOf, pickByProbability, startsOf, type Block } from '../../pipeline/enrich/segment.js';
 import { DEFAULT_CHAPTER_BOUNDS, type EnrichSegment } from '../../pipeline/enrich/types.js';

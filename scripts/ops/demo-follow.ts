@@ -8,7 +8,7 @@ import type { IndexContext } from '../../indexer/load-episode.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { followSource, stopFollowing } from '../../pipeline/follow/commands.js';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
-import { channelDir } from '../../pipeline/follow/state.js';
+import { channelDir } from '../../core/library/layout.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { createStages } from '../../pipeline/enrich/stages.js';
 import type { FeedServer } from '../../test/support/feed-server.js';

@@ -196,6 +196,7 @@ class Handler(BaseHTTPRequestHandler):
     lock = threading.Lock()
     # Counted for /health: a test (and an operator) can see that an abandoned request stopped decoding.
     counts = {"transcribed": 0, "abandoned": 0, "cut": 0, "busy": 0}
+    counts_lock = threading.Lock()  # not `lock`, which the engine holds for a whole transcription
 
     def setup(self) -> None:
         super().setup()  # the socket's timeout: each read (and write) waits at most `timeout`
@@ -206,6 +207,9 @@ class Handler(BaseHTTPRequestHandler):
         self.deadline.start()
 
     def cut_off(self) -> None:
+        # Counted before the socket is shut: whoever sees the connection close then finds it in /health.
+        with self.counts_lock:
+            self.counts["cut"] += 1
         self.was_cut = True
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -275,8 +279,7 @@ class Handler(BaseHTTPRequestHandler):
             log(msg="abandoned", seconds=round(time.monotonic() - started, 3))
         except RequestError as err:
             self.close_connection = True  # the body may be unread
-            if self.was_cut:
-                self.counts["cut"] += 1
+            if self.was_cut:  # counted by cut_off
                 log(msg="cut", seconds=round(time.monotonic() - started, 3), after=self.request_timeout)
                 return
             self.fail(err)
@@ -285,7 +288,9 @@ class Handler(BaseHTTPRequestHandler):
                 self.discard_body()
         except TimeoutError:
             self.close_connection = True
-            self.counts["cut"] += 1
+            if not self.was_cut:
+                with self.counts_lock:
+                    self.counts["cut"] += 1
             log(msg="cut", seconds=round(time.monotonic() - started, 3), reason="no bytes within the read timeout")
         except Exception as err:  # noqa: BLE001 - a decoding failure must still answer in the API's shape
             self.fail(RequestError(500, f"transcription failed: {type(err).__name__}", code="transcription_failed"))

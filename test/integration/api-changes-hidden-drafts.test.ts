@@ -6,7 +6,7 @@ import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
 import { createIndexedTestWorld } from '../support/indexed-world.js';
 import { testClient } from '../support/indexer-env.js';
 import { indexEpisode, type IndexContext } from '../../indexer/load-episode.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { lastSeq } from '../../core/changes/read.js';
 import type { Client } from '../../core/store/opensearch.js';
 

@@ -7,7 +7,7 @@ import { createIndexedTestWorld } from '../support/indexed-world.js';
 import { countDocs, privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { indexEpisode, removeEpisodesNotIn, type IndexContext } from '../../indexer/load-episode.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { decodeChangesCursor, encodeChangesCursor } from '../../src/routes/changes.js';
 import type { ChangeDoc } from '../../core/changes/log.js';
 import { purgeExpiredChanges } from '../../core/changes/purge.js';

@@ -11,7 +11,7 @@ import { indexEmbedder } from '../../core/embedding/index-signature.js';
 import { createRemoteEmbedder, type RemoteEmbedder } from '../../core/embedding/openai.js';
 import { deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { assertIndexModel } from '../../indexer/load-episode.js';
-import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../core/library/reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { buildPassages } from '../../indexer/passages.js';
 import { copyLibrary, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';

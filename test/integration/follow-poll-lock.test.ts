@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { LibraryBusyError, withLibraryLock } from '../../importer/library-writer.js';
-import { channelDir } from '../../pipeline/follow/state.js';
+import { LibraryBusyError, withLibraryLock } from '../../core/library/writer.js';
+import { channelDir } from '../../core/library/layout.js';
 import { startFeedServer, type FeedServer } from '../support/feed-server.js';
 import { openFollowStore, runFollow, until, type FollowStore } from '../support/follow-env.js';
 

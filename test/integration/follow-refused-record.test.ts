@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { EPISODE_LIMITS } from '../../core/contract/library-format.js';
 import { indexAliases, type Client } from '../../core/store/opensearch.js';
 import { MAX_PROCESS_STARTS } from '../../pipeline/follow/queues.js';
-import type { FollowState } from '../../pipeline/follow/state.js';
+import type { FollowState } from '../../core/library/follow-state.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import type { HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, type startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';

@@ -14,7 +14,7 @@ import { ensureIndices, indexAliases, type Client } from '../../core/store/opens
 import { userDocument } from '../../indexer/documents.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { createProcessQueue, queueNames } from '../../pipeline/follow/queues.js';
-import type { FollowState } from '../../pipeline/follow/state.js';
+import type { FollowState } from '../../core/library/follow-state.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
 import { feedXml, startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';

@@ -10,9 +10,9 @@ import { startHashEmbeddingsServer } from '../support/hash-embeddings-server.js'
 import { deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import type { EpisodeDoc, PassageDoc } from '../../core/store/documents.js';
 import { episodeDocuments } from '../../indexer/documents.js';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { copyLibrary, countDocs, countingEmbedder, privatePrefix, REPO_ROOT, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 
 /** Every episode of a library folder, as the reader returns it. */

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../core/config/load.js';
 import { indexAliases, type Client } from '../../core/store/opensearch.js';
 import { buildPassages } from '../../indexer/passages.js';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { countDocs, countingEmbedder } from '../support/indexer-env.js';
 import { skipWithoutDataset } from '../support/datasets.js';

@@ -10,7 +10,7 @@ import type { PassageEmbedder } from '../../indexer/load-episode.js';
 import { buildPassages } from '../../indexer/passages.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, type IngestQueue } from '../../indexer/queue.js';
 import { waitForJobs } from '../../indexer/job-wait.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { verifyIndexed } from '../../indexer/verify.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';

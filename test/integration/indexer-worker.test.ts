@@ -9,7 +9,7 @@ import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, typ
 import { jobIdOf, libraryJobs, type IngestJob } from '../../indexer/jobs.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, type IngestQueue } from '../../indexer/queue.js';
 import { waitForJobs } from '../../indexer/job-wait.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { verifyIndexed } from '../../indexer/verify.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import { copyLibrary, countDocs, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';

@@ -11,7 +11,7 @@ import { inspectingRelay, until } from '../support/api-net.js';
 import { createApiTestStore, enrichedEpisode, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp } from '../support/mcp-client.js';
 import { sentRequests, storeTraffic } from '../support/store-traffic.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import type { SearchResult } from '../../core/search/types.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: SearchResult };

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { CORPUS_DIR, QMSUM_LOAD_TIMEOUT_MS, ensureCorpusLoaded } from '../support/qmsum-fixture.js';
 import { createTokenKit, type TokenKit } from '../support/api-tokens.js';

@@ -1,7 +1,7 @@
 // The in-process english analyzer against the engine's own (`_analyze`): the same terms at the same offsets on real transcripts, and texts it was not checked on left to the engine.
 import { expect } from 'chai';
 import { episodeDocuments } from '../../indexer/documents.js';
-import { readEpisodes, readLibraryMeta } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { analyzable, englishTerms, englishTokens, matchTerms } from '../../core/search/english.js';
 import type { Client } from '../../core/store/opensearch.js';
 import { REPO_ROOT, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';

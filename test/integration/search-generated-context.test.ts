@@ -9,7 +9,7 @@ import type { LegHit, SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { createOpenSearchClient, deleteIndices, type Client } from '../../core/store/opensearch.js';
 import { channelDocument } from '../../indexer/documents.js';
-import type { ChapterRecord, EpisodeRecord } from '../../indexer/schemas.js';
+import type { ChapterRecord, EpisodeRecord } from '../../core/library/checks.js';
 import { seedSearchStore } from '../support/search-store.js';
 
 const CHANNEL: ChannelDoc = channelDocument({ id: 'ch_council', slug: 'council', title: 'Council', providerType: 'rss', ownerId: 'u_owner', memberIds: [] });

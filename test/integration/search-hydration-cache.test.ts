@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadLibrary } from '../../indexer/load-library.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { loadConfig } from '../../core/config/load.js';
 import { createHydrationCache, type HydrationCache } from '../../core/search/hydration-cache.js';
 import { runSearch, type SearchDeps } from '../../core/search/search.js';

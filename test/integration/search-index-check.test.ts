@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadLibrary } from '../../indexer/load-library.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { loadConfig } from '../../core/config/load.js';
 import type { Embedder } from '../../core/embedding/embedder.js';
 import { IndexEmbedderMismatchError } from '../../core/embedding/index-guard.js';

@@ -20,7 +20,7 @@ import {
   type Client,
 } from '../../core/store/opensearch.js';
 import { channelDocument, episodeDocuments } from '../../indexer/documents.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 
 const CHANNEL: ChannelDoc = channelDocument({ id: 'ch_hearings', slug: 'hearings', title: 'Hearings', providerType: 'rss', ownerId: 'u_owner', memberIds: [] });
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '../../core/store/opensearch.js';
 import { deleteIndices, ensureIndices, type IndexAliases } from '../../core/store/opensearch.js';
 import { channelDocument, episodeDocuments, userDocument } from '../../indexer/documents.js';
-import type { ChannelRecord, EpisodeRecord, UserRecord } from '../../indexer/schemas.js';
+import type { ChannelRecord, EpisodeRecord, UserRecord } from '../../core/library/checks.js';
 import { createApiKey } from '../../src/auth/key-store.js';
 
 export interface ApiTestStore {

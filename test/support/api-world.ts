@@ -1,7 +1,7 @@
 // One suite's API over the small world: a fresh prefix seeded, the API started over it, and both gone afterwards.
 import { loadConfig } from '../../core/config/load.js';
 import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { startApi, type ApiHarness } from './api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from './api-fixture.js';
 

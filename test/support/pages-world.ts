@@ -1,7 +1,7 @@
 // The channel pages' small world: the API tests' world plus facet names, an audio show, an episode without media, one enriched from its transcript, and a channel whose every text is hostile.
 import { facetDocId } from '../../core/store/documents.js';
 import { facetDocuments } from '../../indexer/documents.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 import { enrichedEpisode, episodeRecord, type ApiTestStore } from './api-fixture.js';
 
 export const HOSTILE_TITLE = 'Bad </title><script>alert("title")</script> \u202Egnp.exe \u202C ' + 'x'.repeat(10_000);

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { ensureIndices, indexAliases, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { episodeDocuments } from '../../indexer/documents.js';
-import type { EpisodeRecord } from '../../indexer/schemas.js';
+import type { EpisodeRecord } from '../../core/library/checks.js';
 
 /** Creates the indices under `prefix` and loads the channel and each record's catalog row, transcript and passages. */
 export async function seedSearchStore(client: Client, prefix: string, channel: ChannelDoc, records: readonly EpisodeRecord[]): Promise<IndexAliases> {

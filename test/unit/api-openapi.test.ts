@@ -9,7 +9,7 @@ import { createAjv, queryParser } from '../../src/http/validate-params.js';
 import { MATCHED_VIA_DESCRIPTIONS } from '../../core/search/types.js';
 import { loadConfig } from '../../core/config/load.js';
 import { TranscriptDocument } from '../../core/contract/library-format.js';
-import { checkEpisode } from '../../indexer/schemas.js';
+import { checkEpisode } from '../../core/library/checks.js';
 import { deliveryBody } from '../../pipeline/webhooks/payload.js';
 import type { ChangeDoc } from '../../core/changes/log.js';
 import { memberView, publishedView } from '../../core/changes/views.js';

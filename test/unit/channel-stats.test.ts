@@ -7,7 +7,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
-import { libraryJson } from '../../importer/library-writer.js';
+import { libraryJson } from '../../core/library/writer.js';
 import { loadTally, rebuildTally, recordChannelStats, STATS_FILE, type ChannelTally } from '../../pipeline/enrich/channel-stats.js';
 import { enrichForPublish } from '../../pipeline/enrich/publish.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';

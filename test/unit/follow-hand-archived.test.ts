@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { archivedByFollower, decideItem } from '../../pipeline/follow/changes.js';
 import { sourceDigest } from '../../pipeline/follow/feed-source.js';
-import type { ItemSource } from '../../pipeline/follow/state.js';
+import type { ItemSource } from '../../core/library/follow-state.js';
 
 const item = (over: Partial<EpisodeRecord> = {}, enclosure = 'https://cdn.example/1.mp3'): { record: EpisodeRecord; source: ItemSource } => ({
   record: { id: 'ep_1', channelId: 'ch_s', title: 'One', publishedAt: '2026-01-05T10:00:00.000Z', status: 'pending', transcript: null, chapters: [], ...over },

@@ -10,7 +10,7 @@ import { feedSnapshot, sourceDigest } from '../../pipeline/follow/feed-source.js
 import { episodeIdOf, itemKey } from '../../importer/item-identity.js';
 import { conditionalHeaders } from '../../pipeline/follow/poll.js';
 import { backoffSeconds, nextPollAt, parseMaxAge } from '../../pipeline/follow/schedule.js';
-import type { ItemSource } from '../../pipeline/follow/state.js';
+import type { ItemSource } from '../../core/library/follow-state.js';
 
 const FEED = (items: string) => `<?xml version="1.0"?>
 <rss version="2.0" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Show</title><link>https://show.example/</link><language>de</language>

@@ -11,7 +11,7 @@ import { importFeed } from '../../importer/feed.js';
 import { runImport } from '../../importer/import.js';
 import { writeLibrary } from '../../importer/write-library.js';
 import { importYtdlpFolder } from '../../importer/ytdlp.js';
-import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../core/library/reader.js';
 import { createLogger } from '../../core/ground/logger.js';
 import type { ChannelRecord, EpisodeRecord } from '../../core/contract/library-format.js';
 

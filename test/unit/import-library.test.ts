@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { runImport } from '../../importer/import.js';
 import { writeLibrary } from '../../importer/write-library.js';
-import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../core/library/reader.js';
 import { createLogger } from '../../core/ground/logger.js';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { facetDocId } from '../../core/store/documents.js';
 import { channelDocument, episodeDocuments, facetDocuments, sourceHash, textHash } from '../../indexer/documents.js';
 import { jobIdOf } from '../../indexer/jobs.js';
-import { checkEpisode, checkFacet, type EpisodeRecord } from '../../indexer/schemas.js';
+import { checkEpisode, checkFacet, type EpisodeRecord } from '../../core/library/checks.js';
 
 function record(overrides: Partial<EpisodeRecord> = {}): EpisodeRecord {
   return {

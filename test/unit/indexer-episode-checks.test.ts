@@ -1,7 +1,7 @@
 // Ingest's checks beyond the schema (issue 32, items 2 and 12): the caps of EPISODE_LIMITS, key moments that end
 // before they start, and segments out of order or overlapping more than a caption file's frame or two.
 import { expect } from 'chai';
-import { checkEpisode } from '../../indexer/schemas.js';
+import { checkEpisode } from '../../core/library/checks.js';
 
 const episode = (extra: Record<string, unknown>) => ({ id: 'ep_1', channelId: 'ch_a', title: 'T', publishedAt: '2024-01-01T00:00:00.000Z', status: 'published', ...extra });
 const segments = (n: number, words = 0) =>

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { countEpisodes, formatIssue, readEpisodes, readLibraryMeta, readLines, type LibraryIssue } from '../../indexer/library-reader.js';
-import { checkEpisode } from '../../indexer/schemas.js';
+import { countEpisodes, formatIssue, readEpisodes, readLibraryMeta, readLines, type LibraryIssue } from '../../core/library/reader.js';
+import { checkEpisode } from '../../core/library/checks.js';
 
 const ep = (id: string, channelId = 'ch_a', extra: object = {}) => ({
   id,

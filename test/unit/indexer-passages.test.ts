@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { buildPassages, chapterBoundaries, mainSpeakers, packAtoms, sentenceMarks, shortHash, type Passage } from '../../indexer/passages.js';
-import type { ChapterRecord, EpisodeRecord, SegmentRecord } from '../../indexer/schemas.js';
+import type { ChapterRecord, EpisodeRecord, SegmentRecord } from '../../core/library/checks.js';
 
 const S = 1000;
 

@@ -4,14 +4,14 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { LibraryBusyError, libraryJson, lockPathOf, withLibraryLock, writeLibraryFile, writeLibraryJson } from '../../importer/library-writer.js';
+import { LibraryBusyError, libraryJson, lockPathOf, withLibraryLock, writeLibraryFile, writeLibraryJson } from '../../core/library/writer.js';
 import type { ImportedChannel } from '../../importer/model.js';
 import { writeLibrary } from '../../importer/write-library.js';
-import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../indexer/library-reader.js';
+import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../core/library/reader.js';
 import { addFacets, enrichLibrary, type Stages } from '../../pipeline/enrich/library.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
-import { withChannelLock } from '../../pipeline/follow/state.js';
+import { withChannelLock } from '../../core/library/follow-state.js';
 import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import { hashEmbed } from './enrich-fixture.js';
 

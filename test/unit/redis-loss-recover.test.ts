@@ -4,7 +4,7 @@ import { deliveredThrough, parseDeliveryJobId } from '../../pipeline/webhooks/re
 import { deliveryJobId } from '../../pipeline/webhooks/queues.js';
 import { unfinishedItems } from '../../pipeline/follow/recover.js';
 import { MAX_PROCESS_STARTS } from '../../pipeline/follow/queues.js';
-import type { ItemSource } from '../../pipeline/follow/state.js';
+import type { ItemSource } from '../../core/library/follow-state.js';
 
 describe('redis loss: the webhook delivered checkpoint', function () {
   it('is the cursor when no delivery is unfinished', function () {

@@ -4,8 +4,8 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { withLibraryLock } from '../../importer/library-writer.js';
-import { listEpisodeFiles } from '../../indexer/library-reader.js';
+import { withLibraryLock } from '../../core/library/writer.js';
+import { listEpisodeFiles } from '../../core/library/reader.js';
 import { openPieces, piecesDirOf, piecesKey } from '../../pipeline/transcribe/pieces.js';
 import type { RawTranscript } from '../../pipeline/transcribe/types.js';
 

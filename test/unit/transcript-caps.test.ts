@@ -9,8 +9,8 @@ import { EPISODE_LIMITS, type EpisodeRecord } from '../../core/contract/library-
 import { createLogger } from '../../core/ground/logger.js';
 import { runImport } from '../../importer/import.js';
 import { ingestProblem } from '../../importer/model.js';
-import { readEpisodes, type LibraryIssue } from '../../indexer/library-reader.js';
-import { checkEpisode } from '../../indexer/schemas.js';
+import { readEpisodes, type LibraryIssue } from '../../core/library/reader.js';
+import { checkEpisode } from '../../core/library/checks.js';
 import { ProcessFailure, publishedRecord } from '../../pipeline/follow/process.js';
 
 const { segmentChars, transcriptChars } = EPISODE_LIMITS;

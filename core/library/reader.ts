@@ -1,11 +1,14 @@
-// Reads a library folder into validated records; a bad file or record is reported and skipped.
+// The one reader of library folders: meta (users, channels, facets) validated and cross-checked, episodes streamed
+// from every form (`.json`, `.jsonl`, gzipped), single records and files; a bad file or record is reported and
+// skipped where a whole library is read, and thrown where one record is asked for.
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createGunzip, gunzip } from 'node:zlib';
+import type { FacetKind } from '../contract/library-format.js';
+import { EPISODE_FILE, EPISODES_DIR, FACET_FILES, LIBRARY_FILES, episodePath, isLinesFile } from './layout.js';
 import {
-  FACET_FILES,
   checkChannel,
   checkCollection,
   checkEpisode,
@@ -16,8 +19,8 @@ import {
   type EpisodeRecord,
   type FacetRecord,
   type UserRecord,
-} from './schemas.js';
-import type { FacetKind } from '../core/store/documents.js';
+} from './checks.js';
+
 
 const gunzipAsync = promisify(gunzip);
 
@@ -58,15 +61,13 @@ export interface EpisodeEntry {
   line?: number;
 }
 
-const EPISODE_FILE = /\.(json|jsonl)(\.gz)?$/;
-
 /** Reads a whole file, gunzipping `.gz`. */
-async function readText(path: string): Promise<string> {
+export async function readText(path: string): Promise<string> {
   const raw = await readFile(path);
   return (path.endsWith('.gz') ? await gunzipAsync(raw) : raw).toString('utf8');
 }
 
-function parse(text: string): Check<unknown> {
+export function parse(text: string): Check<unknown> {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (err) {
@@ -121,9 +122,9 @@ async function readArray<T>(path: string, check: (data: unknown) => Check<T>, is
  */
 export async function readLibraryMeta(dir: string): Promise<LibraryMeta> {
   const issues: LibraryIssue[] = [];
-  const users = await readArray(join(dir, 'users.json'), checkUser, issues);
+  const users = await readArray(join(dir, LIBRARY_FILES.users), checkUser, issues);
   const userIds = new Set(users.map((u) => u.id));
-  const channelsPath = join(dir, 'channels.json');
+  const channelsPath = join(dir, LIBRARY_FILES.channels);
   const channels: ChannelRecord[] = [];
   for (const ch of await readArray(channelsPath, checkChannel, issues)) {
     const unknown = [ch.ownerId, ...ch.memberIds].filter((u) => !userIds.has(u));
@@ -153,7 +154,7 @@ export async function readLibraryMeta(dir: string): Promise<LibraryMeta> {
 
 /** Episode files of a library, in name order (so every run reads in the same order). */
 export async function listEpisodeFiles(dir: string): Promise<string[]> {
-  const folder = join(dir, 'episodes');
+  const folder = join(dir, EPISODES_DIR);
   let names: string[];
   try {
     names = await readdir(folder);
@@ -197,7 +198,7 @@ export async function* readLines(path: string): AsyncGenerator<string> {
 export async function countEpisodes(dir: string): Promise<number> {
   let n = 0;
   for (const path of await listEpisodeFiles(dir)) {
-    if (!/\.jsonl(\.gz)?$/.test(path)) {
+    if (!isLinesFile(path)) {
       n++;
       continue;
     }
@@ -239,7 +240,7 @@ export async function* readEpisodes(dir: string, { channelIds, onIssue }: ReadEp
   };
 
   for (const path of await listEpisodeFiles(dir)) {
-    if (/\.jsonl(\.gz)?$/.test(path)) {
+    if (isLinesFile(path)) {
       let lineNo = 0;
       try {
         for await (const text of readLines(path)) {
@@ -270,5 +271,100 @@ export async function* readEpisodes(dir: string, { channelIds, onIssue }: ReadEp
     }
     const entry = accept(parsed.value, path);
     if (entry) yield entry;
+  }
+}
+
+/** JSON of a file (gunzipped when `.gz`), or undefined when it does not exist; a file that is no JSON throws, naming it. */
+export async function readJsonFile<T>(path: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readText(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const parsed = parse(text);
+  if (!parsed.ok) throw new Error(`${path}: ${parsed.reason}`);
+  return parsed.value as T;
+}
+
+/**
+ * The records of a JSON array file as they stand, for a writer that rewrites it (users.json, channels.json, facet
+ * files): [] when the file does not exist; a file that is no JSON array throws, naming it.
+ */
+export async function readRecordArray<T>(path: string): Promise<T[]> {
+  const value = await readJsonFile<unknown>(path);
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new Error(`${path}: expected a JSON array`);
+  return value as T[];
+}
+
+/** The users, channels or facets of a library's file as they stand (readRecordArray of `name` at its root). */
+export const readLibraryArray = <T>(dir: string, name: string): Promise<T[]> => readRecordArray<T>(join(dir, name));
+
+/**
+ * One episode from its own file (`episodes/<id>.json`), checked: undefined when there is none; a record that is no
+ * JSON or fails the format's checks throws, naming the file and why.
+ */
+export async function readEpisodeRecord<T extends EpisodeRecord = EpisodeRecord>(dir: string, id: string): Promise<T | undefined> {
+  const path = episodePath(dir, id);
+  const data = await readJsonFile<unknown>(path);
+  if (data === undefined) return undefined;
+  const checked = checkEpisode(data);
+  if (!checked.ok) throw new Error(`${path}: ${checked.reason}`);
+  return checked.value as T;
+}
+
+/**
+ * Each record of the `.json` episode files as they stand, unchecked (the importer's own files, which it reconciles
+ * and rewrites): a file that is no JSON is skipped, for ingest to report.
+ */
+export async function* episodeFileRecords(dir: string): AsyncGenerator<{ path: string; record: EpisodeRecord }> {
+  for (const path of (await listEpisodeFiles(dir)).filter((p) => p.endsWith('.json'))) {
+    const parsed = parse(await readText(path));
+    if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object') yield { path, record: parsed.value as EpisodeRecord };
+  }
+}
+
+/** One episode file and the records it holds (one for `.json`, each line for `.jsonl`), as a writer rewrites it. */
+export interface EpisodeFile {
+  path: string;
+  /** Raw lines of a `.jsonl` file (blank and broken ones kept as they are), or the one record of a `.json` file. */
+  lines: string[];
+  jsonl: boolean;
+  gz: boolean;
+}
+
+/** An episode file whole, for a rewrite that keeps what it does not change (writeEpisodeFile writes it back). */
+export async function readEpisodeFile(path: string): Promise<EpisodeFile> {
+  const gz = path.endsWith('.gz');
+  const jsonl = isLinesFile(path);
+  if (jsonl) {
+    const lines: string[] = [];
+    for await (const line of readLines(path)) lines.push(line);
+    return { path, lines, jsonl, gz };
+  }
+  return { path, lines: [await readText(path)], jsonl, gz };
+}
+
+/** A valid episode record of an episode file, with where it is. */
+export interface EpisodeInFile<T extends EpisodeRecord = EpisodeRecord> {
+  file: EpisodeFile;
+  index: number;
+  record: T;
+}
+
+/** Each valid episode record of `files` whose channel is one of `channelIds`, with where it is (broken ones left as they are: ingest reports them). */
+export async function* episodesInFiles(files: readonly string[], channelIds: ReadonlySet<string>): AsyncGenerator<EpisodeInFile> {
+  for (const path of files) {
+    const file = await readEpisodeFile(path);
+    for (let index = 0; index < file.lines.length; index++) {
+      const text = file.lines[index]!;
+      if (text.trim() === '') continue;
+      const parsed = parse(text);
+      if (!parsed.ok) continue;
+      const checked = checkEpisode(parsed.value);
+      if (checked.ok && channelIds.has(checked.value.channelId)) yield { file, index, record: checked.value };
+    }
   }
 }

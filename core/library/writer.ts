@@ -2,12 +2,19 @@
 // The importer, the follower and enrichment all write through it: each file whole or not at all (a temporary sibling
 // renamed over it), JSON in one format (the same value always gives the same bytes), and one lock per folder
 // (`.<name>.lock` beside it, across processes), so an import, a follow poll and an enrichment run never interleave
-// their writes to one channel's folder. It lives with the importer, the lowest floor that writes libraries: the
-// pipeline stands on it, and the API never writes one.
+// their writes to one channel's folder. The API never writes a library.
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import lockfile from 'proper-lockfile';
+import type { EpisodeRecord } from '../contract/library-format.js';
+import { checkEpisode } from './checks.js';
+import { episodePath } from './layout.js';
+import type { EpisodeFile } from './reader.js';
+
+const gzipAsync = promisify(gzip);
 
 /** A library file's JSON: two-space indentation and a final newline, keys in the order the value holds them. */
 export const libraryJson = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -31,6 +38,32 @@ export async function writeLibraryFile(path: string, data: string | Uint8Array):
 
 /** Writes `value` as a library JSON file (libraryJson), whole or not at all. */
 export const writeLibraryJson = (path: string, value: unknown): Promise<void> => writeLibraryFile(path, libraryJson(value));
+
+/** An episode file written back whole (readEpisodeFile read it): gzip's header carries no time from Node's zlib, so the same text gives the same bytes. */
+export async function writeEpisodeFile(file: EpisodeFile): Promise<void> {
+  const text = file.jsonl ? `${file.lines.join('\n')}\n` : file.lines[0]!;
+  await writeLibraryFile(file.path, file.gz ? await gzipAsync(Buffer.from(text, 'utf8'), { level: 9 }) : text);
+}
+
+/** A record re-serialised the way its file holds records (a line of `.jsonl`, or a whole `.json` file). */
+export const serialiseIn = (file: Pick<EpisodeFile, 'jsonl'>, record: EpisodeRecord): string => (file.jsonl ? JSON.stringify(record) : libraryJson(record));
+
+/** The record is refused: it fails the format's checks, so writing it would leave the library holding what ingest refuses. */
+export class RecordRefusedError extends Error {
+  override name = 'RecordRefusedError';
+  readonly code = 'record_refused';
+}
+
+/**
+ * Writes one episode to its own file (`episodes/<id>.json`), checked first: a record that fails the format's checks
+ * (a cap of EPISODE_LIMITS, times that run backwards) throws RecordRefusedError and nothing is written, so no write
+ * ever has to be rolled back.
+ */
+export async function writeEpisodeRecord(dir: string, record: EpisodeRecord): Promise<void> {
+  const checked = checkEpisode(record);
+  if (!checked.ok) throw new RecordRefusedError(`episode ${record.id}: ${checked.reason}`);
+  await writeLibraryJson(episodePath(dir, record.id), record);
+}
 
 /** The lock of a library folder: `.<name>.lock` beside it, so the folder itself may be swapped whole (the importer). */
 export function lockPathOf(folder: string): string {

@@ -1,7 +1,7 @@
 // The library format's record schemas (core/contract/library-format.ts) compiled once with ajv, and the checks a schema cannot say.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import type { FacetKind } from '../core/store/documents.js';
+
 import {
   Channel,
   Collection,
@@ -14,7 +14,7 @@ import {
   type EpisodeRecord,
   type FacetRecord,
   type UserRecord,
-} from '../core/contract/library-format.js';
+} from '../contract/library-format.js';
 
 export type {
   ChannelRecord,
@@ -26,7 +26,7 @@ export type {
   TranscriptRecord,
   UserRecord,
   WordRecord,
-} from '../core/contract/library-format.js';
+} from '../contract/library-format.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import may arrive wrapped.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
@@ -52,6 +52,9 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   const allowed = first.keyword === 'enum' ? `: ${(first.params as { allowedValues: unknown[] }).allowedValues.join(', ')}` : '';
   return `${where} ${first.message ?? 'is invalid'}${allowed}`;
 }
+
+/** A check of `schema` (a TypeBox schema of the library's, compiled once with the records' ajv). */
+export const compileCheck = <T>(schema: object): ((data: unknown) => Check<T>) => checker<T>(ajv.compile(schema));
 
 export const checkUser = checker<UserRecord>(ajv.compile(User));
 export const checkChannel = checker<ChannelRecord>(ajv.compile(Channel));
@@ -131,11 +134,3 @@ export function checkEpisode(data: unknown): Check<EpisodeRecord> {
   }
   return shape;
 }
-
-/** Facet files of a library and the kind each one holds. */
-export const FACET_FILES: readonly { file: string; kind: FacetKind }[] = [
-  { file: 'topics.json', kind: 'topic' },
-  { file: 'people.json', kind: 'person' },
-  { file: 'entities.json', kind: 'entity' },
-  { file: 'collections.json', kind: 'collection' },
-];
