@@ -4,6 +4,8 @@
 //   search/                                 the search pipeline
 //   changes/                                the change feed: its log's writer, purge, reader and views (REST and webhooks)
 //   store/                                  reads and writes of OpenSearch documents
+//   library/                                the library folder, the source of truth: its layout, record checks, the one
+//                                           reader, the one writer and its lock, the follow state's schema
 //   config/, embedding/, contract/, ground/  the ground floor: settings, embedders, the contract's shapes, small helpers,
 //                                           the safe outbound fetcher (ground/outbound/) and the OpenAI-protocol core
 // src/ is the API alone, standing on core/:
@@ -19,9 +21,10 @@
 // The programs: indexer/ and importer/ stand on core/; pipeline/ (following sources, transcribing, enriching,
 // webhooks) on core/, indexer/ and importer/; none of them on src/. bin/ (the production command lines) may use all of
 // those; scripts/ (development and operations tooling) anything; nothing of the product uses scripts/.
-const CORE = ['ground', 'store', 'changes', 'search'];
+const CORE = ['ground', 'library', 'store', 'changes', 'search'];
 const ABOVE = {
-  ground: ['store', 'changes', 'search'],
+  ground: ['library', 'store', 'changes', 'search'],
+  library: ['store', 'changes', 'search'],
   store: ['changes', 'search'],
   changes: ['search'],
   errors: ['auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],

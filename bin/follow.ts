@@ -80,7 +80,7 @@ async function list(): Promise<number> {
   const processQueue = createProcessQueue(connection, config.indexPrefix);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const states = await listSources(libraryDir);
+    const states = await listSources(libraryDir, (err) => process.stderr.write(`follow: ${printable(err.message)}\n`));
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new Error(`the processing queue did not answer within ${LIST_QUEUE_TIMEOUT_MS / 1000} s (is Redis at REDIS_URL running?)`)),

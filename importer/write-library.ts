@@ -10,7 +10,7 @@ import { chmod, cp, lstat, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/p
 import { basename, dirname, join, relative } from 'node:path';
 import { ARCHIVED_BY, type ChannelRecord, type ChannelSourceRecord, type EpisodeRecord, type FacetRecord, type UserRecord } from '../core/contract/library-format.js';
 import { PAID_PLAN } from '../core/contract/plans.js';
-import { LIBRARY_FILES, EPISODES_DIR, episodePath, isSafeFileName } from '../core/library/layout.js';
+import { EPISODES_DIR, LIBRARY_FILES, episodePath, facetFile, isSafeFileName } from '../core/library/layout.js';
 import { episodeFileRecords, readRecordArray, readText } from '../core/library/reader.js';
 import { LibraryBusyError, libraryJson as json, withLibraryLock, writeLibraryFile } from '../core/library/writer.js';
 import type { ImportedChannel } from './model.js';
@@ -131,7 +131,6 @@ async function channelEpisodes(stage: string, channelId: string): Promise<Episod
 
 /** Writes `imported` into the staged copy of the library. */
 async function writeStage(stage: string, imported: ImportedChannel, ownerId: string, opts: WriteOptions): Promise<WriteSummary> {
-  
   const users = await readRecordArray<UserRecord>(join(stage, LIBRARY_FILES.users));
   if (!users.some((u) => u.id === ownerId)) users.push({ id: ownerId, name: ownerId, plan: PAID_PLAN });
 
@@ -170,8 +169,8 @@ async function writeStage(stage: string, imported: ImportedChannel, ownerId: str
   await writeLibraryFile(join(stage, LIBRARY_FILES.users), json(users.sort(byId)));
   await writeLibraryFile(join(stage, LIBRARY_FILES.channels), json([...channels.filter((c) => c.id !== channel.id), channel].sort(byId)));
   for (const [file, added] of [
-    ['people.json', imported.people],
-    ['topics.json', imported.topics],
+    [facetFile('person'), imported.people],
+    [facetFile('topic'), imported.topics],
   ] as const) {
     if (added.length === 0 && !(await textOf(join(stage, file)))) continue;
     const facets = new Map((await readRecordArray<FacetRecord>(join(stage, file))).map((f) => [f.id, f]));

@@ -21,6 +21,9 @@ export const FACET_FILES: readonly { file: string; kind: FacetKind }[] = [
   { file: 'collections.json', kind: 'collection' },
 ];
 
+/** The facet file of `kind` (`topics.json`, …). */
+export const facetFile = (kind: FacetKind): string => FACET_FILES.find((f) => f.kind === kind)!.file;
+
 /** The folder of episode files. */
 export const EPISODES_DIR = 'episodes';
 

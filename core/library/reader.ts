@@ -21,7 +21,6 @@ import {
   type UserRecord,
 } from './checks.js';
 
-
 const gunzipAsync = promisify(gunzip);
 
 /** Something in the library that was not loaded, and why. */

@@ -7,9 +7,9 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
+import { EPISODES_DIR, facetFile } from '../../core/library/layout.js';
 import { serialiseIn, withLibraryLock, writeEpisodeFile, writeLibraryJson } from '../../core/library/writer.js';
-import { episodesInFiles, listEpisodeFiles, readLibraryMeta, type EpisodeFile, type LibraryMeta } from '../../core/library/reader.js';
-import { readJsonFile } from '../../core/library/reader.js';
+import { episodesInFiles, listEpisodeFiles, readLibraryMeta, readRecordArray, type EpisodeFile, type LibraryMeta } from '../../core/library/reader.js';
 import { rebuildTally, saveTally, STATS_FILE } from './channel-stats.js';
 import { languageOf, speechText } from './speech.js';
 import { assignNames, type EpisodeNames, type KnownName } from './people.js';
@@ -19,9 +19,9 @@ import type { EnrichSegment, GeneratedChapter, GeneratedFacet } from './types.js
 
 /** The facet kinds enrichment fills, with the episode field and the library file of each. */
 export const FACET_KINDS = [
-  { kind: 'topics', field: 'topicIds', file: 'topics.json' },
-  { kind: 'people', field: 'personIds', file: 'people.json' },
-  { kind: 'entities', field: 'entityIds', file: 'entities.json' },
+  { kind: 'topics', field: 'topicIds', file: facetFile('topic') },
+  { kind: 'people', field: 'personIds', file: facetFile('person') },
+  { kind: 'entities', field: 'entityIds', file: facetFile('entity') },
 ] as const;
 export type FacetKindName = (typeof FACET_KINDS)[number]['kind'];
 
@@ -305,7 +305,7 @@ export interface EnrichSummary {
 
 /** Refuses a library folder the run could not write back into (call it before any model loads). */
 export async function assertWritable(dir: string): Promise<void> {
-  await checkWritable([dir, join(dir, 'episodes'), ...(await listEpisodeFiles(dir)), ...FACET_KINDS.map((k) => join(dir, k.file))]);
+  await checkWritable([dir, join(dir, EPISODES_DIR), ...(await listEpisodeFiles(dir)), ...FACET_KINDS.map((k) => join(dir, k.file))]);
 }
 
 async function checkWritable(paths: string[]): Promise<void> {
@@ -466,7 +466,7 @@ async function readSegments(files: readonly string[], channelIds: ReadonlySet<st
 
 /** Adds facet names to a facet file: what is there stays as it is, the new names follow in id order; true when written. */
 export async function addFacets(path: string, facets: readonly GeneratedFacet[]): Promise<boolean> {
-  const existing = (await readJsonFile<FacetRecord[]>(path)) ?? [];
+  const existing = await readRecordArray<FacetRecord>(path);
   const have = new Set(existing.map((f) => f.id));
   const fresh = facets.filter((f) => !have.has(f.id)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (fresh.length === 0) return false;

@@ -14,7 +14,7 @@ import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from
 import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from './queues.js';
 import { channelDir, LIBRARY_FILES } from '../../core/library/layout.js';
 import { readRecordArray } from '../../core/library/reader.js';
-import { listStates, readState, withChannelLock, writeState, type FollowState } from '../../core/library/follow-state.js';
+import { listStates, readState, withChannelLock, writeState, type FollowState, type FollowStateError } from '../../core/library/follow-state.js';
 import { formatDuration, formatAudio, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
 import type { RecentRule } from './work-order.js';
 
@@ -233,7 +233,8 @@ export function formatSource(s: FollowState): string {
     .join('\t');
 }
 
-export const listSources = (libraryDir: string): Promise<FollowState[]> => listStates(libraryDir);
+/** Every followed source; one whose follow.json fails its schema is left out and reported to `onBroken` (its sentence names the file). */
+export const listSources = (libraryDir: string, onBroken?: (err: FollowStateError) => void): Promise<FollowState[]> => listStates(libraryDir, { onBroken });
 
 /**
  * What `--list` shows of the work: every source's waiting episodes by class, what runs, what failed, with estimates at

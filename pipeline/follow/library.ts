@@ -3,7 +3,7 @@
 // truth, decision 25), then `index`, what was written loaded by the ingest's own job runner (the index is derived).
 // Both run while the caller holds the channel's lock.
 import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../core/contract/library-format.js';
-import { episodePath, LIBRARY_FILES } from '../../core/library/layout.js';
+import { episodePath, facetFile, LIBRARY_FILES } from '../../core/library/layout.js';
 import { readEpisodeRecord, readLibraryArray, readLibraryMeta } from '../../core/library/reader.js';
 import { writeEpisodeRecord, writeLibraryJson } from '../../core/library/writer.js';
 import { runJob } from '../../indexer/jobs.js';
@@ -74,8 +74,8 @@ export async function writeChannel(
   };
   await writeLibraryJson(join(dir, LIBRARY_FILES.channels), [...channels.filter((c) => c.id !== id), record].sort(byId));
   for (const [file, added] of [
-    ['people.json', people],
-    ['topics.json', topics],
+    [facetFile('person'), people],
+    [facetFile('topic'), topics],
   ] as const) {
     const existing = await readLibraryArray<FacetRecord>(dir, file);
     if (added.length === 0 && existing.length === 0) continue;

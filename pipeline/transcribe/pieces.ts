@@ -25,7 +25,6 @@ export interface SavedPiece {
 
 /** The pieces folder of an episode file (`episodes/<id>.json` → `episodes/<id>.pieces`): not a `.json` file, so no reader of the library takes it for an episode. */
 export { piecesDirOf } from '../../core/library/layout.js';
-import { piecesDirOf } from '../../core/library/layout.js';
 
 const pieceFile = (dir: string, index: number) => join(dir, `piece-${String(index).padStart(4, '0')}.json`);
 
