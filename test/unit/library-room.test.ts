@@ -61,7 +61,9 @@ describe('library room: the follow state is a schema checked on read', function 
     await writeFile(join(dir, 'bad', LIBRARY_FILES.follow), JSON.stringify(broken));
     const err = await readState(dir, 'bad').catch((e: unknown) => e);
     expect(err).to.be.instanceOf(FollowStateError);
-    expect((err as Error).message).to.contain(join(dir, 'bad', 'follow.json')).and.contain('/items/ep_one/digest');
+    expect((err as Error).message)
+      .to.contain(join(dir, 'bad', 'follow.json'))
+      .and.contain('/items/ep_one/digest');
   });
 
   it('refuses a follow.json that is no JSON, naming the file', async function () {
@@ -69,7 +71,9 @@ describe('library room: the follow state is a schema checked on read', function 
     await writeFile(join(dir, 'torn', LIBRARY_FILES.follow), '{"version": 1, "slug": "to');
     const err = await readState(dir, 'torn').catch((e: unknown) => e);
     expect(err).to.be.instanceOf(FollowStateError);
-    expect((err as Error).message).to.contain(join(dir, 'torn', 'follow.json')).and.match(/invalid JSON/);
+    expect((err as Error).message)
+      .to.contain(join(dir, 'torn', 'follow.json'))
+      .and.match(/invalid JSON/);
   });
 
   it('lists the sound states, reports each broken one and leaves it out; a state the schema refuses is never written', async function () {
@@ -131,7 +135,9 @@ describe('library room: one episode read and written through the checks', functi
     expect(await readEpisodeRecord(dir, 'ep_one')).to.deep.equal(episode());
     await writeFile(episodePath(dir, 'ep_one'), JSON.stringify(over));
     const read = await readEpisodeRecord(dir, 'ep_one').catch((e: unknown) => e);
-    expect((read as Error).message).to.contain(episodePath(dir, 'ep_one')).and.contain('30,001 characters');
+    expect((read as Error).message)
+      .to.contain(episodePath(dir, 'ep_one'))
+      .and.contain('30,001 characters');
     expect(await readEpisodeRecord(dir, 'ep_none')).to.equal(undefined);
   });
 });
