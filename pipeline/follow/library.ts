@@ -11,6 +11,7 @@ import type { IndexContext } from '../../indexer/load-episode.js';
 import { channelIdOf } from '../../importer/item-identity.js';
 import type { SourceChannel } from './feed-source.js';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -28,6 +29,23 @@ export async function writeEpisode(dir: string, record: FollowedEpisode): Promis
 /** The index step of an episode: its file's record loaded as `npm run ingest` does (catalog row last; an unchanged record writes nothing to the store). */
 export async function indexEpisode(ctx: IndexContext, dir: string, record: FollowedEpisode): Promise<void> {
   await runJob(ctx, { kind: 'episode', record, source: { path: episodePath(dir, record.id) } });
+}
+
+/**
+ * The index step of an episode on its own, outside the channel's lock: what its file holds now, loaded as ingest loads
+ * it; loaded again while the file changed meanwhile (a poll's or another job's write between the read and the load), so
+ * the index ends holding the file's last record whichever writer indexes last. Returns the record indexed (undefined:
+ * no file). A store that refuses or cannot be reached throws the indexer's error.
+ */
+export async function indexEpisodeFile(ctx: IndexContext, dir: string, id: string): Promise<FollowedEpisode | undefined> {
+  let record = await readEpisode(dir, id);
+  for (let round = 0; record && round < 5; round++) {
+    await indexEpisode(ctx, dir, record);
+    const now = await readEpisode(dir, id);
+    if (!now || isDeepStrictEqual(now, record)) return record;
+    record = now;
+  }
+  return record;
 }
 
 /** An episode through both steps, library then index. */

@@ -10,7 +10,8 @@ import type { PipelineConfig } from '../../core/config/load.js';
 import type { ChapterRecord, TranscriptRecord } from '../../core/contract/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
-import { withLibraryLock, writeLibraryJson } from '../../core/library/writer.js';
+import { withLibraryLock } from '../../core/library/writer.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { embedAhead, type IndexContext } from '../../indexer/load-episode.js';
 import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
@@ -22,7 +23,7 @@ import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, Transc
 import { notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { PublishEnricher } from '../enrich/enrich-thread.js';
 import { recordChannelStats } from '../enrich/channel-stats.js';
-import { indexEpisode, indexLibraryMeta, readEpisode, saveEpisode, writeEpisode, type FollowedEpisode } from './library.js';
+import { indexEpisodeFile, indexLibraryMeta, readEpisode, writeEpisode, type FollowedEpisode } from './library.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
 import { channelDir, episodePath, LIBRARY_FILES } from '../../core/library/layout.js';
@@ -221,14 +222,20 @@ async function makeTranscript(
   }
 }
 
+/** How often the index step is tried on a store that could not be reached before the job is left to BullMQ's retry. */
+const INDEX_TRIES = 3;
+const INDEX_RETRY_MS = 1000;
+
 /**
- * Runs one processing job. Each write (processing, published, failed) happens under the channel's lock after
- * re-reading the files, so a poll that changed the item meanwhile is neither overwritten nor lost: a job whose
- * source version is no longer current writes nothing. `lastAttempt`: a transient failure now ends in `failed`.
- * A job re-run after its worker died starts again from the download; its writes are keyed by ids, so the episode
- * ends with one catalog row and one set of passages. Every other ending records the outcome in follow.json, the
- * publishing write included (a record ingest refuses fails the episode, it is not re-made by the next poll), and a
- * source version started MAX_PROCESS_STARTS times without an outcome (a worker killed each time) is failed.
+ * Runs one processing job in a straight line: a locked start (the start counted, `processing` shown), the transcript,
+ * enrichment, the passages embedded, then one locked publishing write (the record checked before it is written, so
+ * nothing is ever rolled back; the facet names, the episode, the channel statistics, the outcome in follow.json, the
+ * pieces removed), then the index step outside the lock as a step of its own. Each locked write re-reads the files, so
+ * a poll that changed the item meanwhile is neither overwritten nor lost: a job whose source version is no longer
+ * current writes nothing. `lastAttempt`: a transient failure now ends in `failed`. A job re-run after its worker died
+ * starts again from the download; its writes are keyed by ids, so the episode ends with one catalog row and one set of
+ * passages. A job re-run after its publishing write landed and its index step failed only indexes. A source version
+ * started MAX_PROCESS_STARTS times without an outcome (a worker killed each time) is failed.
  */
 export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastAttempt, signal }: { lastAttempt: boolean; signal?: AbortSignal }): Promise<ProcessResult> {
   const { libraryDir } = deps.pipeline;
@@ -244,35 +251,67 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   };
 
   /**
-   * Writes the episode (the library step), indexes it (the index step) and records the outcome. A refused write of
-   * `published` puts the previous file back (the library never says published when the index does not); a refused
-   * write of `failed` is logged and the outcome still recorded, so the item is not processed again.
+   * The index step, outside the lock: the folder's names when the write changed them, then what the episode's file
+   * holds now (indexEpisodeFile). A store that cannot be reached is tried INDEX_TRIES times, then the error goes up.
+   */
+  const indexStep = async ({ meta = false, ctx = deps.ctx }: { meta?: boolean; ctx?: IndexContext } = {}): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (meta) await indexLibraryMeta(ctx, dir);
+        await indexEpisodeFile(ctx, dir, job.episodeId);
+        return;
+      } catch (err) {
+        if (!(err instanceof RetryableIndexError) || attempt >= INDEX_TRIES || signal?.aborted) throw err;
+        deps.log?.warn({ episodeId: job.episodeId, attempt, err: err.message }, 'the index step failed; trying again');
+        await sleep(INDEX_RETRY_MS * attempt);
+      }
+    }
+  };
+
+  /**
+   * The job's ending in one locked write: the episode as `change` makes it (which may throw ProcessFailure before
+   * anything is written), the generated names it uses, the channel statistics and the outcome in follow.json. Names
+   * that cannot be saved publish the episode as `bare` makes it (without what was generated) rather than with bare ids.
+   * A `failed` write the library refuses is logged and the outcome still recorded, so the item is not processed again.
    */
   const finish = (
     change: (r: FollowedEpisode) => FollowedEpisode,
     outcome: 'published' | 'failed',
-    stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] },
-    ctx: IndexContext = deps.ctx,
-  ): Promise<boolean> =>
+    extra: {
+      facets?: PublishEnrichment['facets'] | undefined;
+      bare?: (r: FollowedEpisode) => FollowedEpisode;
+      stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] };
+    } = {},
+  ): Promise<{ written: boolean; facetsSaved: boolean }> =>
     withChannelLock(libraryDir, job.slug, async () => {
       const now = await current();
-      if (!now) return false;
-      const next = change(now.record);
+      if (!now) return { written: false, facetsSaved: false };
+      let next = change(now.record);
+      let facetsSaved = false;
+      if (extra.facets) {
+        try {
+          facetsSaved = await saveGeneratedFacets(dir, extra.facets);
+        } catch (err) {
+          // Without their names the generated ids would show as bare ids: publish bare rather than half.
+          deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message }, 'generated names could not be saved: the episode is published without them');
+          if (extra.bare) next = extra.bare(now.record);
+        }
+      }
       try {
         await writeEpisode(dir, next);
-        await indexEpisode(ctx, dir, next);
       } catch (err) {
-        if (outcome === 'published') {
-          await writeLibraryJson(episodePath(dir, job.episodeId), now.record);
-          throw err;
-        }
-        deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be indexed');
+        if (outcome === 'published') throw err;
+        deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be written');
       }
       // The channel statistics the next enrichment reads, in the same locked write (never throws).
-      if (stats) await recordChannelStats(dir, { channelId: next.channelId, channelLanguage: stats.channelLanguage, previous: now.record, hint: stats.hint, log: deps.log });
+      if (extra.stats)
+        await recordChannelStats(dir, { channelId: next.channelId, channelLanguage: extra.stats.channelLanguage, previous: now.record, hint: extra.stats.hint, log: deps.log });
       now.state.items[job.episodeId] = { ...now.source, processed: { digest: job.digest, outcome } };
       await writeState(libraryDir, now.state);
-      return true;
+      // The transcript is in the episode's file now: pieces of this or an earlier attempt are done with (removed in
+      // the same write: an import copying the folder meanwhile would find half a pieces folder).
+      if (outcome === 'published') await removePieces(piecesDirOf(episodePath(dir, job.episodeId)));
+      return { written: true, facetsSaved };
     });
 
   /** Ends the job on `err`: rethrown for BullMQ's retry while one may help, else `failed` with its sentence. */
@@ -281,15 +320,31 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message, cause: (err as Error).cause, transient: failure.transient, lastAttempt }, 'processing failed');
     if (failure.transient && !lastAttempt) {
       // The job waits in the queue again for BullMQ's retry: the catalog says `pending` (queued), not `processing`.
-      await withChannelLock(libraryDir, job.slug, async () => {
+      const waiting = await withChannelLock(libraryDir, job.slug, async () => {
         const now = await current();
-        if (now?.record.status === 'processing') await saveEpisode(dir, { ...now.record, status: 'pending' }, deps.ctx);
+        if (now?.record.status !== 'processing') return false;
+        await writeEpisode(dir, { ...now.record, status: 'pending' });
+        return true;
       }).catch((e: Error) => deps.log?.warn({ episodeId: job.episodeId, err: e.message }, 'the waiting status could not be written'));
+      if (waiting) await indexStep().catch((e: Error) => deps.log?.warn({ episodeId: job.episodeId, err: e.message }, 'the waiting status could not be indexed'));
       throw err;
     }
-    await finish((record) => ({ ...record, status: 'failed', error: failure.sentence }), 'failed');
+    const ended = await finish((record) => ({ ...record, status: 'failed', error: failure.sentence }), 'failed');
+    if (ended.written) await indexStep().catch((e: Error) => deps.log?.error({ episodeId: job.episodeId, err: e.message }, 'the failed status could not be indexed'));
     throw new UnrecoverableError(failure.sentence);
   };
+
+  // A retry after the publishing write landed and its index step failed: only the index step is left (an unchanged
+  // record writes nothing to the store, so a job run twice costs one read).
+  const done = (await readState(libraryDir, job.slug))?.items[job.episodeId]?.processed;
+  if (done?.digest === job.digest && done.outcome === 'published') {
+    try {
+      await indexStep({ meta: true });
+    } catch (err) {
+      return fail(err);
+    }
+    return { episodeId: job.episodeId, outcome: 'published' };
+  }
 
   const started = await withChannelLock(libraryDir, job.slug, async () => {
     const now = await current();
@@ -300,12 +355,20 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     await writeState(libraryDir, now.state);
     if (starts > MAX_PROCESS_STARTS) return { giveUp: starts - 1 };
     // A published episode being re-made stays live on its old transcript; anything else shows the work.
-    if (now.record.status !== 'published' && now.record.status !== 'processing') await saveEpisode(dir, { ...now.record, status: 'processing', error: null }, deps.ctx);
+    const showsWork = now.record.status !== 'published' && now.record.status !== 'processing';
+    if (showsWork) await writeEpisode(dir, { ...now.record, status: 'processing', error: null });
     const channels = await readLibraryArray<{ id: string; language?: string | null }>(dir, LIBRARY_FILES.channels);
-    return { source: now.source, record: now.record, language: channels.find((c) => c.id === now.record.channelId)?.language ?? null };
+    return { source: now.source, record: now.record, showsWork, language: channels.find((c) => c.id === now.record.channelId)?.language ?? null };
   });
   if (!started) return { episodeId: job.episodeId, outcome: 'superseded' };
   if ('giveUp' in started) return fail(new ProcessFailure(`processing was started ${started.giveUp} times without finishing, so it was stopped`));
+  if (started.showsWork) {
+    try {
+      await indexStep();
+    } catch (err) {
+      return fail(err);
+    }
+  }
 
   let made: Made;
   try {
@@ -315,27 +378,33 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   }
   const enriched = deps.enrich ? await enrichBeforePublishing(deps.enrich, dir, started, made) : undefined;
   let notes: string[] = [];
-  let written: boolean;
+  let ended: { written: boolean; facetsSaved: boolean };
+  let ctx: IndexContext;
   try {
     // The new passages are embedded before the publishing write takes the lock; its index step finds them embedded.
-    const ctx = { ...deps.ctx, embedder: await embedAhead(deps.ctx, publishedRecord(started.record, made, enriched).record) };
-    written = await finish(
+    ctx = { ...deps.ctx, embedder: await embedAhead(deps.ctx, publishedRecord(started.record, made, enriched).record) };
+    ended = await finish(
       (record) => {
         const published = publishedRecord(record, made, enriched);
         notes = published.notes;
         return published.record;
       },
       'published',
-      deps.enrich ? { channelLanguage: started.language, hint: enriched?.keyphrases } : undefined,
-      ctx,
+      {
+        facets: enriched?.outcome === 'enriched' ? enriched.facets : undefined,
+        bare: (record) => publishedRecord(record, made).record,
+        ...(deps.enrich ? { stats: { channelLanguage: started.language, hint: enriched?.keyphrases } } : {}),
+      },
     );
   } catch (err) {
     return fail(err);
   }
-  if (!written) return { episodeId: job.episodeId, outcome: 'superseded' };
-  // The transcript is in the episode's file now: pieces of this or an earlier attempt are done with (removed under the
-  // lock: an import copying the folder meanwhile would find half a pieces folder).
-  await withChannelLock(libraryDir, job.slug, () => removePieces(piecesDirOf(episodePath(dir, job.episodeId))));
+  if (!ended.written) return { episodeId: job.episodeId, outcome: 'superseded' };
+  try {
+    await indexStep({ meta: ended.facetsSaved, ctx });
+  } catch (err) {
+    return fail(err);
+  }
   return {
     episodeId: job.episodeId,
     outcome: 'published',
@@ -349,7 +418,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
 
   /**
    * Enrichment of the record as it will be published, outside the channel's lock (it takes seconds); the names of
-   * what it made are written to the channel's facet files and indexed before the episode that uses them.
+   * what it made are written by the publishing write and indexed before the episode that uses them.
    */
   async function enrichBeforePublishing(
     enricher: PublishEnricher,
@@ -365,16 +434,6 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     }
     const result = await enricher.enrich(candidate, { dir: folder, channelLanguage: from.language, signal });
     if (result.outcome !== 'enriched') return result;
-    try {
-      await withChannelLock(libraryDir, job.slug, async () => {
-        if (!(await saveGeneratedFacets(folder, result.facets))) return;
-        await indexLibraryMeta(deps.ctx, folder);
-      });
-    } catch (err) {
-      // Without their names the generated ids would show as bare ids: publish bare rather than half.
-      deps.log?.warn({ episodeId: job.episodeId, err: (err as Error).message }, 'generated names could not be saved: the episode is published without them');
-      return notEnriched('failed', result.seconds);
-    }
     deps.log?.info({ episodeId: job.episodeId, seconds: result.seconds, chapters: result.made.chapters?.length ?? 0 }, 'episode enriched');
     return result;
   }

@@ -1,10 +1,13 @@
-// A processing job embeds its episode's new passages before the publishing write takes the channel's lock: no
-// embedding request is made while the lock is held, so a slow embedder never keeps the channel's other writers waiting.
-import { existsSync } from 'node:fs';
+// A processing job runs in a straight line (issue 47, item 3): it embeds its episode's new passages before the
+// publishing write takes the channel's lock, and indexes after that write released it, so no embedding request and no
+// write to the store is made while the lock is held (a slow embedder or store never keeps the channel's other writers
+// waiting), and it takes the lock twice: its start and its publishing write.
+import { existsSync, watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { expect } from 'chai';
 import type { Embedder } from '../../core/embedding/embedder.js';
+import type { Client } from '../../core/store/opensearch.js';
 import { lockPathOf } from '../../core/library/writer.js';
 import { channelDir } from '../../core/library/layout.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
@@ -19,7 +22,7 @@ const srt = Array.from({ length: 40 }, (_, i) => `${i + 1}\n${clock(i * 5)} --> 
   '\n',
 );
 
-describe('follow: the passages are embedded outside the channel lock', function () {
+describe('follow: a processing job embeds and indexes outside the channel lock, and takes it twice', function () {
   this.timeout(180_000);
   let store: FollowStore;
   let feed: FeedServer;
@@ -40,7 +43,7 @@ describe('follow: the passages are embedded outside the channel lock', function 
     await store?.drop();
   });
 
-  it('publishes an episode whose passages were all embedded while no writer held the channel lock', async function () {
+  it('publishes an episode whose passages were embedded and whose documents were written while no writer held the channel lock', async function () {
     const followed = await runFollow([feed.feedUrl, '--channel', SLUG, '--owner', OWNER], store.env);
     expect(followed.code, followed.stderr).to.equal(0);
     // No poll from here on: the only lock holder left is the processing job itself.
@@ -63,16 +66,54 @@ describe('follow: the passages are embedded outside the channel lock', function 
         return real.embedPassages(texts);
       },
     };
-    workers = await startSuiteWorkers({ client: store.client, prefix: store.prefix, env: store.env, embeddings: { ...store.embeddings, embedder: () => watched } });
-
-    const episodes = join(store.libraryDir, SLUG, 'episodes');
-    await until('the episode is published and indexed', async () => {
-      const file = (await readFile(join(episodes, `${(await firstEpisodeId(store))!}.json`), 'utf8').catch(() => '{}')) as string;
-      if ((JSON.parse(file) as { status?: string }).status !== 'published') return false;
-      await store.client.indices.refresh({ index: store.aliases.episodes });
-      const res = await store.client.search({ index: store.aliases.episodes, body: { query: { term: { channelId: `ch_${SLUG}` } } } } as never);
-      return (res.body as { hits: { hits: { _source: { status: string } }[] } }).hits.hits.some((h) => h._source.status === 'published');
+    // Every write the worker makes to the store, and whether the lock was held then.
+    const writes: { method: string; locked: boolean }[] = [];
+    const WRITES = new Set(['bulk', 'index', 'create', 'update', 'delete', 'deleteByQuery', 'updateByQuery']);
+    const client = new Proxy(store.client, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        const bound = (value as (...a: unknown[]) => unknown).bind(target);
+        if (!WRITES.has(String(prop))) return bound;
+        return (...args: unknown[]) => {
+          writes.push({ method: String(prop), locked: existsSync(lock) });
+          return bound(...args);
+        };
+      },
+    }) as Client;
+    // Each time the lock is taken its folder appears (and goes again when it is released): a hold is the lock found
+    // present at an event of its name after it was last found absent.
+    let holds = 0;
+    let held = existsSync(lock);
+    const watcher = watch(dirname(lock), (event, name) => {
+      if (name !== basename(lock)) return;
+      const now = existsSync(lock);
+      if (now && !held) holds++;
+      held = now;
     });
+    try {
+      workers = await startSuiteWorkers({ client, prefix: store.prefix, env: store.env, embeddings: { ...store.embeddings, embedder: () => watched } });
+      await publishedAndIndexed();
+    } finally {
+      watcher.close();
+    }
+    expect(writes.length, 'writes to the store').to.be.greaterThan(0);
+    expect(
+      writes.filter((w) => w.locked),
+      'writes to the store made while the channel lock was held',
+    ).to.deep.equal([]);
+    expect(holds, 'times the processing job took the channel lock').to.equal(2);
+
+    async function publishedAndIndexed(): Promise<void> {
+      const episodes = join(store.libraryDir, SLUG, 'episodes');
+      await until('the episode is published and indexed', async () => {
+        const file = (await readFile(join(episodes, `${(await firstEpisodeId(store))!}.json`), 'utf8').catch(() => '{}')) as string;
+        if ((JSON.parse(file) as { status?: string }).status !== 'published') return false;
+        await store.client.indices.refresh({ index: store.aliases.episodes });
+        const res = await store.client.search({ index: store.aliases.episodes, body: { query: { term: { channelId: `ch_${SLUG}` } } } } as never);
+        return (res.body as { hits: { hits: { _source: { status: string } }[] } }).hits.hits.some((h) => h._source.status === 'published');
+      });
+    }
     expect(
       calls.reduce((n, c) => n + c.texts, 0),
       'passages embedded',
