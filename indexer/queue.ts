@@ -111,6 +111,9 @@ export function createIngestWorker({
   // other's version does not have, and the catalog row of whichever finished last would win.
   // Within this worker they take turns; across workers they did not before either (see README).
   const sameEpisode = serializeByKey();
+  // Two meta jobs of one library side by side would race too: each removes the stored facet names its own payload
+  // does not hold, so an older job finishing last would delete the names a newer one just wrote.
+  const sameLibrary = serializeByKey();
   let started = 0;
 
   const run = (job: Job<IngestJob, JobResult>, jobCtx: IndexContext): Promise<JobResult> => {
@@ -132,8 +135,9 @@ export function createIngestWorker({
         // earlier job: a job already writing is not held up by one that was waiting.
         return sameEpisode.run(episodeKey(data), () => run(job, { ...ctx, embedder: embedderFor(started++) }));
       }
-      // Meta and sync jobs need no turn. Meta writes users, channels and facets, which no
-      // episode job reads. A sync beside an episode job: the episodes it keeps are untouched
+      if (data.kind === 'meta') return sameLibrary.run(libraryKey(data), () => run(job, ctx));
+      // Sync jobs need no turn (meta writes users, channels and facets, which no episode job
+      // reads, and takes turns with the library's other meta jobs above). A sync beside an episode job: the episodes it keeps are untouched
       // (its deletes name only episodes not in `keepIds`), and jobs of the episodes it removes
       // are dropped or waited for first, also when they run (or wait for their turn) in this worker.
       if (data.kind === 'sync') {
@@ -154,6 +158,12 @@ export function createIngestWorker({
     throttled(10_000, (err: Error) => log?.error({ err: err.message }, 'worker error (repeats within 10 s not logged)')),
   );
   return worker;
+}
+
+/** The channels a meta job writes the names of (its facet documents and their cleanup are scoped by them). */
+function libraryKey(job: Extract<IngestJob, { kind: 'meta' }>): string {
+  const ids = Array.isArray(job.channels) ? job.channels.map((c) => String((c as { id?: unknown })?.id)) : [];
+  return [...ids].sort().join('\n');
 }
 
 /** The episode a job writes; a payload without a usable id still gets a key (its job fails validation). */

@@ -54,10 +54,26 @@ export async function saveEpisode(dir: string, record: FollowedEpisode, ctx: Ind
   await indexEpisode(ctx, dir, record);
 }
 
-/** The index step of the folder's users, channels and facets, as `npm run ingest` loads them. */
+/** What a meta load writes of a folder (the issues aside). */
+const metaOf = async (dir: string) => {
+  const { users, channels, facets } = await readLibraryMeta(dir);
+  return { users, channels, facets };
+};
+
+/**
+ * The index step of the folder's users, channels and facets, as `npm run ingest` loads them. It runs outside the
+ * channel's lock, so two of one folder may overlap (a poll's and a job's): each removes the stored names its read does
+ * not hold, so each loads again while the folder changed since it read it, and the index ends with the folder's
+ * last names whichever finishes last.
+ */
 export async function indexLibraryMeta(ctx: IndexContext, dir: string): Promise<void> {
-  const meta = await readLibraryMeta(dir);
-  await runJob(ctx, { kind: 'meta', library: dir, users: meta.users, channels: meta.channels, facets: meta.facets });
+  let meta = await metaOf(dir);
+  for (let round = 0; round < 5; round++) {
+    await runJob(ctx, { kind: 'meta', library: dir, ...meta });
+    const now = await metaOf(dir);
+    if (isDeepStrictEqual(now, meta)) return;
+    meta = now;
+  }
 }
 
 /** The owner in users.json (kept as the store has it: name and plan). */

@@ -5,9 +5,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { loadConfig } from '../../core/config/load.js';
 import { EPISODE_LIMITS } from '../../core/contract/library-format.js';
 import { indexAliases, type Client } from '../../core/store/opensearch.js';
-import { MAX_PROCESS_STARTS } from '../../pipeline/follow/queues.js';
+import { createProcessQueue, MAX_PROCESS_STARTS } from '../../pipeline/follow/queues.js';
+import { createRedisConnection } from '../../indexer/queue.js';
 import type { FollowState } from '../../core/library/follow-state.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import type { HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
@@ -71,6 +73,17 @@ describe('follow: a record ingest refuses is processed once, not on every poll',
     return new Map((res.body as { hits: { hits: { _source: Row }[] } }).hits.hits.map((h) => [h._source.title, h._source]));
   };
   const statePath = () => join(libraryDir, SLUG, 'follow.json');
+  /** Processing jobs that completed or failed so far. */
+  const finishedJobs = async (): Promise<number> => {
+    const connection = createRedisConnection(loadConfig({ ...process.env, ...env }).redisUrl);
+    const queue = createProcessQueue(connection, prefix);
+    try {
+      return await queue.getJobCountByTypes('completed', 'failed');
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  };
   const state = async () => JSON.parse(await readFile(statePath(), 'utf8')) as FollowState;
   const episodeFile = async (id: string) =>
     JSON.parse(await readFile(join(libraryDir, SLUG, 'episodes', `${id}.json`), 'utf8')) as {
@@ -139,6 +152,7 @@ describe('follow: a record ingest refuses is processed once, not on every poll',
   });
 
   it('enqueues none of them again on later polls, changed feed body or not, and fetches each file once', async function () {
+    const finishedBefore = await finishedJobs();
     // As if even the give-up's outcome had been lost: its start count alone keeps it out of the queue.
     const s = await state();
     const startsId = Object.keys(s.items).find((id) => s.items[id]!.transcripts[0]?.url.endsWith('/starts.srt'))!;
@@ -151,8 +165,17 @@ describe('follow: a record ingest refuses is processed once, not on every poll',
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/; 0 queued for transcription/);
     }
-    // Give a wrongly enqueued job the time to run before counting fetches.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Nothing was enqueued (none waits, is delayed or runs, and none finished since the first test), so there is no job
+    // that could still fetch a file: the counts below are final without waiting for one.
+    const connection = createRedisConnection(loadConfig({ ...process.env, ...env }).redisUrl);
+    const queue = createProcessQueue(connection, prefix);
+    try {
+      expect(await queue.getJobCountByTypes('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')).to.equal(0);
+      expect(await queue.getJobCountByTypes('completed', 'failed')).to.equal(finishedBefore);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
     expect(fetches('/srt/chapters.srt')).to.equal(1);
     expect(fetches('/chapters.json')).to.equal(1);
     expect(fetches('/srt/cues.srt')).to.equal(1);

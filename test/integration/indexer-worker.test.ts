@@ -245,6 +245,59 @@ describe('indexer: queue and worker', function () {
     expect((await queue.getJob('store-down'))!.attemptsMade).to.equal(3);
   });
 
+  it("runs one library's meta jobs one after another (an older one never removes the names a newer one wrote), and two libraries' side by side", async function () {
+    const embedder = createHashEmbedder();
+    await ensureIndices(client, { prefix, modelId: embedder.modelId });
+    const aliases = indexAliases(prefix);
+    // Every bulk write is slowed and counted by the library it is for: two of one library at once is the race.
+    const running = new Map<string, number>();
+    const peak = new Map<string, number>();
+    let together = 0;
+    let mostTogether = 0;
+    const slowed = new Proxy(client, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        const bound = (value as (...a: unknown[]) => Promise<unknown>).bind(target);
+        if (prop !== 'bulk') return bound;
+        return async (...args: unknown[]) => {
+          const body = JSON.stringify(args[0]);
+          const lib = ['ch_lib-a', 'ch_lib-b'].find((id) => body.includes(id)) ?? 'other';
+          running.set(lib, (running.get(lib) ?? 0) + 1);
+          peak.set(lib, Math.max(peak.get(lib) ?? 0, running.get(lib)!));
+          mostTogether = Math.max(mostTogether, ++together);
+          try {
+            await new Promise((r) => setTimeout(r, 300));
+            return await bound(...args);
+          } finally {
+            running.set(lib, running.get(lib)! - 1);
+            together--;
+          }
+        };
+      },
+    }) as Client;
+    const meta = (slug: string, topics: string[]): IngestJob => ({
+      kind: 'meta',
+      library: `/libraries/${slug}`,
+      users: [{ id: `u_${slug}`, name: slug, plan: 'paid' }],
+      channels: [{ id: `ch_${slug}`, slug, title: slug, providerType: 'rss', ownerId: `u_${slug}`, memberIds: [`u_${slug}`] }],
+      facets: topics.map((t) => ({ kind: 'topic' as const, record: { id: `t_${t}`, name: t } })),
+    });
+    const jobs = [meta('lib-a', ['rivers']), meta('lib-a', ['rivers', 'soil']), meta('lib-b', ['weather'])];
+    for (const job of jobs) await enqueue(queue, job);
+    const worker = createIngestWorker({ connection, name: queueName, ctx: { client: slowed, embedder, aliases }, concurrency: 3 });
+    const outcomes = await waitForJobs(queue, jobs.map(jobIdOf), { pollMs: 100 });
+    await worker.close();
+    expect(outcomes.map((o) => o.state)).to.deep.equal(['completed', 'completed', 'completed']);
+    expect(peak.get('ch_lib-a'), "lib-a's meta jobs at once").to.equal(1);
+    expect(mostTogether, 'jobs of two libraries at once').to.be.at.least(2);
+    // The newer job ran last: both of lib-a's names are stored.
+    await client.indices.refresh({ index: aliases.facets });
+    const res = await client.search({ index: aliases.facets, body: { size: 10, query: { term: { channelId: 'ch_lib-a' } } } } as never);
+    const names = (res.body as { hits: { hits: { _source: { name: string } }[] } }).hits.hits.map((h) => h._source.name).sort();
+    expect(names).to.deep.equal(['rivers', 'soil']);
+  });
+
   it('does not enqueue the same content twice, and `npm run ingest` waits for the worker and sums up', async function () {
     const jobs: IngestJob[] = [];
     for await (const job of libraryJobs(SAMPLE_LIBRARY, { onIssue: () => undefined })) jobs.push(job);
