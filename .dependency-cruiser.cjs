@@ -19,7 +19,8 @@
 //   errors.ts                               the API's error catalogue
 //
 // The programs: indexer/ and importer/ stand on core/; pipeline/ (following sources, transcribing, enriching,
-// webhooks) on core/, indexer/ and importer/; none of them on src/. bin/ (the production command lines) may use all of
+// webhooks) on core/, indexer/ and importer/; none of them on src/. Inside pipeline/, the steps (transcribe/,
+// enrich/, webhooks/, backup/) stand alone, follow/ puts transcribe and enrich together, metrics.ts reads them all. bin/ (the production command lines) may use all of
 // those; scripts/ (development and operations tooling) anything; nothing of the product uses scripts/.
 const CORE = ['ground', 'library', 'store', 'changes', 'search'];
 const ABOVE = {
@@ -87,6 +88,21 @@ module.exports = {
       comment: 'The importer and the indexer stand below the pipeline: the safe fetcher they share is on the ground floor (core/ground/outbound/).',
       from: { path: '^(importer|indexer)/' },
       to: { path: '^pipeline/' },
+    },
+    {
+      name: 'pipeline-floors',
+      severity: 'error',
+      comment:
+        'Inside pipeline/: transcribe/, enrich/, webhooks/ and backup/ are the steps, each standing alone; follow/ puts transcribe and enrich together; metrics.ts reads them all. No step imports follow/, metrics.ts or another step.',
+      from: { path: '^pipeline/(transcribe|enrich|webhooks|backup)/' },
+      to: { path: '^pipeline/(follow/|metrics\\.ts$|(transcribe|enrich|webhooks|backup)/)', pathNot: '^pipeline/$1/' },
+    },
+    {
+      name: 'pipeline-follow-below-metrics',
+      severity: 'error',
+      comment: 'follow/ stands below metrics.ts, which measures it.',
+      from: { path: '^pipeline/follow/' },
+      to: { path: '^pipeline/metrics\\.ts$' },
     },
     {
       name: 'no-command-lines-in-product',
