@@ -1,6 +1,5 @@
 // What `npm run follow` does: follow a source (owner checked, source recorded, first poll), list, stop, retry.
 import { rm, stat } from 'node:fs/promises';
-import { printable } from '../../core/ground/shell-words.js';
 import { join, resolve } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { ChannelRecord, UserRecord } from '../../core/contract/library-format.js';
@@ -15,7 +14,7 @@ import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from 
 import { channelDir, LIBRARY_FILES } from '../../core/library/layout.js';
 import { readRecordArray } from '../../core/library/reader.js';
 import { listStates, readState, withChannelLock, writeState, type FollowState, type FollowStateError } from '../../core/library/follow-state.js';
-import { formatDuration, formatAudio, measuredRate, readProgress, withEtas, type ClassBacklog, type Progress, type SourceProgress } from './progress.js';
+import { measuredRate, readProgress, withEtas, type Progress } from './progress.js';
 import type { RecentRule } from './work-order.js';
 
 /** Slugs are subdomains: `[a-z0-9-]{1,63}`. */
@@ -209,30 +208,6 @@ export async function retryFailed(deps: FollowDeps, slug: string): Promise<numbe
   });
 }
 
-/**
- * Text from a feed or a fetch made safe for the operator's terminal (core/ground/shell-words.ts): every control
- * character becomes `\uFFFD`, so a title cannot hide lines, rewrite the window title or fake the tab-separated fields.
- */
-export { printable };
-
-/** One line per followed source for `--list`. */
-export function formatSource(s: FollowState): string {
-  const status = s.stoppedAt ? `stopped ${s.stoppedAt}` : `next poll ${s.nextPollAt ?? 'now'}`;
-  const outcome = s.lastOutcome ? `${s.lastOutcome}${s.lastStatus && String(s.lastStatus) !== s.lastOutcome ? ` (HTTP ${s.lastStatus})` : ''}` : 'never polled';
-  const failed = Object.values(s.items).filter((i) => i.processed?.outcome === 'failed').length;
-  return [
-    s.slug,
-    s.source,
-    `last poll ${s.lastPollAt ?? '-'}: ${outcome}`,
-    `${s.itemsSeen} items`,
-    `${s.errors} poll errors${s.lastError ? ` (last: ${s.lastError})` : ''}`,
-    `${failed} failed episodes`,
-    status,
-  ]
-    .map(printable)
-    .join('\t');
-}
-
 /** Every followed source; one whose follow.json fails its schema is left out and reported to `onBroken` (its sentence names the file). */
 export const listSources = (libraryDir: string, onBroken?: (err: FollowStateError) => void): Promise<FollowState[]> => listStates(libraryDir, { onBroken });
 
@@ -256,69 +231,4 @@ export async function listProgress(
     processQueue.getWorkersCount(),
   ]);
   return withEtas(progress, rate, Math.max(1, workers) * Math.max(1, concurrency));
-}
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const quoted = (title: string) => `"${title}"`;
-
-/** One class's waiting work as a row of cells: class, episodes (queued, later), audio, estimate. */
-function backlogCells(cls: string, b: ClassBacklog): string[] {
-  const where = [b.queued > 0 ? `${b.queued} queued` : '', b.deferred > 0 ? `${b.deferred} for later polls` : ''].filter(Boolean).join(', ');
-  const audio = [
-    `${formatAudio(b.audioSeconds)} of audio to transcribe${b.estimatedAudioSeconds > 0 ? ` (${formatAudio(b.estimatedAudioSeconds)} estimated)` : ''}`,
-    b.unknownDuration > 0 ? `${plural(b.unknownDuration, 'episode')} of unknown length` : '',
-    b.fromTranscriptFile > 0 ? `${b.fromTranscriptFile} from transcript files` : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  const eta = b.etaSeconds === null ? 'no estimate yet' : `done in about ${formatDuration(b.etaSeconds)}`;
-  return ['waiting', cls, `${plural(b.episodes, 'episode')}${where ? ` (${where})` : ''}`, audio, eta];
-}
-
-/** Rows of cells as lines, each column as wide as its widest cell, indented by two spaces. */
-function table(rows: readonly string[][]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => `  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}`.trimEnd());
-}
-
-/**
- * The lines under a source's `--list` line: a table of what waits (per class), runs and failed (the stored sentence).
- * Titles and sentences come from feeds: every control character becomes U+FFFD.
- */
-export function formatSourceWork(s: SourceProgress): string[] {
-  const rows: string[][] = [];
-  for (const cls of ['new', 'backfill'] as const) if (s.waiting[cls].episodes > 0) rows.push(backlogCells(cls, s.waiting[cls]));
-  if (rows.length === 0) rows.push(['waiting', '-', 'nothing']);
-  for (const p of s.processing) rows.push(['processing', '-', quoted(p.title), p.since ? `since ${p.since}` : '']);
-  for (const f of s.failed) rows.push(['failed', '-', quoted(f.title), f.error]);
-  if (s.failedTotal > s.failed.length) rows.push(['failed', '-', `and ${s.failedTotal - s.failed.length} more`]);
-  return table(rows.map((r) => r.map(printable)));
-}
-
-/** The closing line of `--list`: all sources' waiting work, when it is done, and the rate it is estimated at. */
-export function formatTotals(p: Progress): string {
-  const { new: fresh, backfill } = p.totals;
-  const waiting = `all sources: ${fresh.episodes} new and ${backfill.episodes} backfill episodes waiting, ${formatAudio(fresh.audioSeconds + backfill.audioSeconds)} of audio to transcribe`;
-  if (!p.rate) return `${waiting}; no estimate: no episode was transcribed from audio in the last day, and the rate is measured on those`;
-  const done = `new ones done in about ${formatDuration(fresh.etaSeconds ?? 0)}, all in about ${formatDuration(backfill.etaSeconds ?? 0)}`;
-  const rate = `at ${p.rate.wallSecondsPerAudioSecond.toFixed(3)} s per audio second (the last ${plural(p.rate.episodes, 'episode')} transcribed), ${plural(p.slots, 'slot')}`;
-  return `${waiting}; ${done} ${rate}`;
-}
-
-// Beyond what JSON.stringify escapes (C0): C1 controls, DEL and the bidirectional overrides, as \u escapes.
-const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/** `--list --json`: the progress as one JSON document; the text is kept whole, no raw control character reaches the terminal. */
-export const progressJson = (progress: Progress): string => JSON.stringify(progress, null, 2).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-/** `--list` for people: each source's line, its work below it, and the totals. */
-export function formatList(states: readonly FollowState[], progress: Progress): string[] {
-  if (states.length === 0) return ['no followed sources'];
-  const work = new Map(progress.sources.map((s) => [s.slug, s]));
-  const lines = states.flatMap((s) => {
-    const w = work.get(s.slug);
-    return [formatSource(s), ...(w ? formatSourceWork(w) : [])];
-  });
-  return [...lines, printable(formatTotals(progress))];
 }

@@ -135,26 +135,6 @@ export function etasOf(work: readonly Record<WorkClass, number>[], rate: number 
   }));
 }
 
-/** A duration for people: `45 s`, `12 min`, `3 h 20 min`, `2 d 4 h`. */
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  const m = Math.round(s / 60);
-  if (m < 60) return `${m} min`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
-  const d = Math.floor(h / 24);
-  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
-}
-
-/** Audio for people: `40 s`, `12 min`, then hours with a tenth (`1.5 h`, `312.4 h`): a backlog is read in hours. */
-export function formatAudio(seconds: number): string {
-  const s = Math.max(0, seconds);
-  if (s < 59.5) return `${Math.round(s)} s`;
-  if (s < 3570) return `${Math.round(s / 60)} min`;
-  return `${(s / 3600).toFixed(1)} h`;
-}
-
 /** What the queue holds of a processing job: its state and what the progress needs of it. */
 export interface QueuedJob {
   state: 'active' | 'queued';

@@ -1,8 +1,8 @@
 // The progress `npm run follow -- --list` prints and /metrics exports, as pure functions: the measured rate, the
 // estimates with channels taking turns, durations for people, the table and the JSON kept free of terminal controls.
 import { expect } from 'chai';
-import { formatSourceWork, formatTotals, progressJson } from '../../pipeline/follow/commands.js';
-import { emptyBacklog, etasOf, formatDuration, formatAudio, median, rateOf, sumBacklogs, withEtas, type Progress, type SourceProgress } from '../../pipeline/follow/progress.js';
+import { formatAudio, formatDuration, formatSourceWork, formatTotals, progressJson } from '../../bin/lib/follow-output.js';
+import { emptyBacklog, etasOf, median, rateOf, sumBacklogs, withEtas, type Progress, type SourceProgress } from '../../pipeline/follow/progress.js';
 import { oldestNewWaitSeconds } from '../../pipeline/metrics.js';
 
 // eslint-disable-next-line no-control-regex
