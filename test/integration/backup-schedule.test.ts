@@ -15,11 +15,9 @@ import { dropRepository } from '../support/backup-repository.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { sample } from '../support/prometheus.js';
+import { holdsWithin } from '../support/until.js';
 
-const until = async (test: () => Promise<boolean>, timeoutMs: number): Promise<boolean> => {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) if (await test()) return true;
-  return false;
-};
+const until = (test: () => Promise<boolean>, timeoutMs: number): Promise<boolean> => holdsWithin(test, timeoutMs, 250);
 
 describe('scheduled backups in the worker', function () {
   this.timeout(120_000);

@@ -14,19 +14,12 @@ import { verifyIndexed } from '../../indexer/verify.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import { copyLibrary, countDocs, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { CORPUS_DIR } from '../support/qmsum-fixture.js';
+import { until } from '../support/until.js';
 
 const config = loadConfig(process.env);
 
 /** A repo script as a child process, with `env` on top of this process's environment. */
 const script = (file: string, args: string[], env: Record<string, string>): Child => runScript(file, args, { ...process.env, ...env });
-
-async function until(what: string, check: () => Promise<boolean>, { timeoutMs = 60_000, everyMs = 20 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 describe('indexer: queue and worker', function () {
   this.timeout(240_000);

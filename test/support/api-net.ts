@@ -2,6 +2,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { ApiMetrics } from '../../src/metrics/api-metrics.js';
+import { until as waitUntil } from './until.js';
 
 /** A TCP listener on a loopback port (a free one by default), handing each connection to `onConnection`. */
 export async function listener(onConnection: (socket: Socket) => void, port = 0): Promise<{ port: number; server: Server; sockets: Set<Socket> }> {
@@ -129,17 +130,9 @@ export async function inspectingRelay(
   };
 }
 
-/**
- * Resolves once `condition()` holds, checking every few milliseconds: a test waits on an event
- * (a request held, a gate count) instead of sleeping a guessed time. Rejects, naming `what`, after `timeoutMs`.
- */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, { timeoutMs = 20_000, everyMs = 5 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
+/** test/support/until.ts's wait, condition first, checking every 5 ms for up to 20 s: a test waits on an event (a request held, a gate count). */
+export const until = (condition: () => boolean | Promise<boolean>, what: string, { timeoutMs = 20_000, everyMs = 5 } = {}): Promise<void> =>
+  waitUntil(what, condition, { timeoutMs, everyMs });
 
 /** Writes `request` on a raw socket and collects everything the server sends until it closes. */
 export function rawExchange(port: number, request: string, { timeoutMs = 5000 } = {}): Promise<string> {

@@ -15,6 +15,7 @@ import { startCountingRelay } from './feed-server.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from './hash-embeddings-server.js';
 import { privatePrefix, testClient } from './indexer-env.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
+import { until as waitUntil, type UntilOptions } from './until.js';
 
 /**
  * The environment a suite's pipeline (the worker, `npm run follow`) runs in: its prefix and library folder, loopback
@@ -79,14 +80,9 @@ export async function dropFollowStore({ client, prefix, redisUrl }: { client: Cl
   await client.close();
 }
 
-/** Checks `check` every `everyMs` until it holds; throws naming `what` when `timeoutMs` passes first. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, { timeoutMs = 120_000, everyMs = 200 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** test/support/until.ts's wait with the follow suites' pace: they read files and the store, every 200 ms for up to 2 min. */
+export const until = (what: string, check: () => boolean | Promise<boolean>, opts: UntilOptions = {}): Promise<void> =>
+  waitUntil(what, check, { timeoutMs: 120_000, everyMs: 200, ...opts });
 
 /**
  * The pipeline's workers in the suite's process, as `npm run worker` runs them, on the suite's environment (`env`, from

@@ -5,15 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { webhookQueueNames } from '../../pipeline/webhooks/queues.js';
+import { until as waitUntil } from './until.js';
 
-/** Waits until `check` holds, checking every `everyMs`; throws naming `what` after `limitMs`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, { limitMs = 30_000, everyMs = 50 } = {}): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > limitMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** test/support/until.ts's wait, check first, every 50 ms for up to 30 s. */
+export const until = (check: () => boolean | Promise<boolean>, what: string, { limitMs = 30_000, everyMs = 50 } = {}): Promise<void> =>
+  waitUntil(what, check, { timeoutMs: limitMs, everyMs });
 
 /** Empties and closes the webhook queues under `indexPrefix` and deletes its endpoint slots. */
 export async function dropWebhookQueues(connection: Redis, indexPrefix: string): Promise<void> {
