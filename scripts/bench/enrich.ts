@@ -24,7 +24,7 @@ import { createStages } from '../../pipeline/enrich/stages.js';
 import type { EnrichSegment } from '../../pipeline/enrich/types.js';
 import { transcribeFile } from '../../pipeline/transcribe/transcribe.js';
 import { positive } from '../../bin/lib/cli-args.js';
-import { speak } from '../../test/support/speech.js';
+import { speak } from '../lib/fakes/speech.js';
 import { DATASETS_DIR } from '../../test/support/datasets.js';
 import { ensureTools } from '../ops/provision/debian-tools.js';
 import { ensureModel } from '../ops/provision/model.js';

@@ -18,7 +18,7 @@ import { enrichForPublish } from '../../pipeline/enrich/publish.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import { episodePath } from '../../core/library/layout.js';
 import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
-import { createHashEmbedder } from '../../test/support/hash-embedder.js';
+import { createHashEmbedder } from '../lib/fakes/hash-embedder.js';
 
 const program = new Command()
   .name('bench:publish')

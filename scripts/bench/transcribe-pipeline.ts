@@ -17,8 +17,8 @@ import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queue
 import { startPipelineWorkers } from '../../pipeline/follow/worker.js';
 import { probeSeconds } from '../../pipeline/transcribe/audio.js';
 import { transcribeFile } from '../../pipeline/transcribe/transcribe.js';
-import { startFeedServer } from '../../test/support/feed-server.js';
-import { speak } from '../../test/support/speech.js';
+import { startFeedServer } from '../lib/fakes/feed-server.js';
+import { speak } from '../lib/fakes/speech.js';
 import { runScript } from '../lib/child.js';
 import { ensureModel } from '../ops/provision/model.js';
 import { CACHE_DIR } from '../ops/provision/paths.js';

@@ -36,7 +36,7 @@ import { loadConfig } from '../../core/config/load.js';
 import { createLogger } from '../../core/ground/logger.js';
 import { probeSeconds } from '../../pipeline/transcribe/audio.js';
 import { transcribeFile, TranscribeServices } from '../../pipeline/transcribe/transcribe.js';
-import { speak } from '../../test/support/speech.js';
+import { speak } from '../lib/fakes/speech.js';
 import { freePort } from '../lib/child.js';
 import { positive } from '../../bin/lib/cli-args.js';
 import { exec } from '../ops/provision/commands.js';

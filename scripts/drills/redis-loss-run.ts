@@ -19,11 +19,11 @@ import { getEndpoint } from '../../pipeline/webhooks/store.js';
 import type { CheckpointedEndpoint } from '../../pipeline/webhooks/recover.js';
 import { deleteRedisData, ensureRedis, redisDir, stopRedis } from '../ops/provision/redis.js';
 import { runScript, type Child } from '../lib/child.js';
-import { startCountingRelay, startFeedServer, type FeedServer } from '../../test/support/feed-server.js';
+import { startCountingRelay, startFeedServer, type FeedServer } from '../lib/fakes/feed-server.js';
 import { followEnv, runFollow } from '../../test/support/follow-env.js';
-import { startHashEmbeddingsServer } from '../../test/support/hash-embeddings-server.js';
+import { startHashEmbeddingsServer } from '../lib/fakes/hash-embeddings-server.js';
 import { privatePrefix, testClient } from '../../test/support/indexer-env.js';
-import { speak } from '../../test/support/speech.js';
+import { speak } from '../lib/fakes/speech.js';
 
 const SLUG = 'redis-loss-radio';
 const OWNER = 'u_redis_loss';

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/ground/logger.js';
 import { probeSeconds } from '../../pipeline/transcribe/audio.js';
-import { startFeedServer, type FeedServer } from '../../test/support/feed-server.js';
-import { speak } from '../../test/support/speech.js';
+import { startFeedServer, type FeedServer } from '../lib/fakes/feed-server.js';
+import { speak } from '../lib/fakes/speech.js';
 
 export const SAMPLE_FEED = fileURLToPath(new URL('../../sample-feed/episodes.json', import.meta.url));
 

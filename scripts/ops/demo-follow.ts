@@ -11,7 +11,7 @@ import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queue
 import { channelDir } from '../../core/library/layout.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { createStages } from '../../pipeline/enrich/stages.js';
-import type { FeedServer } from '../../test/support/feed-server.js';
+import type { FeedServer } from '../lib/fakes/feed-server.js';
 
 /** An episode as the API lists it, as far as the demo reads it. */
 export interface ListedEpisode {

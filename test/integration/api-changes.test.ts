@@ -1,6 +1,6 @@
 // The change feed end to end: episodes written by the indexer, read back through the API, against the real OpenSearch and Redis.
 import { expect } from 'chai';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { episodeRecord, type ApiTestStore } from '../support/api-fixture.js';
 import { createIndexedTestWorld } from '../support/indexed-world.js';

@@ -11,7 +11,7 @@ import { currentMappingVersions, restoreBackup, type RestoreExpectations } from 
 import { loadLibrary } from '../../indexer/load-library.js';
 import { lastSeq } from '../../core/changes/read.js';
 import { dropRepository } from '../support/backup-repository.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { privatePrefix, REPO_ROOT, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@ import { loadLibrary } from '../../indexer/load-library.js';
 import { registerBackupMetrics } from '../../pipeline/backup/metrics.js';
 import { backupQueueName, startBackupSchedule, type BackupSchedule } from '../../pipeline/backup/schedule.js';
 import { dropRepository } from '../support/backup-repository.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { sample } from '../support/prometheus.js';
 import { holdsWithin } from '../support/until.js';

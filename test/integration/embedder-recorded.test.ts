@@ -8,7 +8,7 @@ import { indexAliases, deleteIndices, type Client } from '../../core/store/opens
 import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import { createIngestQueue, createRedisConnection } from '../../indexer/queue.js';
 import { runScript, serveInChildProcess } from '../../scripts/lib/child.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
 import { privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { skipUnprovisioned } from '../support/skip.js';
 

@@ -15,7 +15,7 @@ import { runJob } from '../../indexer/jobs.js';
 import type { IndexContext } from '../../indexer/load-episode.js';
 import { createApiTestStore, type ApiTestStore } from '../support/api-fixture.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { countingEmbedder } from '../support/indexer-env.js';
 
 const SCAM = '\u0405\u0421\u0410\u041c';

@@ -14,8 +14,8 @@ import { createRedisConnection } from '../../indexer/queue.js';
 import { createPollQueue, schedulerId } from '../../pipeline/follow/queues.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
+import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../../scripts/lib/fakes/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
 import { dropFollowStore, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
 

@@ -9,12 +9,12 @@ import { createOpenSearchClient, deleteIndices, ensureIndices, indexAliases, typ
 import { userDocument } from '../../indexer/documents.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
 import { startApi } from '../support/api-harness.js';
-import { startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startCountingRelay, startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { countDocs, privatePrefix, testClient } from '../support/indexer-env.js';
-import { speak, type SpokenSentence } from '../support/speech.js';
+import { speak, type SpokenSentence } from '../../scripts/lib/fakes/speech.js';
 import { normaliseWords } from '../support/word-error.js';
 import { dropFollowStore, followEnv, runFollow, until } from '../support/follow-env.js';
 import { skipUnprovisioned } from '../support/skip.js';

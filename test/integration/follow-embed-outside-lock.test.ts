@@ -11,7 +11,7 @@ import type { Client } from '../../core/store/opensearch.js';
 import { lockPathOf } from '../../core/library/writer.js';
 import { channelDir } from '../../core/library/layout.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
 
 const SLUG = 'embed-lock';

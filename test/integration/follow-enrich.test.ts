@@ -12,7 +12,7 @@ import { registerPipelineMetrics } from '../../pipeline/metrics.js';
 import { loadTally, rebuildTally } from '../../pipeline/enrich/channel-stats.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
 import type { ProcessResult } from '../../pipeline/follow/process.js';
-import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
+import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../../scripts/lib/fakes/feed-server.js';
 import { startApi } from '../support/api-harness.js';
 import { newApiKey, storeApiKey } from '../../src/auth/key-store.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';

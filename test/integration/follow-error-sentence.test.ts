@@ -6,8 +6,8 @@ import { loadConfig } from '../../core/config/load.js';
 import type { Client, IndexAliases } from '../../core/store/opensearch.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { startPipelineWorkers, type PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { type startCountingRelay, startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
+import { type startCountingRelay, startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 describe("follow: an episode's error sentence", function () {

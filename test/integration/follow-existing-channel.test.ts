@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Client, IndexAliases } from '../../core/store/opensearch.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { channelDocument, userDocument } from '../../indexer/documents.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 describe('follow: onto a channel the store already holds', function () {

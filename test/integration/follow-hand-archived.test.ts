@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Client, IndexAliases } from '../../core/store/opensearch.js';
 import { saveEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
-import { type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 describe('follow: an episode archived by hand', function () {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { EPISODE_LIMITS } from '../../core/contract/library-format.js';
 import { freePort, runScript, type Child } from '../../scripts/lib/child.js';
-import { feedXml, startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { feedXml, startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, until, type FollowStore } from '../support/follow-env.js';
 
 const OWNER = 'u_hostile_owner';

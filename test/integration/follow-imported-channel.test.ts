@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { episodeIdOf } from '../../importer/item-identity.js';
 import { runScript } from '../../scripts/lib/child.js';
-import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
+import { feedXml, startFeedServer, type FeedServer, type FeedServerItem } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, type FollowStore } from '../support/follow-env.js';
 
 const TITLE = 'Imported then followed';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { LibraryBusyError, withLibraryLock } from '../../core/library/writer.js';
 import { channelDir } from '../../core/library/layout.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, until, type FollowStore } from '../support/follow-env.js';
 
 const SLUG = 'slow-feed';

@@ -16,10 +16,10 @@ import { registerPipelineMetrics } from '../../pipeline/metrics.js';
 import { createProcessQueue, queueNames } from '../../pipeline/follow/queues.js';
 import { factsReader, readProgress, type Progress } from '../../pipeline/follow/progress.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
+import { startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
 import { startReleaseGate, type Gate } from '../support/release-gate.js';
-import { speak } from '../support/speech.js';
+import { speak } from '../../scripts/lib/fakes/speech.js';
 import { skipUnprovisioned } from '../support/skip.js';
 
 const TRANSCRIBE_URL = process.env.TRANSCRIBE_URL;

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Client, IndexAliases } from '../../core/store/opensearch.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 describe('follow: an item ingest would refuse', function () {

@@ -12,8 +12,8 @@ import { createProcessQueue, MAX_PROCESS_STARTS } from '../../pipeline/follow/qu
 import { createRedisConnection } from '../../indexer/queue.js';
 import type { FollowState } from '../../core/library/follow-state.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
-import type { HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
-import { feedXml, type startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../support/feed-server.js';
+import type { HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
+import { feedXml, type startCountingRelay, startFeedServer, type FeedServer, type FeedServerItem } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until } from '../support/follow-env.js';
 
 const SLUG = 'refused-records';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { indexAliases } from '../../core/store/opensearch.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
 import { startReleaseGate, type Gate } from '../support/release-gate.js';
 

@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow } from '../support/follow-env.js';
 
 const HOSTILE = '\u001b]0;pwned\u0007Evil\u001b[2K\u001b[1A\u009b31m\u202eeman';

@@ -1,6 +1,6 @@
 // Reindex by alias swap against the real OpenSearch, with searches running the whole time.
 import { expect } from 'chai';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { deleteIndices, indexAliases, resolveAliases, type Client } from '../../core/store/opensearch.js';
 import type { PassageDoc } from '../../core/store/documents.js';
 import { textHash } from '../../indexer/documents.js';

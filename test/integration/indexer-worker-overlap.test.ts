@@ -12,7 +12,7 @@ import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, 
 import { waitForJobs } from '../../indexer/job-wait.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
 import { verifyIndexed } from '../../indexer/verify.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { privatePrefix, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 
 const config = loadConfig(process.env);

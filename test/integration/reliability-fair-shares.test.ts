@@ -8,7 +8,7 @@ import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { useWorldStore } from '../support/api-world.js';
 import { inspectingRelay, settling, until } from '../support/api-net.js';
 import { withHeldStore as heldStoreRun, type HeldStore } from '../support/held-store.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 
 /** A store request that reads a channel (by slug, id or domain) or searches: channel or search work. */
 const CHANNEL_OR_SEARCH = /-channels[/"]|_msearch/;

@@ -11,7 +11,7 @@ import { evalSearch } from '../../scripts/eval/search.js';
 import type { SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { copyLibrary, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 
 const EPISODE_FILE = 'bn-001-flaky-tests.json';

@@ -13,7 +13,7 @@ import { runSearch, type SearchDeps } from '../../core/search/search.js';
 import type { SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { copyLibrary, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 
 const QUERY = 'quarantine flaky tests';

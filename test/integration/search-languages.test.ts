@@ -9,7 +9,7 @@ import { evalSearch } from '../../scripts/eval/search.js';
 import type { SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc, EpisodeDoc } from '../../core/store/documents.js';
 import { deleteIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { privatePrefix, REPO_ROOT, testClient } from '../support/indexer-env.js';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { createApiKey } from '../../src/auth/key-store.js';

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { describeTranscribeError, TranscribeError, transcribeFile, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
-import { startCountingRelay } from '../support/feed-server.js';
+import { startCountingRelay } from '../../scripts/lib/fakes/feed-server.js';
 import { hlsPlaylist, spoofedMp3 } from '../support/hostile-audio.js';
-import { speak } from '../support/speech.js';
+import { speak } from '../../scripts/lib/fakes/speech.js';
 
 describe('transcription: audio that misleads ffmpeg never reaches the service', function () {
   this.timeout(180_000);

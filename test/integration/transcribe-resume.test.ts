@@ -12,9 +12,9 @@ import { episodePath } from '../../core/library/layout.js';
 import { readEpisode } from '../../pipeline/follow/library.js';
 import { loadConfig } from '../../core/config/load.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, until, type FollowStore } from '../support/follow-env.js';
-import { speak } from '../support/speech.js';
+import { speak } from '../../scripts/lib/fakes/speech.js';
 import { startTranscribeRelay, type TranscribeRelay } from '../support/transcribe-relay.js';
 import { skipUnprovisioned } from '../support/skip.js';
 

@@ -9,9 +9,9 @@ import { expect } from 'chai';
 import { buildPassages } from '../../indexer/passages.js';
 import { TranscriptDocument } from '../../core/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
-import { speak, type SpokenSentence } from '../support/speech.js';
+import { speak, type SpokenSentence } from '../../scripts/lib/fakes/speech.js';
 import { skipBecause } from '../support/skip.js';
-import { startCountingRelay } from '../support/feed-server.js';
+import { startCountingRelay } from '../../scripts/lib/fakes/feed-server.js';
 
 const SENTENCES = [
   'Yesterday we baked sourdough bread in the village oven.',

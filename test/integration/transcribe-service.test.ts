@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { TranscriptDocument } from '../../core/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type Transcription, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
-import { speak, type SpokenSentence } from '../support/speech.js';
+import { speak, type SpokenSentence } from '../../scripts/lib/fakes/speech.js';
 import { alignWords, normaliseWords } from '../support/word-error.js';
 import { skipBecause } from '../support/skip.js';
 
@@ -36,7 +36,7 @@ const normalised = (text: string) => normaliseWords(text.normalize('NFD').replac
 
 /**
  * How far the transcription's word times may be from where espeak-ng put the words (its own word events, see
- * test/support/speech.ts). Measured on 2026-11-27 (Whisper base int8, the service's settings) on the English clips
+ * scripts/lib/fakes/speech.ts). Measured on 2026-11-27 (Whisper base int8, the service's settings) on the English clips
  * below: words start within 227 ms and end within 282 ms of the truth (medians 80-89 ms and 70-78 ms), a sentence's
  * last word ends within 282 ms of the sentence's end. A sentence's first word is often placed early, never late:
  * Whisper starts it where the VAD's speech chunk starts, padded 400 ms before the sound (faster-whisper's default

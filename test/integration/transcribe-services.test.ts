@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { readEpisode } from '../../pipeline/follow/library.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
-import { startFeedServer, type FeedServer } from '../support/feed-server.js';
+import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
-import { speak } from '../support/speech.js';
+import { speak } from '../../scripts/lib/fakes/speech.js';
 import { startTranscribeRelay, type TranscribeRelay } from '../support/transcribe-relay.js';
 import { skipUnprovisioned } from '../support/skip.js';
 

@@ -15,7 +15,7 @@ import { runEntry } from '../support/run-entry.js';
 import { createIndexedTestWorld } from '../support/indexed-world.js';
 import { dropWebhookQueues, startRecordingEndpoint, until, type Received } from '../support/webhooks-env.js';
 import { dropFollowStore } from '../support/follow-env.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../support/hash-embeddings-server.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
 import { testSecretsKey } from '../support/secrets-key.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import { indexEpisode } from '../../indexer/load-episode.js';

@@ -11,8 +11,8 @@ import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '..
 import { userDocument } from '../../indexer/documents.js';
 import { startPipelineWorkers, type PipelineWorkers, type PipelineWorkersOptions } from '../../pipeline/follow/worker.js';
 import type { EnrichParts } from '../../pipeline/enrich/enrich-thread.js';
-import { startCountingRelay } from './feed-server.js';
-import { startHashEmbeddingsServer, type HashEmbeddingsServer } from './hash-embeddings-server.js';
+import { startCountingRelay } from '../../scripts/lib/fakes/feed-server.js';
+import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
 import { privatePrefix, testClient } from './indexer-env.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
 import { until as waitUntil, type UntilOptions } from './until.js';

@@ -1,6 +1,6 @@
 // The API's test world in a store of its own, with an indexer context writing into it: the start of the suites that
 // index episodes and read what the API or the webhook worker makes of them.
-import { createHashEmbedder } from './hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { createApiTestStore, WORLD_CHANNELS, WORLD_USERS, type ApiTestStore } from './api-fixture.js';
 import { countingEmbedder } from './indexer-env.js';
 import type { IndexContext } from '../../indexer/load-episode.js';

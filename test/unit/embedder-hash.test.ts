@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 
 const norm = (v: number[]) => Math.hypot(...v);
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, appendFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { withEmbeddingCache } from '../../core/embedding/embedding-cache.js';
 
 describe('withEmbeddingCache', function () {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import type { EpisodeRecord } from '../../core/library/checks.js';
 import type { EmbedTexts } from '../../pipeline/enrich/types.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 
 const CUT = fileURLToPath(new URL('../data/qmsum-cut/episodes/', import.meta.url));
 

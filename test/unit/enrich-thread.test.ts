@@ -9,7 +9,7 @@ import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { startEnrichThread, type EnrichThread } from '../../pipeline/enrich/enrich-thread.js';
 import { enrichForPublish } from '../../pipeline/enrich/publish.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
 
 const BOUNDS = { minMs: 30_000, maxMs: 20 * 60_000, singleBelowMs: 60_000 };

@@ -3,7 +3,7 @@ import { SearchError } from '../../core/search/errors.js';
 import { readMsearchResponse } from '../../core/search/msearch.js';
 import { createOpenSearchClient } from '../../core/store/opensearch.js';
 import { runSearch } from '../../core/search/search.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { indexAliases } from '../../core/store/opensearch.js';
 import { CHANNEL, params } from '../support/search-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Embedder } from '../../core/embedding/embedder.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';
 import { createQueryVectorCache } from '../../core/embedding/query-cache.js';
 
 describe('QueryVectorCache', function () {

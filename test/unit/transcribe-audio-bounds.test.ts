@@ -9,7 +9,7 @@ import { x } from 'tinyexec';
 import { checkPieceSize, prepareAudio, probeAudio } from '../../pipeline/transcribe/audio.js';
 import { describeTranscribeError, TranscribeError } from '../../pipeline/transcribe/transcribe.js';
 import { hlsPlaylist, spoofedMp3 } from '../support/hostile-audio.js';
-import { speak } from '../support/speech.js';
+import { speak } from '../../scripts/lib/fakes/speech.js';
 
 describe('transcription audio: what ffmpeg may read and how much', function () {
   this.timeout(120_000);

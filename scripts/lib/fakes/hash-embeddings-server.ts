@@ -3,10 +3,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../../core/config/load.js';
-import type { Embedder } from '../../core/embedding/embedder.js';
-import { configuredSignature } from '../../core/embedding/configured.js';
-import type { EmbedderSignature } from '../../core/embedding/signature.js';
+import { loadConfig } from '../../../core/config/load.js';
+import type { Embedder } from '../../../core/embedding/embedder.js';
+import { configuredSignature } from '../../../core/embedding/configured.js';
+import type { EmbedderSignature } from '../../../core/embedding/signature.js';
 import { createHashEmbedder } from './hash-embedder.js';
 
 export interface HashEmbeddingsServer {

@@ -1,6 +1,6 @@
 // The test double of core/embedding/embedder.ts: deterministic vectors without a model, for unit tests, in-process indexing, and
 // the CLIs' tests through the embeddings server that serves them (hash-embeddings-server.ts).
-import type { Embedder } from '../../core/embedding/embedder.js';
+import type { Embedder } from '../../../core/embedding/embedder.js';
 
 /**
  * A deterministic bag-of-hashed-words embedder with no model behind it.
