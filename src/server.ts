@@ -11,7 +11,7 @@ import { createApp, createSearchCaches } from './app.js';
 import { shutdown } from './http/shutdown.js';
 import { createApiServer } from './http/server.js';
 import { createApiMetrics } from './metrics/api-metrics.js';
-import { startMetricsListener } from './metrics/listener.js';
+import { startMetricsListener } from '../core/ground/metrics-listener.js';
 
 async function main(): Promise<void> {
   let config;

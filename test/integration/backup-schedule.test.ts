@@ -9,7 +9,7 @@ import { deleteIndices, type Client } from '../../core/store/opensearch.js';
 import { listBackups } from '../../core/store/snapshots.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { registerBackupMetrics } from '../../pipeline/backup/metrics.js';
+import { registerBackupMetrics } from '../../pipeline/metrics/backup.js';
 import { backupQueueName, startBackupSchedule, type BackupSchedule } from '../../pipeline/backup/schedule.js';
 import { dropRepository } from '../support/backup-repository.js';
 import { createHashEmbedder } from '../../scripts/lib/fakes/hash-embedder.js';

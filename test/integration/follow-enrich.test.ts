@@ -8,7 +8,7 @@ import type { Job } from 'bullmq';
 import { facetDocId, type FacetDoc } from '../../core/store/documents.js';
 import { Registry } from 'prom-client';
 import type { EnrichParts } from '../../pipeline/enrich/enrich-thread.js';
-import { registerPipelineMetrics } from '../../pipeline/metrics.js';
+import { registerPipelineMetrics } from '../../pipeline/metrics/follow.js';
 import { loadTally, rebuildTally } from '../../pipeline/enrich/channel-stats.js';
 import type { ProcessJob } from '../../pipeline/follow/queues.js';
 import type { ProcessResult } from '../../pipeline/follow/process.js';

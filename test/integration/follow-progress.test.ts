@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '../../core/config/load.js';
 import { indexAliases } from '../../core/store/opensearch.js';
 import { createRedisConnection } from '../../indexer/queue.js';
-import { registerPipelineMetrics } from '../../pipeline/metrics.js';
+import { registerPipelineMetrics } from '../../pipeline/metrics/follow.js';
 import { createProcessQueue, queueNames } from '../../pipeline/follow/queues.js';
 import { factsReader, readProgress, type Progress } from '../../pipeline/follow/progress.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';

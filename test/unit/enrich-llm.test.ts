@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { registerChatWriterMetrics } from '../../pipeline/metrics.js';
+import { registerChatWriterMetrics } from '../../pipeline/metrics/follow.js';
 import { ConfigError, loadConfig } from '../../core/config/load.js';
 import { openAiEndpoint } from '../../core/ground/openai-protocol.js';
 import { assistantText, chatRequest, checkAnswer, firstJsonObject, shortenTranscript, SYSTEM_PROMPT, userPrompt } from '../../pipeline/enrich/llm.js';

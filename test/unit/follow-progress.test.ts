@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { formatAudio, formatDuration, formatSourceWork, formatTotals, progressJson } from '../../bin/lib/follow-output.js';
 import { emptyBacklog, etasOf, median, rateOf, sumBacklogs, withEtas, type Progress, type SourceProgress } from '../../pipeline/follow/progress.js';
-import { oldestNewWaitSeconds } from '../../pipeline/metrics.js';
+import { oldestNewWaitSeconds } from '../../pipeline/metrics/follow.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;

@@ -3,12 +3,12 @@
 // the backlog (audio seconds and episodes waiting per class, the oldest new episode's wait) read at scrape time.
 import type { Job, Queue, Worker } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { CHAT_OUTCOMES, type ChatOutcome } from './enrich/llm.js';
-import type { PollReport } from './follow/poll.js';
-import type { ProcessResult } from './follow/process.js';
-import type { PollJob, ProcessJob } from './follow/queues.js';
-import { factsReader, readProgress, type Progress } from './follow/progress.js';
-import type { RecentRule, WorkClass } from './follow/work-order.js';
+import { CHAT_OUTCOMES, type ChatOutcome } from '../enrich/llm.js';
+import type { PollReport } from '../follow/poll.js';
+import type { ProcessResult } from '../follow/process.js';
+import type { PollJob, ProcessJob } from '../follow/queues.js';
+import { factsReader, readProgress, type Progress } from '../follow/progress.js';
+import type { RecentRule, WorkClass } from '../follow/work-order.js';
 
 /** The poll outcomes counted: a poll before its time (`skipped`) or of a stopped source did nothing and is not counted. */
 export const POLL_OUTCOMES = ['200', '304', 'unchanged', 'error'] as const;

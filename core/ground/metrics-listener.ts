@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import type { Logger } from '../../core/ground/logger.js';
+import type { Logger } from './logger.js';
 
 export interface MetricsListener {
   server: Server;
