@@ -44,8 +44,8 @@ export function saysNothing(surface: string, key: string): boolean {
   return at.every((i) => notSubject(i) || verb(i)) && (said.length === 1 || at.some((i) => notSubject(i) || inflected(i)));
 }
 
-/** A single word in more than this share of a channel's episodes tells none apart ("come", "click" on a tutorial channel). */
-const COMMON_WORD_SHARE = 0.5;
+/** A single word in more than this share of a channel's transcripts tells no episode apart ("come", "click", "photo" on a tutorial channel); a quarter, not a half: at a half, "command", "button" and "content" were still topics. */
+const COMMON_WORD_SHARE = 0.25;
 /** Episodes a channel needs before its statistics call a word common. */
 const MIN_EPISODES_FOR_COMMON = 4;
 
@@ -63,7 +63,7 @@ export const KEYPHRASE_CANDIDATES = 20;
  * The episode's keyphrase candidates, best first: statistical salience over its whole transcript (with the channel's
  * document frequencies when given), phrases of two or three words before single words of the same weight, none
  * repeating a word of a better one. Candidates that say nothing about the subject ({@link saysNothing}) are left out,
- * and so is a single word more than half the channel's episodes say (with the channel's statistics, four episodes or
+ * and so is a single word more than a quarter of the channel's episodes say (with the channel's statistics, four episodes or
  * more): it is no more this episode's subject than any other's.
  */
 export function episodeKeyphrases(
