@@ -109,6 +109,14 @@ export interface SpeakerName {
   name: string;
   key: string;
   places: string[];
+  /** The chair's role the label gives the person in ("the chair" of "The Chair (Hon. Wayne Easter)"). */
+  role?: string;
+}
+
+/** The chair's role a label names alone ("The Chair" → "the chair"), or null. */
+export function chairOf(label: string): string | null {
+  const role = label.trim().toLowerCase().replace(/\s+/g, ' ');
+  return label.length <= MAX_LABEL_CHARS && CHAIRS.has(role) ? role : null;
 }
 
 /** What is inside the label's first parentheses (nested ones kept whole), and what stands before them. */
@@ -152,7 +160,8 @@ export function speakerName(label: string): SpeakerName | null {
   if (label.length > MAX_LABEL_CHARS) return null;
   let { head, inner } = splitParentheses(label);
   // "The Chair (Hon. Anthony Rota (NipissingTimiskaming, Lib.))": the person is inside.
-  if (CHAIRS.has(head.toLowerCase().replace(/\s+/g, ' '))) {
+  const role = chairOf(head) ?? undefined;
+  if (role) {
     if (inner === null) return null;
     ({ head, inner } = splitParentheses(inner));
   }
@@ -162,7 +171,7 @@ export function speakerName(label: string): SpeakerName | null {
   // "(Edmonton Manning, CPC)": a riding and a party; "(Minister of Finance)" is a portfolio, not a place.
   const riding = inner === null ? null : /^(.+),\s*([\p{L}.]{1,8})$/u.exec(inner);
   if (riding && PARTIES.has(riding[2]!.replace(/\./g, '').toLowerCase())) places.push(riding[1]!.trim());
-  return { name, key: nameSlug(name), places };
+  return { name, key: nameSlug(name), places, ...(role ? { role } : {}) };
 }
 
 /** Longest entity text read as a name: a name is at most 60 characters once cleaned. */
@@ -603,13 +612,26 @@ export function episodeNames(
   for (const label of speakers) if (label) turns.set(label, (turns.get(label) ?? 0) + 1);
   const heard = new Map<string, { name: string; turns: number }>();
   const places = new Set<string>();
+  // A hearing names its chair once ("The Chair (Hon. Anthony Rota …)") and then writes "The Chair": those turns are
+  // that person's when the episode names one person in that role.
+  const bareRoles = new Map<string, number>();
+  const inRole = new Map<string, Set<string>>();
   for (const [label, n] of turns) {
     const found = speakerName(label);
-    if (!found || !found.key) continue;
+    if (!found || !found.key) {
+      const role = chairOf(label);
+      if (role) bareRoles.set(role, (bareRoles.get(role) ?? 0) + n);
+      continue;
+    }
     const h = heard.get(found.key) ?? { name: found.name, turns: 0 };
     h.turns += n;
     heard.set(found.key, h);
     for (const place of found.places) places.add(nameSlug(place));
+    if (found.role) inRole.set(found.role, (inRole.get(found.role) ?? new Set()).add(found.key));
+  }
+  for (const [role, n] of bareRoles) {
+    const held = [...(inRole.get(role) ?? [])];
+    if (held.length === 1) heard.get(held[0]!)!.turns += n;
   }
   const speakerFirstNames = new Set<string>();
   for (const [key, h] of [...heard].sort((a, b) => b[1].turns - a[1].turns || byKey(a[0], b[0])).slice(0, MAX_SPEAKERS)) {

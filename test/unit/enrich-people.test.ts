@@ -348,6 +348,13 @@ describe('enrich people: speakers and the shape of a name', function () {
     expect(names(got.people.slice(49))).to.deep.equal(['Graeme Reid×2', 'Ian Diamond×2']);
   });
 
+  it('gives the turns of a bare "The Chair" to the one person the episode names as chair', function () {
+    const speakers = turns({ 'The Chair (Hon. Anthony Rota (NipissingTimiskaming, Lib.))': 1, 'The Chair': 5, 'Mr. Paul Manly (NanaimoLadysmith, GP)': 2, 'The Acting Chair': 3 });
+    expect(names(episodeNames([], [], { speakers }).people)).to.deep.equal(['Anthony Rota×6', 'Paul Manly×2']);
+    const two = turns({ 'The Chair (Hon. Wayne Easter)': 1, 'The Chair (Mr. John Doe)': 1, 'The Chair': 4 });
+    expect(names(episodeNames([], [], { speakers: two }).people), 'two chairs: the bare turns are nobody’s').to.deep.equal(['John Doe×1', 'Wayne Easter×1']);
+  });
+
   it('takes a surname or the end of a name said in speech for the only speaker it names', function () {
     const speakers = turns({
       'Mr. Ziad Aboultaif (Edmonton Manning, CPC)': 3,
