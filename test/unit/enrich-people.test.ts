@@ -3,7 +3,20 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { batchTexts, NerError, readEntities } from '../../pipeline/enrich/ner.js';
-import { assignNames, cleanName, createPeopleStage, episodeNames, nameSlug, passages, sameSpokenName, type EpisodeNames } from '../../pipeline/enrich/people.js';
+import {
+  assignNames,
+  cleanName,
+  createPeopleStage,
+  episodeNames,
+  nameSlug,
+  passages,
+  readSpeech,
+  sameSpokenName,
+  speakerName,
+  withBefore,
+  type EpisodeNames,
+  type NameMention,
+} from '../../pipeline/enrich/people.js';
 import type { NamedEntity, RecogniseEntities } from '../../pipeline/enrich/types.js';
 
 const P = (text: string): NamedEntity => ({ text, label: 'PERSON' });
@@ -300,5 +313,146 @@ describe('enrich ner client: pure helpers', function () {
     expect(readEntities({ entities: [[{ text: 'IBM', label: 'ORG', start: 0, end: 3 }], []] }, 2)).to.deep.equal([[{ text: 'IBM', label: 'ORG', start: 0, end: 3 }], []]);
     expect(() => readEntities({ entities: [[]] }, 2)).to.throw(NerError, /expected 2 lists/);
     expect(() => readEntities({ entities: [[{ text: 'IBM' }]] }, 1)).to.throw(NerError, /without text, label, start and end/);
+  });
+});
+
+describe('enrich people: speakers and the shape of a name', function () {
+  /** A hearing's turns: each label as often as given. */
+  const turns = (labels: Record<string, number>) => Object.entries(labels).flatMap(([label, n]) => Array.from({ length: n }, () => label));
+  const P2 = (text: string, before: string): NameMention => ({ text, label: 'PERSON', before });
+
+  it('reads the person a committee label names, without title, suffix, party or riding, and no one in a role or a cluster', function () {
+    expect(speakerName('Mr. Ziad Aboultaif (Edmonton Manning, CPC)')).to.deep.equal({ name: 'Ziad Aboultaif', key: 'ziad-aboultaif', places: ['Edmonton Manning'] });
+    expect(speakerName('The Chair (Hon. Wayne Easter)')?.name).to.equal('Wayne Easter');
+    expect(speakerName('The Chair (Hon. Anthony Rota (NipissingTimiskaming, Lib.))')).to.deep.include({ name: 'Anthony Rota', places: ['NipissingTimiskaming'] });
+    expect(speakerName('Hon. Bill Morneau (Minister of Finance)'), 'a portfolio is no place').to.deep.include({ name: 'Bill Morneau', places: [] });
+    expect(speakerName('Right Hon. Justin Trudeau (Prime Minister)')?.name).to.equal('Justin Trudeau');
+    expect(speakerName('Hefin David AM')?.name).to.equal('Hefin David');
+    expect(speakerName('Dr David Blaney')?.name).to.equal('David Blaney');
+    expect(speakerName('Jane')?.name, 'a VTT voice tag of a given name').to.equal('Jane');
+    for (const role of ['The Chair', 'Project Manager', 'Marketing', 'User Interface', 'PhD A', 'Professor B', 'Guest 2', 'Guest']) expect(speakerName(role), role).to.equal(null);
+  });
+
+  it('gives a hearing every person its labels name, however many, before the names only said', function () {
+    const speakers = Array.from(
+      { length: 49 },
+      (_, i) => `Mr. John Member${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}son (Riding ${i}, CPC)`,
+    );
+    const said = [[P('Graeme Reid'), P('Graeme Reid'), P('Ian Diamond'), P('Ian Diamond')]];
+    const got = episodeNames(said, [], { speakers: [...speakers, ...speakers, 'The Chair', 'The Chair'] });
+    expect(got.people).to.have.length(51);
+    expect(
+      got.people.slice(0, 49).every((p) => p.name.startsWith('John Member')),
+      'speakers first',
+    ).to.equal(true);
+    expect(names(got.people.slice(49))).to.deep.equal(['Graeme Reid×2', 'Ian Diamond×2']);
+  });
+
+  it('gives the turns of a bare "The Chair" to the one person the episode names as chair', function () {
+    const speakers = turns({ 'The Chair (Hon. Anthony Rota (NipissingTimiskaming, Lib.))': 1, 'The Chair': 5, 'Mr. Paul Manly (NanaimoLadysmith, GP)': 2, 'The Acting Chair': 3 });
+    expect(names(episodeNames([], [], { speakers }).people)).to.deep.equal(['Anthony Rota×6', 'Paul Manly×2']);
+    const two = turns({ 'The Chair (Hon. Wayne Easter)': 1, 'The Chair (Mr. John Doe)': 1, 'The Chair': 4 });
+    expect(names(episodeNames([], [], { speakers: two }).people), 'two chairs: the bare turns are nobody’s').to.deep.equal(['John Doe×1', 'Wayne Easter×1']);
+  });
+
+  it('takes a surname or the end of a name said in speech for the only speaker it names', function () {
+    const speakers = turns({
+      'Mr. Ziad Aboultaif (Edmonton Manning, CPC)': 3,
+      'Hon. Candice Bergen (Portage—Lisgar, CPC)': 2,
+      'Mr. Tako Van Popta (LangleyAldergrove, CPC)': 1,
+      'Mr. Brian Masse (Windsor West, NDP)': 2,
+    });
+    const said = [[P('Aboultaif'), P('Aboultaif'), P('Mr.Aboultaif'), P('Bergen'), P('Bergen'), P('Bergen'), P('Van Popta'), P('Van Popta'), P('Masse')]];
+    const got = episodeNames(said, [], { speakers });
+    expect(names(got.people)).to.deep.equal(['Ziad Aboultaif×6', 'Candice Bergen×5', 'Brian Masse×3', 'Tako Van Popta×3']);
+  });
+
+  it('leaves out a lone first name two speakers share, and a riding a label names', function () {
+    const speakers = turns({ 'Dr David Blaney': 4, 'Hefin David AM': 3, 'Mr. Kody Blois (KingsHants, Lib.)': 1 });
+    const got = episodeNames([[P('David'), P('David'), P('David'), O('KingsHants'), O('KingsHants'), O('HEFCW'), O('HEFCW')]], [], { speakers });
+    expect(names(got.people)).to.deep.equal(['David Blaney×4', 'Hefin David×3', 'Kody Blois×1']);
+    expect(names(got.entities)).to.deep.equal(['HEFCW×2']);
+  });
+
+  it('keeps a name found by the model alone only in a person’s shape: a given name, a title before it, or a speaker', function () {
+    const said = [
+      [
+        ...[P('Saint David'), P('Saint David')],
+        ...[P('Iver Johnson'), P('Iver Johnson')],
+        ...[P("Bernie Woodrow's Rule"), P("Bernie Woodrow's Rule"), P("Bernie Woodrow's Rule")],
+        ...Array.from({ length: 7 }, () => P('Transcriber')),
+        ...[P2('Kay', "Yeah. '"), P2('Kay', "'"), P2('Kay', "Right. '")],
+        ...[P2('Tochor', 'thank you, Mr. '), P2('Tochor', 'Mr. '), P2('Tochor', 'I ask ')],
+        ...[P2('Mac', 'on a '), P2('Mac', 'your '), P2('Mac', 'on a ')],
+        ...[P('Graeme Reid'), P('Graeme Reid')],
+      ],
+    ];
+    const got = episodeNames(said);
+    expect(names(got.people)).to.deep.equal(['Tochor×3', 'Graeme Reid×2', 'Iver Johnson×2']);
+  });
+
+  it('drops a surname written more often in lower case (a noun in a capital), not a given name', function () {
+    const speech = readSpeech(['We trained the mel cepstra front-end. The cepstra look fine, the cepstra of the Mel Cepstra run too.']);
+    const got = episodeNames([[P('Mel Cepstra'), P('Mel Cepstra'), P('Mel Gibson'), P('Mel Gibson')]], [], { speech });
+    expect(names(got.people)).to.deep.equal(['Mel Gibson×2']);
+  });
+
+  it('takes interface labels of a tutorial for neither people nor companies', function () {
+    const texts = [
+      'Select the Patch Tool in the Tools panel. Choose Filter > Blur > Gaussian Blur. In the Layers panel, click the Pencil layer.',
+      'Click Gaussian Blur again and go to Select. Open the Layers panel. Photoshop saves it. The layers are stacked, and these layers hide the layers below. Photoshop is open.',
+    ];
+    const said = [
+      [
+        P('Gaussian Blur'),
+        P('Gaussian Blur'),
+        P('the Patch Tool'),
+        P('Patch Tool'),
+        O('Pencil'),
+        O('Pencil'),
+        O('Select'),
+        O('Select'),
+        O('Layers'),
+        O('Layers'),
+        O('Tools'),
+        O('Tools'),
+      ],
+      [O('Photoshop'), O('Photoshop'), P('Brush Size'), P('Brush Size')],
+    ];
+    const got = episodeNames(said, [], { speech: readSpeech(texts) });
+    expect(got.people).to.deep.equal([]);
+    expect(names(got.entities)).to.deep.equal(['Photoshop×2']);
+  });
+
+  it('folds an acronym into its long form and a plural into its singular', function () {
+    const got = episodeNames([
+      [
+        O('EU'),
+        O('EU'),
+        O('EU'),
+        O('European Union'),
+        O('European Union'),
+        O('UKRI'),
+        O('UK Research and Innovation'),
+        O('UK Research and Innovation'),
+        O('iPod'),
+        O('iPod'),
+        O('iPods'),
+      ],
+    ]);
+    expect(names(got.entities)).to.deep.equal(['European Union×5', 'iPod×3', 'UK Research and Innovation×3']);
+  });
+
+  it('the stage reads speakers without a recogniser, and the text before each entity when the recogniser gives offsets', async function () {
+    const segments = [
+      { text: 'Thank you, Mr. Tochor. Okay.', speakerLabel: 'The Chair (Hon. Wayne Easter)' },
+      { text: "Mr. Tochor again, and Mr.Tochor. 'Kay.", speakerLabel: 'Mr. Corey Tochor (Saskatoon—University, CPC)' },
+    ];
+    expect(names((await createPeopleStage()({ segments, language: 'en' })).people)).to.deep.equal(['Corey Tochor×1', 'Wayne Easter×1']);
+    const recognise: RecogniseEntities = (texts) =>
+      Promise.resolve(texts.map((t) => [...t.matchAll(/Tochor|Kay/g)].map((m) => ({ text: m[0], label: 'PERSON', start: m.index, end: m.index + m[0].length }))));
+    const got = await createPeopleStage({ recognise })({ segments, language: 'en' });
+    expect(names(got.people)).to.deep.equal(['Corey Tochor×4', 'Wayne Easter×1']);
+    expect(withBefore('Hi Mr. Masse', [{ text: 'Masse', label: 'PERSON', start: 7, end: 12 } as NamedEntity])[0]!.before).to.equal('Hi Mr. ');
   });
 });
