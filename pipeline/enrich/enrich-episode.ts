@@ -62,8 +62,9 @@ function mean(vectors: readonly number[][]): number[] {
 }
 
 /**
- * Chapters with titles and typed key moments, and the episode's keyphrases, from its transcript alone. Every time is a
- * segment's start or end; chapters cover the speech without gap or overlap. With a `writer`, each chapter's title and
+ * Chapters with titles and typed key moments, and the episode's keyphrases, from its transcript alone. A chapter's
+ * times are segments' starts and ends, a moment's its words' where they are timed (decision 27, A11); chapters cover
+ * the speech without gap or overlap. With a `writer`, each chapter's title and
  * moment claims are the model's when it answers (a `null` keeps the local text). The same input and embedder give the
  * same output. An empty transcript gives no chapters.
  */

@@ -110,12 +110,16 @@ export function wantedFor(record: EpisodeRecord, generatedIds: GeneratedIds, { f
 
 const nothingWanted = (w: Wanted) => !w.chapters && !w.topics && !w.people && !w.entities;
 
-/** Refuses what cannot be enriched, with a sentence: no transcript, or a transcript without speech. */
+/**
+ * The speech segments of a record; refuses what cannot be enriched, with a sentence: no transcript, or a transcript
+ * without speech. Word times spread over the cues by length (`wordTimings: 'interpolated'`) mark every segment, so
+ * its moments start at the segment, as its citations do.
+ */
 export function speechOf(record: EpisodeRecord): EnrichSegment[] {
   const segments = (record.transcript?.segments ?? []).filter((s) => s.text.trim() !== '');
   if (!record.transcript) throw new EnrichRefusal('it has no transcript yet');
   if (segments.length === 0) throw new EnrichRefusal('its transcript holds no speech');
-  return segments;
+  return record.transcript.wordTimings === 'interpolated' ? segments.map((s) => ({ ...s, wordsInterpolated: true })) : segments;
 }
 
 /**

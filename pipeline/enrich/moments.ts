@@ -1,19 +1,39 @@
 // Typed key moments of a chapter: whole sentences of the speakers that stand alone, typed by the cues around them.
-import { baseLanguage, isContentWord, sentences, stem, stopwords, tidySpeech, tokens } from './text.js';
+import * as lists from './moment-words.js';
+import {
+  bareKey,
+  baseLanguage,
+  capitalise,
+  endsSentence,
+  holdsPhrase,
+  isContentWord,
+  joinWords,
+  phraseAt,
+  phraseSet,
+  sentences,
+  spokenWords,
+  stem,
+  stopwords,
+  tidyWords,
+  tokens,
+  type SpokenWord,
+} from './text.js';
 import type { EnrichSegment, MomentType } from './types.js';
 
 /** A sentence of the transcript with the segment it is said in. */
 export interface SentenceAt {
   text: string;
+  /** Its words with their times (the word's own where its segment times its words, else the segment's). */
+  words: SpokenWord[];
   /** Index of the segment it starts in. */
   segment: number;
   /** Index of the segment it ends in (a sentence may run over several cues of one speaker). */
   endSegment: number;
-  /** Its place among its segment's sentences. */
+  /** Its place among the sentences that start in its segment. */
   nth: number;
 }
 
-/** A moment the local method chose: the sentence, its type and times (its segment's start and end). */
+/** A moment the local method chose: the sentence, its type and times (its first and last word's). */
 export interface LocalMoment {
   type: MomentType;
   title: string;
@@ -29,127 +49,283 @@ const MIN_WORDS = 8;
 const MAX_WORDS = 40;
 /** Moments of one chapter are at least this far apart. */
 const MIN_GAP_MS = 45_000;
+/** Words of a sentence's start read for a restart ("I jus So the latest result …"). */
+const RESTART_WITHIN = 4;
+/** Shortest turn a sentence replies to (a question answered by `qa`, a view disputed by `debate`), in words: not a "Right." or a "Yeah.". */
+const MIN_TURN_WORDS = 4;
 
-// Openers that make a sentence lean on what came before: it cannot be cited alone.
-const DANGLING: Record<string, RegExp> = {
-  en: /^(after that|before that|at that (time|point)|he|she|it|its|it's|this|that|these|those|they|them|their|there|here|his|her|him|which|who|then|also|such|same|other|both|either|neither|one|ones|we'd|he's|she's|they're|that's|there's|this's)\b/i,
-  es: /^(él|ella|ellos|ellas|esto|eso|esta|este|esa|ese|estos|esos|lo|la|le|su|sus|entonces|también)\b/i,
-  de: /^(er|sie|es|das|dies|diese|dieser|dieses|dann|auch|ihr|ihre|sein|seine|deshalb|daher)\b/i,
-  fr: /^(il|elle|ils|elles|ce|cela|ça|ceci|cette|ces|son|sa|ses|leur|leurs|alors|aussi|donc)\b/i,
-  pt: /^(ele|ela|eles|elas|isso|isto|este|esta|esse|essa|seu|sua|então|também)\b/i,
-  it: /^(lui|lei|loro|questo|questa|quello|quella|ciò|suo|sua|allora|anche|quindi)\b/i,
-  nl: /^(hij|zij|ze|het|dit|dat|deze|die|zijn|haar|hun|dan|ook|daarom)\b/i,
+const DANGLING = new Map(Object.entries(lists.DANGLING).map(([lang, list]) => [lang, phraseSet(list)]));
+const NOT_DANGLING = phraseSet(lists.NOT_DANGLING);
+const LEADING = phraseSet(lists.LEADING);
+const LEADING_WITH_COMMA = new Set(lists.LEADING_WITH_COMMA);
+const RESTART_OPENERS = new Set(lists.RESTART_OPENERS);
+const ADDRESS = phraseSet([
+  ...lists.ADDRESS_ROLES,
+  ...lists.ADDRESS_TITLES.flatMap((t) => lists.ADDRESS_ROLES.map((r) => `${t} ${r}`)),
+  // Written as one word: "Mr.Chair," and "MadamChair,".
+  ...lists.ADDRESS_TITLES.flatMap((t) => lists.ADDRESS_ROLES.map((r) => `${t}${r}`)),
+]);
+const ADDRESS_ROLES = phraseSet(lists.ADDRESS_ROLES);
+const SPEAKER_TITLES = new Set(lists.SPEAKER_TITLES);
+const SPEAKER_ROLES = phraseSet(lists.SPEAKER_ROLES);
+const QUESTION_OPENERS = new Set(lists.QUESTION_OPENERS);
+const SUBORDINATORS = new Set(lists.SUBORDINATORS);
+const NOT_A_MOMENT = phraseSet([...lists.NOT_A_MOMENT, ...lists.PROCEDURE]);
+const CUES = {
+  prediction: phraseSet(lists.PREDICTION),
+  story: phraseSet(lists.STORY),
+  debate: phraseSet(lists.DEBATE),
+  evaluative: phraseSet(lists.EVALUATIVE),
+  figurative: phraseSet(lists.FIGURATIVE),
+  insight: phraseSet(lists.INSIGHT),
 };
-
-// Fillers and connectives a sentence may open with: dropped, the rest is still the speaker's sentence.
-const LEADING =
-  /^(?:(?:so|and|but|or|well|yeah|yes|no|okay|ok|oh|um+|uh+|uhm|hmm+|mm+|like|right|now|anyway|actually|basically|i mean|you know|you see|alright|all right|because|cause|y|pero|pues|bueno|und|aber|also|na ja|et|mais|alors|bon|donc|e|mas|então|ma|allora|quindi|en|maar|dus|nou)\b[,.…]?\s+)+/iu;
-
-const CUES: Record<Exclude<MomentType, 'qa' | 'insight'>, RegExp> = {
-  prediction:
-    /\b(will (be|have|become|happen|change|need|get|make|see|take|go|come)|won't|(is|are|'re|'s) going to|predict|prediction|forecast|expect(ed)? to|in the (future|next \d+|coming)|by (20\d\d|the end of)|next (year|decade|generation)|bound to|likely to|sooner or later|one day we)\b/i,
-  story:
-    /\b(i remember|remember when|when i was|years ago|back (then|in|when)|one day|one time|i grew up|my (father|mother|dad|mom|parents|grandfather|grandmother|wife|husband|friend|son|daughter)|happened to|the first time i|i once|(i|we) (was|were|went|had|joined|met|spent|moved|started|worked|called|walked|travelled|traveled|lived|studied|taught|decided|got|found|saw|came))\b/i,
-  debate:
-    /\b(i disagree|i don't agree|i do not agree|disagree|not (sure|convinced) (that|about)|on the other hand|but i (think|would|don't)|i don't think|that's not (true|right|the case)|the problem (is|with)|argue|argument|counter|objection|instead of|rather than|versus)\b/i,
-  quote: /\b(i (really )?(feel|love|hate|am grateful)|i'm grateful|grateful|the (best|worst|greatest|biggest|only) \w+|never|nobody|everyone|everybody)\b/i,
-};
-
-// Sponsor messages and meeting procedure: said, but no moment anyone would cite.
-const NOT_A_MOMENT =
-  /\b(subscribe|sponsor|register at|sign up|check out|head (on )?over|podcast apps?|\w+\.(com|in|org)\b|welcome to (the|my|our)|i'll invite|i hope you|next meeting|see you (next|later)|thank you (all|very much|for))/i;
-
-// A sentence that opens as a question or a subordinate clause with no main clause after it is no claim.
-const QUESTION_OPENER = /^(how|what|why|where|when|who|which|do|does|did|can|could|would|should|is|are|shall|will)\b.*[^,]$/i;
-const SUBORDINATE = /^(if|when|whether|because|although|though|unless|while|since|as)\b[^,]*$/i;
-// Hesitations inside a sentence: not words of the claim.
-const HESITATION = /\s+\b(?:u+h+|u+m+|uhm|e+r+m*|hmm+|mm+)\b,?(?=\s)/giu;
-
-const INSIGHT =
-  /\b(the (key|point|reason|problem|idea|goal|trick|answer) (is|was)|because|important|means that|it turns out|the way to|that's why|which is why|in fact|the difference|depends on)\b/i;
+const DEBATE_OPENERS = new Set(lists.DEBATE_OPENERS.map((w) => `${w},`));
+const AUXILIARIES = new Set(lists.AUXILIARIES);
+/** A verb of the list in its base, -s and past forms ("try", "tries"; "push", "pushes"; "say", "says"). */
+const VERB_FORMS = new Set([
+  ...lists.VERBS.flatMap((v) => [v, /[^aeiou]y$/.test(v) ? `${v.slice(0, -1)}ies` : /(s|sh|ch|x|o)$/.test(v) ? `${v}es` : `${v}s`]),
+  ...lists.PAST_VERBS,
+]);
+const NOT_PAST = new Set(lists.NOT_PAST);
+const PAST_VERBS = new Set(lists.PAST_VERBS);
+const SUBJECTS = new Set(lists.SUBJECTS);
+const CLOSED_CLASS = new Set(lists.CLOSED_CLASS);
+const CONTRACTED_IS = new Set(lists.CONTRACTED_IS);
+const MONTHS = new Set(lists.MONTHS);
+const YOU = new Set(lists.YOU);
 
 /** Longest sentence carried over from one segment into the next, in words. */
 const MAX_CARRIED_WORDS = 60;
 /**
  * Longest sentence read at all, in characters: five times the 200 a moment may have, so no claim is lost, and a
- * bound on what the patterns below see (hostile text in one cue cost seconds in them; security review 2026-12-01, #1).
+ * bound on what every rule below reads (hostile text in one cue cost seconds in the patterns that came before them;
+ * security review 2026-12-01, #1).
  */
 export const MAX_SENTENCE_CHARS = 1_000;
 
+/** The words of a segment with their times: its own words' where they are one to one with its text and not spread by length, else its start and end. */
+function segmentWords(seg: EnrichSegment): SpokenWord[] {
+  const end = Math.max(seg.startMs, seg.endMs);
+  const said = spokenWords(seg.text, seg.startMs, end);
+  const timed = seg.words && !seg.wordsInterpolated && seg.words.length === said.length ? seg.words : undefined;
+  if (!timed) return said;
+  const within = (ms: number) => Math.min(end, Math.max(seg.startMs, ms));
+  return said.map((w, i) => {
+    const startMs = within(timed[i]!.s);
+    return { text: w.text, startMs, endMs: Math.max(startMs, within(timed[i]!.e)) };
+  });
+}
+
 /**
- * Whole sentences of the segments `[first, last]`, in order. A sentence left open at a segment's end runs on into the
- * next segment of the same speaker (subtitle cues cut sentences anywhere); one still open at a change of speaker, at
- * `last`, or past 60 words is not a sentence and is dropped; so is one longer than {@link MAX_SENTENCE_CHARS}.
+ * Whole sentences of the segments `[first, last]`, in order, with their words' times. A sentence left open at a
+ * segment's end runs on into the next segment of the same speaker (subtitle cues cut sentences anywhere); one still
+ * open at a change of speaker, at `last`, or past 60 words is not a sentence and is dropped; so is one longer than
+ * {@link MAX_SENTENCE_CHARS}, to its end. One walk over the words.
  */
 export function sentencesOf(segments: readonly EnrichSegment[], first: number, last: number): SentenceAt[] {
   const out: SentenceAt[] = [];
-  let open: { text: string; segment: number; nth: number } | undefined;
+  let open: { words: SpokenWord[]; chars: number; segment: number; nth: number; dropped: boolean } | undefined;
   for (let i = first; i <= last; i++) {
     const seg = segments[i]!;
     if (open && (segments[open.segment]!.speakerLabel ?? null) !== (seg.speakerLabel ?? null)) open = undefined;
-    sentences(seg.text).forEach((piece, j) => {
-      const current = open ? { ...open, text: `${open.text} ${piece}` } : { text: piece, segment: i, nth: j };
-      if (current.text.length > MAX_SENTENCE_CHARS) {
+    let nth = 0;
+    for (const w of segmentWords(seg)) {
+      if (!open) open = { words: [], chars: 0, segment: i, nth: nth++, dropped: false };
+      open.chars += w.text.length + 1;
+      if (open.chars > MAX_SENTENCE_CHARS + 1) open.dropped = true;
+      if (!open.dropped) open.words.push(w);
+      if (endsSentence(w.text)) {
+        if (!open.dropped) out.push({ text: joinWords(open.words), words: open.words, segment: open.segment, endSegment: i, nth: open.nth });
         open = undefined;
-        return;
       }
-      if (/[.!?…]["'”’)\]]*$/.test(piece)) {
-        out.push({ ...current, endSegment: i });
-        open = undefined;
-      } else {
-        open = current.text.split(/\s+/).length <= MAX_CARRIED_WORDS ? current : undefined;
-      }
-    });
+    }
+    if (open && open.words.length > MAX_CARRIED_WORDS) open.dropped = true;
   }
   return out;
 }
 
+/** Lower-cased words of a claim, for the phrase lists. */
+const keysOf = (text: string) => tokens(text).map((t) => t.lower);
+
+/** The word's key for a rule on how a sentence opens: lower-case, without the one `,`, `.` or `…` after it; dots inside dropped ("Mr.Chair," → "mrchair"). */
+const openingKey = (w: SpokenWord) =>
+  w.text
+    .toLowerCase()
+    .replace(/[,.…]$/, '')
+    .replace(/\./g, '');
+
 /**
- * The sentence as a standalone claim (leading fillers dropped, first letter upper-cased), or null when it leans on its
- * context or is longer than {@link MAX_SENTENCE_CHARS} (checked before any pattern reads it).
+ * How many words open the sentence without being part of its claim: a restart in the first words (a capitalised
+ * "So", "And", … after a word left unfinished: everything before it), a filler or connective ("so", "you know"), stray
+ * punctuation, or the person addressed ("Mr. Chair,", "Madam Speaker,"). 0 when the claim starts at the first word.
  */
-export function standaloneClaim(sentence: string, language: string | undefined): string | null {
-  if (sentence.length > MAX_SENTENCE_CHARS) return null;
-  const lang = baseLanguage(language);
-  const stripped = ` ${tidySpeech(sentence)} `
-    .replace(HESITATION, '')
-    .trim()
-    .replace(LEADING, '')
-    .replace(/^[,;:\s-]+/, '')
-    .trim();
-  if (stripped === '' || /\?\s*$/.test(stripped)) return null;
-  const bare = stripped.replace(/[.!…]+$/, '');
-  if (lang === 'en' && (QUESTION_OPENER.test(bare) || SUBORDINATE.test(bare) || NOT_A_MOMENT.test(bare))) return null;
-  if ((DANGLING[lang] ?? DANGLING.en!).test(stripped)) return null;
-  if (!/[.!…]["'”’)\]]*$/.test(stripped)) return null;
-  return stripped.charAt(0).toLocaleUpperCase() + stripped.slice(1);
+function openingLength(ws: readonly SpokenWord[]): number {
+  for (let j = 1; j < Math.min(RESTART_WITHIN, ws.length); j++) {
+    const w = ws[j]!;
+    if (/^\p{Lu}/u.test(w.text) && RESTART_OPENERS.has(bareKey(w.text)) && /\p{L}$/u.test(ws[j - 1]!.text) && !SPEAKER_TITLES.has(openingKey(ws[j - 1]!))) return j;
+  }
+  if (/^[,;:-]+$/.test(ws[0]!.text)) return 1;
+  if (ws.length > 1 && ws[0]!.text.endsWith(',') && LEADING_WITH_COMMA.has(openingKey(ws[0]!))) return 1;
+  const keys = ws.slice(0, 6).map(openingKey);
+  const filler = phraseAt(LEADING, keys, 0);
+  if (filler > 0 && filler < ws.length && /^[\p{L}']+[,.…]?$/u.test(ws[filler - 1]!.text)) return filler;
+  const address = phraseAt(ADDRESS, keys, 0);
+  if (address > 0 && address < ws.length && ws[address - 1]!.text.endsWith(',')) return address;
+  return 0;
 }
 
 /**
- * The type of a moment said at `segment` (sentence `nth` of it): `qa` when it opens another speaker's reply to a
- * question; else the first of debate (a disagreement cue with another speaker close by), prediction, story, quote (short
- * and in the first person or absolute) whose cues it holds (English cues; other languages: qa or insight); else insight.
+ * True when the sentence holds another speaker's words: a speaker's label ended by a colon, as hearing records write
+ * an interjection inline ("… by half Mr. Brian Masse: Not on credit cards.", "The Chair: We go back …", or a name
+ * opening the sentence, "Marie-Claude Bibeau: Our government …"). "Mr. Chair:" is the chair addressed, not speaking.
  */
-export function momentType(segments: readonly EnrichSegment[], segment: number, nth: number, claim: string, language: string | undefined): MomentType {
+function holdsInterjection(ws: readonly SpokenWord[]): boolean {
+  const capital = (w: SpokenWord | undefined) => !!w && /^\p{Lu}/u.test(w.text);
+  for (let i = 0; i < ws.length - 1; i++) {
+    const w = ws[i]!;
+    if (!w.text.endsWith(':') || !capital(w)) continue;
+    // Glued: "Mr.Paul-Hus:".
+    const glued = /^(\p{L}+)\.(\p{Lu}.*):$/u.exec(w.text);
+    if (glued && SPEAKER_TITLES.has(glued[1]!.toLowerCase()) && phraseAt(ADDRESS_ROLES, [bareKey(glued[2]!)], 0) === 0) return true;
+    for (let t = i - 1; t >= Math.max(0, i - 3); t--) {
+      const name = ws.slice(t + 1, i + 1).map((x) => bareKey(x.text));
+      if (!ws.slice(t + 1, i + 1).every(capital)) break;
+      if (SPEAKER_TITLES.has(openingKey(ws[t]!)) && phraseAt(ADDRESS_ROLES, name, 0) !== name.length) return true;
+      if (openingKey(ws[t]!) === 'the' && phraseAt(SPEAKER_ROLES, name, 0) === name.length) return true;
+    }
+    if (i >= 1 && i <= 2 && ws.slice(0, i + 1).every(capital) && capital(ws[i + 1])) return true;
+  }
+  return false;
+}
+
+/** A past tense: a past form of the list or a word in -ed. */
+const isPast = (key: string) => PAST_VERBS.has(key) || (key.length >= 4 && key.endsWith('ed') && !key.endsWith('eed') && !NOT_PAST.has(key));
+/** A word in -s after a word that is no determiner or preposition ("the industry generates"): taken for a verb, as a plural noun there costs nothing worse than a claim kept. */
+const isPresentAfter = (key: string, before: string | undefined) =>
+  before !== undefined && key.length >= 4 && key.endsWith('s') && !/(ss|us|is|ous|ics|ness|'s)$/.test(key) && !CLOSED_CLASS.has(before) && !/\d/.test(before);
+
+/**
+ * True when an English sentence holds a finite verb, by short lists and a little morphology: an auxiliary or modal,
+ * a contraction ("it's", "don't", "we're"), one of the commonest verbs in a present or past form, a word in -ed, a
+ * word in -s after a content word, or a subject pronoun followed by a word that is not a determiner, preposition,
+ * conjunction, pronoun or adverb. It refuses the evident fragments ("Not the actual plastic outside case.") and
+ * keeps a sentence whenever in doubt.
+ */
+export function hasFiniteVerb(keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (AUXILIARIES.has(k) || VERB_FORMS.has(k) || CONTRACTED_IS.has(k) || /(n't|'re|'ve|'m|'ll|'d)$/.test(k) || isPast(k) || isPresentAfter(k, keys[i - 1])) return true;
+    if (SUBJECTS.has(k)) {
+      const next = [keys[i + 1], keys[i + 2]].find((x) => x !== undefined && !CLOSED_CLASS.has(x));
+      if (next !== undefined) return true;
+    }
+  }
+  return false;
+}
+
+/** A claim made of a sentence: its text, the sentence as said (tidied, openers kept), and its first and last word's times. */
+export interface Claim {
+  text: string;
+  said: string;
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * The sentence as a standalone claim, or null when it is none: tidied ({@link tidyWords}), its openers dropped
+ * (fillers, a restart, the person addressed), its first letter upper-cased; refused when it is a question, a bare
+ * subordinate clause, a sponsor message or procedure (apologies, welcomes, the floor, petitions), has no finite verb
+ * (unless a short evaluative or figurative line), holds another speaker's interjection, leans on its context, or is
+ * longer than {@link MAX_SENTENCE_CHARS} (checked before any rule reads it). Its times are its first and last kept
+ * word's. Every rule is a walk over the words.
+ */
+export function claimOf(sentence: readonly SpokenWord[], language: string | undefined): Claim | null {
+  if (sentence.reduce((n, w) => n + w.text.length + 1, 0) > MAX_SENTENCE_CHARS + 1) return null;
+  const lang = baseLanguage(language);
+  const tidied = tidyWords(sentence);
+  if (tidied.length === 0 || holdsInterjection(tidied)) return null;
+  let ws = tidied;
+  for (let drop = openingLength(ws); drop > 0 && ws.length > 0; drop = ws.length > 0 ? openingLength(ws) : 0) ws = ws.slice(drop);
+  const lead = ws[0];
+  if (!lead) return null;
+  if (/^[,;:-]/.test(lead.text)) ws = [{ ...lead, text: lead.text.replace(/^[,;:-]+/, '') }, ...ws.slice(1)];
+  const text = joinWords(ws);
+  if (text === '' || text.endsWith('?') || !endsSentence(ws[ws.length - 1]!.text)) return null;
+  const keys = keysOf(text);
+  if (keys.length === 0) return null;
+  if (lang === 'en') {
+    if (
+      (QUESTION_OPENERS.has(keys[0]!) && !(SUBORDINATORS.has(keys[0]!) && text.includes(','))) ||
+      (SUBORDINATORS.has(keys[0]!) && !text.includes(',')) ||
+      holdsPhrase(NOT_A_MOMENT, keys)
+    )
+      return null;
+    const figure =
+      (holdsPhrase(CUES.figurative, keys) && keys.length <= lists.QUOTE_FIGURATIVE_WORDS) || (holdsPhrase(CUES.evaluative, keys) && keys.length <= lists.QUOTE_EVALUATIVE_WORDS);
+    if (!hasFiniteVerb(keys) && !figure) return null;
+  }
+  const dangling = DANGLING.get(lang) ?? DANGLING.get('en')!;
+  if ((phraseAt(dangling, keys, 0) > 0 || phraseAt(dangling, [keys[0]!.split("'")[0]!], 0) > 0) && (lang !== 'en' || phraseAt(NOT_DANGLING, keys, 0) === 0)) return null;
+  return { text: capitalise(text), said: joinWords(tidied), startMs: ws[0]!.startMs, endMs: Math.max(ws[0]!.startMs, ws[ws.length - 1]!.endMs) };
+}
+
+/** {@link claimOf} for a sentence without times: the claim's text, or null. */
+export function standaloneClaim(sentence: string, language: string | undefined): string | null {
+  if (sentence.length > MAX_SENTENCE_CHARS) return null;
+  return claimOf(spokenWords(sentence), language)?.text ?? null;
+}
+
+/** The question a segment ends with (its last sentence, with the segment before when that is one sentence only and the same speaker's), or null. */
+function questionBefore(segments: readonly EnrichSegment[], segment: number): string | null {
   const prev = segments[segment - 1];
+  if (!prev || !/\?["'”’)]*$/.test(prev.text.trim().slice(-8))) return null;
+  const own = sentences(prev.text.slice(-MAX_SENTENCE_CHARS));
+  let question = own[own.length - 1] ?? '';
+  const before = segments[segment - 2];
+  if (own.length === 1 && before && (before.speakerLabel ?? null) === (prev.speakerLabel ?? null))
+    question = `${sentences(before.text.slice(-MAX_SENTENCE_CHARS)).at(-1) ?? ''} ${question}`;
+  return question.split(/\s+/).filter(Boolean).length >= MIN_TURN_WORDS ? question : null;
+}
+
+/**
+ * The type of a moment said at `segment` (sentence `nth` of it; `said`: the sentence with its openers, "No, …"). A
+ * sentence is in reply position when it opens a turn (its first or second sentence) that follows another known
+ * speaker's of four words or more. `qa` when it answers that speaker's question (one sharing a content word with it, or, in English,
+ * addressed to "you"); in English then the first of `debate` (in reply position, disagreeing: "I disagree", "but the
+ * problem", "No, …"), `prediction` (future wording), `story` (a past-time anchor: "years ago", "back in", "at the time",
+ * "when I was", "in 1998" or "in October" with a past verb), `quote` (short and evaluative or figurative); else `insight`.
+ */
+export function momentType(segments: readonly EnrichSegment[], segment: number, nth: number, claim: string, language: string | undefined, said = claim): MomentType {
   const seg = segments[segment]!;
-  const otherSpeaker = (s: EnrichSegment | undefined) => !!s && (s.speakerLabel ?? null) !== (seg.speakerLabel ?? null);
-  const asked = prev ? prev.text.trim() : '';
-  if (nth <= 1 && /\?["'”’)]*\s*$/.test(asked) && asked.split(/\s+/).length >= 4 && (otherSpeaker(prev) || seg.speakerLabel == null)) return 'qa';
-  if (baseLanguage(language) !== 'en') return 'insight';
-  const near = [segments[segment - 2], prev, segments[segment + 1], segments[segment + 2]];
-  if (CUES.debate.test(claim) && near.some(otherSpeaker)) return 'debate';
-  if (CUES.prediction.test(claim)) return 'prediction';
-  if (CUES.story.test(claim)) return 'story';
-  if (CUES.quote.test(claim) && claim.split(/\s+/).length <= 22) return 'quote';
+  const prev = segments[segment - 1];
+  const speaker = seg.speakerLabel ?? null;
+  const other = prev?.speakerLabel ?? null;
+  const reply = nth <= 1 && !!prev && speaker !== null && other !== null && other !== speaker && prev.text.trim().split(/\s+/, MIN_TURN_WORDS).length >= MIN_TURN_WORDS;
+  const lang = baseLanguage(language);
+  const keys = keysOf(claim);
+  const question = reply ? questionBefore(segments, segment) : null;
+  if (question !== null) {
+    const stop = stopwords(language);
+    const content = (ks: readonly string[]) => new Set(ks.filter((k) => isContentWord(k, stop)).map((k) => stem(k, language)));
+    const asked = keysOf(question);
+    const answer = content(keys);
+    if ([...content(asked)].some((k) => answer.has(k)) || (lang === 'en' && asked.some((k) => YOU.has(k)))) return 'qa';
+  }
+  if (lang !== 'en') return 'insight';
+  if (reply && (holdsPhrase(CUES.debate, keysOf(said)) || DEBATE_OPENERS.has(said.split(/\s+/)[0]!.toLowerCase()))) return 'debate';
+  if (holdsPhrase(CUES.prediction, keys)) return 'prediction';
+  if (holdsPhrase(CUES.story, keys) || (keys.some((k, i) => keys[i - 1] === 'in' && (/^(19|20)\d\d$/.test(k) || MONTHS.has(k))) && keys.some(isPast))) return 'story';
+  if ((holdsPhrase(CUES.figurative, keys) && keys.length <= lists.QUOTE_FIGURATIVE_WORDS) || (holdsPhrase(CUES.evaluative, keys) && keys.length <= lists.QUOTE_EVALUATIVE_WORDS))
+    return 'quote';
   return 'insight';
 }
 
 /**
  * One to three key moments of the chapter `[first, last]` (one per six minutes, at most three, at least 45 s apart): the
  * standalone sentences of 8–40 words richest in the chapter's salient words (`weights`: stemmed word → weight), typed by
- * {@link momentType}. Each starts at the start of the segment where it is said and ends at that segment's end. When no
- * sentence qualifies, the richest sentence with any standalone form; none at all when the chapter has no such sentence.
+ * {@link momentType}. Each starts at its claim's first word and ends at its last (a segment's start and end where the
+ * segment's words carry no times). When no sentence qualifies, the richest sentence with any standalone form; none at
+ * all when the chapter has no such sentence.
  */
 export function chooseMoments(
   segments: readonly EnrichSegment[],
@@ -160,26 +336,32 @@ export function chooseMoments(
   const stop = stopwords(language);
   const durationMs = segments[last]!.endMs - segments[first]!.startMs;
   const wanted = Math.min(3, 1 + Math.floor(durationMs / (6 * 60_000)));
+  const all = sentencesOf(segments, first, last).flatMap((s) => {
+    const claim = claimOf(s.words, language);
+    return claim && claim.text.length <= MAX_MOMENT_CHARS ? [{ s, claim, words: tokens(claim.text) }] : [];
+  });
   const scored = (strict: boolean) => {
     const out: LocalMoment[] = [];
-    for (const s of sentencesOf(segments, first, last)) {
-      const claim = standaloneClaim(s.text, language);
-      if (!claim || claim.length > MAX_MOMENT_CHARS) continue;
-      const words = tokens(claim);
+    for (const { s, claim, words } of all) {
       if (strict && (words.length < MIN_WORDS || words.length > MAX_WORDS)) continue;
       if (words.length < 4) continue;
       const content = words.filter((w) => isContentWord(w.lower, stop));
       if (strict && content.length / words.length < 0.3) continue;
-      const type = momentType(segments, s.segment, s.nth, claim, language);
+      const type = momentType(segments, s.segment, s.nth, claim.text, language, claim.said);
       const salience = content.reduce((sum, w) => sum + (weights.get(stem(w.lower, language)) ?? 0), 0) / Math.sqrt(words.length);
-      const bonus = (type === 'insight' ? 0 : 0.15) + (INSIGHT.test(claim) ? 0.1 : 0);
-      const seg = segments[s.segment]!;
-      const end = segments[s.endSegment]!;
+      const bonus =
+        (type === 'insight' ? 0 : 0.15) +
+        (holdsPhrase(
+          CUES.insight,
+          words.map((w) => w.lower),
+        )
+          ? 0.1
+          : 0);
       const text = segments
         .slice(s.segment, s.endSegment + 1)
         .map((x) => x.text.trim())
         .join(' ');
-      out.push({ type, title: claim, startMs: seg.startMs, endMs: Math.max(seg.startMs, end.endMs), text, score: salience * (1 + bonus) });
+      out.push({ type, title: claim.text, startMs: claim.startMs, endMs: claim.endMs, text, score: salience * (1 + bonus) });
     }
     return out;
   };

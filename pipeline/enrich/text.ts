@@ -1,4 +1,6 @@
-// Words of a transcript as enrichment reads them: tokens, stop words per language, a light stemmer, sentences.
+// Words of a transcript as enrichment reads them: tokens, stop words per language, a light stemmer, sentences, speech
+// tidied word by word with its times, and phrase lists matched word by word.
+import { HESITATIONS, SAID_TWICE } from './moment-words.js';
 
 /** Languages with their own stop words; any other falls back to English's list plus the fillers. */
 export const STOPWORD_LANGUAGES = ['en', 'es', 'de', 'fr', 'pt', 'it', 'nl'] as const;
@@ -100,7 +102,7 @@ export function stem(lower: string, language?: string): string {
   return w;
 }
 
-const ABBREVIATION = /\b(dr|mr|mrs|ms|prof|st|sr|jr|vs|etc|e\.g|i\.e|no|sra?|hr|fr)\.$/i;
+const ABBREVIATION = /\b(dr|mr|mrs|ms|mme|prof|hon|rev|st|ste|mt|sr|jr|vs|etc|e\.g|i\.e|no|sra?|hr|fr)\.$/i;
 /** Characters of a sentence's end that {@link ABBREVIATION} reads: its longest match ("prof.") and the two before it. */
 const ABBREVIATION_TAIL = 7;
 
@@ -144,59 +146,206 @@ export function capitalise(text: string): string {
   return text.charAt(0).toLocaleUpperCase() + text.slice(1);
 }
 
-// A word of the repeat rule: letters (with their marks) and apostrophes; a digit or `_` next to it makes it part of
-// something else. Only a word that starts and ends with a Latin letter is said once, as the rule always did: elsewhere a
-// word said twice is often grammar (Hindi "अलग अलग"), not a stumble.
-const REPEAT_WORD = /[\p{L}\p{M}']+/gu;
-const LATIN = /[A-Za-z]/;
-const JOINED = /[\p{N}_]/u;
-const GAP = /^\s+$/u;
+/** A word as said: its text (with the punctuation written against it) and its times (the word's own where the transcript times its words, else its segment's). */
+export interface SpokenWord {
+  text: string;
+  startMs: number;
+  endMs: number;
+}
 
-/**
- * A word said twice or more in a row said once ("the the" → "the", any case; the first spelling kept; "I I'm" → "I'm"). A walk over the
- * words, each compared with the one before: a backreference pattern tries every start inside a run of `a'a'a'…`.
- */
-function sayOnce(text: string): string {
-  let out = '';
-  let copied = 0;
-  let prev: { word: string; lower: string; end: number } | undefined;
-  for (const m of text.matchAll(REPEAT_WORD)) {
-    const word = m[0];
-    const start = m.index;
-    const end = start + word.length;
-    const lower = word.toLowerCase();
-    if (prev && GAP.test(text.slice(prev.end, start))) {
-      if (lower === prev.lower && (end === text.length || !JOINED.test(text[end]!))) {
-        out += text.slice(copied, prev.end);
-        copied = end;
-        prev.end = end;
-        continue;
-      }
-      // The word again as the start of a contraction: "I I'm" → "I'm", "we we're" → "we're".
-      const n = prev.word.length;
-      if (word.length > n && word[n] === "'" && word.slice(0, n).toLowerCase() === prev.lower) {
-        out += text.slice(copied, prev.end);
-        copied = start + n;
-        prev = undefined;
-        continue;
-      }
-    }
-    const bounded = (start === 0 || !JOINED.test(text[start - 1]!)) && LATIN.test(word[0]!) && LATIN.test(word[word.length - 1]!);
-    prev = bounded ? { word, lower, end } : undefined;
-  }
-  return copied === 0 ? text : out + text.slice(copied);
+/** The words of a text (split at white space), each given the same times: speech without word times. */
+export function spokenWords(text: string, startMs = 0, endMs = startMs): SpokenWord[] {
+  return text
+    .split(/\s+/)
+    .filter((t) => t !== '')
+    .map((t) => ({ text: t, startMs, endMs }));
+}
+
+/** The words as text, one space between them. */
+export function joinWords(words: readonly SpokenWord[]): string {
+  return words.map((w) => w.text).join(' ');
+}
+
+const CLOSING = new Set([...STOPS, ...CLOSERS]);
+
+/** True when a word ends a sentence: `.`, `!`, `?` or `…` with only closing quotes or brackets after it. A backward scan, linear. */
+export function endsSentence(word: string): boolean {
+  let i = word.length - 1;
+  while (i >= 0 && CLOSERS.has(word[i]!)) i--;
+  return i >= 0 && STOPS.has(word[i]!) && !ABBREVIATION.test(word.slice(-ABBREVIATION_TAIL));
+}
+
+/** A word without the punctuation after it ("feel," → "feel"), lower-cased. */
+export function bareKey(word: string): string {
+  let end = word.length;
+  while (end > 0 && (CLOSING.has(word[end - 1]!) || ',;:'.includes(word[end - 1]!))) end--;
+  return word.slice(0, end).toLowerCase().replace(/’/g, "'");
 }
 
 /**
- * Speech as a reader wants to quote it: symbol-only tokens of transcription markup (`@`, `#`) dropped, a word said twice
- * in a row said once ("the the"), a lone lower-case letter before a word (a cut-off start, "f to feed") dropped, and
- * "belief - net" joined as written. Words are never reordered or replaced. Linear in the text: white space is
- * collapsed before the rule that removes it before punctuation, which would try every start inside a long run.
+ * A set of phrases matched against lower-cased words (see moment-words.ts for the notation): a map from a phrase's
+ * first word to the phrases it opens, and the few phrases that open with a pattern. Matching at one place costs the
+ * phrases that open with that word, never a scan of the text.
  */
+export interface PhraseSet {
+  byFirst: Map<string, string[][]>;
+  patterned: string[][];
+}
+
+const isPattern = (w: string) => w.startsWith('*') || w.endsWith('*') || w === '<year>';
+
+export function phraseSet(phrases: readonly string[]): PhraseSet {
+  const set: PhraseSet = { byFirst: new Map(), patterned: [] };
+  for (const phrase of phrases) {
+    const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+    if (words.length === 0) continue;
+    if (isPattern(words[0]!)) set.patterned.push(words);
+    else set.byFirst.set(words[0]!, [...(set.byFirst.get(words[0]!) ?? []), words]);
+  }
+  return set;
+}
+
+const YEAR = /^(19|20)\d\d$/;
+
+function wordMatches(pattern: string, word: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern === '<year>') return YEAR.test(word);
+  if (pattern.length > 1 && pattern.endsWith('*')) return word.startsWith(pattern.slice(0, -1));
+  if (pattern.length > 1 && pattern.startsWith('*')) return word.endsWith(pattern.slice(1));
+  return word === pattern;
+}
+
+/** Length in words of the longest phrase of `set` that starts at `words[at]`; 0 when none does. */
+export function phraseAt(set: PhraseSet, words: readonly string[], at: number): number {
+  let best = 0;
+  const first = words[at];
+  if (first === undefined) return 0;
+  for (const phrase of [...(set.byFirst.get(first) ?? []), ...set.patterned]) {
+    if (phrase.length <= best || at + phrase.length > words.length) continue;
+    if (phrase.every((p, k) => wordMatches(p, words[at + k]!))) best = phrase.length;
+  }
+  return best;
+}
+
+/** True when one of the phrases occurs anywhere in `words`. */
+export function holdsPhrase(set: PhraseSet, words: readonly string[]): boolean {
+  for (let i = 0; i < words.length; i++) if (phraseAt(set, words, i) > 0) return true;
+  return false;
+}
+
+/** A word of the repeat rule: letters (with their marks) and apostrophes, starting and ending with a Latin letter. Elsewhere a word said twice is often grammar (Hindi "अलग अलग"), not a stumble. */
+const BARE = /^[A-Za-z](?:[\p{L}\p{M}']*[A-Za-z])?$/u;
+const MARKUP = /^[@#%&*~^|]+$/;
+const PUNCTUATION_FIRST = /^[,.;:!?…]/u;
+const LONE_LETTER = /^\p{Ll}$/u;
+const LETTER_FIRST = /^\p{L}/u;
+const LETTER_LAST = /\p{L}$/u;
+const HESITATION_SHAPE = /^\p{L}+,?$/u;
+const HESITATION = new Set(HESITATIONS);
+const SAID_TWICE_SET = new Set(SAID_TWICE);
+const STOPWORDS_EN = STOPWORDS.get('en')!;
+
+/** Longest run of words said again as a restart ("we feel we feel"), in words. */
+const MAX_REPEAT_WORDS = 4;
+
+/** A hesitation ("um", "Uhh,", "hmmm"): one letter's run counts once. */
+function isHesitation(text: string): boolean {
+  if (!HESITATION_SHAPE.test(text)) return false;
+  let squeezed = '';
+  for (const ch of text.toLowerCase().replace(/,$/, '')) if (ch !== squeezed[squeezed.length - 1]) squeezed += ch;
+  return HESITATION.has(squeezed);
+}
+
+interface Keyed<W> {
+  word: W;
+  /** Lower-cased, without the punctuation after it. */
+  key: string;
+  /** Nothing but a word: no punctuation before, inside or after it. */
+  bare: boolean;
+}
+
+/**
+ * Whether the `k` words before the last `k` of `out` are said again by them: the same words (any case), or the same
+ * with its last word cut off before it was finished ("I jus I just", "triang triangular"), or a word said again as
+ * the start of a contraction ("I I'm"). The earlier copy must be bare words; the later may end in punctuation.
+ */
+function restartOf<W extends SpokenWord>(out: readonly Keyed<W>[], k: number): boolean {
+  const n = out.length;
+  if (n < 2 * k) return false;
+  let numbers = true;
+  for (let j = 0; j < k; j++) {
+    const earlier = out[n - 2 * k + j]!;
+    const later = out[n - k + j]!;
+    const last = j === k - 1;
+    if (!SAID_TWICE_SET.has(later.key)) numbers = false;
+    if (!last && (!earlier.bare || !later.bare || earlier.key !== later.key)) return false;
+    if (!last) continue;
+    if (!BARE.test(later.key)) return false;
+    if (earlier.bare && earlier.key === later.key) continue;
+    if (k === 1 && earlier.bare && later.key.length > earlier.key.length && later.key.startsWith(`${earlier.key}'`)) return true;
+    // A word broken off: written with a dash, or a part of the next that is no word of its own.
+    const hyphen = earlier.word.text.endsWith('-');
+    const stem = hyphen ? earlier.key.replace(/-+$/, '') : earlier.key;
+    if (!BARE.test(stem) || !(hyphen || earlier.bare) || later.key.length <= stem.length || !later.key.startsWith(stem)) return false;
+    if (!hyphen && (STOPWORDS_EN.has(stem) || stem.length < (k === 1 ? 3 : 2))) return false;
+    return true;
+  }
+  return !numbers;
+}
+
+/**
+ * Speech as a reader wants to quote it, word by word with its times: symbol-only tokens of transcription markup
+ * (`@`, `#`) and hesitations ("um", "uh") dropped, punctuation written apart joined to its word, a lone lower-case
+ * letter before a word (a cut-off start, "f to feed") dropped, "belief - net" joined as written, and a restart said
+ * once: a run of one to four words said again ("we feel we feel", "is read is read"), a word broken off before it
+ * is said whole ("I jus I just"), "I I'm". The earlier copy is the one dropped (its capital kept). Words are never
+ * reordered or replaced; a joined word spans the times of its parts. Linear: each word is compared with the eight
+ * before it.
+ */
+export function tidyWords<W extends SpokenWord>(words: readonly W[]): W[] {
+  const glued: W[] = [];
+  for (const w of words) {
+    if (MARKUP.test(w.text)) continue;
+    const prev = glued[glued.length - 1];
+    if (prev && PUNCTUATION_FIRST.test(w.text)) glued[glued.length - 1] = { ...prev, text: prev.text + w.text, endMs: w.endMs };
+    else glued.push(w);
+  }
+  const joined: W[] = [];
+  for (let i = 0; i < glued.length; i++) {
+    const w = glued[i]!;
+    const next = glued[i + 1];
+    if (isHesitation(w.text)) continue;
+    if (LONE_LETTER.test(w.text) && w.text !== 'a' && w.text !== 'i' && next && LETTER_FIRST.test(next.text)) continue;
+    const prev = joined[joined.length - 1];
+    if (w.text === '-' && prev && next && LETTER_LAST.test(prev.text) && LETTER_FIRST.test(next.text)) {
+      joined[joined.length - 1] = { ...prev, text: `${prev.text}-${next.text}`, endMs: next.endMs };
+      i++;
+      continue;
+    }
+    joined.push(w);
+  }
+  const out: Keyed<W>[] = [];
+  for (const word of joined) {
+    const key = bareKey(word.text);
+    out.push({ word, key, bare: key === word.text.toLowerCase().replace(/’/g, "'") && BARE.test(key) });
+    // Said again: drop the earlier copy, and look again (the run before may now be said again too).
+    for (let again = true; again;) {
+      again = false;
+      for (let k = 1; k <= MAX_REPEAT_WORDS; k++) {
+        if (!restartOf(out, k)) continue;
+        // The earlier copy's capital stays ("And and so" → "And so"): case is not a word.
+        const [dropped] = out.splice(out.length - 2 * k, k);
+        const kept = out[out.length - k]!;
+        if (/^\p{Lu}/u.test(dropped!.word.text) && /^\p{Ll}/u.test(kept.word.text)) kept.word = { ...kept.word, text: capitalise(kept.word.text) };
+        again = true;
+        break;
+      }
+    }
+  }
+  return out.map((o) => o.word);
+}
+
+/** {@link tidyWords} over a text without times. */
 export function tidySpeech(text: string): string {
-  return sayOnce(text.replace(/(^|\s)[@#%&*~^|]+(?=\s|$)/g, '$1').replace(/(^|\s)(?![aiAI]\b)\p{Ll}(?=\s+\p{L})\s+/gu, '$1'))
-    .replace(/(\p{L}) - (\p{L})/gu, '$1-$2')
-    .replace(/\s{2,}/g, ' ')
-    .replace(/\s+([,.;:!?…])/g, '$1')
-    .trim();
+  return joinWords(tidyWords(spokenWords(text)));
 }

@@ -1,7 +1,7 @@
 // The shapes the enrichment stages hand each other: chapters, typed key moments, topics, people and entities made from a transcript.
 import type { ChapterRecord, KeyMomentRecord, SegmentRecord } from '../../core/contract/library-format.js';
 
-/** A key moment that enrichment wrote: every time is a transcript segment's start or end. */
+/** A key moment that enrichment wrote: every time is a transcript segment's or a timed word's start or end. */
 export type GeneratedMoment = KeyMomentRecord & { generated: true };
 
 /** A chapter that enrichment wrote: starts on a segment start, ends on the next chapter's start (the last: the speech's end). */
@@ -71,4 +71,4 @@ export interface NamedEntity {
 export type RecogniseEntities = (texts: string[], opts: { language: string; signal?: AbortSignal }) => Promise<NamedEntity[][]>;
 
 /** Segments as enrichment reads them. */
-export type EnrichSegment = Pick<SegmentRecord, 'startMs' | 'endMs' | 'text' | 'speakerLabel' | 'words'>;
+export type EnrichSegment = Pick<SegmentRecord, 'startMs' | 'endMs' | 'text' | 'speakerLabel' | 'words' | 'wordsInterpolated'>;

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     const { chapters } = await enrichTranscript({ segments, language: 'en' }, { embed: stand });
     const moments = chapters.flatMap((c) => c.moments).slice(0, opts.per);
     for (const m of moments) {
-      const i = segments.findIndex((s) => s.startMs === m.startMs);
+      const i = segments.findLastIndex((s) => s.startMs <= m.startMs);
       const before = segments[i - 1];
       process.stdout.write(
         `${JSON.stringify({ episodeId: r.id, startMs: m.startMs, type: m.type, title: m.title, before: before ? `${before.speakerLabel ?? '?'}: ${before.text.slice(-160)}` : null, speaker: segments[i]!.speakerLabel })}\n`,

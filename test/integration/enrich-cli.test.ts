@@ -1,5 +1,5 @@
 // `npm run enrich` on a copy of real meetings, through the real command and model: what lacks structure gets generated
-// chapters with typed moments on segment starts covering the speech, the creator's chapters stay byte for byte, a second
+// chapters on segment starts covering the speech with typed moments on their words, the creator's chapters stay byte for byte, a second
 // run (and --force) writes identical files, bad input is refused with a sentence and loses nothing.
 import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -84,18 +84,19 @@ describe('npm run enrich on a library folder', function () {
     });
   });
 
-  it('gives each generated chapter one to three typed moments said inside it, each a sentence on a segment start', async () => {
+  it('gives each generated chapter one to three typed moments said inside it, each a sentence from its first word to its last', async () => {
     const record = await readEpisode(dir, 'ep_bed012');
     const segments = record.transcript!.segments;
-    const starts = new Set(segments.map((s) => s.startMs));
-    const ends = new Set(segments.map((s) => s.endMs));
+    // The meeting's words carry times: a moment starts and ends on a word (a segment's start and end where none are timed).
+    const starts = new Set([...segments.map((s) => s.startMs), ...segments.flatMap((s) => (s.words ?? []).map((w) => w.s))]);
+    const ends = new Set([...segments.map((s) => s.endMs), ...segments.flatMap((s) => (s.words ?? []).map((w) => w.e))]);
     for (const c of record.chapters as Generated[]) {
       expect(c.moments.length, c.title).to.be.within(1, 3);
       for (const m of c.moments) {
         expect(m.generated).to.equal(true);
         expect(MOMENT_TYPES as readonly string[]).to.include(m.type);
-        expect(starts.has(m.startMs), `${m.title} starts on a segment start`).to.equal(true);
-        expect(m.endMs === null || m.endMs === undefined || ends.has(m.endMs), `${m.title} ends on a segment end`).to.equal(true);
+        expect(starts.has(m.startMs), `${m.title} starts on a word's or a segment's start`).to.equal(true);
+        expect(m.endMs === null || m.endMs === undefined || ends.has(m.endMs), `${m.title} ends on a word's or a segment's end`).to.equal(true);
         expect(m.startMs).to.be.within(c.startMs, c.endMs - 1);
         expect(m.title).to.match(/^\S/);
         expect(m.title).not.to.match(/^(he|she|it|this|that|so|and|but)\b/i);

@@ -8,10 +8,11 @@ describe('enrichTranscript', function () {
   const episode = cutEpisode('ep_bdb001');
   const segments = episode.transcript!.segments;
 
-  it('writes titled chapters with typed moments, every time on a segment start or end, all marked generated', async function () {
+  it('writes titled chapters on segment starts with typed moments on word times, all marked generated', async function () {
     const { chapters, keyphrases } = await enrichTranscript({ segments, language: 'en', title: episode.title }, { embed: hashEmbed() });
     const starts = new Set(segments.map((s) => s.startMs));
-    const ends = new Set(segments.map((s) => s.endMs));
+    const wordStarts = new Set(segments.flatMap((s) => (s.words ?? []).map((w) => w.s)));
+    const wordEnds = new Set(segments.flatMap((s) => (s.words ?? []).map((w) => w.e)));
     expect(chapters.length).to.be.greaterThan(1);
     expect(chapters[0]!.startMs).to.equal(segments[0]!.startMs);
     for (const [i, c] of chapters.entries()) {
@@ -22,8 +23,9 @@ describe('enrichTranscript', function () {
       expect(c.moments.length).to.be.within(1, 3);
       for (const m of c.moments) {
         expect(m.generated).to.equal(true);
-        expect(starts.has(m.startMs)).to.equal(true);
-        expect(ends.has(m.endMs!)).to.equal(true);
+        // This meeting's words carry times: a moment starts at its claim's first word and ends at its last.
+        expect(wordStarts.has(m.startMs)).to.equal(true);
+        expect(wordEnds.has(m.endMs!)).to.equal(true);
         expect(m.startMs).to.be.within(c.startMs, c.endMs);
       }
     }
