@@ -176,7 +176,9 @@ export function missingServices(config: Readonly<Config>, { transcription = true
     );
   }
   if (config.enrich.enabled && !config.enrich.nerUrl) {
-    missing.push(`no NER service (NER_URL unset, no local transcription service): no people or entities are generated; \`${SERVICES_UP}\` starts the local one`);
+    missing.push(
+      `no NER service (NER_URL unset, no local transcription service): people come from named speaker labels only, and no entities are generated; \`${SERVICES_UP}\` starts the local one`,
+    );
   }
   return missing;
 }

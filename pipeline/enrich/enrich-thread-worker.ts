@@ -51,7 +51,7 @@ const stages = stagesOf({
   embed: (texts) => ask<number[][]>({ fn: 'embed', args: [texts] }),
   bounds: setup.bounds,
   writer: setup.writer ? { write: (brief) => ask<ChapterWriting | null>({ fn: 'write', args: [brief] }) } : undefined,
-  findNames: setup.recognise ? createPeopleStage({ recognise: (texts, { language }) => ask<NamedEntity[][]>({ fn: 'recognise', args: [texts, { language }] }), log }) : undefined,
+  findNames: createPeopleStage({ recognise: setup.recognise ? (texts, { language }) => ask<NamedEntity[][]>({ fn: 'recognise', args: [texts, { language }] }) : undefined, log }),
 });
 
 port.on('message', (m: ToThread) => {

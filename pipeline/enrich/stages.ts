@@ -87,8 +87,9 @@ export async function createStages(
       })
     : undefined;
   const recognise = enrich.nerUrl ? createNerClient({ url: enrich.nerUrl, log }) : undefined;
-  const findNames = recognise ? createPeopleStage({ recognise, log }) : undefined;
-  if (!findNames) log?.info('no NER service (NER_URL or TRANSCRIBE_URL): episodes get no generated people or entities');
+  // Without NER the people stage still reads who speaks: named speaker labels are an episode's people first.
+  const findNames = createPeopleStage({ recognise, log });
+  if (!recognise) log?.info('no NER service (NER_URL or TRANSCRIBE_URL): people come from named speaker labels only, and no entities are generated');
   const parts = { embed: (texts: string[]) => model.embedPassages(texts), bounds: { minMs: enrich.chapterMinMs, maxMs: enrich.chapterMaxMs }, writer, recognise };
   const stages = stagesOf({ ...parts, findNames });
   return {

@@ -108,7 +108,7 @@ describe('command lines with a service down', function () {
       const run = await runs.get('ner none')!;
       expect(run.code, run.stderr).to.equal(0);
       expect(run.stderr).to.include(
-        'enrich: no NER service (NER_URL unset, no local transcription service): no people or entities are generated; `npm run services -- up` starts the local one',
+        'enrich: no NER service (NER_URL unset, no local transcription service): people come from named speaker labels only, and no entities are generated; `npm run services -- up` starts the local one',
       );
     });
   });

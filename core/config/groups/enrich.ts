@@ -46,7 +46,7 @@ export const ENRICH = {
         custom(
           'NER_URL',
           {
-            shown: 'the first `TRANSCRIBE_URL` when it is on loopback (the local service), else unset (no people or entities)',
+            shown: 'the first `TRANSCRIBE_URL` when it is on loopback (the local service), else unset (people from named speaker labels only, no entities)',
             accepts: 'http or https URL without credentials',
           },
           'named-entity recognition service (`POST <url>/v1/entities`): people and companies/products of generated episodes; name an internal or hosted one here, since it receives every episode text',
