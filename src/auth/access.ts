@@ -1,6 +1,6 @@
 // Membership and plan, read from the store at call time (decisions 7 and 11).
 import { isArchived, type ChannelDoc, type EpisodeDoc } from '../../core/store/documents.js';
-import { NO_SUCH_ID, type Queries } from '../../core/store/queries.js';
+import { NO_SUCH_ID, type Queries } from '../store/queries.js';
 import { createError } from '../errors.js';
 import type { Principal } from './principal.js';
 

@@ -5,7 +5,7 @@ import type { TokenVerifier } from './jwt.js';
 import { KEY_NOT_FOUND, type KeyLookupGuard } from './key-lookup-guard.js';
 import type { Principal } from './principal.js';
 import { presentedCredential, type Presented } from './presented.js';
-import type { Queries } from '../../core/store/queries.js';
+import type { Queries } from '../store/queries.js';
 
 /** Paths that take a credential; matched on the raw path, so an undecodable URL still reaches the limiter. */
 type AppliesTo = (path: string) => boolean;

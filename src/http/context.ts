@@ -1,7 +1,7 @@
 // What the middleware chain attaches to each request, declared once for every handler.
 import type { Logger } from '../../core/ground/logger.js';
 import type { Principal } from '../auth/principal.js';
-import type { Queries } from '../../core/store/queries.js';
+import type { Queries } from '../store/queries.js';
 import type { Presented } from '../auth/presented.js';
 
 declare global {

@@ -1,7 +1,7 @@
 // Which channel an MCP request addresses, and whether that channel has a tool server.
 import { PAID_PLAN } from '../auth/access.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
-import { NO_SUCH_ID, type Queries } from '../../core/store/queries.js';
+import { NO_SUCH_ID, type Queries } from '../store/queries.js';
 import type { ChannelLocator } from '../../core/ground/channel-urls.js';
 
 export { locateByHost, type ChannelLocator } from '../../core/ground/channel-urls.js';

@@ -1,7 +1,7 @@
 // Request parameters of every operation, one TypeBox object each: the OpenAPI document lists them, ajv validates requests with them and handlers are typed by them.
 import { CloneType, Type, type SchemaOptions, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox';
 import { StringEnum } from '../../core/contract/library-format.js';
-import { SORTS, STATUS_VIEWS, type SortName, type StatusView } from '../../core/store/episode-queries.js';
+import { SORTS, STATUS_VIEWS, type SortName, type StatusView } from '../store/episode-queries.js';
 import { SEARCH_LIMITS } from '../../core/search/types.js';
 import { EpisodeFiltersSchema, FilterId } from '../../core/store/filters.js';
 

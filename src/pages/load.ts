@@ -4,7 +4,7 @@ import { channelOrigin, episodeUrl, locateByHost, type ChannelSites } from '../.
 import { decodeCursor, encodeCursor, queryDigest, type SortKey } from '../http/cursor.js';
 import type { SegmentRecord } from '../../core/contract/library-format.js';
 import { isArchived, type Chapter, type ChannelDoc, type EpisodeDoc, type FacetDoc } from '../../core/store/documents.js';
-import type { Queries } from '../../core/store/queries.js';
+import type { Queries } from '../store/queries.js';
 
 /** The channel a page request's host names: `<slug>.<base domain>` or its custom domain; undefined for any other host. */
 export async function channelOfHost(queries: Queries, hostname: string | undefined, channelSites: ChannelSites): Promise<ChannelDoc | undefined> {

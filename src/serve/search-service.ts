@@ -8,7 +8,7 @@ import type { ApiMetrics } from '../metrics/api-metrics.js';
 import { runSearch, type SearchAnswer, type SearchDeps, type SearchOutcome } from '../../core/search/search.js';
 import type { SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
-import { SearchGrants } from '../../core/store/search-grants.js';
+import { SearchGrants } from '../store/search-grants.js';
 
 /** REST search, the one operation behind the admission gate (after the /api alias is rewritten; a trailing slash routes there too). */
 const SEARCH_PATH = /^\/api\/v1\/channels\/[^/]+\/search\/?$/;

@@ -1,6 +1,6 @@
 // The episode list on a small world of our own: status views, sorts with ties and nulls, facets, cursors, parameter errors.
 import { expect } from 'chai';
-import { SORTS, type SortName } from '../../core/store/episode-queries.js';
+import { SORTS, type SortName } from '../../src/store/episode-queries.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
 import { useApiWorld } from '../support/api-world.js';
 

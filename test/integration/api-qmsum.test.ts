@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { SORTS, type SortName } from '../../core/store/episode-queries.js';
+import { SORTS, type SortName } from '../../src/store/episode-queries.js';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { STATUS_VIEWS, buildEpisodeListBody, buildRelatedBody, sortClause } from '../../core/store/episode-queries.js';
+import { STATUS_VIEWS, buildEpisodeListBody, buildRelatedBody, sortClause } from '../../src/store/episode-queries.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
 
 const channel: ChannelDoc = { id: 'ch_1', slug: 'one', title: 'One', providerType: 'rss', ownerId: 'u_o', memberIds: ['u_o'], customDomain: null };

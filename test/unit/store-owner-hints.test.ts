@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { OwnerHints } from '../../core/store/owner-hints.js';
+import { OwnerHints } from '../../src/store/owner-hints.js';
 
 describe('owner hints', function () {
   it('remembers the owner last read for a slug, the newest read winning', function () {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ChannelDoc } from '../../core/store/documents.js';
-import { SearchGrants } from '../../core/store/search-grants.js';
+import { SearchGrants } from '../../src/store/search-grants.js';
 
 const channel = (slug: string, title = slug): ChannelDoc => ({
   id: `ch_${slug}`,

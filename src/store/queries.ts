@@ -1,7 +1,7 @@
 // Every read the API makes, bound to one request's time budget: one function per question asked of the store.
-import type { Client, IndexAliases } from './opensearch.js';
-import { facetDocId, type ApiKeyDoc, type ChannelDoc, type ChaptersDoc, type EpisodeDoc, type FacetDoc, type TranscriptDoc, type UserDoc } from './documents.js';
-import { StoreUnavailableError } from './transient.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
+import { facetDocId, type ApiKeyDoc, type ChannelDoc, type ChaptersDoc, type EpisodeDoc, type FacetDoc, type TranscriptDoc, type UserDoc } from '../../core/store/documents.js';
+import { StoreUnavailableError } from '../../core/store/transient.js';
 import type { EpisodeListQuery, RelatedQuery } from './episode-queries.js';
 import { buildEpisodeListBody, buildRelatedBody } from './episode-queries.js';
 import type { OwnerHints } from './owner-hints.js';

@@ -1,7 +1,7 @@
 // Request bodies for the episode list and related episodes: small pure builders, unit-tested without OpenSearch.
-import type { ChannelDoc, EpisodeStatus } from './documents.js';
-import { buildFilters } from './filters.js';
-import type { EpisodeFilters } from './filters.js';
+import type { ChannelDoc, EpisodeStatus } from '../../core/store/documents.js';
+import { buildFilters } from '../../core/store/filters.js';
+import type { EpisodeFilters } from '../../core/store/filters.js';
 
 /** Decision 1: the list's `status` view names and the stored statuses each one covers. */
 export const STATUS_VIEWS = {

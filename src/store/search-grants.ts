@@ -1,6 +1,6 @@
 // Which credential last searched which channel here, and the channel as last read: lets that credential's next search start beside its checks.
 import { LRUCache } from 'lru-cache';
-import type { ChannelDoc } from './documents.js';
+import type { ChannelDoc } from '../../core/store/documents.js';
 
 /**
  * Credential → the slugs it was last let into here (key found and not revoked, member, paid
