@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import type { ChannelRecord, UserRecord } from '../../core/contract/library-format.js';
 import { PAID_PLAN } from '../../core/contract/plans.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
+import { storedChannelById, storedUser, storedUsers } from '../../core/store/records.js';
 import { writeLibraryJson } from '../../core/library/writer.js';
 import { FollowError } from './errors.js';
 import { channelIdOf } from '../../importer/item-identity.js';
@@ -42,20 +43,15 @@ export async function classifySource(source: string): Promise<{ kind: 'feed' | '
 
 /** The owner as the store holds it (users are stored under their id), checked to be on the paid plan. */
 export async function paidOwner(deps: Pick<FollowDeps, 'ctx'>, ownerId: string): Promise<UserRecord> {
-  const { client, aliases } = deps.ctx;
-  const res = await client.get({ index: aliases.users, id: ownerId } as never, { ignore: [404] });
-  const body = res.body as { found?: boolean; _source?: UserRecord };
-  if (!body.found || !body._source) throw new FollowError('unknown_owner', ownerId);
-  if (body._source.plan !== PAID_PLAN) throw new FollowError('not_paid', `user "${ownerId}" is on the "${body._source.plan}" plan`);
-  return body._source;
+  const owner = await storedUser(deps.ctx, ownerId);
+  if (!owner) throw new FollowError('unknown_owner', ownerId);
+  if (owner.plan !== PAID_PLAN) throw new FollowError('not_paid', `user "${ownerId}" is on the "${owner.plan}" plan`);
+  return { id: owner.id, name: owner.name, plan: owner.plan };
 }
 
 /** The channel `slug` as the store holds it (imported, or followed from another library folder), if any. */
 export async function storedChannel(deps: Pick<FollowDeps, 'ctx'>, slug: string): Promise<ChannelDoc | undefined> {
-  const { client, aliases } = deps.ctx;
-  const res = await client.get({ index: aliases.channels, id: channelIdOf(slug) } as never, { ignore: [404] });
-  const body = res.body as { found?: boolean; _source?: ChannelDoc };
-  return body.found ? body._source : undefined;
+  return storedChannelById(deps.ctx, channelIdOf(slug));
 }
 
 /**
@@ -67,10 +63,7 @@ async function adoptStoredChannel(deps: Pick<FollowDeps, 'ctx'>, dir: string, st
   const channelsPath = join(dir, LIBRARY_FILES.channels);
   const channels = await readRecordArray<ChannelRecord>(channelsPath);
   if (channels.some((c) => c.id === stored.id)) return;
-  const { client, aliases } = deps.ctx;
-  const wanted = [...new Set([stored.ownerId, ...stored.memberIds])];
-  const res = await client.mget({ index: aliases.users, body: { ids: wanted } } as never);
-  const found = (res.body as { docs: { found?: boolean; _source?: UserRecord }[] }).docs.flatMap((d) => (d.found && d._source ? [d._source] : []));
+  const found = await storedUsers(deps.ctx, [...new Set([stored.ownerId, ...stored.memberIds])]);
   const usersPath = join(dir, LIBRARY_FILES.users);
   const users = await readRecordArray<UserRecord>(usersPath);
   const known = new Set(users.map((u) => u.id));
