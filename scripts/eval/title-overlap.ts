@@ -93,17 +93,21 @@ export async function titleDevEpisodes(dir: string): Promise<EpisodeRecord[]> {
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** The human chapters' spans titled by the local method, as enrichment titles its own chapters. */
+/** The human chapters' spans titled by the local method, as enrichment titles its own chapters (the human chapters are the episode's). */
 async function titleHumanSpans(ep: EpisodeRecord, segments: readonly EnrichSegment[], embed: EmbedTexts, freq: DocumentFrequencies, language: string): Promise<Titled[]> {
   const joiner = conjunction(language);
-  const out: Titled[] = [];
-  for (const [i, c] of (ep.chapters ?? []).entries()) {
-    const text = segments
+  const chapters = ep.chapters ?? [];
+  const texts = chapters.map((c) =>
+    segments
       .filter((s) => s.startMs < c.endMs && s.endMs > c.startMs)
       .map((s) => s.text.trim())
-      .join(' ');
-    const [centroid] = await embed([chapterSample(text)]);
-    const phrases = await rankChapterPhrases(text, { language, freq, centroid: centroid ?? [], embed });
+      .join(' '),
+  );
+  const spread = documentFrequencies(texts, language);
+  const out: Titled[] = [];
+  for (const [i, c] of chapters.entries()) {
+    const [centroid] = await embed([chapterSample(texts[i]!)]);
+    const phrases = await rankChapterPhrases(texts[i]!, { language, freq, chapters: spread, centroid: centroid ?? [], embed });
     out.push({ title: composeTitle(phrases, { fallback: `Part ${i + 1}`, joiner }), startMs: c.startMs, endMs: c.endMs });
   }
   return out;
@@ -147,6 +151,8 @@ export interface TitleRow {
   shares: number;
   meanChars: number;
   joined: number;
+  /** Share of titles that repeat a content word of another title of their episode (a table of contents that says one thing). */
+  repeats: number;
 }
 
 export function titleRows(library: string, scores: readonly TitleScore[]): TitleRow[] {
@@ -162,15 +168,19 @@ export function titleRows(library: string, scores: readonly TitleScore[]): Title
       shares: s.filter((x) => x.shares).length / n,
       meanChars: s.reduce((a, x) => a + x.title.length, 0) / n,
       joined: s.filter((x) => / and /.test(x.title)).length / n,
+      repeats: s.filter((x) => s.some((y) => y !== x && y.episodeId === x.episodeId && contentWords(y.title).some((w) => contentWords(x.title).includes(w)))).length / n,
     };
   });
 }
 
 export function formatTitleTable(rows: readonly TitleRow[]): string {
-  const lines = ['| library | spans | episodes | titles | ROUGE-1 | shares a word | mean chars | joined by "and" |', '|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| library | spans | episodes | titles | ROUGE-1 | shares a word | mean chars | joined by "and" | repeats a word of another title |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const r of rows)
     lines.push(
-      `| ${r.library} | ${r.spans} | ${r.episodes} | ${r.titles} | ${r.rouge1.toFixed(4)} | ${(100 * r.shares).toFixed(1)} % | ${r.meanChars.toFixed(1)} | ${(100 * r.joined).toFixed(1)} % |`,
+      `| ${r.library} | ${r.spans} | ${r.episodes} | ${r.titles} | ${r.rouge1.toFixed(4)} | ${(100 * r.shares).toFixed(1)} % | ${r.meanChars.toFixed(1)} | ${(100 * r.joined).toFixed(1)} % | ${(100 * r.repeats).toFixed(1)} % |`,
     );
   return lines.join('\n');
 }
