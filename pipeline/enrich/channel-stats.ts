@@ -16,7 +16,8 @@ import { episodeKeyphrases, type Keyphrase } from './topics.js';
 
 /** The file's name at the library folder's root. */
 export const STATS_FILE = LIBRARY_FILES.channelStats;
-const STATS_VERSION = 1;
+// 2: phrase keys keep hyphenated words and capitalised names whole (phrases.ts), so a file of version 1 is rebuilt.
+const STATS_VERSION = 2;
 
 /**
  * Phrase keys kept per channel, 13 bytes each in the file. A one-hour episode brings about 1,000 keys no other episode

@@ -1,9 +1,9 @@
 // One episode's transcript → generated chapters (titled, with typed key moments) and keyphrase candidates for the channel's topics.
 import { chapterWeights, chooseMoments } from './moments.js';
-import type { DocumentFrequencies } from './phrases.js';
+import { documentFrequencies, type DocumentFrequencies } from './phrases.js';
 import { segmentTranscript, type SegmentOptions } from './segment.js';
 import { episodeKeyphrases, type Keyphrase } from './topics.js';
-import { composeTitle, conjunction, MAX_TITLE_CHARS, rankChapterPhrases } from './titles.js';
+import { composeTitle, conjunction, fitTitle, rankChapterPhrases } from './titles.js';
 import { DEFAULT_CHAPTER_BOUNDS, type ChapterBounds, type ChapterBrief, type ChapterWriter, type EmbedTexts, type EnrichSegment, type GeneratedChapter } from './types.js';
 
 export interface EnrichInput {
@@ -80,6 +80,8 @@ export async function enrichTranscript(input: EnrichInput, { embed, writer, boun
       .join(' '),
   );
   const weights = chapterWeights(texts, language);
+  // A title names what its chapter is about: a phrase said in most chapters names the episode.
+  const spread = documentFrequencies(texts, language);
   const joiner = conjunction(language);
   const chapters: GeneratedChapter[] = [];
   for (const [i, span] of seg.chapters.entries()) {
@@ -87,7 +89,7 @@ export async function enrichTranscript(input: EnrichInput, { embed, writer, boun
     const inside = seg.blocks.map((b, j) => ({ b, j })).filter(({ b }) => b.first >= span.first && b.first <= span.last);
     // The chapter's meaning: the mean of its passages' vectors when segmentation embedded them, else a sample of its text.
     const centroid = seg.vectors.length > 0 ? mean(inside.map(({ j }) => seg.vectors[j] ?? [])) : ((await embed([chapterSample(texts[i]!)]))[0] ?? []);
-    const phrases = await rankChapterPhrases(texts[i]!, { language, ...(freq ? { freq } : {}), centroid, embed });
+    const phrases = await rankChapterPhrases(texts[i]!, { language, ...(freq ? { freq } : {}), chapters: spread, centroid, embed });
     const fallback = input.title?.trim() ? `${input.title.trim()} (${i + 1})` : `Part ${i + 1}`;
     let title = composeTitle(phrases, { fallback, joiner });
     const local = chooseMoments(segments, span.first, span.last, { language, weights: weights[i]! });
@@ -101,7 +103,7 @@ export async function enrichTranscript(input: EnrichInput, { embed, writer, boun
       };
       const written = await writer.write(brief, signal);
       if (written) {
-        if (written.title.trim() !== '') title = written.title.trim().slice(0, MAX_TITLE_CHARS);
+        if (written.title.trim() !== '') title = fitTitle(written.title);
         claims = claims.map((c, j) => written.claims[j]?.trim() || c);
       }
     }
