@@ -7,6 +7,7 @@ import type { Logger } from '../../core/ground/logger.js';
 import type { ChapterBrief, ChapterWriter, ChapterWriting } from './types.js';
 import { NoAnswerError, openAiEndpoint, postOpenAi } from '../../core/ground/openai-protocol.js';
 import { isContentWord, stem, stopwords, tokens } from './text.js';
+import { GENERATED_TEXT_LIMITS } from './limits.js';
 
 /**
  * How one chapter's request ended: `ok` (the model's text is used), else the local text stays: `unsafe` when the
@@ -16,11 +17,11 @@ import { isContentWord, stem, stopwords, tokens } from './text.js';
 export type ChatOutcome = 'ok' | 'malformed' | 'unsafe' | 'timeout' | 'error';
 export const CHAT_OUTCOMES: readonly ChatOutcome[] = ['ok', 'malformed', 'unsafe', 'timeout', 'error'];
 
-/** Bounds of what the model writes. */
-export const TITLE_MIN_CHARS = 3;
-export const TITLE_MAX_CHARS = 60;
-export const CLAIM_MIN_CHARS = 12;
-export const CLAIM_MAX_CHARS = 200;
+/** Bounds of what the model writes: the same as the local method's (limits.ts). */
+export const TITLE_MIN_CHARS = GENERATED_TEXT_LIMITS.titleMinChars;
+export const TITLE_MAX_CHARS = GENERATED_TEXT_LIMITS.titleMaxChars;
+export const CLAIM_MIN_CHARS = GENERATED_TEXT_LIMITS.claimMinChars;
+export const CLAIM_MAX_CHARS = GENERATED_TEXT_LIMITS.claimMaxChars;
 /** Characters of the chapter's transcript sent: about 1 000 tokens, room for the instructions and the answer in a 4k context. */
 export const DEFAULT_TRANSCRIPT_CHARS = 4000;
 /** Characters of each moment's own words sent. */

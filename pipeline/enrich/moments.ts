@@ -19,6 +19,7 @@ import {
   type SpokenWord,
 } from './text.js';
 import type { EnrichSegment, MomentType } from './types.js';
+import { GENERATED_TEXT_LIMITS } from './limits.js';
 
 /** A sentence of the transcript with the segment it is said in. */
 export interface SentenceAt {
@@ -44,7 +45,7 @@ export interface LocalMoment {
   score: number;
 }
 
-export const MAX_MOMENT_CHARS = 200;
+export const MAX_MOMENT_CHARS = GENERATED_TEXT_LIMITS.claimMaxChars;
 const MIN_WORDS = 8;
 const MAX_WORDS = 40;
 /** Moments of one chapter are at least this far apart. */

@@ -18,9 +18,10 @@ import {
   WEAK_MODIFIERS,
 } from './title-words.js';
 import type { EmbedTexts } from './types.js';
+import { GENERATED_TEXT_LIMITS } from './limits.js';
 
 /** Spotify's advice for chapter titles: under 40 characters. */
-export const MAX_TITLE_CHARS = 40;
+export const MAX_TITLE_CHARS = GENERATED_TEXT_LIMITS.titleMaxChars;
 
 /** Candidates re-ranked against the chapter's vector. */
 const SHORTLIST = 10;
