@@ -6,6 +6,7 @@ import type { EpisodeRecord } from '../../core/library/checks.js';
 import { segmentTranscript, type SegmentOptions } from '../../pipeline/enrich/segment.js';
 import type { EmbedTexts, EnrichSegment } from '../../pipeline/enrich/types.js';
 import { evenSubset } from './relevance.js';
+import { isDev } from './structure/sample.js';
 import { defaultK, equalStarts, pk, referenceStarts, windowDiff } from './segmentation.js';
 
 /** Mean Pk and WindowDiff of one way of segmenting over the episodes. */
@@ -18,15 +19,21 @@ export interface SegmentationRow {
   chapters: number;
 }
 
-/** Episodes of the dev split (train + val in `splits.json`; every episode when there is none) that have at least two human chapters, of one channel when `channel` (a slug) is given. */
+/**
+ * Episodes of the dev side that have at least two human chapters, of one channel when `channel` (a slug) is given: train
+ * and val in `splits.json`; for a data set without one (tutorialvqa) the videos whose id has an even sha1, the rule its
+ * queries were split by.
+ */
 export async function devEpisodes(dir: string, limit?: number, channel?: string): Promise<EpisodeRecord[]> {
-  const splits = JSON.parse(await readFile(join(dir, 'splits.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
+  const splits = await readFile(join(dir, 'splits.json'), 'utf8').then(
+    (t) => JSON.parse(t) as Record<string, string>,
+    () => undefined,
+  );
   const meta = await readLibraryMeta(dir);
   const out: EpisodeRecord[] = [];
   const channelIds = new Set(meta.channels.filter((c) => !channel || c.slug === channel).map((c) => c.id));
   for await (const { record } of readEpisodes(dir, { channelIds, onIssue: () => undefined })) {
-    const split = splits[record.id];
-    if (split === 'test') continue;
+    if (!isDev(record.id, splits)) continue;
     if ((record.chapters ?? []).length < 2 || (record.transcript?.segments.length ?? 0) < 10) continue;
     out.push(record);
   }
