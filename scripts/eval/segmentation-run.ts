@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
-import { segmentTranscript, type SegmentOptions } from '../../pipeline/enrich/segment.js';
+import { segmentTranscript, tocStarts, type SegmentOptions } from '../../pipeline/enrich/segment.js';
 import type { EmbedTexts, EnrichSegment } from '../../pipeline/enrich/types.js';
 import { evenSubset } from './relevance.js';
 import { isDev } from './structure/sample.js';
@@ -54,8 +54,12 @@ const KNOBS = [
   'baseCount',
   'spacingMs',
   'refine',
+  'shortMinProbability',
+  'shortPerMinute',
+  'cuedSteps',
+  'toc',
 ] as const;
-const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs'] as const;
+const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs', 'shortBelowMs', 'shortMinMs'] as const;
 
 /** Parses `"method=depth window=6 semanticShare=0.5 maxMs=1800000 …"` into segmenter options (numbers, but `method`; bounds by their names). */
 export function parseSegmentSettings(spec: string): SegmentOptions {
@@ -77,7 +81,7 @@ export function parseSegmentSettings(spec: string): SegmentOptions {
   return { ...out, ...(Object.keys(bounds).length > 0 ? { bounds } : {}) } as SegmentOptions;
 }
 
-/** Pk and WindowDiff of the segmenter (under `settings`) and of the two baselines over `episodes`. */
+/** Pk and WindowDiff of the segmenter (under `settings`: its cut, and the chapters as published) and of the two baselines over `episodes`. */
 export async function measureSegmentation(episodes: readonly EpisodeRecord[], embed: EmbedTexts, settings: SegmentOptions[]): Promise<SegmentationRow[]> {
   const acc = new Map<string, { pk: number; wd: number; chapters: number; n: number }>();
   const add = (method: string, p: number, w: number, chapters: number) => {
@@ -96,9 +100,13 @@ export async function measureSegmentation(episodes: readonly EpisodeRecord[], em
     const eq = equalStarts(n, ref.length + 1);
     add('equal parts, human count', pk(n, ref, eq, k), windowDiff(n, ref, eq, k), ref.length + 1);
     for (const s of settings) {
-      const seg = await segmentTranscript(segments, embed, s);
+      // The cut, and the chapters as published: fewer than three become one (no table of contents).
+      const seg = await segmentTranscript(segments, embed, { ...s, toc: 0 });
       const hyp = seg.chapters.slice(1).map((c) => c.first);
       add(`generated ${JSON.stringify(s)}`, pk(n, ref, hyp, k), windowDiff(n, ref, hyp, k), seg.chapters.length);
+      if (s.toc === 0) continue;
+      const published = tocStarts(hyp);
+      add(`generated ${JSON.stringify(s)}, as published`, pk(n, ref, published, k), windowDiff(n, ref, published, k), published.length + 1);
     }
   }
   return [...acc].map(([method, a]) => ({ method, episodes: a.n, pk: a.pk / a.n, windowDiff: a.wd / a.n, chapters: a.chapters / a.n }));
