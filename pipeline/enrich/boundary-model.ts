@@ -1,5 +1,5 @@
 // A learned chapter-boundary scorer: features of every gap between speech passages, and a logistic regression fitted to QMSum's human topic chapters (train split).
-import { depthScores, hasCue, lexicalVectors, sparseCosine, speakerVectors, zscores, type BlockLike } from './cohesion.js';
+import { depthScores, hasCue, lexicalVectors, opensStep, sparseCosine, speakerVectors, zscores, type BlockLike } from './cohesion.js';
 import type { EnrichSegment } from './types.js';
 
 /** A block as the features see it: its segments and where it starts. */
@@ -39,9 +39,9 @@ export const GAP_FEATURES = [
 ] as const;
 export type GapFeature = (typeof GAP_FEATURES)[number];
 
-/** A logistic regression over standardised gap features. */
-export interface BoundaryModel {
-  features: readonly GapFeature[];
+/** A logistic regression over standardised gap features (a long talk's `GAP_FEATURES`, or a short talk's `SHORT_GAP_FEATURES`). */
+export interface BoundaryModel<F extends string = GapFeature> {
+  features: readonly F[];
   mean: readonly number[];
   sd: readonly number[];
   weights: readonly number[];
@@ -181,8 +181,75 @@ export function gapFeatureRows(segments: readonly EnrichSegment[], blocks: reado
   return rows;
 }
 
+/**
+ * The features of a gap between two units of a short talk (its sentences, `unitsOf` in segment.ts), in this order: lexical
+ * cohesion 2, 3 and 5 units a side and its depth, the pause, the share of new words, and whether a step cue opens the
+ * unit. A tutorial's steps are a few sentences long, so the windows are sentences, not the long talk's passages; there
+ * are no speaker features (one voice, mostly).
+ */
+export const SHORT_GAP_FEATURES = ['lexGap2', 'lexGap3', 'lexGap5', 'lexDepth3', 'lexDepth5', 'pauseZ', 'novelty3', 'stepOpen'] as const;
+export type ShortGapFeature = (typeof SHORT_GAP_FEATURES)[number];
+
+/** The pause before each segment (0 before the first) as a z-score over the transcript, between 0 and 3 (0 when pauses hardly vary). */
+function pauseScores(segments: readonly EnrichSegment[]): (first: number) => number {
+  const pauses: number[] = [];
+  for (let i = 1; i < segments.length; i++) pauses.push(Math.max(0, segments[i]!.startMs - segments[i - 1]!.endMs));
+  const mean = pauses.reduce((s, v) => s + v, 0) / Math.max(1, pauses.length);
+  const sd = Math.sqrt(pauses.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, pauses.length));
+  return (first) => {
+    const pause = first > 0 ? Math.max(0, segments[first]!.startMs - segments[first - 1]!.endMs) : 0;
+    return sd < 50 ? 0 : Math.min(3, Math.max(0, (pause - mean) / sd));
+  };
+}
+
+/** The share of the next `ahead` blocks' content-word weight in words never heard before each gap, z-scored (gaps 1..n-1). */
+function noveltyScores(lex: readonly ReadonlyMap<string, number>[], ahead: number): number[] {
+  const seen = new Set<string>();
+  const novelty: number[] = [];
+  for (let g = 1; g < lex.length; g++) {
+    for (const k of lex[g - 1]!.keys()) seen.add(k);
+    let all = 0;
+    let fresh = 0;
+    for (let i = g; i < Math.min(lex.length, g + ahead); i++)
+      for (const [k, v] of lex[i]!) {
+        all += v;
+        if (!seen.has(k)) fresh += v;
+      }
+    novelty.push(all === 0 ? 0 : fresh / all);
+  }
+  return zscores(novelty);
+}
+
+/** The feature rows of every gap of a short talk: `rows[g - 1]` describes the gap before unit `g`, in `SHORT_GAP_FEATURES` order. */
+export function shortGapFeatureRows(segments: readonly EnrichSegment[], units: readonly BlockLike[], language?: string): number[][] {
+  const n = units.length;
+  if (n < 2) return [];
+  const lex = lexicalVectors(units, language);
+  const gap = (c: readonly number[]) => zscores(c).map((z) => -z);
+  const [c2, c3, c5] = [2, 3, 5].map((w) => windowCosines(lex, w)) as [number[], number[], number[]];
+  const [lexGap2, lexGap3, lexGap5] = [gap(c2), gap(c3), gap(c5)];
+  const [lexDepth3, lexDepth5] = [depthOf(c3), depthOf(c5)];
+  const novelty = noveltyScores(lex, 3);
+  const pause = pauseScores(segments);
+  const rows: number[][] = [];
+  for (let g = 1; g < n; g++) {
+    const first = units[g]!.first;
+    rows.push([
+      lexGap2[g - 1]!,
+      lexGap3[g - 1]!,
+      lexGap5[g - 1]!,
+      lexDepth3[g - 1]!,
+      lexDepth5[g - 1]!,
+      pause(first),
+      novelty[g - 1]!,
+      opensStep(segments[first]!.text, language) ? 1 : 0,
+    ]);
+  }
+  return rows;
+}
+
 /** The model's probability that a gap opens a new chapter (a NaN feature counts as its training mean). */
-export function boundaryProbability(row: readonly number[], model: BoundaryModel): number {
+export function boundaryProbability(row: readonly number[], model: BoundaryModel<string>): number {
   let z = model.bias;
   // A feature the transcript cannot tell (NaN: speakers without labels) counts as the training mean, adding nothing.
   for (let i = 0; i < model.weights.length; i++) if (Number.isFinite(row[i]!)) z += model.weights[i]! * ((row[i]! - model.mean[i]!) / (model.sd[i]! || 1));

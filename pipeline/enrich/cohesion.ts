@@ -1,5 +1,6 @@
-// Cohesion signals between stretches of a transcript: lexical and speaker vectors, their cosines, TextTiling depth, discourse cues.
-import { isContentWord, stem, stopwords, tokens } from './text.js';
+// Cohesion signals between stretches of a transcript: lexical and speaker vectors, their cosines, TextTiling depth, discourse and instructional cues.
+import INSTRUCTIONAL_CUES from './instructional-cues.json' with { type: 'json' };
+import { baseLanguage, isContentWord, stem, stopwords, tokens } from './text.js';
 import type { EnrichSegment } from './types.js';
 
 /** The span of segments a signal is measured over (a passage of speech, see `blocksOf`). */
@@ -16,6 +17,40 @@ const CUES =
 /** Whether a text opens with, or holds, a discourse cue that usually starts a new subject. */
 export function hasCue(text: string): boolean {
   return CUES.test(text);
+}
+
+/** A language's instructional cues as word sequences: the lead-ins that may come first ("okay", "so") and the step openers. */
+interface StepCues {
+  leadIns: readonly (readonly string[])[];
+  steps: readonly (readonly string[])[];
+}
+
+const words = (phrase: string): string[] => tokens(phrase).map((t) => t.lower);
+const STEP_CUES = new Map<string, StepCues>(
+  Object.entries(INSTRUCTIONAL_CUES as Record<string, { leadIns: string[]; steps: string[] }>).map(([lang, list]) => [
+    lang,
+    { leadIns: list.leadIns.map(words), steps: list.steps.map(words) },
+  ]),
+);
+
+const startsWith = (text: readonly string[], at: number, phrase: readonly string[]): boolean => phrase.length > 0 && phrase.every((w, i) => text[at + i] === w);
+
+/**
+ * Whether a segment opens a new step of instructions: it starts with one of the step cues of `instructional-cues.json`
+ * ("next", "now let's", "to do that"), after any lead-ins ("okay, so next"). Only the opening counts: "then" or "next"
+ * inside a sentence is no step. A language without a list has no step cues.
+ */
+export function opensStep(text: string, language?: string): boolean {
+  const cues = STEP_CUES.get(baseLanguage(language));
+  if (!cues) return false;
+  const ws = tokens(text.slice(0, 200)).map((t) => t.lower);
+  let at = 0;
+  for (;;) {
+    if (cues.steps.some((p) => startsWith(ws, at, p))) return true;
+    const lead = cues.leadIns.find((p) => startsWith(ws, at, p));
+    if (!lead) return false;
+    at += lead.length;
+  }
 }
 
 export function cosine(a: readonly number[], b: readonly number[]): number {

@@ -1,8 +1,10 @@
-// Chapter boundaries of a transcript: TextTiling depth scores over the lexical cohesion of its speech passages (vectors optional), with discourse cues and pauses.
-import { DEFAULT_CHAPTER_BOUNDS, type ChapterBounds, type EmbedTexts, type EnrichSegment } from './types.js';
-import { addInto, cosine, depthScores, hasCue, lexicalVectors, mergeInto, sparseCosine, speakerVectors, zscores } from './cohesion.js';
+// Chapter boundaries of a transcript: a learned boundary model over the cohesion of its speech passages (a short talk's
+// sentences), with discourse and instructional cues and pauses; TextTiling depth scores as the older method.
+import { DEFAULT_CHAPTER_BOUNDS, MIN_TOC_CHAPTERS, minChapterMs, type ChapterBounds, type EmbedTexts, type EnrichSegment } from './types.js';
+import { addInto, cosine, depthScores, hasCue, lexicalVectors, mergeInto, opensStep, sparseCosine, speakerVectors, zscores } from './cohesion.js';
 import { BOUNDARY_DECODING, BOUNDARY_MODEL } from './boundary-weights.js';
-import { boundaryProbability, gapFeatureRows, type BoundaryModel } from './boundary-model.js';
+import { SHORT_TALK_DECODING, SHORT_TALK_MODEL } from './short-talk-weights.js';
+import { boundaryProbability, gapFeatureRows, shortGapFeatureRows, type BoundaryModel, type ShortGapFeature } from './boundary-model.js';
 import { buildPassages } from '../../indexer/passages.js';
 import type { SegmentRecord } from '../../core/library/checks.js';
 
@@ -53,8 +55,16 @@ export interface SegmentOptions {
   baseCount?: number;
   /** With `learned`: two boundaries at least this far apart, ms (never less than the bounds' minimum). */
   spacingMs?: number;
-  /** 1 (default): move a boundary to a discourse cue nearby; 0: keep the passage start. */
+  /** 1 (default): move a boundary to a discourse cue nearby (a short talk's: to a step cue); 0: keep the passage start. */
   refine?: number;
+  /** A short talk's boundary needs at least this probability. */
+  shortMinProbability?: number;
+  /** At most this many boundaries per minute of a short talk (rounded up). */
+  shortPerMinute?: number;
+  /** 1 (default): a short talk whose steps are cued gets at least three chapters; 0: only those the model finds. */
+  cuedSteps?: number;
+  /** 1 (default): fewer than three chapters become one (no table of contents); 0: kept as cut. */
+  toc?: number;
   signal?: AbortSignal | undefined;
 }
 
@@ -73,6 +83,10 @@ export interface SegmentKnobs {
   baseCount: number;
   spacingMs: number;
   refine: number;
+  shortMinProbability: number;
+  shortPerMinute: number;
+  cuedSteps: number;
+  toc: number;
 }
 
 export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
@@ -89,6 +103,10 @@ export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
   baseCount: BOUNDARY_DECODING.baseCount,
   spacingMs: BOUNDARY_DECODING.spacingMs,
   refine: 1,
+  shortMinProbability: SHORT_TALK_DECODING.minProbability,
+  shortPerMinute: SHORT_TALK_DECODING.perMinute,
+  cuedSteps: 1,
+  toc: 1,
 });
 
 /** What segmentation found: the chapters, and the blocks with their vectors (titles reuse them). */
@@ -360,8 +378,139 @@ export function startsOf(segments: readonly EnrichSegment[], blocks: readonly Bl
 }
 
 /**
- * Chapters of a transcript (segments sorted by start). Under `singleBelowMs` of speech, or with too few blocks, one
- * chapter. Every chapter starts on a segment start; each ends where the next starts; the last ends at the speech's end.
+ * The units a short talk is cut between: its segments, one a unit (a tutorial's segments are its sentences, 4 s at the
+ * median). Joining segments shorter than 1–3 s to their neighbour made Pk worse on the tutorials (docs/relevance.md).
+ */
+export function unitsOf(segments: readonly EnrichSegment[]): Block[] {
+  return segments.map((s, i) => ({ first: i, last: i, startMs: s.startMs, endMs: s.endMs, text: s.text }));
+}
+
+/** The short-talk model's boundary probability of every gap between units (`probabilities[g]`: the gap before unit g; [0] unused). */
+export function shortTalkProbabilities(
+  segments: readonly EnrichSegment[],
+  units: readonly Block[],
+  language?: string,
+  model: BoundaryModel<ShortGapFeature> = SHORT_TALK_MODEL,
+): number[] {
+  return [0, ...shortGapFeatureRows(segments, units, language).map((row) => boundaryProbability(row, model))];
+}
+
+/**
+ * Where the chapters of a short talk start (segment indexes, sorted): the likeliest gaps between units, at least the
+ * talk's shortest chapter apart and from its ends, each above `minProbability`, at most `perMinute` a minute (a chapter
+ * over `maxMs` cut at its likeliest gap, as {@link pickByProbability} does); when fewer
+ * than two are found and `cuedSteps`, the likeliest gaps a step cue opens are added up to two (a talk of three cued steps
+ * gets three chapters); then each start moves to a step cue in the unit before or after it, when `refine` and the move
+ * keeps the spacing.
+ */
+export function shortTalkStarts(
+  segments: readonly EnrichSegment[],
+  units: readonly Block[],
+  probabilities: readonly number[],
+  {
+    minMs,
+    maxMs = Infinity,
+    endMs,
+    minProbability,
+    perMinute,
+    language,
+    cuedSteps = true,
+    refine = true,
+  }: { minMs: number; maxMs?: number; endMs: number; minProbability: number; perMinute: number; language?: string | undefined; cuedSteps?: boolean; refine?: boolean },
+): number[] {
+  const n = units.length;
+  if (n < 2) return [];
+  const startMs = units[0]!.startMs;
+  const cued = units.map((u) => opensStep(segments[u.first]!.text, language));
+  const picked = pickByProbability(units, probabilities, { minMs, maxMs, endMs, minProbability, perHour: perMinute * 60, spacingMs: minMs });
+  const fits = (at: number, taken: readonly number[], skip = -1): boolean =>
+    at - startMs >= minMs && endMs - at >= minMs && taken.every((c, i) => i === skip || Math.abs(units[c]!.startMs - at) >= minMs);
+  if (cuedSteps && picked.length < MIN_TOC_CHAPTERS - 1) {
+    const byScore = Array.from({ length: n - 1 }, (_, i) => i + 1).sort((a, b) => probabilities[b]! - probabilities[a]! || a - b);
+    for (const g of byScore) {
+      if (picked.length >= MIN_TOC_CHAPTERS - 1) break;
+      if (cued[g] && !picked.includes(g) && fits(units[g]!.startMs, picked)) picked.push(g);
+    }
+  }
+  picked.sort((a, b) => a - b);
+  if (refine) {
+    // The model finds the valley to a sentence or so; a step cue says which sentence opens the step.
+    for (const [i, g] of picked.entries()) {
+      if (cued[g]) continue;
+      const near = [g - 1, g + 1].filter((h) => h >= 1 && h < n && cued[h] && !picked.includes(h) && fits(units[h]!.startMs, picked, i));
+      if (near.length > 0) picked[i] = near.sort((a, b) => probabilities[b]! - probabilities[a]! || a - b)[0]!;
+    }
+    picked.sort((a, b) => a - b);
+  }
+  return picked.map((g) => units[g]!.first);
+}
+
+/**
+ * Whether one voice holds the speech: no segment has a speaker label (a tutorial's voice-over), or one speaker has at
+ * least 90 % of the labelled speech time (a diarised monologue with a stray second label). The short-talk model was
+ * fitted on monologues; a short meeting's turns are no steps, and the long-talk model, fitted on meetings, cuts it.
+ */
+export function oneVoice(segments: readonly EnrichSegment[]): boolean {
+  const time = new Map<string, number>();
+  for (const s of segments) {
+    const who = s.speakerLabel?.trim();
+    if (who) time.set(who, (time.get(who) ?? 0) + Math.max(1, s.endMs - s.startMs));
+  }
+  const total = [...time.values()].reduce((a, b) => a + b, 0);
+  return total === 0 || Math.max(...time.values()) >= 0.9 * total;
+}
+
+/** Chapter starts as published: none (one chapter, no table of contents) when they would make fewer than {@link MIN_TOC_CHAPTERS} chapters. */
+export function tocStarts(starts: readonly number[]): number[] {
+  return starts.length + 1 < MIN_TOC_CHAPTERS ? [] : [...starts];
+}
+
+/** A short talk's chapter starts (segment indexes) with the short-talk model and these knobs: the cut {@link segmentTranscript} makes of one. */
+export function shortTalkCut(
+  segments: readonly EnrichSegment[],
+  bounds: ChapterBounds,
+  knobs: Pick<SegmentKnobs, 'shortMinProbability' | 'shortPerMinute' | 'cuedSteps' | 'refine'> = DEFAULT_SEGMENT_OPTIONS,
+  language?: string,
+): number[] {
+  const units = unitsOf(segments);
+  if (units.length < 3) return [];
+  const endMs = Math.max(...segments.map((s) => s.endMs));
+  return shortTalkStarts(segments, units, shortTalkProbabilities(segments, units, language), {
+    minMs: minChapterMs(bounds, endMs - segments[0]!.startMs),
+    maxMs: bounds.maxMs,
+    endMs,
+    minProbability: knobs.shortMinProbability,
+    perMinute: knobs.shortPerMinute,
+    language,
+    cuedSteps: knobs.cuedSteps !== 0,
+    refine: knobs.refine !== 0,
+  });
+}
+
+/**
+ * Where a long talk's chapters start (segment indexes, sorted), from the boundary probabilities of the gaps between its
+ * passages: picked by {@link pickByProbability} under the bounds and the decoding, moved to a cue nearby ({@link startsOf}).
+ */
+export function learnedStarts(
+  segments: readonly EnrichSegment[],
+  blocks: readonly Block[],
+  probabilities: readonly number[],
+  bounds: ChapterBounds,
+  decoding: { minProbability: number; perHour: number; baseCount: number; spacingMs: number },
+  refine = true,
+): number[] {
+  const endMs = Math.max(...segments.map((s) => s.endMs));
+  const { minProbability, perHour, baseCount, spacingMs } = decoding;
+  const picked = pickByProbability(blocks, probabilities, { minMs: bounds.minMs, maxMs: bounds.maxMs, endMs, minProbability, perHour, baseCount, spacingMs });
+  return startsOf(segments, blocks, picked, bounds.minMs, refine);
+}
+
+/**
+ * Chapters of a transcript (segments sorted by start). Under `singleBelowMs` of speech, one chapter; under
+ * `shortBelowMs` with one voice ({@link oneVoice}) a short talk, cut between its sentences ({@link shortTalkCut}); else
+ * cut between its passages (with too few of them, one chapter). A short talk's fewer than three chapters become
+ * one ({@link MIN_TOC_CHAPTERS}). Every chapter starts on a segment start; each ends where the next starts; the last ends at
+ * the speech's end.
  */
 export async function segmentTranscript(segments: readonly EnrichSegment[], embed: EmbedTexts, options: SegmentOptions = {}): Promise<Segmentation> {
   if (segments.length === 0) return { chapters: [], blocks: [], vectors: [] };
@@ -375,23 +524,19 @@ export async function segmentTranscript(segments: readonly EnrichSegment[], embe
   // made Pk worse, 0.416 lexical alone, 0.428 half and half, 0.441 vectors alone): no embedding then.
   const vectors = blocks.length > 0 && opts.semanticShare > 0 ? await embed(blocks.map((b) => b.text)) : [];
   options.signal?.throwIfAborted();
-  if (endMs - startMs < bounds.singleBelowMs || blocks.length < 3) return { chapters: spansFromStarts(segments, []), blocks, vectors };
-  let picked: number[];
-  if (opts.method === 'learned') {
-    const probabilities = learnedProbabilities(segments, blocks, options.language);
-    picked = pickByProbability(blocks, probabilities, {
-      minMs: bounds.minMs,
-      maxMs: bounds.maxMs,
-      endMs,
-      minProbability: opts.minProbability,
-      perHour: opts.perHour,
-      baseCount: opts.baseCount,
-      spacingMs: opts.spacingMs,
-    });
-  } else {
+  const duration = endMs - startMs;
+  const cut = (): number[] => {
+    if (duration < bounds.singleBelowMs) return [];
+    if (duration < bounds.shortBelowMs && oneVoice(segments)) return shortTalkCut(segments, bounds, opts, options.language);
+    if (blocks.length < 3) return [];
+    if (opts.method === 'learned') return learnedStarts(segments, blocks, learnedProbabilities(segments, blocks, options.language), bounds, opts, opts.refine !== 0);
     const scores = gapScores(segments, blocks, vectors, { ...opts, language: options.language });
-    picked = pickBoundaries(blocks, scores, { minMs: bounds.minMs, maxMs: bounds.maxMs, targetMs: opts.targetMs, threshold: opts.threshold, endMs });
-  }
-  const starts = startsOf(segments, blocks, picked, bounds.minMs, opts.refine !== 0);
-  return { chapters: spansFromStarts(segments, starts), blocks, vectors };
+    const picked = pickBoundaries(blocks, scores, { minMs: bounds.minMs, maxMs: bounds.maxMs, targetMs: opts.targetMs, threshold: opts.threshold, endMs });
+    return startsOf(segments, blocks, picked, bounds.minMs, opts.refine !== 0);
+  };
+  const starts = cut();
+  // The table-of-contents rule (fewer than three chapters published as one) holds for short talks only: on meetings
+  // it took the second chapter of 18 short QMSum dev meetings and made Pk worse (0.3435 → 0.3454, docs/relevance.md).
+  const shortTalk = duration < bounds.shortBelowMs && oneVoice(segments);
+  return { chapters: spansFromStarts(segments, opts.toc !== 0 && shortTalk ? tocStarts(starts) : starts), blocks, vectors };
 }

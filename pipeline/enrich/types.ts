@@ -23,15 +23,41 @@ export type EmbedTexts = (texts: string[]) => Promise<number[][]>;
 
 /** Bounds of generated chapters. */
 export interface ChapterBounds {
-  /** Shortest chapter, ms (default 2 minutes). */
+  /** Shortest chapter, ms (default 2 minutes); a short talk's (one voice, under `shortBelowMs`) is shorter, see {@link minChapterMs}. */
   minMs: number;
   /** Longest chapter, ms (default 20 minutes). */
   maxMs: number;
-  /** Speech shorter than this gets one chapter, ms (default 3 minutes). */
+  /** Speech shorter than this gets one chapter, ms (default 90 s: three chapters of a short talk's shortest). */
   singleBelowMs: number;
+  /** Speech of one voice shorter than this is a short talk (a tutorial, a clip), cut between its sentences, ms (default 15 minutes). */
+  shortBelowMs: number;
+  /** Shortest chapter of a short talk, ms, unless a tenth of the talk is longer (default 30 s). */
+  shortMinMs: number;
 }
 
-export const DEFAULT_CHAPTER_BOUNDS: Readonly<ChapterBounds> = Object.freeze({ minMs: 2 * 60_000, maxMs: 20 * 60_000, singleBelowMs: 3 * 60_000 });
+export const DEFAULT_CHAPTER_BOUNDS: Readonly<ChapterBounds> = Object.freeze({
+  minMs: 2 * 60_000,
+  maxMs: 20 * 60_000,
+  singleBelowMs: 90_000,
+  shortBelowMs: 15 * 60_000,
+  shortMinMs: 30_000,
+});
+
+/**
+ * Fewest chapters that make a table of contents: YouTube and Spotify both ask for three. An episode cut into fewer gets
+ * one chapter over all of its speech, which holds its moments and is no table of contents.
+ */
+export const MIN_TOC_CHAPTERS = 3;
+
+/**
+ * The shortest chapter of speech `durationMs` long: `minMs`, but for a short talk (under `shortBelowMs`) a tenth of its
+ * length and at least `shortMinMs` (never more than `minMs`): a 5-minute tutorial's steps last half a minute or so, an
+ * hour-long meeting's subjects several minutes.
+ */
+export function minChapterMs(bounds: ChapterBounds, durationMs: number): number {
+  if (durationMs >= bounds.shortBelowMs) return bounds.minMs;
+  return Math.min(bounds.minMs, Math.max(bounds.shortMinMs, Math.round(durationMs / 10)));
+}
 
 /**
  * What a language model is asked to write for one chapter the local method already cut: a title and one claim per

@@ -3,9 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
-import { segmentTranscript, type SegmentOptions } from '../../pipeline/enrich/segment.js';
+import { segmentTranscript, tocStarts, type SegmentOptions } from '../../pipeline/enrich/segment.js';
 import type { EmbedTexts, EnrichSegment } from '../../pipeline/enrich/types.js';
 import { evenSubset } from './relevance.js';
+import { isDev } from './structure/sample.js';
 import { defaultK, equalStarts, pk, referenceStarts, windowDiff } from './segmentation.js';
 
 /** Mean Pk and WindowDiff of one way of segmenting over the episodes. */
@@ -18,15 +19,21 @@ export interface SegmentationRow {
   chapters: number;
 }
 
-/** Episodes of the dev split (train + val in `splits.json`; every episode when there is none) that have at least two human chapters, of one channel when `channel` (a slug) is given. */
+/**
+ * Episodes of the dev side that have at least two human chapters, of one channel when `channel` (a slug) is given: train
+ * and val in `splits.json`; for a data set without one (tutorialvqa) the videos whose id has an even sha1, the rule its
+ * queries were split by.
+ */
 export async function devEpisodes(dir: string, limit?: number, channel?: string): Promise<EpisodeRecord[]> {
-  const splits = JSON.parse(await readFile(join(dir, 'splits.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
+  const splits = await readFile(join(dir, 'splits.json'), 'utf8').then(
+    (t) => JSON.parse(t) as Record<string, string>,
+    () => undefined,
+  );
   const meta = await readLibraryMeta(dir);
   const out: EpisodeRecord[] = [];
   const channelIds = new Set(meta.channels.filter((c) => !channel || c.slug === channel).map((c) => c.id));
   for await (const { record } of readEpisodes(dir, { channelIds, onIssue: () => undefined })) {
-    const split = splits[record.id];
-    if (split === 'test') continue;
+    if (!isDev(record.id, splits)) continue;
     if ((record.chapters ?? []).length < 2 || (record.transcript?.segments.length ?? 0) < 10) continue;
     out.push(record);
   }
@@ -47,8 +54,12 @@ const KNOBS = [
   'baseCount',
   'spacingMs',
   'refine',
+  'shortMinProbability',
+  'shortPerMinute',
+  'cuedSteps',
+  'toc',
 ] as const;
-const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs'] as const;
+const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs', 'shortBelowMs', 'shortMinMs'] as const;
 
 /** Parses `"method=depth window=6 semanticShare=0.5 maxMs=1800000 …"` into segmenter options (numbers, but `method`; bounds by their names). */
 export function parseSegmentSettings(spec: string): SegmentOptions {
@@ -70,7 +81,7 @@ export function parseSegmentSettings(spec: string): SegmentOptions {
   return { ...out, ...(Object.keys(bounds).length > 0 ? { bounds } : {}) } as SegmentOptions;
 }
 
-/** Pk and WindowDiff of the segmenter (under `settings`) and of the two baselines over `episodes`. */
+/** Pk and WindowDiff of the segmenter (under `settings`: its cut, and the chapters as published) and of the two baselines over `episodes`. */
 export async function measureSegmentation(episodes: readonly EpisodeRecord[], embed: EmbedTexts, settings: SegmentOptions[]): Promise<SegmentationRow[]> {
   const acc = new Map<string, { pk: number; wd: number; chapters: number; n: number }>();
   const add = (method: string, p: number, w: number, chapters: number) => {
@@ -89,9 +100,13 @@ export async function measureSegmentation(episodes: readonly EpisodeRecord[], em
     const eq = equalStarts(n, ref.length + 1);
     add('equal parts, human count', pk(n, ref, eq, k), windowDiff(n, ref, eq, k), ref.length + 1);
     for (const s of settings) {
-      const seg = await segmentTranscript(segments, embed, s);
+      // The cut, and the chapters as published: fewer than three become one (no table of contents).
+      const seg = await segmentTranscript(segments, embed, { ...s, toc: 0 });
       const hyp = seg.chapters.slice(1).map((c) => c.first);
       add(`generated ${JSON.stringify(s)}`, pk(n, ref, hyp, k), windowDiff(n, ref, hyp, k), seg.chapters.length);
+      if (s.toc === 0) continue;
+      const published = tocStarts(hyp);
+      add(`generated ${JSON.stringify(s)}, as published`, pk(n, ref, published, k), windowDiff(n, ref, published, k), published.length + 1);
     }
   }
   return [...acc].map(([method, a]) => ({ method, episodes: a.n, pk: a.pk / a.n, windowDiff: a.wd / a.n, chapters: a.chapters / a.n }));

@@ -1,20 +1,26 @@
 import { expect } from 'chai';
-import { GAP_FEATURES, gapFeatureRows } from '../../pipeline/enrich/boundary-model.js';
+import { GAP_FEATURES, SHORT_GAP_FEATURES, gapFeatureRows, shortGapFeatureRows } from '../../pipeline/enrich/boundary-model.js';
 import { BOUNDARY_DECODING, BOUNDARY_MODEL } from '../../pipeline/enrich/boundary-weights.js';
+import { opensStep } from '../../pipeline/enrich/cohesion.js';
+import { SHORT_TALK_MODEL } from '../../pipeline/enrich/short-talk-weights.js';
 import {
   blocksOf,
   depthScores,
   hasCue,
   learnedProbabilities,
+  oneVoice,
   pickBoundaries,
   pickByProbability,
   segmentTranscript,
+  shortTalkCut,
   spansFromStarts,
   startsOf,
+  tocStarts,
+  unitsOf,
 } from '../../pipeline/enrich/segment.js';
 import { fitLogistic } from '../../scripts/eval/segmentation-train.js';
 import type { ChapterSpan } from '../../pipeline/enrich/segment.js';
-import { DEFAULT_CHAPTER_BOUNDS, type EnrichSegment } from '../../pipeline/enrich/types.js';
+import { DEFAULT_CHAPTER_BOUNDS, minChapterMs, type EnrichSegment } from '../../pipeline/enrich/types.js';
 import { cutEpisode, hashEmbed } from './enrich-fixture.js';
 
 const MIN = 60_000;
@@ -60,11 +66,12 @@ describe('segmentTranscript', function () {
     }
   });
 
-  it('gives speech under three minutes one chapter', async function () {
-    const segments = cutEpisode('ep_es2010a').transcript!.segments.filter((s) => s.endMs < 150_000);
-    const { chapters } = await segmentTranscript(segments, hashEmbed());
-    expect(chapters).to.have.length(1);
-    expectCovering(chapters, segments);
+  it('gives speech under a minute and a half one chapter, a meeting’s or a tutorial’s', async function () {
+    for (const segments of [cutEpisode('ep_es2010a').transcript!.segments.filter((s) => s.endMs < 85_000), tutorial(STEPS).filter((s) => s.endMs < 85_000)]) {
+      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      expect(chapters).to.have.length(1);
+      expectCovering(chapters, segments);
+    }
   });
 
   it('gives the same chapters for the same transcript', async function () {
@@ -143,6 +150,124 @@ function syntheticTalk(topics: readonly string[][], minutesEach: number, glue: s
   });
   return out;
 }
+
+/** Openers of the steps of {@link tutorial}, one per step in turn. */
+const OPENERS = ['First, ', 'Next, ', "Now let's ", 'Then ', 'The next step is to ', 'Finally, '];
+
+/** The words of six tutorial steps, one list each. */
+const STEPS = [
+  'layer mask gradient black white brush paint opacity hide reveal'.split(' '),
+  'crop canvas ratio straighten rotate horizon frame border trim edge'.split(' '),
+  'text font type size headline kerning tracking paragraph baseline glyph'.split(' '),
+  'color hue saturation vibrance balance tint warmth curves levels tone'.split(' '),
+  'export format quality resolution pixels file save compression jpeg folder'.split(' '),
+  'filter blur sharpen noise grain lens vignette distort liquify smudge'.split(' '),
+];
+
+/**
+ * A voice-over tutorial of one minute a step, in 6-second sentences without speaker labels: each step opens with a step
+ * cue ("First,", "Next,", "Now let's") and its sentences use its own words, or all the first step's (`sameWords`).
+ */
+function tutorial(steps: readonly string[][], { sameWords = false } = {}): EnrichSegment[] {
+  const out: EnrichSegment[] = [];
+  steps.forEach((own, t) => {
+    const words = sameWords ? steps[0]! : own;
+    for (let i = 0; i < 10; i++) {
+      const pick = [0, 1, 2, 3].map((j) => words[(i * 3 + j * 5) % words.length]!);
+      const startMs = (t * 10 + i) * 6_000;
+      out.push({
+        startMs,
+        endMs: startMs + 5_500,
+        speakerLabel: null,
+        text: `${i === 0 ? OPENERS[t % OPENERS.length] : 'I will '}${pick.join(' ')} with the ${pick[0]} ${pick[3]}.`,
+      });
+    }
+  });
+  return out;
+}
+
+describe('short talks', function () {
+  it('cuts a 6-minute tutorial whose steps are cued into at least three chapters, each opening a step', async function () {
+    const segments = tutorial(STEPS);
+    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    expect(chapters.length).to.be.at.least(3);
+    expectCovering(chapters, segments);
+    for (const c of chapters.slice(1)) expect(c.startMs % 60_000, `chapter at ${c.startMs} ms starts a step`).to.equal(0);
+  });
+
+  it('gives a tutorial whose steps share their words three chapters on its step cues', async function () {
+    const segments = tutorial(STEPS, { sameWords: true });
+    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    expect(chapters.length).to.be.at.least(3);
+    for (const c of chapters.slice(1)) expect(opensStep(segments[c.first]!.text)).to.equal(true);
+    // Without the rule the words alone find no step.
+    expect((await segmentTranscript(segments, hashEmbed(), { cuedSteps: 0 })).chapters).to.have.length(1);
+  });
+
+  it('keeps every chapter of a short talk at least a tenth of the talk long, and 30 s', async function () {
+    for (const minutes of [2, 4, 6]) {
+      const segments = tutorial(STEPS).filter((s) => s.endMs <= minutes * MIN);
+      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      const min = minChapterMs(DEFAULT_CHAPTER_BOUNDS, segments.at(-1)!.endMs);
+      for (const c of chapters) expect(c.endMs - c.startMs, `${minutes} minutes`).to.be.at.least(min);
+    }
+    expect([5, 10, 14, 15, 60].map((m) => minChapterMs(DEFAULT_CHAPTER_BOUNDS, m * MIN))).to.deep.equal([30_000, 60_000, 84_000, 2 * MIN, 2 * MIN]);
+    expect(minChapterMs({ ...DEFAULT_CHAPTER_BOUNDS, minMs: 45_000 }, 10 * MIN), 'never above the configured minimum').to.equal(45_000);
+  });
+
+  it('keeps a 60-minute meeting’s bounds and chapters as they were before short talks had their own', async function () {
+    expect(DEFAULT_CHAPTER_BOUNDS).to.include({ minMs: 2 * MIN, maxMs: 20 * MIN });
+    expect(minChapterMs(DEFAULT_CHAPTER_BOUNDS, 60 * MIN)).to.equal(DEFAULT_CHAPTER_BOUNDS.minMs);
+    // Chapter starts (segment indexes) of these meetings before the change (commit 9c05cb2).
+    for (const [id, starts] of [
+      ['ep_bdb001', [19, 195, 390, 590]],
+      ['ep_es2010a', [9, 88]],
+    ] as const) {
+      const { chapters } = await segmentTranscript(cutEpisode(id).transcript!.segments, hashEmbed());
+      expect(
+        chapters.slice(1).map((c) => c.first),
+        id,
+      ).to.deep.equal(starts);
+    }
+  });
+
+  it('keeps a short meeting cut in two as two chapters (the meetings’ model; the rule of three is the short talks’), and a short talk’s two as none', async function () {
+    const topics = [
+      'budget taxes debt bank money inflation spending credit savings interest'.split(' '),
+      'match team goal keeper coach league stadium players referee championship'.split(' '),
+    ];
+    const segments = syntheticTalk(topics, 12, 'well, so');
+    const cut = await segmentTranscript(segments, hashEmbed(), { toc: 0 });
+    expect(cut.chapters).to.have.length(2);
+    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    expect(chapters).to.have.length(2);
+    expectCovering(chapters, segments);
+    expect(oneVoice(segments)).to.equal(false);
+    expect(oneVoice(tutorial(STEPS))).to.equal(true);
+    // A short talk's starts as published: one start (two chapters) gives none, two or more are kept.
+    expect(tocStarts([12])).to.deep.equal([]);
+    expect(tocStarts([12, 30])).to.deep.equal([12, 30]);
+  });
+
+  it('cuts by default exactly where the short-talk training script measures the shipped model', async function () {
+    const segments = tutorial(STEPS);
+    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    expect(chapters.slice(1).map((c) => c.first)).to.deep.equal(tocStarts(shortTalkCut(segments, DEFAULT_CHAPTER_BOUNDS)));
+    const rows = shortGapFeatureRows(segments, unitsOf(segments));
+    expect(rows).to.have.length(segments.length - 1);
+    for (const row of rows) for (const v of row) expect(Number.isFinite(v)).to.equal(true);
+    expect(SHORT_TALK_MODEL.features).to.deep.equal([...SHORT_GAP_FEATURES]);
+    for (const list of [SHORT_TALK_MODEL.mean, SHORT_TALK_MODEL.sd, SHORT_TALK_MODEL.weights]) expect(list).to.have.length(SHORT_GAP_FEATURES.length);
+  });
+
+  it('recognises a step cue where it opens a segment, after a lead-in, and nowhere else', function () {
+    for (const text of ["Okay, so now let's add a mask.", 'Next, choose the brush.', 'To do that, click the icon.', 'And then drag it down.', 'First we crop.'])
+      expect(opensStep(text), text).to.equal(true);
+    for (const text of ["I'll then click the icon.", 'The next layer is hidden.', 'Click next to the eye.', 'Firstly-made layers stay.'])
+      expect(opensStep(text), text).to.equal(false);
+    expect(opensStep('Next, choose the brush.', 'sw'), 'a language without a list').to.equal(false);
+  });
+});
 
 describe('learned boundaries', function () {
   it('describes every gap between passages with one finite row of the shipped model’s features', function () {
