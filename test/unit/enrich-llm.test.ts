@@ -124,7 +124,7 @@ describe('checkAnswer', function () {
     expect(checkAnswer({ title: 'Bridge vote', claims: claims(2) }, brief(2)).ok).to.equal(true);
   });
 
-  it('refuses titles that are empty, too short or longer than 40 characters (the local titles\' limit)', function () {
+  it("refuses titles that are empty, too short or longer than 40 characters (the local titles' limit)", function () {
     for (const title of ['', '   ', 'Ab', 'x'.repeat(41)]) expect(checkAnswer({ title, claims: claims(1) }, brief(1)).ok, JSON.stringify(title)).to.equal(false);
     const forty = 'Council bridge repairs '.repeat(2).slice(0, 40);
     expect(forty).to.have.length(40);

@@ -46,5 +46,11 @@ export const ENRICH_URL = custom(
   'OpenAI-compatible chat service (`POST <url>/v1/chat/completions`: llama.cpp, Ollama, vLLM, a hosted one) that rewrites the titles and moment claims of generated chapters; it never chooses times',
   readServiceUrl,
 );
-export const ENRICH_CHAPTER_MIN_SECONDS = integer('ENRICH_CHAPTER_MIN_SECONDS', 120, 10, 3600, 'shortest generated chapter of a meeting (speech under 90 s is one chapter; a one-voice talk under 15 minutes has chapters of at least a tenth of it, 30 s at least)');
+export const ENRICH_CHAPTER_MIN_SECONDS = integer(
+  'ENRICH_CHAPTER_MIN_SECONDS',
+  120,
+  10,
+  3600,
+  'shortest generated chapter of a meeting (speech under 90 s is one chapter; a one-voice talk under 15 minutes has chapters of at least a tenth of it, 30 s at least)',
+);
 export const ENRICH_CHAPTER_MAX_SECONDS = integer('ENRICH_CHAPTER_MAX_SECONDS', 1200, 60, 6 * 3600, 'longest generated chapter; at least `ENRICH_CHAPTER_MIN_SECONDS`');
