@@ -5,7 +5,7 @@ import type { SearchAnswer } from '../../core/search/search.js';
 import type { EpisodePage, FacetName, LibraryPage, PageChannel } from './load.js';
 import { clock } from '../../core/ground/clock.js';
 import { safeHttpUrl } from './media.js';
-import { currentSegmentIndex, GENERATED_LABEL, generatedShare, transcriptWindow, TRANSCRIPT_WINDOW } from './html/episode.js';
+import { currentSegmentIndex, GENERATED_LABEL, generatedShare, momentsOnly, transcriptWindow, TRANSCRIPT_WINDOW } from './html/episode.js';
 
 const text = (value: string): PhrasingContent => ({ type: 'text', value });
 const strong = (value: string): PhrasingContent => ({ type: 'strong', children: [text(value)] });
@@ -108,7 +108,14 @@ export function episodeMarkdown(page: EpisodePage, t?: number): string {
   if (page.topics.length > 0) out.push(paragraph(strong('Topics:'), text(` ${names(page.topics)}`)));
   if (episode.summary) out.push(paragraph(text(line(episode.summary))));
   let md = serialize(out);
-  if (page.chapters.length > 0) {
+  if (momentsOnly(page.chapters)) {
+    // A lone generated chapter only restates the episode: its moments without a table of contents, as on the page.
+    const moments = page.chapters[0]!.moments;
+    if (moments.length > 0) {
+      md += `\n## Key moments\n\n${chaptersNote('all')}`;
+      for (const m of moments) md += `- ${momentLine(page.url, m.startMs)} ${inlineText(m.type)}: ${inlineText(m.title)}\n`;
+    }
+  } else if (page.chapters.length > 0) {
     const share = generatedShare(page.chapters);
     md += `\n## Chapters\n\n${chaptersNote(share)}${chaptersMarkdown(page, share === 'some')}`;
   }

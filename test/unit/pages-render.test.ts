@@ -92,8 +92,16 @@ describe('pages: Markdown twins', function () {
     expect(mixed).to.include(
       '- [0:05](https://show.example.com/episodes/ep1?t=5000) Made from the words (generated)\n  - [0:06](https://show.example.com/episodes/ep1?t=6000) qa: A claim. (generated)\n',
     );
-    const all = episodeMarkdown({ ...page(), chapters: [made] });
+    const second = { ...made, title: 'Made again', startMs: 65_000, endMs: 90_000, moments: [] };
+    const all = episodeMarkdown({ ...page(), chapters: [made, second] });
     expect(all).to.include('## Chapters\n\n_Generated from the transcript, not by the creator._\n\n- [0:05](https://show.example.com/episodes/ep1?t=5000) Made from the words\n');
+    // A lone generated chapter only restates the episode: its moments, without a table of contents, on the twin and the page.
+    const lone = episodeMarkdown({ ...page(), chapters: [made] });
+    expect(lone).to.not.include('## Chapters');
+    expect(lone).to.include('## Key moments\n\n_Generated from the transcript, not by the creator._\n\n- [0:06](https://show.example.com/episodes/ep1?t=6000) qa: A claim.\n');
+    const loneHtml = renderEpisodePage({ ...page(), chapters: [made] }, undefined);
+    expect(loneHtml).to.include('<h2 id="moments-h">Key moments</h2>').and.not.include('Made from the words').and.not.include('id="chapters-h"');
+    expect(loneHtml).to.match(/<span class="moment-type">qa<\/span> <a [^>]*><span class="time">0:06<\/span> A claim\.<\/a>/);
     const html = renderEpisodePage({ ...page(), chapters: [...page().chapters, made] }, undefined);
     expect(html).to.include('<p class="generated-note">Chapters tagged generated were made from the transcript, not by the creator.</p>');
     expect(html).to.match(/Made from the words<\/a> <span class="generated"/);

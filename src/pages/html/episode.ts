@@ -93,8 +93,30 @@ function chaptersHtml(page: EpisodePage, tagChapters: boolean): string {
   return out;
 }
 
+/**
+ * A lone generated chapter only restates the episode (enrichment makes one when the talk has fewer than three steps):
+ * its moments are shown without a table of contents, as YouTube and Spotify show no chapters under three.
+ */
+export const momentsOnly = (chapters: readonly { generated?: boolean | undefined }[]): boolean => chapters.length === 1 && chapters[0]!.generated === true;
+
+/** The key moments of a lone generated chapter, under a heading of their own. */
+function keyMoments(page: EpisodePage) {
+  const moments = page.chapters[0]!.moments;
+  if (moments.length === 0) return null;
+  let items = '';
+  for (const m of moments) items += `<li><span class="moment-type">${escapeHtml(m.type)}</span> ${seekLinkHtml(page, m.startMs, m.title)}</li>`;
+  return h(
+    'nav',
+    { class: 'chapters', 'aria-labelledby': 'moments-h' },
+    h('h2', { id: 'moments-h' }, 'Key moments'),
+    h('p', { class: 'generated-note' }, `${GENERATED_LABEL}, not by the creator.`),
+    h('ul', { class: 'moments', dangerouslySetInnerHTML: { __html: items } }),
+  );
+}
+
 function chapters(page: EpisodePage) {
   if (page.chapters.length === 0) return null;
+  if (momentsOnly(page.chapters)) return keyMoments(page);
   const share = generatedShare(page.chapters);
   return h(
     'nav',
