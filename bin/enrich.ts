@@ -4,7 +4,9 @@ import { Command } from 'commander';
 import { commandConfig, describeFailure, missingServices, reachHttp } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { createProgress } from '../indexer/progress.js';
-import { assertWritable, EnrichRefusal, enrichLibrary, formatEnrichSummary } from '../pipeline/enrich/library.js';
+import { assertWritable, enrichLibrary } from '../pipeline/enrich/library.js';
+import { EnrichRefusal } from '../pipeline/enrich/rules.js';
+import { formatEnrichSummary } from './lib/enrich-output.js';
 import { createStages } from '../pipeline/enrich/stages.js';
 
 const program = new Command()

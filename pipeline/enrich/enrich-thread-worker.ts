@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { readLibraryMeta } from '../../core/library/reader.js';
 import type { FromThread, ThreadCall, ThreadError, ThreadSetup, ToThread } from './enrich-thread.js';
-import { facetsOf } from './library.js';
+import { facetsOf } from './plan.js';
 import { NerError, type NerErrorCode, NER_ERRORS } from './ner.js';
 import { createPeopleStage } from './people.js';
 import { enrichForPublish } from './publish.js';

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import type { Logger } from '../../core/ground/logger.js';
-import type { FacetKindName, Generated } from './library.js';
+import type { FacetKindName, Generated } from './rules.js';
 import { applierOf, notEnriched, type PublishEnrichment } from './publish.js';
 import type { ChapterBounds, ChapterBrief, ChapterWriter, EmbedTexts, GeneratedFacet, NamedEntity, RecogniseEntities } from './types.js';
 

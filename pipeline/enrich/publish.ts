@@ -7,7 +7,9 @@ import { readLibraryMeta } from '../../core/library/reader.js';
 import { channelView, countedText, loadTally, rebuildTally, StaleStats, type ChannelTally, type KeyphraseHint } from './channel-stats.js';
 import { episodesInFiles } from '../../core/library/reader.js';
 import { speechText } from './speech.js';
-import { addFacets, applyGenerated, EnrichRefusal, FACET_KINDS, facetsOf, planChannel, wantedFor, workFor, type FacetKindName, type Generated, type Stages } from './library.js';
+import { addFacets } from './library.js';
+import { applyGenerated, EnrichRefusal, FACET_KINDS, wantedFor, type FacetKindName, type Generated, type Stages } from './rules.js';
+import { facetsOf, planChannel, workFor } from './plan.js';
 import type { GeneratedFacet } from './types.js';
 
 export interface PublishEnrichment {

@@ -4,7 +4,7 @@ import type { Config } from '../../core/config/load.js';
 import type { Embedder } from '../../core/embedding/embedder.js';
 import type { Logger } from '../../core/ground/logger.js';
 import { enrichTranscript } from './enrich-episode.js';
-import type { EpisodeMade, GenerateInput, Stages } from './library.js';
+import type { EpisodeMade, GenerateInput, Stages } from './rules.js';
 import { speechText } from './speech.js';
 import { CHAT_OUTCOMES, createChatWriter, type ChatOutcome } from './llm.js';
 import { createNerClient } from './ner.js';

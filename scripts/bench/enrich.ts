@@ -19,7 +19,7 @@ import { createConfiguredEmbedder } from '../../core/embedding/configured.js';
 import { createLogger } from '../../core/ground/logger.js';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { speechText } from '../../pipeline/enrich/speech.js';
-import { speechOf, type GenerateInput, type Stages } from '../../pipeline/enrich/library.js';
+import { speechOf, type GenerateInput, type Stages } from '../../pipeline/enrich/rules.js';
 import { createStages } from '../../pipeline/enrich/stages.js';
 import type { EnrichSegment } from '../../pipeline/enrich/types.js';
 import { transcribeFile } from '../../pipeline/transcribe/transcribe.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { speechOf } from '../../pipeline/enrich/library.js';
+import { speechOf } from '../../pipeline/enrich/rules.js';
 import { chapterWeights, chooseMoments, claimOf, momentType, sentencesOf, standaloneClaim } from '../../pipeline/enrich/moments.js';
 import { spokenWords, tidySpeech } from '../../pipeline/enrich/text.js';
 import { MOMENT_TYPES, type EnrichSegment } from '../../pipeline/enrich/types.js';

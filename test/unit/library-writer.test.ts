@@ -8,7 +8,8 @@ import { LibraryBusyError, libraryJson, lockPathOf, withLibraryLock, writeLibrar
 import type { ImportedChannel } from '../../importer/model.js';
 import { writeLibrary } from '../../importer/write-library.js';
 import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../core/library/reader.js';
-import { addFacets, enrichLibrary, type Stages } from '../../pipeline/enrich/library.js';
+import { addFacets, enrichLibrary } from '../../pipeline/enrich/library.js';
+import { type Stages } from '../../pipeline/enrich/rules.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
 import { withChannelLock } from '../../core/library/follow-state.js';
