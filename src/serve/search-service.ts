@@ -8,10 +8,12 @@ import type { ApiMetrics } from '../metrics/api-metrics.js';
 import { runSearch, type SearchAnswer, type SearchDeps, type SearchOutcome } from '../../core/search/search.js';
 import type { SearchParams } from '../../core/search/types.js';
 import type { ChannelDoc } from '../../core/store/documents.js';
+import { SearchChannel } from '../openapi/operations.js';
 import { SearchGrants } from '../store/search-grants.js';
 
 /** REST search, the one operation behind the admission gate (after the /api alias is rewritten; a trailing slash routes there too). */
-const SEARCH_PATH = /^\/api\/v1\/channels\/[^/]+\/search\/?$/;
+/** The search route's path as its operation names it (`SearchChannel`): each `{param}` one path segment, a trailing slash allowed. */
+const SEARCH_PATH = new RegExp(`^${SearchChannel.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
 
 type Audience = 'members' | 'anonymous';
 
