@@ -29,7 +29,7 @@ export interface EnrichThreadOptions extends EnrichParts {
 
 /** Enriches an episode about to be published (see `enrichForPublish`); never throws but for `signal`. */
 export interface PublishEnricher {
-  enrich(record: EpisodeRecord & { language?: string | null }, opts: { dir: string; channelLanguage: string | null; signal?: AbortSignal | undefined }): Promise<PublishEnrichment>;
+  enrich(record: EpisodeRecord, opts: { dir: string; channelLanguage: string | null; signal?: AbortSignal | undefined }): Promise<PublishEnrichment>;
 }
 
 export interface EnrichThread extends PublishEnricher {
@@ -72,7 +72,7 @@ export interface ThreadResult {
 }
 
 export type ToThread =
-  | { type: 'enrich'; job: number; record: EpisodeRecord & { language?: string | null }; dir: string; channelLanguage: string | null }
+  | { type: 'enrich'; job: number; record: EpisodeRecord; dir: string; channelLanguage: string | null }
   | { type: 'answer'; call: number; value?: unknown; error?: ThreadError };
 
 export type FromThread =
@@ -200,7 +200,7 @@ export function startEnrichThread({ embed, bounds, writer, recognise, deadlineMs
   }
 
   async function run(
-    record: EpisodeRecord & { language?: string | null },
+    record: EpisodeRecord,
     { dir, channelLanguage, signal }: { dir: string; channelLanguage: string | null; signal?: AbortSignal | undefined },
   ): Promise<PublishEnrichment> {
     signal?.throwIfAborted();

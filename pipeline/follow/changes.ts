@@ -33,7 +33,7 @@ const isGeneratedFacetId = (id: string): boolean => /^(tp|pe|en)_g-/.test(id);
  * empty keeps the generated ids enrichment put there (the creator's own, when the source brings some, win; without
  * this the next poll emptied every enriched episode's topics, people and entities, and `/related` with them).
  */
-export function mergeRecord(stored: EpisodeRecord & { language?: string | null }, fresh: EpisodeRecord): EpisodeRecord {
+export function mergeRecord(stored: EpisodeRecord, fresh: EpisodeRecord): EpisodeRecord {
   const merged: Record<string, unknown> = { ...fresh };
   for (const field of PIPELINE_FIELDS) {
     if (field in stored) merged[field] = stored[field];

@@ -25,7 +25,7 @@ function memoryLog() {
 describe('enrichment thread', function () {
   this.timeout(60_000);
   let dir: string;
-  let record: EpisodeRecord & { language?: string | null };
+  let record: EpisodeRecord;
   const threads: EnrichThread[] = [];
   const embedder = createHashEmbedder();
   const embed = (texts: string[]) => embedder.embedPassages(texts);
