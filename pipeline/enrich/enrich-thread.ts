@@ -72,8 +72,7 @@ export interface ThreadResult {
 }
 
 export type ToThread =
-  | { type: 'enrich'; job: number; record: EpisodeRecord; dir: string; channelLanguage: string | null }
-  | { type: 'answer'; call: number; value?: unknown; error?: ThreadError };
+  { type: 'enrich'; job: number; record: EpisodeRecord; dir: string; channelLanguage: string | null } | { type: 'answer'; call: number; value?: unknown; error?: ThreadError };
 
 export type FromThread =
   | { type: 'ready' }
