@@ -18,6 +18,7 @@ import { composeTitle, conjunction, rankChapterPhrases } from '../../pipeline/en
 import type { EmbedTexts, EnrichSegment } from '../../pipeline/enrich/types.js';
 import { openEnrichEmbedder } from './enrich-embedder.js';
 import { evenSubset } from './relevance.js';
+import { unigramF1 } from './rouge.js';
 
 /** Lower-cased content words of a title (stop words, fillers, short words and numbers left out), in order. */
 export function contentWords(text: string, language = 'en'): string[] {
@@ -29,23 +30,7 @@ export function contentWords(text: string, language = 'en'): string[] {
 
 /** ROUGE-1 F1 of a candidate against one reference over content words (clipped counts); 0 when either has none. */
 export function rouge1(candidate: string, reference: string, language = 'en'): number {
-  const c = contentWords(candidate, language);
-  const r = contentWords(reference, language);
-  if (c.length === 0 || r.length === 0) return 0;
-  const counts = new Map<string, number>();
-  for (const w of r) counts.set(w, (counts.get(w) ?? 0) + 1);
-  let hit = 0;
-  for (const w of c) {
-    const n = counts.get(w) ?? 0;
-    if (n > 0) {
-      hit++;
-      counts.set(w, n - 1);
-    }
-  }
-  if (hit === 0) return 0;
-  const p = hit / c.length;
-  const rec = hit / r.length;
-  return (2 * p * rec) / (p + rec);
+  return unigramF1(contentWords(candidate, language), contentWords(reference, language));
 }
 
 /** A span of an episode and its title. */

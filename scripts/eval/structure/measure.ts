@@ -2,6 +2,7 @@
 // ROUGE-1 against the human titles of the same span, moments within 1 s of their sentence's first word), per group,
 // per data set and overall. An item without a label is never counted as good or bad: it is listed for labelling.
 import { GROUPS, ITEM_KINDS, type EpisodeItems, type Group, type ItemKind, type StructureRun } from './items.js';
+import { unigramF1 } from '../rouge.js';
 
 /** One generated item of a run, flat. */
 export interface RunItem {
@@ -150,23 +151,7 @@ export function contentWords(text: string): string[] {
 
 /** Unigram F1 of two titles over content words (counts clipped); 0 when either has none. */
 export function rouge1(candidate: string, reference: string): number {
-  const cand = contentWords(candidate);
-  const ref = contentWords(reference);
-  if (cand.length === 0 || ref.length === 0) return 0;
-  const left = new Map<string, number>();
-  for (const w of ref) left.set(w, (left.get(w) ?? 0) + 1);
-  let hits = 0;
-  for (const w of cand) {
-    const n = left.get(w) ?? 0;
-    if (n > 0) {
-      hits++;
-      left.set(w, n - 1);
-    }
-  }
-  if (hits === 0) return 0;
-  const p = hits / cand.length;
-  const r = hits / ref.length;
-  return (2 * p * r) / (p + r);
+  return unigramF1(contentWords(candidate), contentWords(reference));
 }
 
 /** ROUGE-1 of a title against the human titles over its span: the best of them (the usual multi-reference rule); null when there are none. */
