@@ -17,9 +17,9 @@ import { GENERATED_TEXT_LIMITS } from './limits.js';
 export type ChatOutcome = 'ok' | 'malformed' | 'unsafe' | 'timeout' | 'error';
 export const CHAT_OUTCOMES: readonly ChatOutcome[] = ['ok', 'malformed', 'unsafe', 'timeout', 'error'];
 
-/** Bounds of what the model writes: the same as the local method's (limits.ts). */
+/** Bounds of what the model writes (limits.ts): a title is cut to the local titles' 40 characters when used. */
 export const TITLE_MIN_CHARS = GENERATED_TEXT_LIMITS.titleMinChars;
-export const TITLE_MAX_CHARS = GENERATED_TEXT_LIMITS.titleMaxChars;
+export const TITLE_MAX_CHARS = GENERATED_TEXT_LIMITS.modelTitleMaxChars;
 export const CLAIM_MIN_CHARS = GENERATED_TEXT_LIMITS.claimMinChars;
 export const CLAIM_MAX_CHARS = GENERATED_TEXT_LIMITS.claimMaxChars;
 /** Characters of the chapter's transcript sent: about 1 000 tokens, room for the instructions and the answer in a 4k context. */

@@ -124,11 +124,11 @@ describe('checkAnswer', function () {
     expect(checkAnswer({ title: 'Bridge vote', claims: claims(2) }, brief(2)).ok).to.equal(true);
   });
 
-  it("refuses titles that are empty, too short or longer than 40 characters (the local titles' limit)", function () {
-    for (const title of ['', '   ', 'Ab', 'x'.repeat(41)]) expect(checkAnswer({ title, claims: claims(1) }, brief(1)).ok, JSON.stringify(title)).to.equal(false);
-    const forty = 'Council bridge repairs '.repeat(2).slice(0, 40);
-    expect(forty).to.have.length(40);
-    expect(checkAnswer({ title: forty, claims: claims(1) }, brief(1)).ok).to.equal(true);
+  it('refuses titles that are empty, too short or longer than 60 characters (a used title is then cut to 40)', function () {
+    for (const title of ['', '   ', 'Ab', 'x'.repeat(61)]) expect(checkAnswer({ title, claims: claims(1) }, brief(1)).ok, JSON.stringify(title)).to.equal(false);
+    const sixty = 'Council bridge repairs '.repeat(3).slice(0, 60);
+    expect(sixty).to.have.length(60);
+    expect(checkAnswer({ title: sixty, claims: claims(1) }, brief(1)).ok).to.equal(true);
   });
 
   it('refuses claims that are not whole sentences or are longer than 200 characters', function () {
