@@ -74,7 +74,8 @@ async function adoptStoredChannel(deps: Pick<FollowDeps, 'ctx'>, dir: string, st
   await writeLibraryJson(channelsPath, [...channels, { id, slug, title, providerType, ownerId, memberIds: stored.memberIds.filter((m) => present.has(m)), customDomain }]);
 }
 
-function newState(slug: string, kind: 'feed' | 'ytdlp', source: string, ownerId: string, archiveMissing: boolean, now: Date): FollowState {
+/** The follow state of a source followed for the first time: nothing polled, no item seen. */
+export function newState(slug: string, kind: 'feed' | 'ytdlp', source: string, ownerId: string, archiveMissing: boolean, now: Date): FollowState {
   return {
     version: 1,
     slug,

@@ -11,29 +11,13 @@ import { FollowStateError, listStates, readState, writeState, type FollowState }
 import { episodePath, LIBRARY_FILES } from '../../core/library/layout.js';
 import { readEpisodeRecord } from '../../core/library/reader.js';
 import { RecordRefusedError, writeEpisodeRecord } from '../../core/library/writer.js';
+import { newState } from '../../pipeline/follow/commands.js';
 import { PROJECT_ROOT } from '../../scripts/ops/provision/paths.js';
 
+/** A followed source with one item, as a first follow writes it and a poll fills it. */
 const state = (slug: string): FollowState => ({
-  version: 1,
-  slug,
-  channelId: `ch_${slug}`,
-  kind: 'feed',
-  source: `https://example.org/${slug}.xml`,
-  ownerId: 'u_owner',
-  archiveMissing: false,
-  createdAt: '2026-12-01T00:00:00.000Z',
-  stoppedAt: null,
-  etag: null,
-  lastModified: null,
-  bodyHash: null,
-  lastPollAt: null,
-  lastOutcome: null,
-  lastStatus: null,
-  lastError: null,
+  ...newState(slug, 'feed', `https://example.org/${slug}.xml`, 'u_owner', false, new Date('2026-12-01T00:00:00.000Z')),
   itemsSeen: 1,
-  errors: 0,
-  consecutiveFailures: 0,
-  nextPollAt: null,
   items: { ep_one: { key: 'guid-1', enclosureUrl: 'https://example.org/1.mp3', transcripts: [], chaptersUrl: null, notes: null, digest: 'd1' } },
 });
 
