@@ -37,15 +37,26 @@ export async function indexEpisode(ctx: IndexContext, dir: string, record: Follo
  * the index ends holding the file's last record whichever writer indexes last. Returns the record indexed (undefined:
  * no file). A store that refuses or cannot be reached throws the indexer's error.
  */
-export async function indexEpisodeFile(ctx: IndexContext, dir: string, id: string): Promise<FollowedEpisode | undefined> {
-  let record = await readEpisode(dir, id);
-  for (let round = 0; record && round < 5; round++) {
-    await indexEpisode(ctx, dir, record);
-    const now = await readEpisode(dir, id);
-    if (!now || isDeepStrictEqual(now, record)) return record;
-    record = now;
+export const indexEpisodeFile = (ctx: IndexContext, dir: string, id: string): Promise<FollowedEpisode | undefined> =>
+  loadUntilSettled(
+    () => readEpisode(dir, id),
+    (record) => indexEpisode(ctx, dir, record),
+  );
+
+/**
+ * Loads what `read` gives, and again while a read after the load differs (a writer changed the folder meanwhile), at
+ * most five times: of two unlocked loads of one folder, whichever finishes last loads its last state. Returns the
+ * value last read (undefined: nothing to load).
+ */
+async function loadUntilSettled<T>(read: () => Promise<T | undefined>, load: (value: T) => Promise<unknown>): Promise<T | undefined> {
+  let value = await read();
+  for (let round = 0; value !== undefined && round < 5; round++) {
+    await load(value);
+    const now = await read();
+    if (now === undefined || isDeepStrictEqual(now, value)) return value;
+    value = now;
   }
-  return record;
+  return value;
 }
 
 /** An episode through both steps, library then index. */
@@ -67,13 +78,10 @@ const metaOf = async (dir: string) => {
  * last names whichever finishes last.
  */
 export async function indexLibraryMeta(ctx: IndexContext, dir: string): Promise<void> {
-  let meta = await metaOf(dir);
-  for (let round = 0; round < 5; round++) {
-    await runJob(ctx, { kind: 'meta', library: dir, ...meta });
-    const now = await metaOf(dir);
-    if (isDeepStrictEqual(now, meta)) return;
-    meta = now;
-  }
+  await loadUntilSettled(
+    () => metaOf(dir),
+    (meta) => runJob(ctx, { kind: 'meta', library: dir, ...meta }),
+  );
 }
 
 /** The owner in users.json (kept as the store has it: name and plan). */
