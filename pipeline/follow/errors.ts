@@ -11,6 +11,8 @@ export const FOLLOW_ERRORS = {
   owner_mismatch: { message: 'the channel is already followed for another owner' },
   channel_taken: { message: 'the channel already exists with another owner' },
   first_poll_failed: { message: 'the source could not be read' },
+  not_proven: { message: 'the feed does not prove that its owner asked for this follow' },
+  feed_taken: { message: 'the feed is already followed by another owner' },
 } as const satisfies ErrorCatalogue;
 
 export type FollowErrorCode = ErrorCode<typeof FOLLOW_ERRORS>;

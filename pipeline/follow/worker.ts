@@ -11,6 +11,7 @@ import { processEpisode, type ProcessResult } from './process.js';
 import { createPollQueue, createProcessQueue, queueNames, recordStart, type PollJob, type ProcessJob } from './queues.js';
 import { recoverFollowWork } from './recover.js';
 import { markStalledWaiting } from './stalled.js';
+import { followRequestQueueName, runFollowRequest, type FollowRequestJob, type FollowRequestResult } from './requests.js';
 
 export interface PipelineWorkersOptions {
   connection: Redis;
@@ -33,6 +34,8 @@ export interface PipelineWorkersOptions {
 export interface PipelineWorkers {
   poll: Worker<PollJob, PollReport>;
   process: Worker<ProcessJob, ProcessResult>;
+  /** Follows asked for in the console (requests.ts), one at a time. */
+  requests: Worker<FollowRequestJob, FollowRequestResult>;
   /** Sources whose scheduler was (re)made at start. */
   sources: number;
   close(): Promise<void>;
@@ -74,6 +77,12 @@ export async function startPipelineWorkers({
     },
     { connection, concurrency, lockDuration: lockDurationMs, stalledInterval: stalledIntervalMs, maxStalledCount: 3 },
   );
+  const requests = new Worker<FollowRequestJob, FollowRequestResult>(
+    followRequestQueueName(indexPrefix),
+    (job: Job<FollowRequestJob>) => runFollowRequest({ ...deps, pollQueue, redis: connection, indexPrefix }, job),
+    { connection, concurrency: 1 },
+  );
+  requests.on('failed', (job, err) => log?.info({ jobId: job?.id, err: err.message }, 'follow request refused'));
   poll.on('failed', (job, err) => log?.error({ jobId: job?.id, err: err.message }, 'poll job failed'));
   process.on('completed', (job, result) => log?.info({ jobId: job.id, ...result }, 'episode processed'));
   process.on('failed', (job, err) => log?.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'processing job failed'));
@@ -83,7 +92,7 @@ export async function startPipelineWorkers({
       log?.warn({ jobId, err: err.message }, 'the waiting status could not be written'),
     );
   });
-  for (const w of [poll, process]) w.on('error', (err) => log?.error({ err: err.message }, 'pipeline worker error'));
+  for (const w of [poll, process, requests]) w.on('error', (err) => log?.error({ err: err.message }, 'pipeline worker error'));
 
   const recovered = await recoverFollowWork({ pollQueue, processQueue, pipeline, log });
   log?.info({ sources: recovered.schedulers, queues: names }, 'pipeline workers started');
@@ -91,9 +100,10 @@ export async function startPipelineWorkers({
   return {
     poll,
     process,
+    requests,
     sources: recovered.schedulers,
     async close() {
-      await Promise.all([poll.close(), process.close()]);
+      await Promise.all([poll.close(), process.close(), requests.close()]);
       await Promise.all([pollQueue.close(), processQueue.close(), enricher?.close()]);
     },
   };

@@ -40,6 +40,8 @@ export interface FeedServer {
   /** Answers the feed URL with this instead of the feed (a 503, a 404, garbage), until called with undefined. */
   setFeedAnswer(answer: FeedAnswer | undefined): void;
   setFile(path: string, body: Buffer | string, type: string): void;
+  /** The channel-level `<podcast:txt purpose="verify">` values the feed carries (decision 32); none at start. */
+  setVerifyTokens(tokens: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,19 @@ export interface FeedAnswer {
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** The RSS document of `items` (newest first, as hosts write them). */
-export function feedXml({ title, language, base, items }: { title: string; language: string; base: string; items: readonly FeedServerItem[] }): string {
+export function feedXml({
+  title,
+  language,
+  base,
+  items,
+  verifyTokens = [],
+}: {
+  title: string;
+  language: string;
+  base: string;
+  items: readonly FeedServerItem[];
+  verifyTokens?: readonly string[];
+}): string {
   const abs = (p: string) => (/^https?:/.test(p) ? p : `${base}${p}`);
   const rendered = [...items]
     .sort((a, b) => b.pubDate.getTime() - a.pubDate.getTime())
@@ -77,7 +91,7 @@ export function feedXml({ title, language, base, items }: { title: string; langu
     <link>${base}/</link>
     <description>A feed served by the follow suites.</description>
     <language>${escape(language)}</language>
-${rendered}
+${verifyTokens.map((t) => `    <podcast:txt purpose="verify">${escape(t)}</podcast:txt>\n`).join('')}${rendered}
   </channel>
 </rss>
 `;
@@ -89,6 +103,7 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
   const files = new Map<string, { body: Buffer; type: string }>();
   const requests: RecordedRequest[] = [];
   let canned: FeedAnswer | undefined;
+  let verifyTokens: readonly string[] = [];
   let base = '';
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -99,7 +114,7 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
     };
     if (path === '/feed.xml' && canned) return answer(canned.status, canned.headers, Buffer.from(canned.body ?? ''));
     if (path === '/feed.xml') {
-      const xml = Buffer.from(feedXml({ title, language, base, items: list }));
+      const xml = Buffer.from(feedXml({ title, language, base, items: list, verifyTokens }));
       const etag = `"${createHash('sha1').update(xml).digest('hex')}"`;
       if (req.headers['if-none-match'] === etag) return answer(304, { ETag: etag });
       const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
@@ -119,6 +134,7 @@ export async function startFeedServer({ title = 'Loopback Radio', language = 'en
     removeItem: (guid) => void list.splice(0, list.length, ...list.filter((i) => i.guid !== guid)),
     setFeedAnswer: (a) => void (canned = a),
     setFile: (path, body, type) => void files.set(path, { body: Buffer.isBuffer(body) ? body : Buffer.from(body), type }),
+    setVerifyTokens: (tokens) => void (verifyTokens = [...tokens]),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

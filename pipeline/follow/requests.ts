@@ -1,0 +1,82 @@
+// A follow asked for in the console: the API process holds no library folder, so it queues the request and the worker
+// (which holds FOLLOW_LIBRARY_DIR) runs it with the same followSource as `npm run follow`, once the feed proves the
+// claim (ownership.ts). The console reads the request's state and outcome from the queue.
+import { createHash } from 'node:crypto';
+import { Queue, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { listStates } from '../../core/library/follow-state.js';
+import { followSource, type CommandDeps } from './commands.js';
+import { FollowError } from './errors.js';
+import { assertNotFollowedByOther, assertProven, closeClaim, openClaim, previewFeed } from './ownership.js';
+
+/** A follow the console asked for: the claim (user and feed) it must prove. */
+export interface FollowRequestJob {
+  userId: string;
+  feedUrl: string;
+}
+
+/** What a follow request ended with, as the console shows it. */
+export interface FollowRequestResult {
+  slug: string;
+  items: number;
+  added: number;
+  enqueued: number;
+}
+
+export const followRequestQueueName = (indexPrefix: string): string => `${indexPrefix}follow-requests`;
+
+/** Requests are kept a day once done, for the console to show their outcome; none is retried (the creator asks again). */
+export function createFollowRequestQueue(connection: Redis, indexPrefix: string): Queue<FollowRequestJob, FollowRequestResult> {
+  return new Queue<FollowRequestJob, FollowRequestResult>(followRequestQueueName(indexPrefix), {
+    connection,
+    defaultJobOptions: { attempts: 1, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } },
+  });
+}
+
+/** One job id per user and feed: asking twice while the first runs queues nothing more. */
+export const followRequestId = ({ userId, feedUrl }: FollowRequestJob): string =>
+  `follow-${createHash('sha256').update(`${userId}\n${feedUrl}`).digest('hex').slice(0, 32)}`;
+
+/** Queues the follow of `feedUrl` for `userId` (whose claim holds the slug and token); returns the request's id. */
+export async function requestFollow(queue: Queue<FollowRequestJob, FollowRequestResult>, request: FollowRequestJob): Promise<string> {
+  const jobId = followRequestId(request);
+  const previous = await queue.getJob(jobId);
+  // A finished request of the same feed makes room for a new try (the creator fixed the feed and asks again).
+  if (previous && ((await previous.isCompleted()) || (await previous.isFailed()))) await previous.remove();
+  await queue.add('follow', request, { jobId });
+  return jobId;
+}
+
+/** A request as the console shows it. */
+export type FollowRequestState =
+  | { state: 'waiting' | 'running' }
+  | { state: 'done'; result: FollowRequestResult }
+  | { state: 'refused'; reason: string }
+  | { state: 'unknown' };
+
+export async function followRequestState(queue: Queue<FollowRequestJob, FollowRequestResult>, request: FollowRequestJob): Promise<FollowRequestState> {
+  const job = await queue.getJob(followRequestId(request));
+  if (!job) return { state: 'unknown' };
+  const state = await job.getState();
+  if (state === 'completed') return { state: 'done', result: job.returnvalue };
+  if (state === 'failed') return { state: 'refused', reason: job.failedReason || 'the follow failed' };
+  return { state: state === 'active' ? 'running' : 'waiting' };
+}
+
+/**
+ * Runs a queued follow in the worker: the claim must be open, the feed (fetched again, through the safe fetcher) must
+ * carry its token, no other owner may follow the feed; then `followSource` as the CLI runs it, which also refuses a
+ * channel slug another owner has. The claim closes once the follow went ahead.
+ */
+export async function runFollowRequest(deps: CommandDeps & { redis: Redis; indexPrefix: string }, job: Pick<Job<FollowRequestJob>, 'data'>): Promise<FollowRequestResult> {
+  const { userId, feedUrl } = job.data;
+  const claim = await openClaim(deps.redis, deps.indexPrefix, userId, feedUrl);
+  if (!claim) throw new FollowError('not_proven', 'no open claim on this feed (its token expired): ask again in the console');
+  const preview = await previewFeed(feedUrl, { allowPrivate: deps.pipeline.allowPrivate, userAgent: deps.pipeline.userAgent });
+  assertProven(preview, claim);
+  assertNotFollowedByOther(await listStates(deps.pipeline.libraryDir), { feedUrls: [feedUrl, preview.url], ownerId: userId });
+  const report = await followSource(deps, { source: feedUrl, slug: claim.slug, ownerId: userId });
+  await closeClaim(deps.redis, deps.indexPrefix, claim);
+  deps.log?.info({ slug: claim.slug, userId, items: report.items }, 'followed from the console');
+  return { slug: claim.slug, items: report.items, added: report.added, enqueued: report.enqueued };
+}
