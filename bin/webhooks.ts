@@ -1,8 +1,8 @@
-// `npm run webhooks -- add --channel <slug> --url <https URL> | list | remove <id> | rotate <id> [--grace <s>] | rotate-key [--secrets [--grace <s>]]`:
+// `npm run webhooks -- add --channel <slug> --url <https URL> | list | remove <id> | rotate <id> [--grace <s>] | rotate-key [--secrets [--grace <s>]] | test <id> | deliveries <id>`:
 // webhook endpoints, registered by whoever runs the service (the API stays read-only). Deliveries run in the worker.
 // Secrets are sealed with SECRETS_KEY before they reach the store; `add`, `rotate` and `rotate-key` need it.
 import { Command } from 'commander';
-import { commandConfig, describeFailure } from './lib/reach.js';
+import { commandConfig, describeFailure, reachRedis } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
 import { WebhookError } from '../pipeline/webhooks/errors.js';
 import { listEndpoints, newEndpoint, removeEndpoint, rotateSecret, storeEndpoint, type EndpointDoc, type WebhookStoreDeps } from '../pipeline/webhooks/store.js';
@@ -13,6 +13,9 @@ import { newSecret } from '../pipeline/webhooks/signing.js';
 import { storeFailure } from '../core/store/transient.js';
 import { positive } from './lib/cli-args.js';
 import { withOperatorStore } from './lib/operator-store.js';
+import { createRedisConnection } from '../indexer/queue.js';
+import { deliveryJournal, type DeliveryJournal, type JournalEntry } from '../pipeline/webhooks/journal.js';
+import { sendTestEvent } from '../pipeline/webhooks/test-event.js';
 
 const config = commandConfig();
 // Logs go to stderr: stdout carries only what a script may capture (the secret on the last line).
@@ -133,6 +136,43 @@ program
         '\n',
     );
     if (report.unreadable.length > 0) process.exitCode = 1;
+  });
+
+/** Runs `run` with the deliveries' journal in Redis (REDIS_URL), closing the connection after. */
+async function withJournal<T>(run: (journal: DeliveryJournal) => Promise<T>): Promise<T> {
+  await reachRedis(config);
+  const connection = createRedisConnection(config.redisUrl);
+  try {
+    return await run(deliveryJournal(connection, config.indexPrefix));
+  } finally {
+    connection.disconnect();
+  }
+}
+
+/** One line of `test` and `deliveries`: time, kind, status, latency, the answer's first characters (printable). */
+const journalLine = (e: JournalEntry): string => [e.at, e.kind, e.eventId, e.ok ? `ok ${e.status}` : `failed ${e.status}`, `${e.latencyMs} ms`, printable(e.answer)].join('\t');
+
+program
+  .command('test')
+  .description('send a signed test event (type webhook.test) to an endpoint now and print its status, latency and answer')
+  .argument('<id>')
+  .action(async (id: string) => {
+    const keyring = requireKeyring();
+    const entry = await withJournal((journal) =>
+      withStore((store) => sendTestEvent({ store, keyring, journal, outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent, timeoutMs: 10_000 } }, id)),
+    );
+    process.stdout.write(journalLine(entry) + '\n');
+    if (!entry.ok) process.exitCode = 1;
+  });
+
+program
+  .command('deliveries')
+  .description("an endpoint's recent attempts, newest first: time, change or test, status, latency, the answer's first characters")
+  .argument('<id>')
+  .action(async (id: string) => {
+    const entries = await withJournal((journal) => journal.recent(id));
+    for (const e of entries) process.stdout.write(journalLine(e) + '\n');
+    if (entries.length === 0) process.stdout.write(`no attempts recorded for ${id}\n`);
   });
 
 program.parseAsync().catch((error: unknown) => {

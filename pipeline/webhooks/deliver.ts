@@ -10,6 +10,7 @@ import { WebhookError } from './errors.js';
 import { deliveryBody, deliveryHeaders } from './payload.js';
 import type { DeliveryJob } from './queues.js';
 import { openSecret, type Keyring } from './sealed.js';
+import { answerSnippet, type DeliveryJournal } from './journal.js';
 import { getEndpoint, recordAttempt, signingSecrets, type AttemptRecord, type EndpointDoc, type WebhookStoreDeps } from './store.js';
 
 /** The outbound rules of deliveries: OUTBOUND_ALLOW_PRIVATE, the identifying User-Agent, a short timeout. */
@@ -24,6 +25,8 @@ export interface DeliverDeps {
   failingTimeoutMs?: number | undefined;
   log?: Pick<Logger, 'info' | 'warn'> | undefined;
   now?: () => Date;
+  /** Where each attempt is written for the endpoint's owner to read (journal.ts); undefined: nowhere. */
+  journal?: DeliveryJournal | undefined;
 }
 
 export interface DeliveryResult {
@@ -66,15 +69,20 @@ function statusLabel(err: WebhookError): string {
  * attempt (`lastAttempt`) marks the endpoint failing.
  */
 export async function deliverChange(
-  { store, keyring, outbound, failingTimeoutMs, log, now = () => new Date() }: DeliverDeps,
+  { store, keyring, outbound, failingTimeoutMs, log, now = () => new Date(), journal }: DeliverDeps,
   { endpointId, change }: DeliveryJob,
   { lastAttempt = false }: { lastAttempt?: boolean } = {},
 ): Promise<DeliveryResult> {
   const endpoint = await getEndpoint(store, endpointId);
   if (!endpoint) return { endpointId, changeId: change.id, status: 'removed' };
   const at = now();
+  const started = performance.now();
+  let answer = '';
   const record = (outcome: Omit<AttemptRecord, 'at' | 'changeId'>) =>
-    recordAttempt(store, endpointId, { at, changeId: change.id, ...outcome }).catch((err: unknown) => {
+    Promise.all([
+      recordAttempt(store, endpointId, { at, changeId: change.id, ...outcome }),
+      journal?.add(endpointId, { at: at.toISOString(), kind: 'change', eventId: change.id, status: outcome.status, ok: outcome.ok, latencyMs: Math.round(performance.now() - started), answer }),
+    ]).catch((err: unknown) => {
       // Bookkeeping only: the delivery's own outcome stands (a reindex's write block, a busy store).
       log?.warn({ err, endpointId }, 'recording a webhook attempt failed');
     });
@@ -86,6 +94,7 @@ export async function deliverChange(
     const secrets = signingSecrets(endpoint, at).map((stored) => openSecret(keyring, stored, endpoint.id));
     const headers = deliveryHeaders({ change, body, secrets, at });
     const res = await postBytes(endpoint.url, body, { ...outbound, timeoutMs: attemptTimeout(endpoint, outbound.timeoutMs, failingTimeoutMs), headers });
+    answer = answerSnippet(res.body);
     if (res.status >= 200 && res.status <= 299) {
       await record({ status: String(res.status), ok: true });
       return { endpointId, changeId: change.id, status: res.status };

@@ -4,6 +4,7 @@ import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../core/ground/logger.js';
 import { attemptsFor, retryDelay, type RetryPolicy } from './backoff.js';
+import { deliveryJournal } from './journal.js';
 import { deliverChange, type DeliveryOutbound, type DeliveryResult } from './deliver.js';
 import { dispatchAll, type DispatchOptions } from './dispatch.js';
 import { endpointSlots } from './endpoint-slot.js';
@@ -95,7 +96,7 @@ export async function startWebhookWorkers({
   const attempts = attemptsFor(retry.schedule);
   // Before the dispatcher runs: what Redis may have lost since the last delivered checkpoint is enqueued again (recover.ts).
   await recoverDeliveries(store, log);
-  const deliverDeps = { store, keyring, outbound: { timeoutMs: 10_000, ...outbound }, failingTimeoutMs, log };
+  const deliverDeps = { store, keyring, outbound: { timeoutMs: 10_000, ...outbound }, failingTimeoutMs, log, journal: deliveryJournal(connection, indexPrefix) };
   // Held past one attempt's POST deadline, so only a worker that died mid-attempt lets it expire.
   const slots = endpointSlots(connection, indexPrefix, { holdMs: deliverDeps.outbound.timeoutMs + SLOT_MARGIN_MS });
 

@@ -158,6 +158,40 @@ describe('webhooks: signed deliveries of the change feed', function () {
     await until(async () => (await getEndpoint({ client, aliases: store.aliases }, id))?.cursorSeq === seq, "the endpoint's cursor past the change");
   });
 
+  it('sends a signed test event on asking (`test`), and `deliveries` lists it beside the changes, with status, latency and answer', async function () {
+    receiver.on('/t', (_req, res, nth) => (nth === 1 ? res.writeHead(200).end('received <b>fine</b>\u0007') : res.writeHead(503).end('down')));
+    const { id, secret } = await addWithCli('/t');
+    const sent = await cli(['test', id]);
+    expect(sent.code, sent.stderr).to.equal(0);
+    const [got] = receiver.requests('/t');
+    const body = verify(secret, got!) as { type: string; data: { endpointId: string; channel: string } };
+    expect(body.type).to.equal('webhook.test');
+    expect(body.data).to.include({ endpointId: id, channel: 'alpha' });
+    expect(got!.headers['webhook-id']).to.match(/^test_[0-9a-f]{16}$/);
+    const [at, kind, eventId, status, latency, answer] = sent.stdout.replace(/\n$/, '').split('\t');
+    expect([kind, eventId, status, answer]).to.deep.equal(['test', got!.headers['webhook-id'], 'ok 200', 'received <b>fine</b> ']);
+    expect(Date.parse(at!)).to.be.closeTo(Date.now(), 60_000);
+    expect(latency).to.match(/^\d+ ms$/);
+    // A test event is no change: the endpoint's record of deliveries is untouched.
+    expect((await getEndpoint({ client, aliases: store.aliases }, id))?.lastDeliveryAt).to.equal(null);
+
+    const failed = await cli(['test', id]);
+    expect(failed.code).to.equal(1);
+    expect(failed.stdout).to.match(/\ttest\ttest_[0-9a-f]{16}\tfailed 503\t\d+ ms\tdown\n$/);
+    receiver.on('/t', (_req, res) => res.writeHead(204).end());
+    const change = await writeEpisode();
+    await until(async () => (await getEndpoint({ client, aliases: store.aliases }, id))?.lastDeliveryStatus === '204', 'the change to be delivered');
+    const listed = await cli(['deliveries', id]);
+    expect(listed.code, listed.stderr).to.equal(0);
+    const rows = listed.stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(rows.map((r) => [r[1], r[3]])).to.deep.equal([
+      ['change', 'ok 204'],
+      ['test', 'failed 503'],
+      ['test', 'ok 200'],
+    ]);
+    expect(rows[0]![2]).to.equal(change.id);
+  });
+
   it('retries after a 500 with the same webhook-id, and the retry verifies; list shows the last delivery', async function () {
     receiver.on('/b', (_req, res, nth) => res.writeHead(nth === 1 ? 500 : 200).end('ok'));
     const { id, secret } = await addWithCli('/b');
