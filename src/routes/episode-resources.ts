@@ -10,7 +10,7 @@ import type { Chapter, RelatedEpisode } from '../../core/contract/shapes.js';
 import type { EpisodeDoc } from '../../core/store/documents.js';
 
 /** A related episode as the API shows it: the topic ids it shares with the episode asked about, and their number as its score. */
-function toRelatedEpisode(r: EpisodeDoc, origin: string, topics: ReadonlySet<string>): RelatedEpisode {
+export function toRelatedEpisode(r: EpisodeDoc, origin: string, topics: ReadonlySet<string>): RelatedEpisode {
   const sharedTopicIds = [...new Set(r.topicIds)].filter((t) => topics.has(t));
   return {
     id: r.id,
