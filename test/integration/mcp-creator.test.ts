@@ -10,6 +10,8 @@ import { inspectingRelay, until } from '../support/api-net.js';
 import { createApiTestStore, episodeRecord, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { connectMcp, fetchWithHost } from '../support/mcp-client.js';
 import { createTokenKit, madeUpKey, TEST_ISSUER, type TokenKit } from '../support/api-tokens.js';
+import { startOidcServer } from '../support/oidc-server.js';
+import { revokeApiKey } from '../../src/auth/key-store.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
 
 const API_HOST = 'api.creators.example.com';
@@ -304,6 +306,39 @@ describe('creator tool server at BASE/mcp: credentials, the member view, metadat
     expect((await api.request('/api/v1/channels', { headers: bearer(forRest) })).status).to.equal(200);
   });
 
+  it("serves a real authorization server's token for the resource BASE/mcp and refuses its token for BASE (oidc-provider, RFC 9068 at+jwt through its JWKS)", async function () {
+    const oidc = await startOidcServer({ clientId: 'u_member' });
+    try {
+      const withOidc = await startApi({
+        env: { ...env(store.prefix, { OAUTH_AUTHORIZATION_SERVERS: oidc.issuer, JWT_JWKS: oidc.jwksUri }), JWT_PUBLIC_KEY_FILE: '', JWT_ISSUER: '' },
+        client,
+      });
+      apis.push(withOidc);
+      const session = await connect(bearer(await oidc.token({ resource: RESOURCE, scope: 'creator:read' })), withOidc);
+      expect((await call(session, 'list_channels')).structuredContent!.channels).to.have.length(3);
+      const forRest = await oidc.token({ resource: BASE, scope: 'creator:read' });
+      const refused = await withOidc.request('/mcp', { method: 'POST', headers: { host: API_HOST, ...bearer(forRest) }, unchecked: true });
+      expect([refused.status, refused.body.error.data.code]).to.deep.equal([401, 'invalid_token']);
+      expect((await withOidc.request('/api/v1/channels', { headers: bearer(forRest) })).status).to.equal(200);
+      const noScope = await withOidc.request('/mcp', { method: 'POST', headers: { host: API_HOST, ...bearer(await oidc.token({ resource: RESOURCE })) }, unchecked: true });
+      expect([noScope.status, noScope.body.error.data.code]).to.deep.equal([403, 'insufficient_scope']);
+    } finally {
+      await oidc.close();
+    }
+  });
+
+  it('refuses a key revoked since the session started on its very next call', async function () {
+    const { key, keyId } = await store.key('u_member');
+    const session = await connect(withKey(key));
+    expect((await call(session, 'list_channels')).isError).to.not.equal(true);
+    await revokeApiKey({ client, aliases: store.aliases }, keyId);
+    const failure = await call(session, 'list_channels').then(
+      () => undefined,
+      (err: unknown) => err as { code?: number },
+    );
+    expect(failure?.code).to.equal(401);
+  });
+
   it('answers a token without creator:read 403 insufficient_scope, naming the scope and its metadata', async function () {
     const res = await onApiHost('/mcp', { headers: bearer(kit.sign({ sub: 'u_member', aud: RESOURCE, scope: 'profile' })) });
     expect(res.status).to.equal(403);
@@ -360,6 +395,18 @@ describe('creator tool server at BASE/mcp: credentials, the member view, metadat
     // A channel host answers no creator metadata.
     const res = await api.request('/.well-known/oauth-protected-resource/mcp', { headers: { host: 'alpha.creators.example.com' }, unchecked: true });
     expect(res.status).to.equal(404);
+  });
+
+  it('does not exist when switched off (MCP_SERVER=off): BASE/mcp and its metadata answer like paths without a route', async function () {
+    const off = await startApi({ env: env(store.prefix, { MCP_SERVER: 'off' }), client });
+    apis.push(off);
+    for (const [path, method] of [
+      ['/mcp', 'POST'],
+      ['/.well-known/oauth-protected-resource/mcp', 'GET'],
+    ] as const) {
+      const res = await off.request(path, { method, headers: { host: API_HOST, ...withKey(memberKey) }, unchecked: true });
+      expect([res.status, res.body.code], path).to.deep.equal([404, 'route_not_found']);
+    }
   });
 
   it("limits each credential in its REST bucket: past RATE_LIMIT_MAX a key's calls are 429 here and over REST, another key's pass", async function () {
