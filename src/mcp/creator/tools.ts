@@ -2,9 +2,7 @@
 import type { Request } from 'express';
 import { accessChannel, accessEpisode } from '../../auth/access.js';
 import { createError } from '../../errors.js';
-import { memberChannels, toChannelSummary } from '../../routes/channels.js';
-import { episodePage } from '../../routes/episodes.js';
-import { answeredChapter, toRelatedEpisode } from '../../routes/episode-resources.js';
+import { answeredChapter, episodePage, memberChannels, toChannelSummary, toRelatedEpisode } from '../../serve/member-reads.js';
 import { channelOrigin, citation, type ChannelSites } from '../../../core/ground/channel-urls.js';
 import { clock } from '../../../core/ground/clock.js';
 import type { ChannelList, EpisodePage, RelatedEpisode } from '../../../core/contract/shapes.js';
