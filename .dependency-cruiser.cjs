@@ -13,7 +13,8 @@
 //                                           grants, owner hints): below every other floor of src/
 //   app.ts, server.ts                       the composition root
 //   routes/, mcp/, pages/                   what answers a request
-//   serve/                                  the search service every search goes through
+//   serve/                                  the search service every search goes through, and the member reads
+//                                           REST and the creator tool server share
 //   metrics/                                what is measured
 //   http/                                   middleware
 //   openapi/                                the API's description

@@ -36,6 +36,7 @@ import { createQueryVectorCache, type QueryVectorCache } from '../core/embedding
 import { createHydrationCache, type HydrationCache } from '../core/search/hydration-cache.js';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
+import { creatorMcpRouter } from './mcp/creator/router.js';
 import { pagesRouter } from './pages/router.js';
 import './http/context.js';
 
@@ -110,16 +111,18 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   );
   // 6. The rate limiter: per key, token subject or client IP (a refused credential counts against the IP). Liveness is
   // exempt: a slow Redis must not make a probe fail and get a healthy process restarted.
-  app.use(
-    rateLimiter({
-      redis,
-      max: config.rateLimit.max,
-      windowSeconds: config.rateLimit.windowSeconds,
-      prefix: `rl:${config.indexPrefix}`,
-      exempt: (req) => req.path === '/healthz',
-      log,
-    }),
-  );
+  const limiter = rateLimiter({
+    redis,
+    max: config.rateLimit.max,
+    windowSeconds: config.rateLimit.windowSeconds,
+    prefix: `rl:${config.indexPrefix}`,
+    exempt: (req) => req.path === '/healthz',
+    log,
+  });
+  // 6a. The creator tool server (BASE/mcp on the API host, decision 31): its own credential check (API keys, tokens for
+  // BASE/mcp), then the same limiter and buckets, before the anonymous per-IP limit below counts it.
+  if (config.mcp.enabled) app.use(creatorMcpRouter({ config, search: searchService, guard, limiter, metrics }));
+  app.use(limiter);
   // 7. MCP tool servers: POST, anonymous, with their own smaller per-IP budget.
   if (config.mcp.enabled) {
     const { channelSites, publicBaseUrl } = config;

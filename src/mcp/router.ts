@@ -21,7 +21,7 @@ const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')
 const TITLE_CHARS = 60;
 
 /** A tool call's JSON-RPC message is small; anything bigger is refused (413) before it is parsed. */
-const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface McpDeps {
   /** A tool call's search is anonymous: it waits in the anonymous share of the gate (by the client's address), never in a member's place. */
@@ -41,7 +41,7 @@ export interface McpRouterDeps extends McpDeps {
 }
 
 /** A JSON-RPC error answer with no id, as the transport writes its own. */
-function jsonRpcError(res: Response, status: number, code: number, message: string): void {
+export function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
@@ -120,7 +120,7 @@ function serve(deps: McpRouterDeps, locate: (req: Request) => ChannelLocator | u
 }
 
 /** The body as JSON, read here (not by the transport) so that a batch is seen before any call runs; read errors answered as the transport would. */
-function readBody(): RequestHandler[] {
+export function readBody(): RequestHandler[] {
   const raw = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
   const parse: RequestHandler = (req, res, next) => {
     if (!Buffer.isBuffer(req.body) || req.body.length === 0) {
@@ -137,7 +137,8 @@ function readBody(): RequestHandler[] {
   return [raw, parse];
 }
 
-const bodyErrors: ErrorRequestHandler = (err: { type?: string }, _req, res, next) => {
+/** Body read errors as JSON-RPC errors (413, 400); anything else goes on. */
+export const bodyErrors: ErrorRequestHandler = (err: { type?: string }, _req, res, next) => {
   if (err.type === 'entity.too.large') return jsonRpcError(res, 413, -32000, `Payload Too Large: a message is at most ${MAX_BODY_BYTES} bytes`);
   if (typeof err.type === 'string' && err.type.startsWith('entity.')) return jsonRpcError(res, 400, -32700, 'Parse error: the body could not be read');
   next(err);

@@ -137,16 +137,23 @@ function generatedChapterAt(marks: GeneratedMarks, episodeId: string, ms: number
 }
 
 /**
- * The result as text an assistant can quote: per episode its title, date and page, then
+ * The result as text an assistant can quote (`view`: whether it is a published-only search or a member's): per episode its title, date and page, then
  * per segment the moment's time, the speaker when known, the words and the citation URL.
  * What enrichment generated says so ({@link generatedMarks}): a cited generated chapter or key-moment title is
  * labelled, and cited speech inside a generated chapter names that chapter as generated from the transcript.
  */
-export function renderSearchText(result: SearchResult, channelTitle: string, marks: GeneratedMarks = NO_GENERATED_MARKS): string {
+export function renderSearchText(
+  result: SearchResult,
+  channelTitle: string,
+  marks: GeneratedMarks = NO_GENERATED_MARKS,
+  { view = 'published' }: { view?: 'published' | 'member' } = {},
+): string {
   // Every piece of library or client text is folded to one line: only this function starts lines.
   const [channel, query] = [oneLine(channelTitle), oneLine(result.query ?? '', SEARCH_LIMITS.queryChars)];
-  if (result.episodes.length === 0) return `No published episode of ${channel} matches "${query}".`;
-  const lines = [`${channel}: ${result.episodes.length} published episode${result.episodes.length === 1 ? '' : 's'} for "${query}".`];
+  // A member's view holds drafts too: its episodes are not all published.
+  const kind = view === 'published' ? 'published episode' : 'episode';
+  if (result.episodes.length === 0) return `No ${kind} of ${channel} matches "${query}".`;
+  const lines = [`${channel}: ${result.episodes.length} ${kind}${result.episodes.length === 1 ? '' : 's'} for "${query}".`];
   result.episodes.forEach((episode, i) => {
     lines.push('', `${i + 1}. ${oneLine(episode.title)} (${episode.publishedAt.slice(0, 10)})`, `   ${episode.url}`);
     for (const s of episode.segments) {

@@ -2,27 +2,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { accessEpisode } from '../auth/access.js';
-import { channelOrigin, episodeUrl, type ChannelSites } from '../../core/ground/channel-urls.js';
+import { channelOrigin, type ChannelSites } from '../../core/ground/channel-urls.js';
 import { createError } from '../errors.js';
 import { route, type Route } from '../http/route.js';
 import { GetChapters, GetRelated, GetTranscript } from '../openapi/operations.js';
-import type { Chapter, RelatedEpisode } from '../../core/contract/shapes.js';
-import type { EpisodeDoc } from '../../core/store/documents.js';
-
-/** A related episode as the API shows it: the topic ids it shares with the episode asked about, and their number as its score. */
-function toRelatedEpisode(r: EpisodeDoc, origin: string, topics: ReadonlySet<string>): RelatedEpisode {
-  const sharedTopicIds = [...new Set(r.topicIds)].filter((t) => topics.has(t));
-  return {
-    id: r.id,
-    title: r.title,
-    url: episodeUrl(origin, r.id),
-    publishedAt: r.publishedAt,
-    durationMs: r.durationMs ?? null,
-    thumbnail: r.thumbnail ?? null,
-    sharedTopicIds,
-    score: sharedTopicIds.length,
-  };
-}
+import { answeredChapter, toRelatedEpisode } from '../serve/member-reads.js';
 
 /**
  * The transcript exactly as stored (decision 17): none stored is a 404; stored but not
@@ -49,14 +33,6 @@ export function getTranscript({ ajv }: { ajv: Ajv2020 }): Route {
     }
     return document;
   });
-}
-
-/**
- * A stored chapter as the API answers it: `generated` on the chapter and on each key moment, `false` where the store
- * leaves it out (the creator's), so a client branches on a boolean that is always there (decision 27).
- */
-export function answeredChapter(c: Chapter): Chapter {
-  return { ...c, moments: c.moments.map((m) => ({ ...m, generated: m.generated === true })), generated: c.generated === true };
 }
 
 /** Chapters as stored, each saying whether it was generated; an episode without a chapters record has none (`[]`). */

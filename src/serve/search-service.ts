@@ -42,6 +42,11 @@ export interface SearchService {
   answerRest(req: Request, slug: string, params: SearchParams | undefined): Promise<SearchAnswer>;
   /** An anonymous search (a page, an MCP tool call): published episodes only, a place in the anonymous share for its duration. */
   run(req: Request, channel: ChannelDoc, params: SearchParams): Promise<SearchAnswer>;
+  /**
+   * A search by the request's verified credential (the creator tool server's tool calls), of a channel its caller was
+   * let into already: a place in the members' share for its duration, fair by credential, and the members' cached vectors.
+   */
+  runAsMember(req: Request, channel: ChannelDoc, params: SearchParams): Promise<SearchAnswer>;
 }
 
 /**
@@ -58,11 +63,22 @@ export function createSearchService({ search, admission, guard, metrics }: Searc
   /** REST searches holding a place of the gate for their whole request. */
   const holdingPlace = new WeakSet<Request>();
 
-  /** The search itself: on the request's store budget, stopped when its client hangs up (or by `stop`); a place in the anonymous share unless the request holds one. */
-  async function execute(req: Request, channel: ChannelDoc, params: SearchParams, audience: Audience, stop?: AbortSignal): Promise<SearchOutcome> {
+  /**
+   * The search itself: on the request's store budget, stopped when its client hangs up (or by `stop`); unless the
+   * request holds a place already, a place in the anonymous share (by address), or with `memberPlace` in the members'
+   * share (by the verified credential).
+   */
+  async function execute(
+    req: Request,
+    channel: ChannelDoc,
+    params: SearchParams,
+    audience: Audience,
+    { stop, memberPlace = false }: { stop?: AbortSignal; memberPlace?: boolean } = {},
+  ): Promise<SearchOutcome> {
     const gone = abandoned(req.res!);
     const signal = stop ? AbortSignal.any([gone, stop]) : gone;
-    const release = holdingPlace.has(req) ? undefined : await admission.anonymous.admit(signal, clientAddress(req));
+    const [gate, caller] = memberPlace && req.credential ? [admission.members, req.credential] : [admission.anonymous, clientAddress(req)];
+    const release = holdingPlace.has(req) ? undefined : await gate.admit(signal, caller);
     try {
       return await runSearch({ ...search, storeTimeoutMs: () => req.queries.timeLeftMs(), signal, audience }, channel, params);
     } finally {
@@ -87,7 +103,7 @@ export function createSearchService({ search, admission, guard, metrics }: Searc
     const channel = credential && params ? grants.get(credential, slug) : undefined;
     if (!channel || !params) return undefined;
     const stop = new AbortController();
-    const outcome = execute(req, channel, params, 'members', stop.signal);
+    const outcome = execute(req, channel, params, 'members', { stop: stop.signal });
     // Awaited only when it is used.
     outcome.catch(() => undefined);
     return { channel, outcome, stop: () => stop.abort() };
@@ -136,6 +152,11 @@ export function createSearchService({ search, admission, guard, metrics }: Searc
 
     run(req, channel, params) {
       return answered(execute(req, channel, params, 'anonymous'));
+    },
+
+    runAsMember(req, channel, params) {
+      if (!req.credential) throw new Error('runAsMember() needs a verified credential (authenticate() sets req.credential)');
+      return answered(execute(req, channel, params, 'members', { memberPlace: true }));
     },
   };
 }
