@@ -6,7 +6,7 @@ import { hasCue, opensStep } from './cohesion.js';
 import { BOUNDARY_DECODING, BOUNDARY_MODEL } from './boundary-weights.js';
 import { SHORT_TALK_DECODING, SHORT_TALK_MODEL } from './short-talk-weights.js';
 import { boundaryProbability, gapFeatureRows, shortGapFeatureRows, type BoundaryModel, type ShortGapFeature } from './boundary-model.js';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import type { SegmentRecord } from '../../core/library/checks.js';
 
 /** A passage of speech (the unit search packs) compared as one block, in the segments `[first, last]` (indexes into the episode's segments); `startMs` is its first segment's start. */

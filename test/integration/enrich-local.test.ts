@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../core/config/load.js';
 import { createConfiguredEmbedder } from '../../core/embedding/configured.js';
 import type { Embedder } from '../../core/embedding/embedder.js';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
 import { MAX_TITLE_CHARS } from '../../pipeline/enrich/titles.js';
 import { MOMENT_TYPES, type EmbedTexts } from '../../pipeline/enrich/types.js';
