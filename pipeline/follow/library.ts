@@ -3,6 +3,7 @@
 // truth, decision 25), then `index`, what was written loaded by the ingest's own job runner (the index is derived).
 // Both run while the caller holds the channel's lock.
 import type { ChannelRecord, EpisodeRecord, FacetRecord, UserRecord } from '../../core/contract/library-format.js';
+import type { CheckedEpisode } from '../../core/library/checks.js';
 import { episodePath, facetFile, LIBRARY_FILES } from '../../core/library/layout.js';
 import { readEpisodeRecord, readLibraryArray, readLibraryMeta } from '../../core/library/reader.js';
 import { writeEpisodeRecord, writeLibraryJson } from '../../core/library/writer.js';
@@ -22,7 +23,7 @@ export type FollowedEpisode = EpisodeRecord;
 export const readEpisode = (dir: string, id: string): Promise<FollowedEpisode | undefined> => readEpisodeRecord(dir, id);
 
 /** The library step of an episode: its file written whole, the record checked first (a refused record writes nothing). */
-export async function writeEpisode(dir: string, record: FollowedEpisode): Promise<void> {
+export async function writeEpisode(dir: string, record: FollowedEpisode | CheckedEpisode): Promise<void> {
   await writeEpisodeRecord(dir, record);
 }
 

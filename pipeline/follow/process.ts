@@ -13,11 +13,11 @@ import { bestDraft } from '../../importer/feed.js';
 import { withLibraryLock } from '../../core/library/writer.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { embedAhead, type IndexContext } from '../../indexer/load-episode.js';
-import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
+import { episodeEnd, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
 import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/errors.js';
-import { episodeOverLimit } from '../../core/library/checks.js';
+import { CheckedEpisode, episodeOverLimit } from '../../core/library/checks.js';
 import { describeFetchError, downloadToFile, FetchError } from '../../core/ground/outbound/safe-fetch.js';
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
@@ -77,16 +77,17 @@ export class ProcessFailure extends Error {
 }
 
 /**
- * The published record of `stored` with what was made, checked as ingest will check it (the importer's
- * `ingestProblem`) before anything is written. Chapters that make it refused are left out with a note, as a bad
- * chapters file never fails the episode: the transcript is what the episode is for. A record refused without
- * them too throws ProcessFailure with a sentence naming the limit.
+ * The published record of `stored` with what was made, checked once as ingest will check it (the library's
+ * {@link CheckedEpisode}, which the writer then writes without checking again). Chapters that make it refused are left
+ * out with a note, as a bad chapters file never fails the episode: the transcript is what the episode is for (the
+ * record without them is checked then, a second time). A record refused without them too throws ProcessFailure with a
+ * sentence naming the limit.
  */
 export function publishedRecord(
   stored: FollowedEpisode,
   made: Pick<Made, 'transcript' | 'language' | 'durationMs' | 'chapters'>,
   enriched: Pick<PublishEnrichment, 'apply'> = { apply: (r) => r },
-): { record: FollowedEpisode; notes: string[] } {
+): { episode: CheckedEpisode; notes: string[] } {
   // A creator's chapters arriving with the new version replace what was generated; otherwise enrichment remakes them.
   const record: FollowedEpisode = enriched.apply({
     ...stored,
@@ -97,10 +98,14 @@ export function publishedRecord(
     chapters: made.chapters.length > 0 ? made.chapters : (stored.chapters ?? []),
     language: made.language ?? stored.language ?? null,
   });
-  const problem = ingestProblem(record);
-  if (!problem) return { record, notes: [] };
+  const checked = CheckedEpisode.check(record);
+  if (checked.ok) return { episode: checked.episode, notes: [] };
+  const problem = `not imported: ${checked.reason}`;
   const bare: FollowedEpisode = { ...record, chapters: [] };
-  if ((record.chapters?.length ?? 0) > 0 && !ingestProblem(bare)) return { record: bare, notes: [`chapters left out: ${episodeOverLimit(record) ?? problem}`] };
+  if ((record.chapters?.length ?? 0) > 0) {
+    const withoutChapters = CheckedEpisode.check(bare);
+    if (withoutChapters.ok) return { episode: withoutChapters.episode, notes: [`chapters left out: ${episodeOverLimit(record) ?? problem}`] };
+  }
   const over = episodeOverLimit(bare);
   throw new ProcessFailure(`the episode could not be published: ${over ?? 'its transcript breaks the library format (the reason is in the worker log)'}`, { cause: problem });
 }
@@ -275,11 +280,11 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
    * A `failed` write the library refuses is logged and the outcome still recorded, so the item is not processed again.
    */
   const finish = (
-    change: (r: FollowedEpisode) => FollowedEpisode,
+    change: (r: FollowedEpisode) => FollowedEpisode | CheckedEpisode,
     outcome: 'published' | 'failed',
     extra: {
       facets?: PublishEnrichment['facets'] | undefined;
-      bare?: (r: FollowedEpisode) => FollowedEpisode;
+      bare?: (r: FollowedEpisode) => CheckedEpisode;
       stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] };
     } = {},
   ): Promise<{ written: boolean; facetsSaved: boolean }> =>
@@ -305,7 +310,13 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
       }
       // The channel statistics the next enrichment reads, in the same locked write (never throws).
       if (extra.stats)
-        await recordChannelStats(dir, { channelId: next.channelId, channelLanguage: extra.stats.channelLanguage, previous: now.record, hint: extra.stats.hint, log: deps.log });
+        await recordChannelStats(dir, {
+          channelId: (next instanceof CheckedEpisode ? next.record : next).channelId,
+          channelLanguage: extra.stats.channelLanguage,
+          previous: now.record,
+          hint: extra.stats.hint,
+          log: deps.log,
+        });
       now.state.items[job.episodeId] = { ...now.source, processed: { digest: job.digest, outcome } };
       await writeState(libraryDir, now.state);
       // The transcript is in the episode's file now: pieces of this or an earlier attempt are done with (removed in
@@ -382,17 +393,17 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   let ctx: IndexContext;
   try {
     // The new passages are embedded before the publishing write takes the lock; its index step finds them embedded.
-    ctx = { ...deps.ctx, embedder: await embedAhead(deps.ctx, publishedRecord(started.record, made, enriched).record) };
+    ctx = { ...deps.ctx, embedder: await embedAhead(deps.ctx, publishedRecord(started.record, made, enriched).episode.record) };
     ended = await finish(
       (record) => {
         const published = publishedRecord(record, made, enriched);
         notes = published.notes;
-        return published.record;
+        return published.episode;
       },
       'published',
       {
         facets: enriched?.outcome === 'enriched' ? enriched.facets : undefined,
-        bare: (record) => publishedRecord(record, made).record,
+        bare: (record) => publishedRecord(record, made).episode,
         ...(deps.enrich ? { stats: { channelLanguage: started.language, hint: enriched?.keyphrases } } : {}),
       },
     );
@@ -428,7 +439,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   ): Promise<PublishEnrichment> {
     let candidate: FollowedEpisode;
     try {
-      candidate = publishedRecord(from.record, what).record;
+      candidate = publishedRecord(from.record, what).episode.record;
     } catch {
       return notEnriched('refused');
     }
