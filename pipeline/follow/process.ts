@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnrecoverableError } from 'bullmq';
 import type { PipelineConfig } from '../../core/config/load.js';
-import type { ChapterRecord, TranscriptRecord } from '../../core/contract/library-format.js';
+import type { ChapterRecord, TranscriptRecord, EpisodeRecord } from '../../core/contract/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
-import { withLibraryLock } from '../../core/library/writer.js';
+import { withLibraryLock, writeEpisodeRecord } from '../../core/library/writer.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { embedAhead, type IndexContext } from '../../indexer/load-episode.js';
 import { episodeEnd, transcriptRecord as draftRecord } from '../../importer/model.js';
@@ -23,11 +23,11 @@ import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, Transc
 import { notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { PublishEnricher } from '../enrich/enrich-thread.js';
 import { recordChannelStats } from '../enrich/channel-stats.js';
-import { indexEpisodeFile, indexLibraryMeta, readEpisode, writeEpisode, type FollowedEpisode } from './library.js';
+import { indexEpisodeFile, indexLibraryMeta } from './library.js';
+import { readEpisodeRecord, readLibraryArray } from '../../core/library/reader.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
 import { channelDir, episodePath, LIBRARY_FILES } from '../../core/library/layout.js';
-import { readLibraryArray } from '../../core/library/reader.js';
 import { readState, startsOf, withChannelLock, writeState, type ItemSource, type TranscriptSource } from '../../core/library/follow-state.js';
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
@@ -84,12 +84,12 @@ export class ProcessFailure extends Error {
  * sentence naming the limit.
  */
 export function publishedRecord(
-  stored: FollowedEpisode,
+  stored: EpisodeRecord,
   made: Pick<Made, 'transcript' | 'language' | 'durationMs' | 'chapters'>,
   enriched: Pick<PublishEnrichment, 'apply'> = { apply: (r) => r },
 ): { episode: CheckedEpisode; notes: string[] } {
   // A creator's chapters arriving with the new version replace what was generated; otherwise enrichment remakes them.
-  const record: FollowedEpisode = enriched.apply({
+  const record: EpisodeRecord = enriched.apply({
     ...stored,
     durationMs: stored.durationMs ?? made.durationMs,
     status: 'published',
@@ -101,7 +101,7 @@ export function publishedRecord(
   const checked = CheckedEpisode.check(record);
   if (checked.ok) return { episode: checked.episode, notes: [] };
   const problem = `not imported: ${checked.reason}`;
-  const bare: FollowedEpisode = { ...record, chapters: [] };
+  const bare: EpisodeRecord = { ...record, chapters: [] };
   if ((record.chapters?.length ?? 0) > 0) {
     const withoutChapters = CheckedEpisode.check(bare);
     if (withoutChapters.ok) return { episode: withoutChapters.episode, notes: [`chapters left out: ${episodeOverLimit(record) ?? problem}`] };
@@ -170,14 +170,7 @@ interface Made {
 }
 
 /** Makes the transcript: the feed's own file when one is usable (creator-written beats machine-made), else the audio transcribed. */
-async function makeTranscript(
-  deps: ProcessDeps,
-  baseDir: string,
-  source: ItemSource,
-  record: FollowedEpisode,
-  channelLanguage: string | null,
-  signal?: AbortSignal,
-): Promise<Made> {
+async function makeTranscript(deps: ProcessDeps, baseDir: string, source: ItemSource, record: EpisodeRecord, channelLanguage: string | null, signal?: AbortSignal): Promise<Made> {
   const { pipeline } = deps;
   const outbound: OutboundOptions = { allowPrivate: pipeline.allowPrivate, userAgent: pipeline.userAgent };
   const notes: string[] = [];
@@ -248,7 +241,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   const current = async () => {
     const state = await readState(libraryDir, job.slug);
     const source = state?.items[job.episodeId];
-    const record = await readEpisode(dir, job.episodeId);
+    const record = await readEpisodeRecord(dir, job.episodeId);
     // A stopped source still finishes the items it had seen: stopping ends the polls, and an episode left pending
     // for ever would be a status that lies.
     const live = state && source && source.digest === job.digest && source.processed?.digest !== job.digest && record && record.status !== 'archived';
@@ -280,11 +273,11 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
    * A `failed` write the library refuses is logged and the outcome still recorded, so the item is not processed again.
    */
   const finish = (
-    change: (r: FollowedEpisode) => FollowedEpisode | CheckedEpisode,
+    change: (r: EpisodeRecord) => EpisodeRecord | CheckedEpisode,
     outcome: 'published' | 'failed',
     extra: {
       facets?: PublishEnrichment['facets'] | undefined;
-      bare?: (r: FollowedEpisode) => CheckedEpisode;
+      bare?: (r: EpisodeRecord) => CheckedEpisode;
       stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] };
     } = {},
   ): Promise<{ written: boolean; facetsSaved: boolean }> =>
@@ -303,7 +296,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
         }
       }
       try {
-        await writeEpisode(dir, next);
+        await writeEpisodeRecord(dir, next);
       } catch (err) {
         if (outcome === 'published') throw err;
         deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be written');
@@ -334,7 +327,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
       const waiting = await withChannelLock(libraryDir, job.slug, async () => {
         const now = await current();
         if (now?.record.status !== 'processing') return false;
-        await writeEpisode(dir, { ...now.record, status: 'pending' });
+        await writeEpisodeRecord(dir, { ...now.record, status: 'pending' });
         return true;
       }).catch((e: Error) => deps.log?.warn({ episodeId: job.episodeId, err: e.message }, 'the waiting status could not be written'));
       if (waiting) await indexStep().catch((e: Error) => deps.log?.warn({ episodeId: job.episodeId, err: e.message }, 'the waiting status could not be indexed'));
@@ -367,7 +360,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     if (starts > MAX_PROCESS_STARTS) return { giveUp: starts - 1 };
     // A published episode being re-made stays live on its old transcript; anything else shows the work.
     const showsWork = now.record.status !== 'published' && now.record.status !== 'processing';
-    if (showsWork) await writeEpisode(dir, { ...now.record, status: 'processing', error: null });
+    if (showsWork) await writeEpisodeRecord(dir, { ...now.record, status: 'processing', error: null });
     const channels = await readLibraryArray<{ id: string; language?: string | null }>(dir, LIBRARY_FILES.channels);
     return { source: now.source, record: now.record, showsWork, language: channels.find((c) => c.id === now.record.channelId)?.language ?? null };
   });
@@ -434,10 +427,10 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   async function enrichBeforePublishing(
     enricher: PublishEnricher,
     folder: string,
-    from: { record: FollowedEpisode; language: string | null },
+    from: { record: EpisodeRecord; language: string | null },
     what: Made,
   ): Promise<PublishEnrichment> {
-    let candidate: FollowedEpisode;
+    let candidate: EpisodeRecord;
     try {
       candidate = publishedRecord(from.record, what).episode.record;
     } catch {
