@@ -3,6 +3,8 @@
 // core/ is what every program shares (the API, the worker, the importer, the command lines), floor by floor:
 //   search/                                 the search pipeline
 //   changes/                                the change feed: its log's writer, purge, reader and views (REST and webhooks)
+//   passages/                               transcript segments → passages (pure): what the indexer stores and
+//                                           enrichment cuts chapters between
 //   store/                                  reads and writes of OpenSearch documents
 //   library/                                the library folder, the source of truth: its layout, record checks, the one
 //                                           reader, the one writer and its lock, the follow state's schema
@@ -26,12 +28,13 @@
 // enrich/, webhooks/, backup/) stand alone, follow/ puts transcribe and enrich together, metrics/ (every metric of the
 // worker: ingest, follow, backups) reads them all. bin/ (the production command lines) may use all of
 // those; scripts/ (development and operations tooling) anything; nothing of the product uses scripts/.
-const CORE = ['ground', 'library', 'store', 'changes', 'search'];
+const CORE = ['ground', 'library', 'store', 'passages', 'changes', 'search'];
 const ABOVE = {
   apiStore: ['errors', 'auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
-  ground: ['library', 'store', 'changes', 'search'],
-  library: ['store', 'changes', 'search'],
-  store: ['changes', 'search'],
+  ground: ['library', 'store', 'passages', 'changes', 'search'],
+  library: ['store', 'passages', 'changes', 'search'],
+  store: ['passages', 'changes', 'search'],
+  passages: ['changes', 'search'],
   changes: ['search'],
   errors: ['auth', 'openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],
   auth: ['openapi', 'http', 'metrics', 'serve', 'routes', 'mcp', 'pages', 'app', 'server'],

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { ChannelDoc, ChaptersDoc, EpisodeDoc, FacetDoc, PassageDoc, TranscriptDoc, UserDoc } from '../core/store/documents.js';
 import type { FacetEntry } from '../core/library/reader.js';
-import { buildPassages, searchedChapters, type PassageOptions } from './passages.js';
+import { buildPassages, searchedChapters, type PassageOptions } from '../core/passages/passages.js';
 import type { ChannelRecord, EpisodeRecord, UserRecord } from '../core/library/checks.js';
 
 /**

@@ -84,12 +84,18 @@ export function episodeOverLimit(ep: Pick<EpisodeRecord, 'transcript' | 'chapter
   return undefined;
 }
 
+let episodesChecked = 0;
+
+/** How many episode records this process has checked ({@link checkEpisode}): a test counts it to hold a write path to one check. */
+export const episodeChecksSoFar = (): number => episodesChecked;
+
 /**
  * Validates an Episode: the schema, then what a schema cannot say: the caps of EPISODE_LIMITS, times that run
  * backwards, segments out of order or overlapping by more than SEGMENT_OVERLAP_TOLERANCE_MS. Returns the first
  * problem, with its JSON pointer.
  */
 export function checkEpisode(data: unknown): Check<EpisodeRecord> {
+  episodesChecked++;
   const shape = checkEpisodeShape(data);
   if (!shape.ok) return shape;
   const ep = shape.value;
@@ -133,4 +139,20 @@ export function checkEpisode(data: unknown): Check<EpisodeRecord> {
     }
   }
   return shape;
+}
+
+/**
+ * An episode record that passed {@link checkEpisode}, held as it was checked: a copy made through JSON (as a reader
+ * will read it), so the library writer writes exactly what was checked and checks nothing again. Only
+ * {@link CheckedEpisode.check} makes one.
+ */
+export class CheckedEpisode {
+  private constructor(readonly record: EpisodeRecord) {}
+
+  /** The record checked once: the checked episode, or the reason the format refuses it. */
+  static check(record: EpisodeRecord): { ok: true; episode: CheckedEpisode } | { ok: false; reason: string } {
+    const copy = JSON.parse(JSON.stringify(record)) as EpisodeRecord;
+    const checked = checkEpisode(copy);
+    return checked.ok ? { ok: true, episode: new CheckedEpisode(copy) } : checked;
+  }
 }

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import lockfile from 'proper-lockfile';
 import type { EpisodeRecord } from '../contract/library-format.js';
-import { checkEpisode } from './checks.js';
+import { CheckedEpisode } from './checks.js';
 import { episodePath } from './layout.js';
 import type { EpisodeFile } from './reader.js';
 
@@ -57,12 +57,16 @@ export class RecordRefusedError extends Error {
 /**
  * Writes one episode to its own file (`episodes/<id>.json`), checked first: a record that fails the format's checks
  * (a cap of EPISODE_LIMITS, times that run backwards) throws RecordRefusedError and nothing is written, so no write
- * ever has to be rolled back.
+ * ever has to be rolled back. A {@link CheckedEpisode} was checked when it was made and is written as it is.
  */
-export async function writeEpisodeRecord(dir: string, record: EpisodeRecord): Promise<void> {
-  const checked = checkEpisode(record);
-  if (!checked.ok) throw new RecordRefusedError(`episode ${record.id}: ${checked.reason}`);
-  await writeLibraryJson(episodePath(dir, record.id), record);
+export async function writeEpisodeRecord(dir: string, record: EpisodeRecord | CheckedEpisode): Promise<void> {
+  let episode = record;
+  if (!(episode instanceof CheckedEpisode)) {
+    const checked = CheckedEpisode.check(episode);
+    if (!checked.ok) throw new RecordRefusedError(`episode ${episode.id}: ${checked.reason}`);
+    episode = checked.episode;
+  }
+  await writeLibraryJson(episodePath(dir, episode.record.id), episode.record);
 }
 
 /** The lock of a library folder: `.<name>.lock` beside it, so the folder itself may be swapped whole (the importer). */

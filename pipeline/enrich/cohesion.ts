@@ -53,18 +53,6 @@ export function opensStep(text: string, language?: string): boolean {
   }
 }
 
-export function cosine(a: readonly number[], b: readonly number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
 export function sparseCosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
   let dot = 0;
   let na = 0;
@@ -129,12 +117,4 @@ export function speakerVectors(segments: readonly EnrichSegment[], blocks: reado
     }
     return m;
   });
-}
-
-export function addInto(sum: number[], v: readonly number[]): void {
-  for (let i = 0; i < v.length; i++) sum[i] = (sum[i] ?? 0) + v[i]!;
-}
-
-export function mergeInto(sum: Map<string, number>, v: ReadonlyMap<string, number>): void {
-  for (const [k, x] of v) sum.set(k, (sum.get(k) ?? 0) + x);
 }

@@ -1,7 +1,7 @@
 // One episode's transcript → generated chapters (titled, with typed key moments) and keyphrase candidates for the channel's topics.
 import { chapterWeights, chooseMoments } from './moments.js';
 import { documentFrequencies, type DocumentFrequencies } from './phrases.js';
-import { segmentTranscript, type SegmentOptions } from './segment.js';
+import { segmentTranscript } from './segment.js';
 import { episodeKeyphrases, type Keyphrase } from './topics.js';
 import { composeTitle, conjunction, fitTitle, rankChapterPhrases } from './titles.js';
 import { DEFAULT_CHAPTER_BOUNDS, type ChapterBounds, type ChapterBrief, type ChapterWriter, type EmbedTexts, type EnrichSegment, type GeneratedChapter } from './types.js';
@@ -22,8 +22,6 @@ export interface EnrichOptions {
   signal?: AbortSignal | undefined;
   /** Document frequencies of phrase keys over the channel's episodes ({@link documentFrequencies}); absent: the episode's chapters. */
   freq?: DocumentFrequencies | undefined;
-  /** Segmenter knobs beyond the bounds (measured defaults otherwise). */
-  segment?: Omit<SegmentOptions, 'bounds' | 'language' | 'signal'> | undefined;
 }
 
 export interface EnrichResult {
@@ -44,7 +42,7 @@ export function orderedSegments(segments: readonly EnrichSegment[]): EnrichSegme
     .map(({ s }) => ({ ...s, endMs: Math.max(s.startMs, s.endMs) }));
 }
 
-/** Words of a chapter embedded as its meaning when there are no passage vectors (the model reads about 512 tokens). */
+/** Words of a chapter embedded as its meaning (the model reads about 512 tokens). */
 const CHAPTER_WORDS = 300;
 
 /** Three stretches of 100 words from the chapter's start, middle and end (all of it when short). */
@@ -55,12 +53,6 @@ export function chapterSample(text: string): string {
   return [1 / 6, 1 / 2, 5 / 6].map((at) => words.slice(Math.round(at * words.length - part / 2), Math.round(at * words.length + part / 2)).join(' ')).join(' … ');
 }
 
-function mean(vectors: readonly number[][]): number[] {
-  const out: number[] = [];
-  for (const v of vectors) for (let i = 0; i < v.length; i++) out[i] = (out[i] ?? 0) + v[i]!;
-  return out.map((x) => x / Math.max(1, vectors.length));
-}
-
 /**
  * Chapters with titles and typed key moments, and the episode's keyphrases, from its transcript alone. A chapter's
  * times are segments' starts and ends, a moment's its words' where they are timed (decision 27, A11); chapters cover
@@ -68,12 +60,12 @@ function mean(vectors: readonly number[][]): number[] {
  * moment claims are the model's when it answers (a `null` keeps the local text). The same input and embedder give the
  * same output. An empty transcript gives no chapters.
  */
-export async function enrichTranscript(input: EnrichInput, { embed, writer, bounds, signal, freq, segment }: EnrichOptions): Promise<EnrichResult> {
+export async function enrichTranscript(input: EnrichInput, { embed, writer, bounds, signal, freq }: EnrichOptions): Promise<EnrichResult> {
   const segments = orderedSegments(input.segments);
   if (segments.length === 0) return { chapters: [], keyphrases: [] };
   const language = input.language ?? 'en';
-  const seg = await segmentTranscript(segments, embed, { ...segment, bounds: { ...DEFAULT_CHAPTER_BOUNDS, ...bounds }, language, ...(signal ? { signal } : {}) });
-  const texts = seg.chapters.map((c) =>
+  const spans = segmentTranscript(segments, { bounds: { ...DEFAULT_CHAPTER_BOUNDS, ...bounds }, language, ...(signal ? { signal } : {}) });
+  const texts = spans.map((c) =>
     segments
       .slice(c.first, c.last + 1)
       .map((s) => s.text.trim())
@@ -84,11 +76,10 @@ export async function enrichTranscript(input: EnrichInput, { embed, writer, boun
   const spread = documentFrequencies(texts, language);
   const joiner = conjunction(language);
   const chapters: GeneratedChapter[] = [];
-  for (const [i, span] of seg.chapters.entries()) {
+  for (const [i, span] of spans.entries()) {
     signal?.throwIfAborted();
-    const inside = seg.blocks.map((b, j) => ({ b, j })).filter(({ b }) => b.first >= span.first && b.first <= span.last);
-    // The chapter's meaning: the mean of its passages' vectors when segmentation embedded them, else a sample of its text.
-    const centroid = seg.vectors.length > 0 ? mean(inside.map(({ j }) => seg.vectors[j] ?? [])) : ((await embed([chapterSample(texts[i]!)]))[0] ?? []);
+    // The chapter's meaning: a sample of its text.
+    const centroid = (await embed([chapterSample(texts[i]!)]))[0] ?? [];
     const phrases = await rankChapterPhrases(texts[i]!, { language, ...(freq ? { freq } : {}), chapters: spread, centroid, embed });
     const fallback = input.title?.trim() ? `${input.title.trim()} (${i + 1})` : `Part ${i + 1}`;
     let title = composeTitle(phrases, { fallback, joiner });

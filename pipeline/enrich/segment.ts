@@ -1,14 +1,13 @@
 // Chapter boundaries of a transcript: a learned boundary model over the cohesion of its speech passages (a short talk's
-// sentences), with discourse and instructional cues and pauses; TextTiling depth scores as the older method.
-import { DEFAULT_CHAPTER_BOUNDS, MIN_TOC_CHAPTERS, minChapterMs, type ChapterBounds, type EmbedTexts, type EnrichSegment } from './types.js';
-import { addInto, cosine, depthScores, hasCue, lexicalVectors, mergeInto, opensStep, sparseCosine, speakerVectors, zscores } from './cohesion.js';
+// sentences), with discourse and instructional cues and pauses. The evaluation's dials and its older TextTiling method
+// are scripts/eval/segmentation-knobs.ts.
+import { DEFAULT_CHAPTER_BOUNDS, MIN_TOC_CHAPTERS, minChapterMs, type ChapterBounds, type EnrichSegment } from './types.js';
+import { hasCue, opensStep } from './cohesion.js';
 import { BOUNDARY_DECODING, BOUNDARY_MODEL } from './boundary-weights.js';
 import { SHORT_TALK_DECODING, SHORT_TALK_MODEL } from './short-talk-weights.js';
 import { boundaryProbability, gapFeatureRows, shortGapFeatureRows, type BoundaryModel, type ShortGapFeature } from './boundary-model.js';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import type { SegmentRecord } from '../../core/library/checks.js';
-
-export { depthScores, hasCue, zscores } from './cohesion.js';
 
 /** A passage of speech (the unit search packs) compared as one block, in the segments `[first, last]` (indexes into the episode's segments); `startMs` is its first segment's start. */
 export interface Block {
@@ -27,94 +26,31 @@ export interface ChapterSpan {
   endMs: number;
 }
 
-/** The knobs of the segmenter; the defaults are the ones measured in docs/relevance.md. */
+/** What the segmenter is told about a transcript; its decoding is the measured one (boundary-weights.ts, short-talk-weights.ts). */
 export interface SegmentOptions {
   bounds?: Partial<ChapterBounds> | undefined;
   language?: string | undefined;
-  /** Blocks on each side of a gap that are compared. */
-  window?: number;
-  /** Share of the passages' vectors' cohesion in the combined cohesion (the rest is lexical); 0, the default, embeds nothing. */
-  semanticShare?: number;
-  /** Typical chapter length, ms: at most `duration / targetMs` boundaries are placed. */
-  targetMs?: number;
-  /** A boundary needs a score above mean + `threshold` × standard deviation of all gaps' scores. */
-  threshold?: number;
-  /** Added to a gap's score when a discourse cue opens the block after it. */
-  cueWeight?: number;
-  /** Added per standard deviation of a gap's pause above the episode's mean pause. */
-  pauseWeight?: number;
-  /** Share of speaker cohesion (who holds the speech time on either side of a gap) in the combined cohesion; 0 by default. */
-  speakerShare?: number;
-  /** `learned`: the boundary model fitted to QMSum's train split (`boundary-weights.ts`); `depth`: the hand-set TextTiling score above. */
-  method?: 'learned' | 'depth';
-  /** With `learned`: a boundary needs at least this probability. */
-  minProbability?: number;
-  /** With `learned`: at most `baseCount` + this many boundaries per hour of speech (rounded up). */
-  perHour?: number;
-  /** With `learned`: boundaries allowed on top of the hourly ones (human chapter counts grow slower than the talk's length). */
-  baseCount?: number;
-  /** With `learned`: two boundaries at least this far apart, ms (never less than the bounds' minimum). */
-  spacingMs?: number;
-  /** 1 (default): move a boundary to a discourse cue nearby (a short talk's: to a step cue); 0: keep the passage start. */
-  refine?: number;
-  /** A short talk's boundary needs at least this probability. */
-  shortMinProbability?: number;
-  /** At most this many boundaries per minute of a short talk (rounded up). */
-  shortPerMinute?: number;
-  /** 1 (default): a short talk whose steps are cued gets at least three chapters; 0: only those the model finds. */
-  cuedSteps?: number;
-  /** 1 (default): fewer than three chapters become one (no table of contents); 0: kept as cut. */
-  toc?: number;
   signal?: AbortSignal | undefined;
 }
 
-/** The numeric knobs with their defaults. */
-export interface SegmentKnobs {
-  window: number;
-  semanticShare: number;
-  targetMs: number;
-  threshold: number;
-  cueWeight: number;
-  pauseWeight: number;
-  speakerShare: number;
-  method: 'learned' | 'depth';
+/** How a short talk's cut is decoded: the measured defaults; scripts/eval varies them. */
+export interface ShortTalkDecoding {
+  /** A boundary needs at least this probability. */
   minProbability: number;
-  perHour: number;
-  baseCount: number;
-  spacingMs: number;
-  refine: number;
-  shortMinProbability: number;
-  shortPerMinute: number;
-  cuedSteps: number;
-  toc: number;
+  /** At most this many boundaries per minute of the talk (rounded up). */
+  perMinute: number;
+  /** A talk whose steps are cued gets at least three chapters. */
+  cuedSteps: boolean;
+  /** A boundary moves to a step cue in the unit before or after it. */
+  refine: boolean;
 }
 
-export const DEFAULT_SEGMENT_OPTIONS: Readonly<SegmentKnobs> = Object.freeze({
-  window: 6,
-  semanticShare: 0,
-  targetMs: 20 * 60_000,
-  threshold: 1,
-  cueWeight: 0.6,
-  pauseWeight: 0.15,
-  speakerShare: 0,
-  method: 'learned',
-  minProbability: BOUNDARY_DECODING.minProbability,
-  perHour: BOUNDARY_DECODING.perHour,
-  baseCount: BOUNDARY_DECODING.baseCount,
-  spacingMs: BOUNDARY_DECODING.spacingMs,
-  refine: 1,
-  shortMinProbability: SHORT_TALK_DECODING.minProbability,
-  shortPerMinute: SHORT_TALK_DECODING.perMinute,
-  cuedSteps: 1,
-  toc: 1,
+export const SHORT_TALK_CUT: Readonly<ShortTalkDecoding> = Object.freeze({
+  minProbability: SHORT_TALK_DECODING.minProbability,
+  perMinute: SHORT_TALK_DECODING.perMinute,
+  cuedSteps: true,
+  refine: true,
 });
-
-/** What segmentation found: the chapters, and the blocks with their vectors (titles reuse them). */
-export interface Segmentation {
-  chapters: ChapterSpan[];
-  blocks: Block[];
-  vectors: number[][];
-}
 
 /**
  * The blocks of a transcript: the passages search packs from its speech alone (20–60 s, cut at sentence ends), so their
@@ -141,108 +77,6 @@ export function blocksOf(segments: readonly EnrichSegment[]): Block[] {
       const first = at(p.startMs);
       return { first, last: Math.max(first, at(Math.max(p.startMs, p.endMs - 1))), startMs: segments[first]!.startMs, endMs: p.endMs, text: p.text };
     });
-}
-
-/**
- * Boundary scores of every gap between blocks (`scores[g]` is the gap before block `g`; `scores[0]` is unused, 0): the
- * depth of the combined cohesion valley, plus discourse cues and long pauses.
- */
-export function gapScores(
-  segments: readonly EnrichSegment[],
-  blocks: readonly Block[],
-  vectors: readonly number[][],
-  opts: Pick<SegmentKnobs, 'window' | 'semanticShare' | 'cueWeight' | 'pauseWeight'> & { speakerShare?: number; language?: string | undefined },
-): number[] {
-  const n = blocks.length;
-  if (n < 2) return new Array<number>(n).fill(0);
-  const lex = lexicalVectors(blocks, opts.language);
-  const voices = speakerVectors(segments, blocks);
-  const sem: number[] = [];
-  const lexCos: number[] = [];
-  const spk: number[] = [];
-  for (let g = 1; g < n; g++) {
-    const lo = Math.max(0, g - opts.window);
-    const hi = Math.min(n, g + opts.window);
-    const l: number[] = [];
-    const r: number[] = [];
-    const lm = new Map<string, number>();
-    const rm = new Map<string, number>();
-    const ls = new Map<string, number>();
-    const rs = new Map<string, number>();
-    for (let i = lo; i < g; i++) {
-      addInto(l, vectors[i] ?? []);
-      mergeInto(lm, lex[i]!);
-      mergeInto(ls, voices[i]!);
-    }
-    for (let i = g; i < hi; i++) {
-      addInto(r, vectors[i] ?? []);
-      mergeInto(rm, lex[i]!);
-      mergeInto(rs, voices[i]!);
-    }
-    sem.push(cosine(l, r));
-    lexCos.push(sparseCosine(lm, rm));
-    spk.push(sparseCosine(ls, rs));
-  }
-  const zs = zscores(sem);
-  const zl = zscores(lexCos);
-  const zv = zscores(spk);
-  const speakerShare = opts.speakerShare ?? 0;
-  const combined = zs.map((s, i) => (1 - speakerShare) * (opts.semanticShare * s + (1 - opts.semanticShare) * zl[i]!) + speakerShare * zv[i]!);
-  // Light smoothing: one noisy block should not open a valley.
-  const smooth = combined.map((c, i) => 0.25 * (combined[i - 1] ?? c) + 0.5 * c + 0.25 * (combined[i + 1] ?? c));
-  const depth = depthScores(smooth);
-
-  const pauses: number[] = [];
-  for (let i = 1; i < segments.length; i++) pauses.push(Math.max(0, segments[i]!.startMs - segments[i - 1]!.endMs));
-  const pauseMean = pauses.reduce((s, v) => s + v, 0) / Math.max(1, pauses.length);
-  const pauseSd = Math.sqrt(pauses.reduce((s, v) => s + (v - pauseMean) ** 2, 0) / Math.max(1, pauses.length));
-
-  const scores = [0];
-  for (let g = 1; g < n; g++) {
-    const b = blocks[g]!;
-    let cue = false;
-    for (let i = b.first; i <= Math.min(b.last, b.first + 2); i++) if (hasCue(segments[i]!.text)) cue = true;
-    const pause = b.first > 0 ? Math.max(0, segments[b.first]!.startMs - segments[b.first - 1]!.endMs) : 0;
-    const pauseZ = pauseSd < 50 ? 0 : Math.min(3, Math.max(0, (pause - pauseMean) / pauseSd));
-    // A passage that starts inside the segment the previous one started in (a long segment cut in two) is no place for a chapter start.
-    const valid = b.first > blocks[g - 1]!.first;
-    scores.push(valid ? depth[g - 1]! + (cue ? opts.cueWeight : 0) + opts.pauseWeight * pauseZ : -Infinity);
-  }
-  return scores;
-}
-
-/**
- * Picks boundaries (block indexes) from gap scores: the strongest first, each at least `minMs` from the others and from
- * the ends, while above the threshold and fewer than duration ÷ `targetMs`; then any chapter longer than `maxMs` is cut
- * at its strongest gap until none is (or no gap leaves both parts at least `minMs`).
- */
-export function pickBoundaries(
-  blocks: readonly Block[],
-  scores: readonly number[],
-  { minMs, maxMs, targetMs, threshold, endMs }: { minMs: number; maxMs: number; targetMs: number; threshold: number; endMs: number },
-): number[] {
-  const n = blocks.length;
-  if (n < 2) return [];
-  const startMs = blocks[0]!.startMs;
-  const gaps = Array.from({ length: n - 1 }, (_, i) => i + 1).filter((g) => Number.isFinite(scores[g]!));
-  if (gaps.length === 0) return [];
-  const values = gaps.map((g) => scores[g]!);
-  const mean = values.reduce((s, v) => s + v, 0) / values.length;
-  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / values.length);
-  const floor = mean + threshold * sd;
-  const byScore = [...gaps].sort((a, b) => scores[b]! - scores[a]! || a - b);
-  const maxCount = Math.max(0, Math.floor((endMs - startMs) / targetMs));
-  const chosen: number[] = [];
-  const fits = (g: number, taken: readonly number[]): boolean => {
-    const at = blocks[g]!.startMs;
-    if (at - startMs < minMs || endMs - at < minMs) return false;
-    return taken.every((c) => Math.abs(blocks[c]!.startMs - at) >= minMs);
-  };
-  for (const g of byScore) {
-    if (chosen.length >= maxCount || scores[g]! < floor) break;
-    if (fits(g, chosen)) chosen.push(g);
-  }
-  return splitLong(blocks, scores, chosen, { minMs, maxMs, endMs });
 }
 
 /**
@@ -465,13 +299,8 @@ export function tocStarts(starts: readonly number[]): number[] {
   return starts.length + 1 < MIN_TOC_CHAPTERS ? [] : [...starts];
 }
 
-/** A short talk's chapter starts (segment indexes) with the short-talk model and these knobs: the cut {@link segmentTranscript} makes of one. */
-export function shortTalkCut(
-  segments: readonly EnrichSegment[],
-  bounds: ChapterBounds,
-  knobs: Pick<SegmentKnobs, 'shortMinProbability' | 'shortPerMinute' | 'cuedSteps' | 'refine'> = DEFAULT_SEGMENT_OPTIONS,
-  language?: string,
-): number[] {
+/** A short talk's chapter starts (segment indexes) with the short-talk model under this decoding: the cut {@link segmentTranscript} makes of one. */
+export function shortTalkCut(segments: readonly EnrichSegment[], bounds: ChapterBounds, decoding: Readonly<ShortTalkDecoding> = SHORT_TALK_CUT, language?: string): number[] {
   const units = unitsOf(segments);
   if (units.length < 3) return [];
   const endMs = Math.max(...segments.map((s) => s.endMs));
@@ -479,11 +308,11 @@ export function shortTalkCut(
     minMs: minChapterMs(bounds, endMs - segments[0]!.startMs),
     maxMs: bounds.maxMs,
     endMs,
-    minProbability: knobs.shortMinProbability,
-    perMinute: knobs.shortPerMinute,
+    minProbability: decoding.minProbability,
+    perMinute: decoding.perMinute,
     language,
-    cuedSteps: knobs.cuedSteps !== 0,
-    refine: knobs.refine !== 0,
+    cuedSteps: decoding.cuedSteps,
+    refine: decoding.refine,
   });
 }
 
@@ -506,37 +335,40 @@ export function learnedStarts(
 }
 
 /**
- * Chapters of a transcript (segments sorted by start). Under `singleBelowMs` of speech, one chapter; under
- * `shortBelowMs` with one voice ({@link oneVoice}) a short talk, cut between its sentences ({@link shortTalkCut}); else
- * cut between its passages (with too few of them, one chapter). A short talk's fewer than three chapters become
- * one ({@link MIN_TOC_CHAPTERS}). Every chapter starts on a segment start; each ends where the next starts; the last ends at
- * the speech's end.
+ * Which cut a transcript gets, and its starts (segment indexes): under `singleBelowMs` of speech, none (one chapter);
+ * under `shortBelowMs` with one voice ({@link oneVoice}) a short talk, cut between its sentences by `cut.short`; else cut
+ * between its passages by `cut.long` (with fewer than three passages, none). The evaluation decodes the same tree with
+ * its own dials.
  */
-export async function segmentTranscript(segments: readonly EnrichSegment[], embed: EmbedTexts, options: SegmentOptions = {}): Promise<Segmentation> {
-  if (segments.length === 0) return { chapters: [], blocks: [], vectors: [] };
-  const opts = { ...DEFAULT_SEGMENT_OPTIONS, ...options };
+export function chapterCut(
+  segments: readonly EnrichSegment[],
+  blocks: readonly Block[],
+  bounds: ChapterBounds,
+  cut: { short: () => number[]; long: () => number[] },
+): { starts: number[]; shortTalk: boolean } {
+  const duration = Math.max(...segments.map((s) => s.endMs)) - segments[0]!.startMs;
+  const shortTalk = duration < bounds.shortBelowMs && oneVoice(segments);
+  if (duration < bounds.singleBelowMs) return { starts: [], shortTalk };
+  if (shortTalk) return { starts: cut.short(), shortTalk };
+  return { starts: blocks.length < 3 ? [] : cut.long(), shortTalk };
+}
+
+/**
+ * Chapters of a transcript (segments sorted by start), cut by {@link chapterCut} with the measured decoding. A short
+ * talk's fewer than three chapters become one ({@link MIN_TOC_CHAPTERS}). Every chapter starts on a segment start; each
+ * ends where the next starts; the last ends at the speech's end. Nothing is embedded: the learned models read words,
+ * cues, speakers and pauses.
+ */
+export function segmentTranscript(segments: readonly EnrichSegment[], options: SegmentOptions = {}): ChapterSpan[] {
+  if (segments.length === 0) return [];
   const bounds = { ...DEFAULT_CHAPTER_BOUNDS, ...options.bounds };
   const blocks = blocksOf(segments);
-  const endMs = Math.max(...segments.map((s) => s.endMs));
-  const startMs = segments[0]!.startMs;
   options.signal?.throwIfAborted();
-  // Cohesion of the passages' vectors is measured but off by default (docs/relevance.md: on the committee meetings it
-  // made Pk worse, 0.416 lexical alone, 0.428 half and half, 0.441 vectors alone): no embedding then.
-  const vectors = blocks.length > 0 && opts.semanticShare > 0 ? await embed(blocks.map((b) => b.text)) : [];
-  options.signal?.throwIfAborted();
-  const duration = endMs - startMs;
-  const cut = (): number[] => {
-    if (duration < bounds.singleBelowMs) return [];
-    if (duration < bounds.shortBelowMs && oneVoice(segments)) return shortTalkCut(segments, bounds, opts, options.language);
-    if (blocks.length < 3) return [];
-    if (opts.method === 'learned') return learnedStarts(segments, blocks, learnedProbabilities(segments, blocks, options.language), bounds, opts, opts.refine !== 0);
-    const scores = gapScores(segments, blocks, vectors, { ...opts, language: options.language });
-    const picked = pickBoundaries(blocks, scores, { minMs: bounds.minMs, maxMs: bounds.maxMs, targetMs: opts.targetMs, threshold: opts.threshold, endMs });
-    return startsOf(segments, blocks, picked, bounds.minMs, opts.refine !== 0);
-  };
-  const starts = cut();
+  const { starts, shortTalk } = chapterCut(segments, blocks, bounds, {
+    short: () => shortTalkCut(segments, bounds, SHORT_TALK_CUT, options.language),
+    long: () => learnedStarts(segments, blocks, learnedProbabilities(segments, blocks, options.language), bounds, BOUNDARY_DECODING),
+  });
   // The table-of-contents rule (fewer than three chapters published as one) holds for short talks only: on meetings
   // it took the second chapter of 18 short QMSum dev meetings and made Pk worse (0.3435 → 0.3454, docs/relevance.md).
-  const shortTalk = duration < bounds.shortBelowMs && oneVoice(segments);
-  return { chapters: spansFromStarts(segments, opts.toc !== 0 && shortTalk ? tocStarts(starts) : starts), blocks, vectors };
+  return spansFromStarts(segments, shortTalk ? tocStarts(starts) : starts);
 }

@@ -9,11 +9,11 @@ import { storedChannelById, storedUser, storedUsers } from '../../core/store/rec
 import { writeLibraryJson } from '../../core/library/writer.js';
 import { FollowError } from './errors.js';
 import { channelIdOf } from '../../importer/item-identity.js';
-import { readEpisode, saveEpisode, saveOwner } from './library.js';
+import { saveEpisode, saveOwner } from './library.js';
+import { readEpisodeRecord, readRecordArray } from '../../core/library/reader.js';
 import { enqueueUnprocessed, pollSource, type FollowDeps, type PollReport } from './poll.js';
 import { schedulerId, upsertPollScheduler, type PollJob, type ProcessJob } from './queues.js';
 import { channelDir, LIBRARY_FILES } from '../../core/library/layout.js';
-import { readRecordArray } from '../../core/library/reader.js';
 import { listStates, readState, withChannelLock, writeState, type FollowState, type FollowStateError } from '../../core/library/follow-state.js';
 import { measuredRate, readProgress, withEtas, type Progress } from './progress.js';
 import type { RecentRule } from './work-order.js';
@@ -192,7 +192,7 @@ export async function retryFailed(deps: FollowDeps, slug: string): Promise<numbe
       if (source.processed?.outcome !== 'failed') continue;
       delete source.processed;
       delete source.starts;
-      const record = await readEpisode(dir, id);
+      const record = await readEpisodeRecord(dir, id);
       if (record?.status === 'failed') await saveEpisode(dir, { ...record, status: 'pending', error: null }, deps.ctx);
       retried++;
     }

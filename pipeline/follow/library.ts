@@ -15,19 +15,8 @@ import { isDeepStrictEqual } from 'node:util';
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** An episode record as the follower stores it (the format's record; `language` is the transcriber's detection). */
-export type FollowedEpisode = EpisodeRecord;
-
-/** The channel's episode `id` from its own file, checked (undefined when there is none). */
-export const readEpisode = (dir: string, id: string): Promise<FollowedEpisode | undefined> => readEpisodeRecord(dir, id);
-
-/** The library step of an episode: its file written whole, the record checked first (a refused record writes nothing). */
-export async function writeEpisode(dir: string, record: FollowedEpisode): Promise<void> {
-  await writeEpisodeRecord(dir, record);
-}
-
 /** The index step of an episode: its file's record loaded as `npm run ingest` does (catalog row last; an unchanged record writes nothing to the store). */
-export async function indexEpisode(ctx: IndexContext, dir: string, record: FollowedEpisode): Promise<void> {
+export async function indexEpisode(ctx: IndexContext, dir: string, record: EpisodeRecord): Promise<void> {
   await runJob(ctx, { kind: 'episode', record, source: { path: episodePath(dir, record.id) } });
 }
 
@@ -37,9 +26,9 @@ export async function indexEpisode(ctx: IndexContext, dir: string, record: Follo
  * the index ends holding the file's last record whichever writer indexes last. Returns the record indexed (undefined:
  * no file). A store that refuses or cannot be reached throws the indexer's error.
  */
-export const indexEpisodeFile = (ctx: IndexContext, dir: string, id: string): Promise<FollowedEpisode | undefined> =>
+export const indexEpisodeFile = (ctx: IndexContext, dir: string, id: string): Promise<EpisodeRecord | undefined> =>
   loadUntilSettled(
-    () => readEpisode(dir, id),
+    () => readEpisodeRecord(dir, id),
     (record) => indexEpisode(ctx, dir, record),
   );
 
@@ -60,8 +49,8 @@ async function loadUntilSettled<T>(read: () => Promise<T | undefined>, load: (va
 }
 
 /** An episode through both steps, library then index. */
-export async function saveEpisode(dir: string, record: FollowedEpisode, ctx: IndexContext): Promise<void> {
-  await writeEpisode(dir, record);
+export async function saveEpisode(dir: string, record: EpisodeRecord, ctx: IndexContext): Promise<void> {
+  await writeEpisodeRecord(dir, record);
   await indexEpisode(ctx, dir, record);
 }
 

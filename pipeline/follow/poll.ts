@@ -11,7 +11,10 @@ import { ImportProblem } from '../../importer/text.js';
 import { archivedByFollower, decideItem, mergeRecord } from './changes.js';
 import { FollowError } from './errors.js';
 import { feedSnapshot, keepStoredIds, NotAFeedError, ytdlpSnapshot, type SourceSnapshot } from './feed-source.js';
-import { indexEpisode, indexLibraryMeta, readEpisode, writeChannel, writeEpisode, type FollowedEpisode } from './library.js';
+import { indexEpisode, indexLibraryMeta, writeChannel } from './library.js';
+import { readEpisodeRecord } from '../../core/library/reader.js';
+import { writeEpisodeRecord } from '../../core/library/writer.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { enqueueProcess, FINISHED, MAX_PROCESS_STARTS, processJobId, readFronts, type ProcessJob } from './queues.js';
 import { nextPollAt, parseMaxAge } from './schedule.js';
 import { channelDir } from '../../core/library/layout.js';
@@ -125,8 +128,8 @@ async function applySnapshot(
   const dir = channelDir(deps.pipeline.libraryDir, state.slug);
   await writeChannel(dir, { slug: state.slug, ownerId: state.ownerId, channel: snapshot.channel, people: snapshot.people, topics: snapshot.topics });
   await indexLibraryMeta(deps.ctx, dir);
-  const writeAndIndex = async (record: FollowedEpisode) => {
-    await writeEpisode(dir, record);
+  const writeAndIndex = async (record: EpisodeRecord) => {
+    await writeEpisodeRecord(dir, record);
     await indexEpisode(deps.ctx, dir, record);
   };
   const counts = { added: 0, updated: 0, reprocessed: 0, archived: 0 };
@@ -137,7 +140,7 @@ async function applySnapshot(
   for (const item of snapshot.items) {
     const id = item.record.id;
     if (later.has(id)) continue;
-    const stored = await readEpisode(dir, id);
+    const stored = await readEpisodeRecord(dir, id);
     const previous = state.items[id];
     const action = decideItem(stored, previous, item, { final });
     if (action === 'new') {
@@ -163,7 +166,7 @@ async function applySnapshot(
     const present = new Set(snapshot.items.map((i) => i.record.id));
     for (const id of Object.keys(state.items)) {
       if (present.has(id)) continue;
-      const stored = await readEpisode(dir, id);
+      const stored = await readEpisodeRecord(dir, id);
       if (stored && stored.status !== 'archived') {
         await writeAndIndex(archivedByFollower(stored));
         counts.archived++;

@@ -7,27 +7,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnrecoverableError } from 'bullmq';
 import type { PipelineConfig } from '../../core/config/load.js';
-import type { ChapterRecord, TranscriptRecord } from '../../core/contract/library-format.js';
+import type { ChapterRecord, TranscriptRecord, EpisodeRecord } from '../../core/contract/library-format.js';
 import { jsonChapters, showNoteChapters } from '../../importer/chapters.js';
 import { bestDraft } from '../../importer/feed.js';
-import { withLibraryLock } from '../../core/library/writer.js';
+import { withLibraryLock, writeEpisodeRecord } from '../../core/library/writer.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { embedAhead, type IndexContext } from '../../indexer/load-episode.js';
-import { episodeEnd, ingestProblem, transcriptRecord as draftRecord } from '../../importer/model.js';
+import { episodeEnd, transcriptRecord as draftRecord } from '../../importer/model.js';
 import { parseChaptersText, parseTranscriptText, readSource, type OutboundOptions } from '../../importer/sources.js';
 import { ImportProblem, primaryLanguage, type DraftTranscript } from '../../importer/text.js';
 import { RetryableIndexError, UnrecoverableIndexError } from '../../indexer/errors.js';
-import { episodeOverLimit } from '../../core/library/checks.js';
+import { CheckedEpisode, episodeOverLimit } from '../../core/library/checks.js';
 import { describeFetchError, downloadToFile, FetchError } from '../../core/ground/outbound/safe-fetch.js';
 import { describeTranscribeError, piecesDirOf, removePieces, servicesFor, TranscribeError, transcribeFile, transcriptRecord } from '../transcribe/transcribe.js';
 import { notEnriched, saveGeneratedFacets, type PublishEnrichment } from '../enrich/publish.js';
 import type { PublishEnricher } from '../enrich/enrich-thread.js';
 import { recordChannelStats } from '../enrich/channel-stats.js';
-import { indexEpisodeFile, indexLibraryMeta, readEpisode, writeEpisode, type FollowedEpisode } from './library.js';
+import { indexEpisodeFile, indexLibraryMeta } from './library.js';
+import { readEpisodeRecord, readLibraryArray } from '../../core/library/reader.js';
 import type { FollowDeps } from './poll.js';
 import { MAX_PROCESS_STARTS, type ProcessJob } from './queues.js';
 import { channelDir, episodePath, LIBRARY_FILES } from '../../core/library/layout.js';
-import { readLibraryArray } from '../../core/library/reader.js';
 import { readState, startsOf, withChannelLock, writeState, type ItemSource, type TranscriptSource } from '../../core/library/follow-state.js';
 
 export interface ProcessDeps extends Omit<FollowDeps, 'processQueue'> {
@@ -77,18 +77,19 @@ export class ProcessFailure extends Error {
 }
 
 /**
- * The published record of `stored` with what was made, checked as ingest will check it (the importer's
- * `ingestProblem`) before anything is written. Chapters that make it refused are left out with a note, as a bad
- * chapters file never fails the episode: the transcript is what the episode is for. A record refused without
- * them too throws ProcessFailure with a sentence naming the limit.
+ * The published record of `stored` with what was made, checked once as ingest will check it (the library's
+ * {@link CheckedEpisode}, which the writer then writes without checking again). Chapters that make it refused are left
+ * out with a note, as a bad chapters file never fails the episode: the transcript is what the episode is for (the
+ * record without them is checked then, a second time). A record refused without them too throws ProcessFailure with a
+ * sentence naming the limit.
  */
 export function publishedRecord(
-  stored: FollowedEpisode,
+  stored: EpisodeRecord,
   made: Pick<Made, 'transcript' | 'language' | 'durationMs' | 'chapters'>,
   enriched: Pick<PublishEnrichment, 'apply'> = { apply: (r) => r },
-): { record: FollowedEpisode; notes: string[] } {
+): { episode: CheckedEpisode; notes: string[] } {
   // A creator's chapters arriving with the new version replace what was generated; otherwise enrichment remakes them.
-  const record: FollowedEpisode = enriched.apply({
+  const record: EpisodeRecord = enriched.apply({
     ...stored,
     durationMs: stored.durationMs ?? made.durationMs,
     status: 'published',
@@ -97,10 +98,14 @@ export function publishedRecord(
     chapters: made.chapters.length > 0 ? made.chapters : (stored.chapters ?? []),
     language: made.language ?? stored.language ?? null,
   });
-  const problem = ingestProblem(record);
-  if (!problem) return { record, notes: [] };
-  const bare: FollowedEpisode = { ...record, chapters: [] };
-  if ((record.chapters?.length ?? 0) > 0 && !ingestProblem(bare)) return { record: bare, notes: [`chapters left out: ${episodeOverLimit(record) ?? problem}`] };
+  const checked = CheckedEpisode.check(record);
+  if (checked.ok) return { episode: checked.episode, notes: [] };
+  const problem = `not imported: ${checked.reason}`;
+  const bare: EpisodeRecord = { ...record, chapters: [] };
+  if ((record.chapters?.length ?? 0) > 0) {
+    const withoutChapters = CheckedEpisode.check(bare);
+    if (withoutChapters.ok) return { episode: withoutChapters.episode, notes: [`chapters left out: ${episodeOverLimit(record) ?? problem}`] };
+  }
   const over = episodeOverLimit(bare);
   throw new ProcessFailure(`the episode could not be published: ${over ?? 'its transcript breaks the library format (the reason is in the worker log)'}`, { cause: problem });
 }
@@ -165,14 +170,7 @@ interface Made {
 }
 
 /** Makes the transcript: the feed's own file when one is usable (creator-written beats machine-made), else the audio transcribed. */
-async function makeTranscript(
-  deps: ProcessDeps,
-  baseDir: string,
-  source: ItemSource,
-  record: FollowedEpisode,
-  channelLanguage: string | null,
-  signal?: AbortSignal,
-): Promise<Made> {
+async function makeTranscript(deps: ProcessDeps, baseDir: string, source: ItemSource, record: EpisodeRecord, channelLanguage: string | null, signal?: AbortSignal): Promise<Made> {
   const { pipeline } = deps;
   const outbound: OutboundOptions = { allowPrivate: pipeline.allowPrivate, userAgent: pipeline.userAgent };
   const notes: string[] = [];
@@ -243,7 +241,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   const current = async () => {
     const state = await readState(libraryDir, job.slug);
     const source = state?.items[job.episodeId];
-    const record = await readEpisode(dir, job.episodeId);
+    const record = await readEpisodeRecord(dir, job.episodeId);
     // A stopped source still finishes the items it had seen: stopping ends the polls, and an episode left pending
     // for ever would be a status that lies.
     const live = state && source && source.digest === job.digest && source.processed?.digest !== job.digest && record && record.status !== 'archived';
@@ -275,11 +273,11 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
    * A `failed` write the library refuses is logged and the outcome still recorded, so the item is not processed again.
    */
   const finish = (
-    change: (r: FollowedEpisode) => FollowedEpisode,
+    change: (r: EpisodeRecord) => EpisodeRecord | CheckedEpisode,
     outcome: 'published' | 'failed',
     extra: {
       facets?: PublishEnrichment['facets'] | undefined;
-      bare?: (r: FollowedEpisode) => FollowedEpisode;
+      bare?: (r: EpisodeRecord) => CheckedEpisode;
       stats?: { channelLanguage: string | null; hint: PublishEnrichment['keyphrases'] };
     } = {},
   ): Promise<{ written: boolean; facetsSaved: boolean }> =>
@@ -298,14 +296,20 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
         }
       }
       try {
-        await writeEpisode(dir, next);
+        await writeEpisodeRecord(dir, next);
       } catch (err) {
         if (outcome === 'published') throw err;
         deps.log?.error({ episodeId: job.episodeId, err: (err as Error).message }, 'the failed status could not be written');
       }
       // The channel statistics the next enrichment reads, in the same locked write (never throws).
       if (extra.stats)
-        await recordChannelStats(dir, { channelId: next.channelId, channelLanguage: extra.stats.channelLanguage, previous: now.record, hint: extra.stats.hint, log: deps.log });
+        await recordChannelStats(dir, {
+          channelId: (next instanceof CheckedEpisode ? next.record : next).channelId,
+          channelLanguage: extra.stats.channelLanguage,
+          previous: now.record,
+          hint: extra.stats.hint,
+          log: deps.log,
+        });
       now.state.items[job.episodeId] = { ...now.source, processed: { digest: job.digest, outcome } };
       await writeState(libraryDir, now.state);
       // The transcript is in the episode's file now: pieces of this or an earlier attempt are done with (removed in
@@ -323,7 +327,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
       const waiting = await withChannelLock(libraryDir, job.slug, async () => {
         const now = await current();
         if (now?.record.status !== 'processing') return false;
-        await writeEpisode(dir, { ...now.record, status: 'pending' });
+        await writeEpisodeRecord(dir, { ...now.record, status: 'pending' });
         return true;
       }).catch((e: Error) => deps.log?.warn({ episodeId: job.episodeId, err: e.message }, 'the waiting status could not be written'));
       if (waiting) await indexStep().catch((e: Error) => deps.log?.warn({ episodeId: job.episodeId, err: e.message }, 'the waiting status could not be indexed'));
@@ -356,7 +360,7 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
     if (starts > MAX_PROCESS_STARTS) return { giveUp: starts - 1 };
     // A published episode being re-made stays live on its old transcript; anything else shows the work.
     const showsWork = now.record.status !== 'published' && now.record.status !== 'processing';
-    if (showsWork) await writeEpisode(dir, { ...now.record, status: 'processing', error: null });
+    if (showsWork) await writeEpisodeRecord(dir, { ...now.record, status: 'processing', error: null });
     const channels = await readLibraryArray<{ id: string; language?: string | null }>(dir, LIBRARY_FILES.channels);
     return { source: now.source, record: now.record, showsWork, language: channels.find((c) => c.id === now.record.channelId)?.language ?? null };
   });
@@ -382,17 +386,17 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   let ctx: IndexContext;
   try {
     // The new passages are embedded before the publishing write takes the lock; its index step finds them embedded.
-    ctx = { ...deps.ctx, embedder: await embedAhead(deps.ctx, publishedRecord(started.record, made, enriched).record) };
+    ctx = { ...deps.ctx, embedder: await embedAhead(deps.ctx, publishedRecord(started.record, made, enriched).episode.record) };
     ended = await finish(
       (record) => {
         const published = publishedRecord(record, made, enriched);
         notes = published.notes;
-        return published.record;
+        return published.episode;
       },
       'published',
       {
         facets: enriched?.outcome === 'enriched' ? enriched.facets : undefined,
-        bare: (record) => publishedRecord(record, made).record,
+        bare: (record) => publishedRecord(record, made).episode,
         ...(deps.enrich ? { stats: { channelLanguage: started.language, hint: enriched?.keyphrases } } : {}),
       },
     );
@@ -423,12 +427,12 @@ export async function processEpisode(deps: ProcessDeps, job: ProcessJob, { lastA
   async function enrichBeforePublishing(
     enricher: PublishEnricher,
     folder: string,
-    from: { record: FollowedEpisode; language: string | null },
+    from: { record: EpisodeRecord; language: string | null },
     what: Made,
   ): Promise<PublishEnrichment> {
-    let candidate: FollowedEpisode;
+    let candidate: EpisodeRecord;
     try {
-      candidate = publishedRecord(from.record, what).record;
+      candidate = publishedRecord(from.record, what).episode.record;
     } catch {
       return notEnriched('refused');
     }

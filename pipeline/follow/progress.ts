@@ -4,7 +4,7 @@
 // episodes' files and the processing queue; `npm run follow -- --list` prints it and the worker's /metrics exports
 // its totals.
 import type { Job, Queue } from 'bullmq';
-import { readEpisode } from './library.js';
+import { readEpisodeRecord } from '../../core/library/reader.js';
 import { MAX_PROCESS_STARTS, processJobId, type ProcessJob } from './queues.js';
 import type { ProcessResult } from './process.js';
 import { channelDir } from '../../core/library/layout.js';
@@ -181,7 +181,7 @@ export function factsReader(libraryDir: string): FactsReader {
     const key = `${slug}/${episodeId}/${digest}`;
     const known = fresh ? undefined : cache.get(key);
     if (known || (!fresh && !read)) return known;
-    const record = await readEpisode(channelDir(libraryDir, slug), episodeId).catch(() => undefined);
+    const record = await readEpisodeRecord(channelDir(libraryDir, slug), episodeId).catch(() => undefined);
     const facts: EpisodeFacts = {
       title: record?.title ?? episodeId,
       durationMs: typeof record?.durationMs === 'number' && record.durationMs > 0 ? record.durationMs : null,

@@ -2,7 +2,8 @@
 // API's `queued`) again until a worker runs it, instead of `processing` for as long as it waits.
 import type { Queue } from 'bullmq';
 import type { IndexContext } from '../../indexer/load-episode.js';
-import { readEpisode, saveEpisode } from './library.js';
+import { saveEpisode } from './library.js';
+import { readEpisodeRecord } from '../../core/library/reader.js';
 import type { ProcessJob } from './queues.js';
 import { channelDir } from '../../core/library/layout.js';
 import { readState, withChannelLock } from '../../core/library/follow-state.js';
@@ -25,7 +26,7 @@ export async function markStalledWaiting(
     const source = (await readState(libraryDir, slug))?.items[episodeId];
     if (!source || source.digest !== digest || source.processed?.digest === digest) return false;
     const dir = channelDir(libraryDir, slug);
-    const record = await readEpisode(dir, episodeId);
+    const record = await readEpisodeRecord(dir, episodeId);
     if (record?.status !== 'processing') return false;
     await saveEpisode(dir, { ...record, status: 'pending' }, ctx);
     return true;

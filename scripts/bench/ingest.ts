@@ -25,7 +25,7 @@ import { loadConfig } from '../../core/config/load.js';
 import { createEmbedder, type Embedder } from '../../core/embedding/embedder.js';
 import { createLogger } from '../../core/ground/logger.js';
 import { createOpenSearchClient, deleteIndices, ensureIndices, type IndexAliases } from '../../core/store/opensearch.js';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { libraryJobs } from '../../indexer/jobs.js';
 import { loadLibrary } from '../../indexer/load-library.js';

@@ -12,12 +12,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { libraryJson } from '../../core/library/writer.js';
+import { libraryJson, writeEpisodeRecord } from '../../core/library/writer.js';
 import { rebuildTally, recordChannelStats, saveTally, STATS_FILE } from '../../pipeline/enrich/channel-stats.js';
 import { enrichForPublish } from '../../pipeline/enrich/publish.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
 import { episodePath } from '../../core/library/layout.js';
-import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
+import { readEpisodeRecord } from '../../core/library/reader.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { createHashEmbedder } from '../lib/fakes/hash-embedder.js';
 
 const program = new Command()
@@ -52,7 +53,7 @@ const VOCABULARY = (() => {
 })();
 
 /** Episode `n`: 10 segments a minute of 15 words, its subject (a 100-word slice of the vocabulary) most of the content words. */
-function episode(n: number, minutes: number): FollowedEpisode {
+function episode(n: number, minutes: number): EpisodeRecord {
   const next = random(1_000 + n);
   const subject = Math.floor(next() * (VOCABULARY.length - 100));
   const word = () =>
@@ -79,12 +80,12 @@ const model = createHashEmbedder(128);
 const stages = stagesOf({ embed: (texts) => model.embedPassages(texts) });
 
 /** Publishes `record` as the follower does (enrich outside the lock, then write and save the statistics); wall seconds. */
-async function publishOne(dir: string, record: FollowedEpisode): Promise<number> {
+async function publishOne(dir: string, record: EpisodeRecord): Promise<number> {
   const started = performance.now();
   const enriched = await enrichForPublish(record, { stages, dir, channelLanguage: 'en' });
   if (enriched.outcome !== 'enriched') throw new Error(`the benchmark episode was not enriched (${enriched.outcome})`);
-  const previous = await readEpisode(dir, record.id);
-  await writeEpisode(dir, enriched.apply(record));
+  const previous = await readEpisodeRecord(dir, record.id);
+  await writeEpisodeRecord(dir, enriched.apply(record));
   await recordChannelStats(dir, { channelId: CHANNEL.id, channelLanguage: 'en', previous, hint: enriched.keyphrases });
   return (performance.now() - started) / 1000;
 }
@@ -106,7 +107,7 @@ async function main(): Promise<void> {
       await mkdir(join(base, 'episodes'), { recursive: true });
       await writeFile(join(base, 'users.json'), libraryJson([{ id: 'u_bench', name: 'Bench', plan: 'paid' }]));
       await writeFile(join(base, 'channels.json'), libraryJson([CHANNEL]));
-      for (let n = 1; n < size; n++) await writeEpisode(base, episode(n, opts.minutes));
+      for (let n = 1; n < size; n++) await writeEpisodeRecord(base, episode(n, opts.minutes));
       await saveTally(base, await rebuildTally(base, CHANNEL.id, 'en'));
       // Each run starts from the same folder: the published episode goes and the statistics come back as they were
       // (a copy would change every file's time, and with it the statistics' stamps).

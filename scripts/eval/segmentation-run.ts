@@ -3,10 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
-import { segmentTranscript, tocStarts, type SegmentOptions } from '../../pipeline/enrich/segment.js';
+import { tocStarts } from '../../pipeline/enrich/segment.js';
 import type { EmbedTexts, EnrichSegment } from '../../pipeline/enrich/types.js';
 import { evenSubset } from './relevance.js';
 import { isDev } from './structure/sample.js';
+import { segmentWithKnobs, type SegmentSettings } from './segmentation-knobs.js';
 import { defaultK, equalStarts, pk, referenceStarts, windowDiff } from './segmentation.js';
 
 /** Mean Pk and WindowDiff of one way of segmenting over the episodes. */
@@ -62,7 +63,7 @@ const KNOBS = [
 const BOUNDS = ['minMs', 'maxMs', 'singleBelowMs', 'shortBelowMs', 'shortMinMs'] as const;
 
 /** Parses `"method=depth window=6 semanticShare=0.5 maxMs=1800000 …"` into segmenter options (numbers, but `method`; bounds by their names). */
-export function parseSegmentSettings(spec: string): SegmentOptions {
+export function parseSegmentSettings(spec: string): SegmentSettings {
   const out: Record<string, number | string> = {};
   const bounds: Record<string, number> = {};
   for (const part of spec.split(/\s+/).filter(Boolean)) {
@@ -78,11 +79,11 @@ export function parseSegmentSettings(spec: string): SegmentOptions {
     else if ((BOUNDS as readonly string[]).includes(k)) bounds[k] = n;
     else throw new Error(`unknown segmenter setting "${k}" (method, ${[...KNOBS, ...BOUNDS].join(', ')})`);
   }
-  return { ...out, ...(Object.keys(bounds).length > 0 ? { bounds } : {}) } as SegmentOptions;
+  return { ...out, ...(Object.keys(bounds).length > 0 ? { bounds } : {}) } as SegmentSettings;
 }
 
 /** Pk and WindowDiff of the segmenter (under `settings`: its cut, and the chapters as published) and of the two baselines over `episodes`. */
-export async function measureSegmentation(episodes: readonly EpisodeRecord[], embed: EmbedTexts, settings: SegmentOptions[]): Promise<SegmentationRow[]> {
+export async function measureSegmentation(episodes: readonly EpisodeRecord[], embed: EmbedTexts, settings: SegmentSettings[]): Promise<SegmentationRow[]> {
   const acc = new Map<string, { pk: number; wd: number; chapters: number; n: number }>();
   const add = (method: string, p: number, w: number, chapters: number) => {
     const a = acc.get(method) ?? { pk: 0, wd: 0, chapters: 0, n: 0 };
@@ -101,7 +102,7 @@ export async function measureSegmentation(episodes: readonly EpisodeRecord[], em
     add('equal parts, human count', pk(n, ref, eq, k), windowDiff(n, ref, eq, k), ref.length + 1);
     for (const s of settings) {
       // The cut, and the chapters as published: fewer than three become one (no table of contents).
-      const seg = await segmentTranscript(segments, embed, { ...s, toc: 0 });
+      const seg = await segmentWithKnobs(segments, embed, { ...s, toc: 0 });
       const hyp = seg.chapters.slice(1).map((c) => c.first);
       add(`generated ${JSON.stringify(s)}`, pk(n, ref, hyp, k), windowDiff(n, ref, hyp, k), seg.chapters.length);
       if (s.toc === 0) continue;

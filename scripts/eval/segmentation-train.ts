@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { GAP_FEATURES, boundaryProbability, gapFeatureRows, type BoundaryModel, type GapFeature } from '../../pipeline/enrich/boundary-model.js';
-import { DEFAULT_SEGMENT_OPTIONS, blocksOf, learnedStarts, oneVoice, shortTalkCut, tocStarts, type Block } from '../../pipeline/enrich/segment.js';
+import { SHORT_TALK_CUT, blocksOf, learnedStarts, oneVoice, shortTalkCut, tocStarts, type Block } from '../../pipeline/enrich/segment.js';
 import { DEFAULT_CHAPTER_BOUNDS, type ChapterBounds, type EnrichSegment } from '../../pipeline/enrich/types.js';
 import { PROJECT_ROOT } from '../ops/provision/paths.js';
 import { defaultK, pk, referenceStarts, windowDiff } from './segmentation.js';
@@ -181,7 +181,7 @@ export function scoreMeeting(
   let hyp: number[];
   if (duration < bounds.singleBelowMs) hyp = [];
   // A short monologue is cut by the short-talk model, which this script does not fit (scripts/eval/segmentation-short.ts does).
-  else if (duration < bounds.shortBelowMs && oneVoice(m.segments)) hyp = shortTalkCut(m.segments, bounds, { ...DEFAULT_SEGMENT_OPTIONS, refine: refine ? 1 : 0 });
+  else if (duration < bounds.shortBelowMs && oneVoice(m.segments)) hyp = shortTalkCut(m.segments, bounds, { ...SHORT_TALK_CUT, refine });
   else if (m.blocks.length < 3) hyp = [];
   else hyp = learnedStarts(m.segments, m.blocks, probabilities, bounds, decoding, refine);
   if (toc) hyp = tocStarts(hyp);

@@ -13,7 +13,7 @@ import { deleteIndices, indexAliases, type Client } from '../../core/store/opens
 import { assertIndexModel } from '../../indexer/load-episode.js';
 import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../core/library/reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import { copyLibrary, privatePrefix, removeDir, SAMPLE_LIBRARY, testClient } from '../support/indexer-env.js';
 import { CORPUS_DIR } from '../support/qmsum-fixture.js';
 import { skipUnprovisioned } from '../support/skip.js';

@@ -4,7 +4,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Client, IndexAliases } from '../../core/store/opensearch.js';
-import { saveEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
+import { saveEpisode } from '../../pipeline/follow/library.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
 import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow } from '../support/follow-env.js';
@@ -36,7 +37,7 @@ describe('follow: an episode archived by hand', function () {
     const dir = join(libraryDir, 'takedown');
     const [file] = await readdir(join(dir, 'episodes'));
     const path = join(dir, 'episodes', file!);
-    const record = JSON.parse(await readFile(path, 'utf8')) as FollowedEpisode;
+    const record = JSON.parse(await readFile(path, 'utf8')) as EpisodeRecord;
     // The creator's takedown: the library file says archived, and the store is told, as an edit plus ingest does.
     await saveEpisode(dir, { ...record, status: 'archived' }, { client, embedder: embeddings.embedder(), aliases });
 
@@ -46,7 +47,7 @@ describe('follow: an episode archived by hand', function () {
     expect(poll.code, poll.stderr).to.equal(0);
     expect(poll.stdout).to.match(/0 new, 0 updated, 0 to process again/);
 
-    const after = JSON.parse(await readFile(path, 'utf8')) as FollowedEpisode;
+    const after = JSON.parse(await readFile(path, 'utf8')) as EpisodeRecord;
     expect(after).to.include({ status: 'archived', title: 'Said too much' });
     await client.indices.refresh({ index: aliases.episodes });
     const row = await client.get({ index: aliases.episodes, id: record.id } as never, { ignore: [404] });

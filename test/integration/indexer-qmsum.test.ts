@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '../../core/config/load.js';
 import { indexAliases, type Client } from '../../core/store/opensearch.js';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import { readEpisodes, readLibraryMeta } from '../../core/library/reader.js';
 import { loadLibrary } from '../../indexer/load-library.js';
 import { countDocs, countingEmbedder } from '../support/indexer-env.js';

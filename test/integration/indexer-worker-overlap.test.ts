@@ -7,7 +7,7 @@ import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '..
 import { sourceHash } from '../../indexer/documents.js';
 import { libraryJobs } from '../../indexer/jobs.js';
 import type { PassageEmbedder } from '../../indexer/load-episode.js';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import { createIngestQueue, createIngestWorker, createRedisConnection, enqueue, type IngestQueue } from '../../indexer/queue.js';
 import { waitForJobs } from '../../indexer/job-wait.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';

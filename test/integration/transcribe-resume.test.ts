@@ -9,7 +9,7 @@ import { decodeChecked, planPieces } from '../../pipeline/transcribe/audio.js';
 import { piecesDirOf } from '../../pipeline/transcribe/pieces.js';
 import { transcribeFile, transcriptRecord } from '../../pipeline/transcribe/transcribe.js';
 import { episodePath } from '../../core/library/layout.js';
-import { readEpisode } from '../../pipeline/follow/library.js';
+import { readEpisodeRecord } from '../../core/library/reader.js';
 import { loadConfig } from '../../core/config/load.js';
 import { runScript, type Child } from '../../scripts/lib/child.js';
 import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
@@ -100,7 +100,7 @@ describe('transcription: a long episode resumes where its worker was killed', fu
 
     relay.reset();
     startWorker();
-    await until('the episode to be published', async () => (await readEpisode(dir, episodeId))?.status === 'published', { timeoutMs: 300_000 });
+    await until('the episode to be published', async () => (await readEpisodeRecord(dir, episodeId))?.status === 'published', { timeoutMs: 300_000 });
     expect(relay.count(), 'transcription requests after the restart').to.equal(total - done);
     // Removed right after the published write.
     const gone = () =>
@@ -118,7 +118,7 @@ describe('transcription: a long episode resumes where its worker was killed', fu
       maxUploadBytes: MAX_UPLOAD_BYTES,
       timeoutMs: cfg.pipeline.transcribe.timeoutMs,
     });
-    const published = await readEpisode(dir, episodeId);
+    const published = await readEpisodeRecord(dir, episodeId);
     expect(published?.transcript).to.deep.equal(transcriptRecord(whole));
   });
 

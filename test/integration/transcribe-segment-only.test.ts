@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { expect } from 'chai';
-import { buildPassages } from '../../indexer/passages.js';
+import { buildPassages } from '../../core/passages/passages.js';
 import { TranscriptDocument } from '../../core/contract/library-format.js';
 import { TranscribeError, transcribeFile, transcriptRecord, type TranscribeOptions } from '../../pipeline/transcribe/transcribe.js';
 import { speak, type SpokenSentence } from '../../scripts/lib/fakes/speech.js';

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { readEpisode } from '../../pipeline/follow/library.js';
+import { readEpisodeRecord } from '../../core/library/reader.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { openFollowStore, runFollow, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
@@ -69,7 +69,7 @@ describe('transcription: two workers and two services share the episodes', funct
   const published = async () => {
     const dir = join(store.libraryDir, SLUG);
     const ids = (await readdir(join(dir, 'episodes'))).filter((n) => n.endsWith('.json')).map((n) => n.replace(/\.json$/, ''));
-    const records = await Promise.all(ids.map((id) => readEpisode(dir, id)));
+    const records = await Promise.all(ids.map((id) => readEpisodeRecord(dir, id)));
     return records.filter((r) => r?.status === 'published').length;
   };
 

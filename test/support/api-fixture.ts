@@ -1,10 +1,10 @@
 // A small library of our own in a fresh index prefix, for tests that change data (keys, plans, transcripts); deleted afterwards.
-import { randomBytes } from 'node:crypto';
 import type { Client } from '../../core/store/opensearch.js';
-import { deleteIndices, ensureIndices, type IndexAliases } from '../../core/store/opensearch.js';
+import type { IndexAliases } from '../../core/store/opensearch.js';
 import { channelDocument, episodeDocuments, userDocument } from '../../indexer/documents.js';
 import type { ChannelRecord, EpisodeRecord, UserRecord } from '../../core/library/checks.js';
 import { createApiKey } from '../../src/auth/key-store.js';
+import { openWorld } from './world.js';
 
 export interface ApiTestStore {
   prefix: string;
@@ -24,8 +24,8 @@ export interface ApiTestStore {
 
 /** `modelId`: the model the passages index says it was built for (the world holds no vectors). */
 export async function createApiTestStore(client: Client, { modelId = 'test-model' }: { modelId?: string } = {}): Promise<ApiTestStore> {
-  const prefix = `test-api-${randomBytes(4).toString('hex')}-`;
-  const aliases = await ensureIndices(client, { prefix, modelId });
+  const world = await openWorld({ client, kind: 'api', modelId });
+  const { prefix, aliases } = world;
   const bulk = async (ops: { index: string; id: string; doc: unknown }[]) => {
     if (ops.length === 0) return;
     const body = ops.flatMap((o) => [{ index: { _index: o.index, _id: o.id } }, o.doc]);
@@ -57,7 +57,7 @@ export async function createApiTestStore(client: Client, { modelId = 'test-model
       const { key, record } = await createApiKey({ client, aliases }, { userId, name: 'test' });
       return { key, keyId: record.keyId };
     },
-    drop: () => deleteIndices(client, prefix),
+    drop: () => world.drop(),
   };
 }
 

@@ -1,9 +1,9 @@
 // One suite's API over the small world: a fresh prefix seeded, the API started over it, and both gone afterwards.
-import { loadConfig } from '../../core/config/load.js';
-import { createOpenSearchClient, type Client } from '../../core/store/opensearch.js';
+import type { Client } from '../../core/store/opensearch.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
 import { startApi, type ApiHarness } from './api-harness.js';
 import { createApiTestStore, seedWorld, type ApiTestStore } from './api-fixture.js';
+import { worldClient } from './world.js';
 
 export interface WorldStore {
   /** The small world's store, in its own index prefix; its `client` is the suite's. */
@@ -30,7 +30,7 @@ export function useWorldStore({ modelId }: { modelId?: string } = {}): WorldStor
   const world = {} as WorldStore;
   let client: Client | undefined;
   before(async function () {
-    client = createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 30_000 });
+    client = worldClient(30_000);
     world.store = await createApiTestStore(client, modelId ? { modelId } : {});
     ({ alpha: world.alpha } = await seedWorld(world.store));
   });

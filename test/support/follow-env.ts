@@ -1,19 +1,16 @@
 // What the follow suites share: the pipeline's environment, `npm run follow` as a child process, waiting for what the
 // pipeline does, a suite's own store (prefix, library folder, embedder, owners), and dropping it.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createPollQueue, createProcessQueue } from '../../pipeline/follow/queues.js';
 import { createRedisConnection } from '../../indexer/queue.js';
 import { loadConfig } from '../../core/config/load.js';
-import { deleteIndices, ensureIndices, type Client, type IndexAliases } from '../../core/store/opensearch.js';
+import { deleteIndices, type Client, type IndexAliases } from '../../core/store/opensearch.js';
 import { userDocument } from '../../indexer/documents.js';
 import { startPipelineWorkers, type PipelineWorkers, type PipelineWorkersOptions } from '../../pipeline/follow/worker.js';
 import type { EnrichParts } from '../../pipeline/enrich/enrich-thread.js';
 import { startCountingRelay } from '../../scripts/lib/fakes/feed-server.js';
 import { startHashEmbeddingsServer, type HashEmbeddingsServer } from '../../scripts/lib/fakes/hash-embeddings-server.js';
-import { privatePrefix, testClient } from './indexer-env.js';
+import { openWorld } from './world.js';
 import { REPO_ROOT } from '../../scripts/lib/child.js';
 import { until as waitUntil, type UntilOptions } from './until.js';
 
@@ -68,14 +65,19 @@ export function runFollow(args: readonly string[], env: Record<string, string>):
   });
 }
 
-/** Obliterates the suite's poll and process queues and deletes its indices, then closes `client`. */
-export async function dropFollowStore({ client, prefix, redisUrl }: { client: Client; prefix: string; redisUrl: string }): Promise<void> {
+/** Obliterates the suite's poll and process queues. */
+async function dropFollowQueues(prefix: string, redisUrl: string): Promise<void> {
   const connection = createRedisConnection(redisUrl);
   for (const q of [createPollQueue(connection, prefix), createProcessQueue(connection, prefix)]) {
     await q.obliterate({ force: true });
     await q.close();
   }
   connection.disconnect();
+}
+
+/** Obliterates the suite's poll and process queues and deletes its indices, then closes `client`. */
+export async function dropFollowStore({ client, prefix, redisUrl }: { client: Client; prefix: string; redisUrl: string }): Promise<void> {
+  await dropFollowQueues(prefix, redisUrl);
   await deleteIndices(client, prefix);
   await client.close();
 }
@@ -101,7 +103,7 @@ export async function startSuiteWorkers({
 >): Promise<PipelineWorkers> {
   const cfg = loadConfig({ ...process.env, ...env });
   const embedder = embeddings.embedder();
-  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
+  const { aliases } = await openWorld({ client, prefix, modelId: embedder.modelId, embedding: embeddings.signature, layout: cfg.indexLayout });
   const connection = createRedisConnection(cfg.redisUrl);
   const started = await startPipelineWorkers({
     connection,
@@ -136,30 +138,18 @@ export interface FollowStore {
 
 /** Opens a follow suite's store under a new prefix named after `kind`, with `owners` as paid users. */
 export async function openFollowStore(kind: string, { owners = ['u_creator'] }: { owners?: readonly string[] } = {}): Promise<FollowStore> {
-  const client = testClient();
-  const prefix = privatePrefix(kind);
-  const libraryDir = await mkdtemp(join(tmpdir(), `${kind}-lib-`));
   const relay = await startCountingRelay('http://127.0.0.1:9');
   const embeddings = await startHashEmbeddingsServer();
+  const cfg = loadConfig(process.env);
+  const world = await openWorld({ kind, modelId: embeddings.model, embedding: embeddings.signature, layout: cfg.indexLayout, library: true });
+  const { client, prefix, aliases } = world;
+  const libraryDir = world.libraryDir!;
   const env = followEnv({ prefix, libraryDir, transcribeUrl: relay.url, embedderEnv: embeddings.env });
-  const cfg = loadConfig({ ...process.env, ...env });
-  const aliases = await ensureIndices(client, { prefix, modelId: embeddings.model, embedding: embeddings.signature, layout: cfg.indexLayout });
+  world.onDrop(() => dropFollowQueues(prefix, loadConfig({ ...process.env, ...env }).redisUrl));
+  world.onDrop(() => relay.close());
+  world.onDrop(() => embeddings.close());
   for (const id of owners) {
     await client.index({ index: aliases.users, id, body: userDocument({ id, name: id === 'u_creator' ? 'Creator' : id, plan: 'paid' }), refresh: true } as never);
   }
-  return {
-    client,
-    prefix,
-    aliases,
-    libraryDir,
-    relay,
-    embeddings,
-    env,
-    async drop() {
-      await embeddings.close();
-      await relay.close();
-      await dropFollowStore({ client, prefix, redisUrl: cfg.redisUrl });
-      await rm(libraryDir, { recursive: true, force: true });
-    },
-  };
+  return { client, prefix, aliases, libraryDir, relay, embeddings, env, drop: () => world.drop() };
 }

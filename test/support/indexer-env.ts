@@ -1,26 +1,22 @@
 // Helpers of the indexer's integration suites: private prefixes, library copies, counts, a counting embedder.
-import { randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../core/config/load.js';
-import { createOpenSearchClient, indexAliases, type Client, type IndexName } from '../../core/store/opensearch.js';
+import { indexAliases, type Client, type IndexName } from '../../core/store/opensearch.js';
 import type { PassageEmbedder } from '../../indexer/load-episode.js';
+import { newPrefix, worldClient } from './world.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SAMPLE_LIBRARY = join(REPO_ROOT, 'sample-library');
 /** The shared data sets (`DATASETS_DIR` or `../shared/data`); only there on some clones, see datasets.ts. */
 export { DATASETS_DIR as SHARED_DATA } from './datasets.js';
 
-/** A prefix of its own for a suite that writes; delete it with `deleteIndices` afterwards. */
-export function privatePrefix(kind = 'idx'): string {
-  return `test-${kind}-${randomBytes(4).toString('hex')}-`;
-}
+/** A prefix of its own for a suite that writes ({@link newPrefix}); delete it with `deleteIndices` afterwards, or build the suite on openWorld. */
+export const privatePrefix = newPrefix;
 
-export function testClient(): Client {
-  return createOpenSearchClient({ url: loadConfig(process.env).opensearchUrl, timeoutMs: 120_000 });
-}
+/** A client of the test OpenSearch ({@link worldClient}). */
+export const testClient = (): Client => worldClient();
 
 /**
  * A writable temporary copy of a library: its top-level JSON files and the episode

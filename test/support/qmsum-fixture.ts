@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../core/config/load.js';
 import type { Embedder } from '../../core/embedding/embedder.js';
 import { createLogger } from '../../core/ground/logger.js';
-import { createOpenSearchClient, deleteIndices, ensureIndices, type Client } from '../../core/store/opensearch.js';
+import { createOpenSearchClient, deleteIndices, type Client } from '../../core/store/opensearch.js';
 import { passagesIndexModel } from '../../indexer/load-episode.js';
 import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
@@ -34,6 +34,7 @@ import { createProgress } from '../../indexer/progress.js';
 import { formatSummary, type LoadSummary } from '../../indexer/summary.js';
 import { withFileLock } from '../../scripts/ops/provision/file-lock.js';
 import { datasetDir, missingDataset } from './datasets.js';
+import { openWorld } from './world.js';
 
 /** The qmsum data set: `DATASETS_DIR`/qmsum, by default `<repoRoot>/../shared/data/qmsum`. */
 export const QMSUM_DIR = datasetDir('qmsum');
@@ -128,7 +129,8 @@ function sharedDeps(): Promise<{ client: Client; embedder: Embedder }> {
 async function load({ label, dir, prefix }: Library): Promise<QmsumFixture> {
   const log = createLogger({ name: 'qmsum-fixture', level: 'info', fd: 2 });
   const { client, embedder } = await sharedDeps();
-  const aliases = await ensureIndices(client, { prefix, modelId: embedder.modelId });
+  // The library's fixed prefix: loaded once per run, and kept for the next (an unchanged episode is skipped).
+  const { aliases } = await openWorld({ client, prefix, modelId: embedder.modelId });
   const indexModel = await passagesIndexModel(client, aliases);
   if (indexModel !== embedder.modelId) {
     // A test prefix built for another model (an older run): start it over rather than mix vectors.

@@ -2,14 +2,14 @@
 // constant vector: for the search suites that need hand-made episodes on the real engine without loading a library.
 import { expect } from 'chai';
 import type { ChannelDoc } from '../../core/store/documents.js';
-import { ensureIndices, indexAliases, type Client, type IndexAliases } from '../../core/store/opensearch.js';
+import type { Client, IndexAliases } from '../../core/store/opensearch.js';
 import { episodeDocuments } from '../../indexer/documents.js';
 import type { EpisodeRecord } from '../../core/library/checks.js';
+import { openWorld } from './world.js';
 
-/** Creates the indices under `prefix` and loads the channel and each record's catalog row, transcript and passages. */
+/** Creates the indices under `prefix` (the caller's to delete) and loads the channel and each record's catalog row, transcript and passages. */
 export async function seedSearchStore(client: Client, prefix: string, channel: ChannelDoc, records: readonly EpisodeRecord[]): Promise<IndexAliases> {
-  await ensureIndices(client, { prefix, modelId: 'test-model' });
-  const aliases = indexAliases(prefix);
+  const { aliases } = await openWorld({ client, prefix });
   const body: unknown[] = [{ index: { _index: aliases.channels, _id: channel.id } }, channel];
   for (const record of records) {
     const docs = episodeDocuments(record, { modelId: 'test-model', indexedAt: new Date().toISOString() });

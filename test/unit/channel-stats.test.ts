@@ -7,11 +7,12 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
-import { libraryJson } from '../../core/library/writer.js';
+import { libraryJson, writeEpisodeRecord } from '../../core/library/writer.js';
 import { loadTally, rebuildTally, recordChannelStats, STATS_FILE, type ChannelTally } from '../../pipeline/enrich/channel-stats.js';
 import { enrichForPublish } from '../../pipeline/enrich/publish.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
-import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
+import { readEpisodeRecord } from '../../core/library/reader.js';
+import type { EpisodeRecord } from '../../core/contract/library-format.js';
 import { hashEmbed } from './enrich-fixture.js';
 
 const CHANNEL = { id: 'ch_show', slug: 'show', title: 'The Show', providerType: 'rss', ownerId: 'u_owner', memberIds: ['u_owner'], language: 'en' };
@@ -27,7 +28,7 @@ const SUBJECTS: Record<string, string[]> = {
 };
 
 /** An episode speaking about `subjects` in turn, 24 six-second cues each. */
-function episode(id: string, subjects: string[], extra: Partial<FollowedEpisode> = {}): FollowedEpisode {
+function episode(id: string, subjects: string[], extra: Partial<EpisodeRecord> = {}): EpisodeRecord {
   const segments = subjects.flatMap((s, j) =>
     Array.from({ length: 24 }, (_, i) => ({ speakerLabel: null, startMs: (j * 24 + i) * 6_000, endMs: (j * 24 + i + 1) * 6_000, text: SUBJECTS[s]![i % 3]! })),
   );
@@ -47,12 +48,12 @@ function episode(id: string, subjects: string[], extra: Partial<FollowedEpisode>
 const stages = stagesOf({ embed: hashEmbed() });
 
 /** What the follower does to publish `record`: enrich it, write it, and save the statistics in the same step. */
-async function publish(dir: string, record: FollowedEpisode): Promise<FollowedEpisode> {
-  const previous = await readEpisode(dir, record.id);
+async function publish(dir: string, record: EpisodeRecord): Promise<EpisodeRecord> {
+  const previous = await readEpisodeRecord(dir, record.id);
   const enriched = await enrichForPublish(record, { stages, dir, channelLanguage: 'en' });
   expect(enriched.outcome, `${record.id} enriched`).to.equal('enriched');
   const published = enriched.apply(record);
-  await writeEpisode(dir, published);
+  await writeEpisodeRecord(dir, published);
   await recordChannelStats(dir, { channelId: CHANNEL.id, channelLanguage: 'en', previous, hint: enriched.keyphrases });
   return published;
 }
@@ -103,7 +104,7 @@ describe('channel statistics file', function () {
     const ep3 = await publish(dir, episode('ep_3', ['bees', 'soil']));
     // The next item as a poll leaves it, then processed: only its own file may be read.
     const next = episode('ep_4', ['soil', 'bees']);
-    await writeEpisode(dir, { ...next, status: 'pending', transcript: null });
+    await writeEpisodeRecord(dir, { ...next, status: 'pending', transcript: null });
     const { result, read } = await filesRead(dir, () => enrichForPublish(next, { stages, dir, channelLanguage: 'en' }));
     expect(result.outcome).to.equal('enriched');
     expect([...new Set(read)]).to.deep.equal([join('episodes', 'ep_4.json')]);
@@ -131,7 +132,7 @@ describe('channel statistics file', function () {
     expect(tally.df.get('soil test')).to.equal(3);
 
     // A poll archives ep_3 (a write the statistics did not see): the next read takes it out of the counts.
-    await writeEpisode(dir, { ...(await readEpisode(dir, 'ep_3'))!, status: 'archived' });
+    await writeEpisodeRecord(dir, { ...(await readEpisodeRecord(dir, 'ep_3'))!, status: 'archived' });
     const loaded = await loadTally(dir, CHANNEL.id, 'en');
     expect(loaded.from).to.equal('file');
     expect(loaded.read).to.deep.equal([join('episodes', 'ep_3.json')]);
@@ -141,7 +142,7 @@ describe('channel statistics file', function () {
     expect(tally.episodes.get('ep_3')).to.include({ counted: false, text: null });
 
     // A hand edit of a transcript leaves no copy of the old text: the statistics are rebuilt from the episodes.
-    await writeEpisode(dir, episode('ep_1', ['bees']));
+    await writeEpisodeRecord(dir, episode('ep_1', ['bees']));
     const edited = await loadTally(dir, CHANNEL.id, 'en');
     expect(edited.from).to.equal('rebuilt');
     expect(counts(edited.tally)).to.deep.equal(counts(await rebuildTally(dir, CHANNEL.id, 'en')));

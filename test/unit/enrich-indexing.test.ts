@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { episodeDocuments } from '../../indexer/documents.js';
-import { buildPassages, GENERATED_CONTEXT_MIN_MS, generatedContextAt, searchedChapters } from '../../indexer/passages.js';
+import { buildPassages, GENERATED_CONTEXT_MIN_MS, generatedContextAt, searchedChapters } from '../../core/passages/passages.js';
 import type { ChapterRecord, EpisodeRecord } from '../../core/library/checks.js';
 import { enrichTranscript } from '../../pipeline/enrich/enrich-episode.js';
 import { cutEpisode, hashEmbed } from './enrich-fixture.js';

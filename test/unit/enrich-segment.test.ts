@@ -1,15 +1,12 @@
 import { expect } from 'chai';
 import { GAP_FEATURES, SHORT_GAP_FEATURES, gapFeatureRows, shortGapFeatureRows } from '../../pipeline/enrich/boundary-model.js';
 import { BOUNDARY_DECODING, BOUNDARY_MODEL } from '../../pipeline/enrich/boundary-weights.js';
-import { opensStep } from '../../pipeline/enrich/cohesion.js';
+import { depthScores, hasCue, opensStep } from '../../pipeline/enrich/cohesion.js';
 import { SHORT_TALK_MODEL } from '../../pipeline/enrich/short-talk-weights.js';
 import {
   blocksOf,
-  depthScores,
-  hasCue,
   learnedProbabilities,
   oneVoice,
-  pickBoundaries,
   pickByProbability,
   segmentTranscript,
   shortTalkCut,
@@ -18,6 +15,7 @@ import {
   tocStarts,
   unitsOf,
 } from '../../pipeline/enrich/segment.js';
+import { pickBoundaries, segmentWithKnobs } from '../../scripts/eval/segmentation-knobs.js';
 import { fitLogistic } from '../../scripts/eval/segmentation-train.js';
 import type { ChapterSpan } from '../../pipeline/enrich/segment.js';
 import { DEFAULT_CHAPTER_BOUNDS, minChapterMs, type EnrichSegment } from '../../pipeline/enrich/types.js';
@@ -47,7 +45,7 @@ describe('segmentTranscript', function () {
   for (const id of ['ep_bdb001', 'ep_es2010a', 'ep_education-19']) {
     it(`cuts ${id} into ordered chapters that start on segment starts and cover the speech without overlap`, async function () {
       const segments = cutEpisode(id).transcript!.segments;
-      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      const chapters = segmentTranscript(segments);
       // At most 20 minutes a chapter: a longer meeting has several.
       const minutes = (segments[segments.length - 1]!.endMs - segments[0]!.startMs) / MIN;
       expect(chapters.length).to.be.at.least(Math.ceil(minutes / 21));
@@ -58,7 +56,7 @@ describe('segmentTranscript', function () {
   it('keeps every chapter within the bounds it is given', async function () {
     const segments = cutEpisode('ep_bdb001').transcript!.segments;
     const bounds = { minMs: 3 * MIN, maxMs: 12 * MIN, singleBelowMs: 3 * MIN };
-    const { chapters } = await segmentTranscript(segments, hashEmbed(), { bounds });
+    const chapters = segmentTranscript(segments, { bounds });
     expectCovering(chapters, segments);
     for (const c of chapters) {
       expect(c.endMs - c.startMs).to.be.at.least(bounds.minMs);
@@ -68,7 +66,7 @@ describe('segmentTranscript', function () {
 
   it('gives speech under a minute and a half one chapter, a meeting’s or a tutorial’s', async function () {
     for (const segments of [cutEpisode('ep_es2010a').transcript!.segments.filter((s) => s.endMs < 85_000), tutorial(STEPS).filter((s) => s.endMs < 85_000)]) {
-      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      const chapters = segmentTranscript(segments);
       expect(chapters).to.have.length(1);
       expectCovering(chapters, segments);
     }
@@ -76,22 +74,39 @@ describe('segmentTranscript', function () {
 
   it('gives the same chapters for the same transcript', async function () {
     const segments = cutEpisode('ep_bdb001').transcript!.segments;
-    const a = await segmentTranscript(segments, hashEmbed());
-    const b = await segmentTranscript(segments, hashEmbed());
-    expect(b.chapters).to.deep.equal(a.chapters);
+    expect(segmentTranscript(segments)).to.deep.equal(segmentTranscript(segments));
   });
 
-  it('embeds each speech passage once when cohesion of vectors is asked for, and nothing by default or for an empty transcript', async function () {
+  it('gives an empty transcript no chapters', function () {
+    expect(segmentTranscript([])).to.deep.equal([]);
+  });
+});
+
+describe('the evaluation’s dialled segmenter (scripts/eval/segmentation-knobs.ts)', function () {
+  it('cuts as the product does with its default dials, meetings and short talks alike', async function () {
+    for (const segments of [...['ep_bdb001', 'ep_es2010a', 'ep_education-19'].map((id) => cutEpisode(id).transcript!.segments), tutorial(STEPS)]) {
+      const embed = hashEmbed();
+      expect((await segmentWithKnobs(segments, embed)).chapters).to.deep.equal(segmentTranscript(segments));
+      expect(embed.texts, 'no vectors asked for, none embedded').to.equal(0);
+    }
+  });
+
+  it('embeds each speech passage once when cohesion of vectors is asked for, and nothing for an empty transcript', async function () {
     const segments = cutEpisode('ep_es2010a').transcript!.segments;
     const embed = hashEmbed();
-    const { blocks } = await segmentTranscript(segments, embed, { semanticShare: 0.5 });
+    const { blocks, vectors } = await segmentWithKnobs(segments, embed, { method: 'depth', semanticShare: 0.5 });
     expect(embed.texts).to.equal(blocks.length);
-    const lexical = hashEmbed();
-    await segmentTranscript(segments, lexical);
-    expect(lexical.texts).to.equal(0);
+    expect(vectors).to.have.length(blocks.length);
     const none = hashEmbed();
-    expect((await segmentTranscript([], none, { semanticShare: 0.5 })).chapters).to.deep.equal([]);
+    expect((await segmentWithKnobs([], none, { semanticShare: 0.5 })).chapters).to.deep.equal([]);
     expect(none.texts).to.equal(0);
+  });
+
+  it('cuts a meeting by the older depth method into covering chapters within the bounds', async function () {
+    const segments = cutEpisode('ep_bdb001').transcript!.segments;
+    const { chapters } = await segmentWithKnobs(segments, hashEmbed(), { method: 'depth' });
+    expectCovering(chapters, segments);
+    for (const c of chapters) expect(c.endMs - c.startMs).to.be.at.least(DEFAULT_CHAPTER_BOUNDS.minMs);
   });
 });
 
@@ -189,7 +204,7 @@ function tutorial(steps: readonly string[][], { sameWords = false } = {}): Enric
 describe('short talks', function () {
   it('cuts a 6-minute tutorial whose steps are cued into at least three chapters, each opening a step', async function () {
     const segments = tutorial(STEPS);
-    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    const chapters = segmentTranscript(segments);
     expect(chapters.length).to.be.at.least(3);
     expectCovering(chapters, segments);
     for (const c of chapters.slice(1)) expect(c.startMs % 60_000, `chapter at ${c.startMs} ms starts a step`).to.equal(0);
@@ -197,17 +212,17 @@ describe('short talks', function () {
 
   it('gives a tutorial whose steps share their words three chapters on its step cues', async function () {
     const segments = tutorial(STEPS, { sameWords: true });
-    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    const chapters = segmentTranscript(segments);
     expect(chapters.length).to.be.at.least(3);
     for (const c of chapters.slice(1)) expect(opensStep(segments[c.first]!.text)).to.equal(true);
     // Without the rule the words alone find no step.
-    expect((await segmentTranscript(segments, hashEmbed(), { cuedSteps: 0 })).chapters).to.have.length(1);
+    expect((await segmentWithKnobs(segments, hashEmbed(), { cuedSteps: 0 })).chapters).to.have.length(1);
   });
 
   it('keeps every chapter of a short talk at least a tenth of the talk long, and 30 s', async function () {
     for (const minutes of [2, 4, 6]) {
       const segments = tutorial(STEPS).filter((s) => s.endMs <= minutes * MIN);
-      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      const chapters = segmentTranscript(segments);
       const min = minChapterMs(DEFAULT_CHAPTER_BOUNDS, segments.at(-1)!.endMs);
       for (const c of chapters) expect(c.endMs - c.startMs, `${minutes} minutes`).to.be.at.least(min);
     }
@@ -223,7 +238,7 @@ describe('short talks', function () {
       ['ep_bdb001', [19, 195, 390, 590]],
       ['ep_es2010a', [9, 88]],
     ] as const) {
-      const { chapters } = await segmentTranscript(cutEpisode(id).transcript!.segments, hashEmbed());
+      const chapters = segmentTranscript(cutEpisode(id).transcript!.segments);
       expect(
         chapters.slice(1).map((c) => c.first),
         id,
@@ -237,9 +252,9 @@ describe('short talks', function () {
       'match team goal keeper coach league stadium players referee championship'.split(' '),
     ];
     const segments = syntheticTalk(topics, 12, 'well, so');
-    const cut = await segmentTranscript(segments, hashEmbed(), { toc: 0 });
+    const cut = await segmentWithKnobs(segments, hashEmbed(), { toc: 0 });
     expect(cut.chapters).to.have.length(2);
-    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    const chapters = segmentTranscript(segments);
     expect(chapters).to.have.length(2);
     expectCovering(chapters, segments);
     expect(oneVoice(segments)).to.equal(false);
@@ -251,7 +266,7 @@ describe('short talks', function () {
 
   it('cuts by default exactly where the short-talk training script measures the shipped model', async function () {
     const segments = tutorial(STEPS);
-    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    const chapters = segmentTranscript(segments);
     expect(chapters.slice(1).map((c) => c.first)).to.deep.equal(tocStarts(shortTalkCut(segments, DEFAULT_CHAPTER_BOUNDS)));
     const rows = shortGapFeatureRows(segments, unitsOf(segments));
     expect(rows).to.have.length(segments.length - 1);
@@ -300,7 +315,7 @@ describe('learned boundaries', function () {
       'receta cocina harina horno azúcar mantequilla masa pastel chocolate canela'.split(' '),
     ];
     const segments = syntheticTalk(topics, 12, 'bueno, pues');
-    const { chapters } = await segmentTranscript(segments, hashEmbed(), { language: 'es' });
+    const chapters = segmentTranscript(segments, { language: 'es' });
     expectCovering(chapters, segments);
     for (const change of [12 * MIN, 24 * MIN]) {
       const nearest = Math.min(...chapters.slice(1).map((c) => Math.abs(c.startMs - change)));
@@ -315,7 +330,7 @@ describe('learned boundaries', function () {
       const endMs = Math.max(...segments.map((s) => s.endMs));
       const bounds = DEFAULT_CHAPTER_BOUNDS;
       const picked = pickByProbability(blocks, learnedProbabilities(segments, blocks), { minMs: bounds.minMs, maxMs: bounds.maxMs, endMs, ...BOUNDARY_DECODING });
-      const { chapters } = await segmentTranscript(segments, hashEmbed());
+      const chapters = segmentTranscript(segments);
       expect(chapters.slice(1).map((c) => c.first)).to.deep.equal(startsOf(segments, blocks, picked, bounds.minMs));
     }
   });
@@ -329,7 +344,7 @@ describe('learned boundaries', function () {
     const neutral = { ...BOUNDARY_MODEL, weights: BOUNDARY_MODEL.weights.map((w, j) => (speakerFeatures.includes(GAP_FEATURES[j]!) ? 0 : w)) };
     const probabilities = learnedProbabilities(segments, blocks).filter(Number.isFinite);
     expect(probabilities).to.deep.equal(learnedProbabilities(segments, blocks, undefined, neutral).filter(Number.isFinite));
-    const { chapters } = await segmentTranscript(segments, hashEmbed());
+    const chapters = segmentTranscript(segments);
     expect(chapters.length).to.be.greaterThan(1);
     expectCovering(chapters, segments);
   });

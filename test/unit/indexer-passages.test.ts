@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildPassages, chapterBoundaries, mainSpeakers, packAtoms, sentenceMarks, shortHash, type Passage } from '../../indexer/passages.js';
+import { buildPassages, chapterBoundaries, mainSpeakers, packAtoms, sentenceMarks, shortHash, type Passage } from '../../core/passages/passages.js';
 import type { ChapterRecord, EpisodeRecord, SegmentRecord } from '../../core/library/checks.js';
 
 const S = 1000;

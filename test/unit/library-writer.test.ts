@@ -4,16 +4,15 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { LibraryBusyError, libraryJson, lockPathOf, withLibraryLock, writeLibraryFile, writeLibraryJson } from '../../core/library/writer.js';
+import { LibraryBusyError, libraryJson, lockPathOf, withLibraryLock, writeLibraryFile, writeLibraryJson, writeEpisodeRecord } from '../../core/library/writer.js';
 import type { ImportedChannel } from '../../importer/model.js';
 import { writeLibrary } from '../../importer/write-library.js';
-import { readEpisodes, readLibraryMeta, type LibraryIssue } from '../../core/library/reader.js';
+import { readEpisodes, readLibraryMeta, type LibraryIssue, readEpisodeRecord } from '../../core/library/reader.js';
 import { addFacets, enrichLibrary } from '../../pipeline/enrich/library.js';
 import { type Stages } from '../../pipeline/enrich/rules.js';
 import { stagesOf } from '../../pipeline/enrich/stages.js';
-import { readEpisode, writeEpisode, type FollowedEpisode } from '../../pipeline/follow/library.js';
-import { withChannelLock } from '../../core/library/follow-state.js';
 import type { EpisodeRecord, FacetRecord } from '../../core/contract/library-format.js';
+import { withChannelLock } from '../../core/library/follow-state.js';
 import { hashEmbed } from './enrich-fixture.js';
 
 const CHANNEL = { id: 'ch_show', slug: 'show', title: 'The Show', providerType: 'rss' as const };
@@ -174,14 +173,14 @@ describe('library writer', function () {
       // The importer copies the folder, writes the copy and swaps it in: a write in between would go with the old folder.
       const imports = Array.from({ length: 6 }, (_, i) => imported([episode(`imp-${i}`)], [{ id: `t_imported-${i}`, name: `Imported ${i}` }]));
       await writeLibrary(folder, imports[0]!, 'u_owner');
-      const followed = Array.from({ length: 30 }, (_, i) => ({ ...episode(`fol-${i}`), language: 'en' }) as FollowedEpisode);
+      const followed = Array.from({ length: 30 }, (_, i) => ({ ...episode(`fol-${i}`), language: 'en' }) as EpisodeRecord);
       const generated = Array.from({ length: 12 }, (_, i) => ({ id: `t_generated-${i}`, name: `Generated ${i}`, generated: true as const }));
       const importer = (async () => {
         for (const one of imports.slice(1)) await writeLibrary(folder, one, 'u_owner');
       })();
       const follower = (async () => {
         for (const record of followed) {
-          await withChannelLock(lib, 'show', () => writeEpisode(folder, record));
+          await withChannelLock(lib, 'show', () => writeEpisodeRecord(folder, record));
           await tick();
         }
       })();
@@ -197,7 +196,7 @@ describe('library writer', function () {
       expect(issues).to.deep.equal([]);
       expect(meta.channels.map((c) => c.id)).to.deep.equal([CHANNEL.id]);
       for (const one of imports) expect(episodes.get(one.episodes[0]!.id), one.episodes[0]!.id).to.deep.equal(one.episodes[0]);
-      for (const record of followed) expect(await readEpisode(folder, record.id), record.id).to.deep.equal(record);
+      for (const record of followed) expect(await readEpisodeRecord(folder, record.id), record.id).to.deep.equal(record);
       const topics = new Set(meta.facets.filter((f) => f.kind === 'topic').map((f) => f.record.id));
       expect(
         [...imports.map((_, i) => `t_imported-${i}`), ...generated.map((f) => f.id)].filter((id) => !topics.has(id)),
@@ -211,7 +210,7 @@ describe('library writer', function () {
       const lib = join(work, 'lib');
       const folder = join(lib, 'show');
       await writeLibrary(folder, imported([episode('ep_a'), episode('ep_b')]), 'u_owner');
-      const rewritten: FollowedEpisode = { ...episode('ep_a', 'the feed brought a new transcript about rivers'), language: 'en' };
+      const rewritten: EpisodeRecord = { ...episode('ep_a', 'the feed brought a new transcript about rivers'), language: 'en' };
       const base = stagesOf({ embed: hashEmbed() });
       let holding: Promise<void> | undefined;
       let seenWhileHeld: unknown;
@@ -220,13 +219,13 @@ describe('library writer', function () {
         // The costly step, while a follow job publishes ep_a again with its new transcript, then a poll holds the
         // channel's lock for a while: nothing of the run may land in the folder until it lets go.
         async episode(input, stats) {
-          if (input.episodeId === 'ep_a') await withChannelLock(lib, 'show', () => writeEpisode(folder, rewritten));
+          if (input.episodeId === 'ep_a') await withChannelLock(lib, 'show', () => writeEpisodeRecord(folder, rewritten));
           else {
             await new Promise<void>((started) => {
               holding = withChannelLock(lib, 'show', async () => {
                 started();
                 await new Promise((resolve) => setTimeout(resolve, 300));
-                seenWhileHeld = (await readEpisode(folder, 'ep_b'))?.chapters;
+                seenWhileHeld = (await readEpisodeRecord(folder, 'ep_b'))?.chapters;
               });
             });
           }
@@ -240,8 +239,8 @@ describe('library writer', function () {
       expect(summary.enriched).to.deep.equal(['ep_b']);
       expect(summary.refused.map((r) => r.id)).to.deep.equal(['ep_a']);
       expect(summary.refused[0]!.reason).to.contain('transcript changed');
-      expect(await readEpisode(folder, 'ep_a'), "the follower's write stands").to.deep.equal(rewritten);
-      expect((await readEpisode(folder, 'ep_b'))?.chapters).to.deep.equal([{ title: 'About ep_b', startMs: 0, endMs: 60_000, moments: [], generated: true }]);
+      expect(await readEpisodeRecord(folder, 'ep_a'), "the follower's write stands").to.deep.equal(rewritten);
+      expect((await readEpisodeRecord(folder, 'ep_b'))?.chapters).to.deep.equal([{ title: 'About ep_b', startMs: 0, endMs: 60_000, moments: [], generated: true }]);
     });
   });
 });

@@ -1,10 +1,11 @@
-// Transcript segments → passages, the unit of search and citation (pure).
+// Transcript segments → passages, the unit of search and citation (pure): the indexer stores them, enrichment cuts
+// chapters between them.
 import { createHash } from 'node:crypto';
-import type { PassageKind } from '../core/store/documents.js';
-import type { ChapterRecord, EpisodeRecord } from '../core/library/checks.js';
-import { chapterBoundaries, MAIN_SPEAKER_SHARE, normalize, packAtoms, segmentAtoms, zoneOf, type Atom, type PassageOptions } from './passage-atoms.js';
+import type { PassageKind } from '../store/documents.js';
+import type { ChapterRecord, EpisodeRecord } from '../library/checks.js';
+import { chapterBoundaries, MAIN_SPEAKER_SHARE, normalize, packAtoms, segmentAtoms, zoneOf, type Atom, type PassageOptions } from './atoms.js';
 
-export { chapterBoundaries, MAIN_SPEAKER_SHARE, packAtoms, sentenceMarks, type PassageOptions } from './passage-atoms.js';
+export { chapterBoundaries, MAIN_SPEAKER_SHARE, packAtoms, sentenceMarks, type PassageOptions } from './atoms.js';
 
 /** A passage before the episode's fields and its embedding are added. */
 export interface Passage {

@@ -1,6 +1,6 @@
 // The atoms passages are packed from (a whole segment, a sentence or a word, with its sentence marks), chapter
 // boundaries they never cross, and the greedy packing itself.
-import type { ChapterRecord, SegmentRecord } from '../core/library/checks.js';
+import type { ChapterRecord, SegmentRecord } from '../library/checks.js';
 
 /** The smallest piece of speech that is packed: a whole segment, a sentence or a word. */
 /** Passage lengths, in ms of transcript time. */
