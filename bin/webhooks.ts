@@ -159,7 +159,9 @@ program
   .action(async (id: string) => {
     const keyring = requireKeyring();
     const entry = await withJournal((journal) =>
-      withStore((store) => sendTestEvent({ store, keyring, journal, outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent, timeoutMs: 10_000 } }, id)),
+      withStore((store) =>
+        sendTestEvent({ store, keyring, journal, outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent, timeoutMs: 10_000 } }, id),
+      ),
     );
     process.stdout.write(journalLine(entry) + '\n');
     if (!entry.ok) process.exitCode = 1;

@@ -76,7 +76,11 @@ const claimKey = (prefix: string, userId: string, feedUrl: string) => `${prefix}
  * The user's claim on `feedUrl`: the one made before while it lasts (the token the creator may already have put in the
  * feed stays good), a new one otherwise. The slug of the latest ask is kept.
  */
-export async function claimFeed(redis: Redis, prefix: string, { userId, feedUrl, slug, now = new Date() }: { userId: string; feedUrl: string; slug: string; now?: Date }): Promise<FollowClaim> {
+export async function claimFeed(
+  redis: Redis,
+  prefix: string,
+  { userId, feedUrl, slug, now = new Date() }: { userId: string; feedUrl: string; slug: string; now?: Date },
+): Promise<FollowClaim> {
   const key = claimKey(prefix, userId, feedUrl);
   const fresh: FollowClaim = { userId, feedUrl, slug, token: `cca-verify-${randomBytes(18).toString('base64url')}`, createdAt: now.toISOString() };
   // SET NX keeps a claim made before; then the slug is the latest one asked for.

@@ -34,8 +34,7 @@ export function createFollowRequestQueue(connection: Redis, indexPrefix: string)
 }
 
 /** One job id per user and feed: asking twice while the first runs queues nothing more. */
-export const followRequestId = ({ userId, feedUrl }: FollowRequestJob): string =>
-  `follow-${createHash('sha256').update(`${userId}\n${feedUrl}`).digest('hex').slice(0, 32)}`;
+export const followRequestId = ({ userId, feedUrl }: FollowRequestJob): string => `follow-${createHash('sha256').update(`${userId}\n${feedUrl}`).digest('hex').slice(0, 32)}`;
 
 /** Queues the follow of `feedUrl` for `userId` (whose claim holds the slug and token); returns the request's id. */
 export async function requestFollow(queue: Queue<FollowRequestJob, FollowRequestResult>, request: FollowRequestJob): Promise<string> {
@@ -48,11 +47,7 @@ export async function requestFollow(queue: Queue<FollowRequestJob, FollowRequest
 }
 
 /** A request as the console shows it. */
-export type FollowRequestState =
-  | { state: 'waiting' | 'running' }
-  | { state: 'done'; result: FollowRequestResult }
-  | { state: 'refused'; reason: string }
-  | { state: 'unknown' };
+export type FollowRequestState = { state: 'waiting' | 'running' } | { state: 'done'; result: FollowRequestResult } | { state: 'refused'; reason: string } | { state: 'unknown' };
 
 export async function followRequestState(queue: Queue<FollowRequestJob, FollowRequestResult>, request: FollowRequestJob): Promise<FollowRequestState> {
   const job = await queue.getJob(followRequestId(request));

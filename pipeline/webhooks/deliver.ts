@@ -81,7 +81,15 @@ export async function deliverChange(
   const record = (outcome: Omit<AttemptRecord, 'at' | 'changeId'>) =>
     Promise.all([
       recordAttempt(store, endpointId, { at, changeId: change.id, ...outcome }),
-      journal?.add(endpointId, { at: at.toISOString(), kind: 'change', eventId: change.id, status: outcome.status, ok: outcome.ok, latencyMs: Math.round(performance.now() - started), answer }),
+      journal?.add(endpointId, {
+        at: at.toISOString(),
+        kind: 'change',
+        eventId: change.id,
+        status: outcome.status,
+        ok: outcome.ok,
+        latencyMs: Math.round(performance.now() - started),
+        answer,
+      }),
     ]).catch((err: unknown) => {
       // Bookkeeping only: the delivery's own outcome stands (a reindex's write block, a busy store).
       log?.warn({ err, endpointId }, 'recording a webhook attempt failed');

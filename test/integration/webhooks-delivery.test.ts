@@ -183,7 +183,10 @@ describe('webhooks: signed deliveries of the change feed', function () {
     await until(async () => (await getEndpoint({ client, aliases: store.aliases }, id))?.lastDeliveryStatus === '204', 'the change to be delivered');
     const listed = await cli(['deliveries', id]);
     expect(listed.code, listed.stderr).to.equal(0);
-    const rows = listed.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((r) => [r[1], r[3]])).to.deep.equal([
       ['change', 'ok 204'],
       ['test', 'failed 503'],
