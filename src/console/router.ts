@@ -41,10 +41,11 @@ export const CONSOLE_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-/** Headers of every console answer; a page is never cached, and never sends its URL (a one-time link's) as a Referer. */
+/** Headers of every console answer; a page is never cached, and never sends its URL (a one-time link's) to another site as a Referer. */
 const CONSOLE_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONSOLE_CSP,
-  'Referrer-Policy': 'no-referrer',
+  // `same-origin`, not `no-referrer`: under `no-referrer` Chromium sends `Origin: null` on the console's own form posts.
+  'Referrer-Policy': 'same-origin',
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin',

@@ -191,7 +191,7 @@ describe('creator console', function () {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
       );
       expect(page.headers.get('cache-control')).to.equal('no-store');
-      expect(page.headers.get('referrer-policy')).to.equal('no-referrer');
+      expect(page.headers.get('referrer-policy')).to.equal('same-origin');
       expect(page.text).to.not.match(/<script(?![^>]*\bsrc=)/);
       expect(page.text).to.not.match(/\sstyle=/);
     });

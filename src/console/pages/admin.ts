@@ -76,7 +76,7 @@ async function adminPage(
       problem ? notice('error', problem) : null,
       h(
         'div',
-        { class: 'table' },
+        { class: 'table', tabIndex: 0, role: 'region', 'aria-label': 'Accounts' },
         h(
           'table',
           null,

@@ -46,7 +46,7 @@ export const channelsSection: ConsoleSection = {
             : null,
           h(
             'div',
-            { class: 'table' },
+            { class: 'table', tabIndex: 0, role: 'region', 'aria-label': 'Channels' },
             h(
               'table',
               null,

@@ -51,7 +51,7 @@ function keyTable(req: Request, records: ApiKeyDoc[]): ComponentChildren {
   if (records.length === 0) return h('p', null, 'No keys yet.');
   return h(
     'div',
-    { class: 'table' },
+    { class: 'table', tabIndex: 0, role: 'region', 'aria-label': 'API keys' },
     h(
       'table',
       null,
