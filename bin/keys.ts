@@ -1,8 +1,8 @@
 // `npm run keys -- create --user <id> [--name <label>] | revoke <keyId> | list --user <id>`: API keys, outside the read-only API.
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { commandConfig, describeFailure } from './lib/reach.js';
 import { createLogger } from '../core/ground/logger.js';
-import { KeyStoreError, listApiKeys, newApiKey, revokeApiKey, storeApiKey, type KeyStoreDeps } from '../src/auth/key-store.js';
+import { KEY_EXPIRY_DAYS, KeyStoreError, listApiKeys, newApiKey, parseKeyExpiry, revokeApiKey, storeApiKey, type KeyExpiryDays, type KeyStoreDeps } from '../src/auth/key-store.js';
 import { positive } from './lib/cli-args.js';
 import { withOperatorStore } from './lib/operator-store.js';
 
@@ -20,6 +20,13 @@ async function withStore<T>(run: (deps: KeyStoreDeps) => Promise<T>): Promise<T>
   return withOperatorStore({ config, log, waitSeconds: wait, index: 'api-keys', refuse: (message) => new KeyStoreError(message) }, run);
 }
 
+/** `--expires`: one of the lifetimes the console offers too. */
+function expiry(raw: string): KeyExpiryDays {
+  const days = parseKeyExpiry(raw);
+  if (days === undefined) throw new InvalidArgumentError(`expected ${KEY_EXPIRY_DAYS.map((d) => d ?? 'never').join(', ')}`);
+  return days;
+}
+
 const program = new Command()
   .name('keys')
   .description('Create, revoke and list API keys. A key is shown once, at creation; only its sha256 is stored.')
@@ -31,8 +38,9 @@ program
   .description('create a key for a user on the paid plan; prints the key once, on the last line of stdout')
   .requiredOption('--user <id>', 'user id owning the key')
   .option('--name <label>', 'a label to recognise the key by')
-  .action(async ({ user, name }: { user: string; name?: string }) => {
-    const created = newApiKey({ userId: user, name: name ?? null });
+  .option('--expires <days>', `days the key lasts: ${KEY_EXPIRY_DAYS.map((d) => d ?? 'never').join(', ')}`, expiry, null)
+  .action(async ({ user, name, expires }: { user: string; name?: string; expires: KeyExpiryDays }) => {
+    const created = newApiKey({ userId: user, name: name ?? null, expiresInDays: expires });
     const { key, record } = await withStore((deps) => storeApiKey(deps, created));
     log.info({ keyId: record.keyId, userId: record.userId }, 'key created');
     process.stdout.write(`keyId ${record.keyId} for ${record.userId}${record.name ? ` (${record.name})` : ''}; store the key now, it is not shown again:\n${key}\n`);
@@ -55,7 +63,9 @@ program
   .action(async ({ user }: { user: string }) => {
     const records = await withStore((deps) => listApiKeys(deps, user));
     for (const r of records) {
-      process.stdout.write([r.keyId, r.name ?? '-', `…${r.last4}`, `created ${r.createdAt}`, r.revokedAt ? `revoked ${r.revokedAt}` : 'active'].join('\t') + '\n');
+      const state = r.revokedAt ? `revoked ${r.revokedAt}` : r.expiresAt && Date.parse(r.expiresAt) <= Date.now() ? `expired ${r.expiresAt}` : 'active';
+      const dates = [`created ${r.createdAt}`, `expires ${r.expiresAt ?? 'never'}`, `last used ${r.lastUsedAt ?? 'never'}`];
+      process.stdout.write([r.keyId, r.name ?? '-', `…${r.last4}`, ...dates, state].join('\t') + '\n');
     }
     if (records.length === 0) process.stdout.write(`no keys for ${user}\n`);
   });

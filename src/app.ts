@@ -38,6 +38,8 @@ import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
 import { creatorMcpRouter } from './mcp/creator/router.js';
 import { pagesRouter } from './pages/router.js';
+import { consoleRouter } from './console/router.js';
+import { keyUseRecorder } from './auth/key-usage.js';
 import './http/context.js';
 
 export interface AppDeps {
@@ -90,6 +92,8 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
 
   // 1. The request is timed, `/api/…` becomes `/api/v1/…`, it gets its id and log, the common headers and an access log line.
   app.use([...(metrics ? [metrics.timeRequests()] : []), unversionedAlias(), requestId({ log }), responseHeaders({ deprecation: config.deprecation }), requestLog()]);
+  // The creator console (/console on the API host): its own session, forms and pages; the JSON API never reads its cookie.
+  app.use(consoleRouter({ config, client, redis, log }));
   // 2. The credential is read once (req.presented); on a path that takes one, the IP's budget of failed key lookups too. No store yet.
   app.use(presentCredential({ guard, appliesTo: takesCredential }));
   // 3. A REST search waits for its place in its share of the search gate; then the request's store reads start, with one time budget.
@@ -98,7 +102,8 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
     next();
   });
   // 4. The key is looked up or the token verified; a refusal is decided here and thrown in step 8, after the limiter.
-  app.use(authenticate({ verifier, guard, appliesTo: takesCredential }));
+  const keyUsed = keyUseRecorder({ redis, client, index: aliases['api-keys'], prefix: config.indexPrefix, log });
+  app.use(authenticate({ verifier, guard, appliesTo: takesCredential, keyUsed: (hash) => void keyUsed(hash) }));
   // 5. A channel's public site on its host (pages, twins, llms.txt), with its own per-IP budget; any other request goes on.
   app.use(
     pagesRouter({

@@ -11,7 +11,7 @@ export const API_ERRORS = {
   host_missing: { status: 400, message: 'The request names no host; send the Host header of the channel.' },
   query_too_complex: { status: 400, message: 'The search query has too many distinct terms; shorten it.' },
   credential_missing: { status: 401, message: 'This endpoint needs an API key or an OAuth access token.' },
-  invalid_api_key: { status: 401, message: 'The API key is invalid or has been revoked.' },
+  invalid_api_key: { status: 401, message: 'The API key is invalid, expired or revoked.' },
   invalid_token: { status: 401, message: 'The access token is invalid, expired or not meant for this API.' },
   multiple_credentials: { status: 401, message: 'Send one credential: either x-api-key or Authorization, not both.' },
   unsupported_authorization: { status: 401, message: 'The Authorization header must use the Bearer scheme.' },

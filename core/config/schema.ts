@@ -12,6 +12,7 @@ import { CHANGES } from './groups/changes.js';
 import { PIPELINE } from './groups/pipeline.js';
 import { ENRICH } from './groups/enrich.js';
 import { OPERATIONS } from './groups/operations.js';
+import { CONSOLE } from './groups/console.js';
 
 export { MIN_HS_SECRET_BYTES, DEFAULT_HYDRATION_CACHE_MB, type TrustProxy, type SecretsKey } from './readers.js';
 
@@ -29,6 +30,7 @@ export const SCHEMA = {
   ...PIPELINE,
   ...ENRICH,
   ...OPERATIONS,
+  ...CONSOLE,
 } satisfies Schema;
 
 /** Every variable, by name, in the order of the documentation. */

@@ -29,6 +29,10 @@ export interface ApiKeyDoc {
   last4: string;
   createdAt: string;
   revokedAt: string | null;
+  /** When the key stops working; null or absent (records made before expiry existed): never. */
+  expiresAt?: string | null;
+  /** The last call made with it, written at most every few minutes (src/auth/key-usage.ts); absent: never used since then. */
+  lastUsedAt?: string | null;
 }
 
 export type { FacetKind } from '../contract/library-format.js';

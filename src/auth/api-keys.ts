@@ -1,5 +1,6 @@
 // API key format: `svc_` + 32 base62 chars + a 6-char checksum, so scanners can find and verify keys offline.
 import { createHash, randomBytes, randomInt } from 'node:crypto';
+import type { ApiKeyDoc } from '../../core/store/documents.js';
 
 /** Brand prefix: a Bearer value starting with it is an API key, anything else an OAuth token. */
 export const API_KEY_PREFIX = 'svc_';
@@ -53,4 +54,9 @@ export function isWellFormedApiKey(value: string): boolean {
 /** sha256 hex of the whole key: the stored form, and the document id of its record. */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
+}
+
+/** Whether a stored key still opens the API at `now`: not revoked and not past its expiry (a key without one never expires). */
+export function isKeyUsable(record: Pick<ApiKeyDoc, 'revokedAt' | 'expiresAt'>, now = Date.now()): boolean {
+  return !record.revokedAt && (record.expiresAt == null || Date.parse(record.expiresAt) > now);
 }

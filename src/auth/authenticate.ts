@@ -6,6 +6,7 @@ import { KEY_NOT_FOUND, type KeyLookupGuard } from './key-lookup-guard.js';
 import type { Principal } from './principal.js';
 import { presentedCredential, type Presented } from './presented.js';
 import type { Queries } from '../store/queries.js';
+import { isKeyUsable } from './api-keys.js';
 
 /** Paths that take a credential; matched on the raw path, so an undecodable URL still reaches the limiter. */
 type AppliesTo = (path: string) => boolean;
@@ -32,7 +33,8 @@ async function principalOf(presented: Presented, { queries, verifier }: { querie
       // A bad checksum is refused without touching the store: typos and scanners' noise cost nothing.
       if (presented.hash === undefined) throw createError('invalid_api_key');
       const record = await queries.apiKeyByHash(presented.hash);
-      if (!record || record.revokedAt) throw createError('invalid_api_key', { cause: KEY_NOT_FOUND });
+      // An expired key is refused exactly as a revoked one.
+      if (!record || !isKeyUsable(record)) throw createError('invalid_api_key', { cause: KEY_NOT_FOUND });
       return { principal: { kind: 'api_key', userId: record.userId, keyId: record.keyId }, credential: presented.credential };
     }
     case 'bearer': {
@@ -47,14 +49,27 @@ async function principalOf(presented: Presented, { queries, verifier }: { querie
  * and nowhere else: the guard may make a failed key lookup a 429). The refusal is thrown by {@link requireCredential}
  * after the rate limiter, so callers guessing keys are limited (per IP) like everyone else.
  */
-export function authenticate({ verifier, guard, appliesTo }: { verifier: TokenVerifier; guard: KeyLookupGuard; appliesTo: AppliesTo }): RequestHandler {
-  return async (req, _res, next) => {
+export function authenticate({
+  verifier,
+  guard,
+  appliesTo,
+  keyUsed,
+}: {
+  verifier: TokenVerifier;
+  guard: KeyLookupGuard;
+  appliesTo: AppliesTo;
+  /** Told, once the response has been sent, that a key opened the request (its `lastUsedAt`, off the request's path). */
+  keyUsed?: ((keyHash: string) => void) | undefined;
+}): RequestHandler {
+  return async (req, res, next) => {
     if (!appliesTo(req.path)) return next();
     let refusal: unknown;
     try {
       const { principal, credential } = await principalOf(req.presented, { queries: req.queries, verifier });
       req.principal = principal;
       req.credential = credential;
+      const hash = req.presented.kind === 'key' ? req.presented.hash : undefined;
+      if (principal.kind === 'api_key' && keyUsed && hash !== undefined) res.once('finish', () => keyUsed(hash));
     } catch (error) {
       refusal = error;
     }

@@ -30,8 +30,28 @@ export interface NewApiKey {
   record: ApiKeyDoc;
 }
 
+/** The lifetimes a key may be given, in days; `null` is a key that never expires. */
+export const KEY_EXPIRY_DAYS = [30, 90, 365, null] as const;
+export type KeyExpiryDays = (typeof KEY_EXPIRY_DAYS)[number];
+/** What the console offers first. */
+export const DEFAULT_KEY_EXPIRY_DAYS: KeyExpiryDays = 90;
+
+/** Reads a lifetime as a form or a command line gives it (`30`, `90`, `365`, `never`); undefined when it is none of those. */
+export function parseKeyExpiry(raw: string): KeyExpiryDays | undefined {
+  if (raw === 'never' || raw === 'none') return null;
+  return KEY_EXPIRY_DAYS.find((d) => d !== null && String(d) === raw);
+}
+
+/** Options of a new key: its owner, its label, and how many days it lasts (`null`: for ever; default: for ever, as keys always did). */
+export interface NewKeyOptions {
+  userId: string;
+  name?: string | null;
+  expiresInDays?: KeyExpiryDays;
+  now?: Date;
+}
+
 /** Makes a key and its record for `userId`; nothing is stored (see {@link storeApiKey}). */
-export function newApiKey({ userId, name = null, now = new Date() }: { userId: string; name?: string | null; now?: Date }): NewApiKey {
+export function newApiKey({ userId, name = null, expiresInDays = null, now = new Date() }: NewKeyOptions): NewApiKey {
   const key = generateApiKey();
   return {
     key,
@@ -43,6 +63,8 @@ export function newApiKey({ userId, name = null, now = new Date() }: { userId: s
       last4: key.slice(-4),
       createdAt: now.toISOString(),
       revokedAt: null,
+      expiresAt: expiresInDays === null ? null : new Date(now.getTime() + expiresInDays * 86_400_000).toISOString(),
+      lastUsedAt: null,
     },
   };
 }
@@ -74,7 +96,7 @@ export async function storeApiKey(deps: KeyStoreDeps, created: NewApiKey): Promi
 }
 
 /** Creates a key for a user on the paid plan and returns it with its record: {@link newApiKey}, then {@link storeApiKey}. */
-export async function createApiKey(deps: KeyStoreDeps, options: { userId: string; name?: string | null; now?: Date }): Promise<NewApiKey> {
+export async function createApiKey(deps: KeyStoreDeps, options: NewKeyOptions): Promise<NewApiKey> {
   return storeApiKey(deps, newApiKey(options));
 }
 
@@ -97,6 +119,15 @@ export async function revokeApiKey({ client, aliases }: KeyStoreDeps, keyId: str
   const revoked: ApiKeyDoc = { ...record, revokedAt: at };
   await client.index({ index: aliases['api-keys'], id: hit._id, body: revoked as never, refresh: 'wait_for' } as never);
   return revoked;
+}
+
+/** A user's key by its id; undefined when it is another user's or none (the console revokes only its user's own). */
+export async function apiKeyOfUser(deps: KeyStoreDeps, userId: string, keyId: string): Promise<ApiKeyDoc | undefined> {
+  const res = await deps.client.search({
+    index: deps.aliases['api-keys'],
+    body: { size: 1, query: { bool: { filter: [{ term: { keyId } }, { term: { userId } }] } } } as never,
+  });
+  return (res.body.hits.hits[0]?._source as ApiKeyDoc | undefined) ?? undefined;
 }
 
 /** Every key of a user, newest first, without secrets (only hashes are stored anyway). */

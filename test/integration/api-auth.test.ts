@@ -6,7 +6,7 @@ import { createOpenSearchClient, type Client } from '../../core/store/opensearch
 import type { ChannelDoc } from '../../core/store/documents.js';
 import { loadConfig } from '../../core/config/load.js';
 import { KeyStoreError, createApiKey, listApiKeys, revokeApiKey } from '../../src/auth/key-store.js';
-import { checksum, generateApiKey } from '../../src/auth/api-keys.js';
+import { checksum, generateApiKey, hashApiKey } from '../../src/auth/api-keys.js';
 import { startApi, type ApiHarness, type ApiResponse } from '../support/api-harness.js';
 import { WORLD_CHANNELS, createApiTestStore, seedWorld, type ApiTestStore } from '../support/api-fixture.js';
 import { TEST_AUDIENCE, createTokenKit, type TokenKit } from '../support/api-tokens.js';
@@ -287,6 +287,16 @@ describe('API authentication, membership and plans', function () {
      * The store requests one GET sent, in order (method, path, `_mget` indices, a digest of the body), without the
      * suite's prefix, with document ids and the ids the compared calls name replaced by one placeholder.
      */
+    /** Waits until the key's `lastUsedAt` is stored (src/auth/key-usage.ts writes it after the response). */
+    const lastUseWritten = async (key: string) => {
+      for (let i = 0; i < 50; i++) {
+        const res = await api.client.get({ index: store.aliases['api-keys'], id: hashApiKey(key) });
+        if ((res.body._source as { lastUsedAt?: string | null }).lastUsedAt) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("the key's last use was never written");
+    };
+
     const storeRequestsOf = async (path: string, headers: Record<string, string>, ids: readonly string[]) => {
       let status = 0;
       const traffic = await storeTrafficOf(
@@ -316,6 +326,8 @@ describe('API authentication, membership and plans', function () {
         for (const headers of [outsider(), { 'x-api-key': (await store.key('u_outsider')).key }]) {
           // A key this process has not seen verify is looked up alone once (see "store round trips"): not what is compared here.
           expect((await get('/api/v1/channels', headers)).status).to.equal(200);
+          // Nor its last use, written once after that first answer (off the request's path): let it land first.
+          if ('x-api-key' in headers) await lastUseWritten(headers['x-api-key']);
           // Both orders, so that nothing one of them leaves behind (a hint, a cache) hides a difference.
           for (const [first, second] of [
             [nonMember, unknown],
