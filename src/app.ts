@@ -37,6 +37,7 @@ import { createHydrationCache, type HydrationCache } from '../core/search/hydrat
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
 import { pagesRouter } from './pages/router.js';
+import { createAuthorizationServer, type AuthorizationServer, type AuthorizationServerOptions } from './oauth/server.js';
 import './http/context.js';
 
 export interface AppDeps {
@@ -54,16 +55,19 @@ export interface AppDeps {
    * the same ones; when absent the app makes fresh ones (each test app its own).
    */
   caches?: { query?: QueryVectorCache | undefined; hydration?: HydrationCache | undefined };
+  /** The authorization server's sign-in (the console) and, in tests, its document fetch; it runs only with signing keys configured. */
+  oauth?: Pick<AuthorizationServerOptions, 'interactions' | 'fetchDocument'> | undefined;
 }
 
 /**
  * Builds the app; it owns no connection (the caller creates and closes them), so tests
  * run it in-process on port 0 against the real OpenSearch and Redis.
  */
-export function createApp({ config, client, redis, embedder, log, metrics, caches = {} }: AppDeps): Express {
+export function createApp({ config, client, redis, embedder, log, metrics, caches = {}, oauth: oauthDeps = {} }: AppDeps): Express {
   const aliases = indexAliases(config.indexPrefix);
   const ajv = createAjv();
-  const verifier = tokenVerifier(config, log);
+  const oauth = createAuthorizationServer({ config, redis, log, ...oauthDeps });
+  const verifier = tokenVerifier(config, log, oauth);
   const guard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds, tokenMayBeValid: (token) => verifier.mayBeValid(token) });
   const searchService = createSearchService({
     search: searchDeps({ config, client, embedder, caches }),
@@ -89,6 +93,8 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
 
   // 1. The request is timed, `/api/…` becomes `/api/v1/…`, it gets its id and log, the common headers and an access log line.
   app.use([...(metrics ? [metrics.timeRequests()] : []), unversionedAlias(), requestId({ log }), responseHeaders({ deprecation: config.deprecation }), requestLog()]);
+  // 1b. The authorization server on the API host (before any body parser: oidc-provider reads its own bodies), when signing keys are configured.
+  if (oauth) app.use(oauth.router);
   // 2. The credential is read once (req.presented); on a path that takes one, the IP's budget of failed key lookups too. No store yet.
   app.use(presentCredential({ guard, appliesTo: takesCredential }));
   // 3. A REST search waits for its place in its share of the search gate; then the request's store reads start, with one time budget.
@@ -127,7 +133,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   }
   // 8. Each operation: the credential's refusal or absence (401), then its route: its query validated (400) and its
   // handler, typed by the operation's schemas (a search: access and the search in the search service, `answerRest`).
-  for (const route of everyOperationOnce(routes({ config, client, redis, aliases, ajv, searchService }))) {
+  for (const route of everyOperationOnce(routes({ config, client, redis, aliases, ajv, searchService, localIssuer: oauth?.issuer }))) {
     const op = route.operation;
     const gate = op.auth === 'credential' ? [requireCredential({ allowAnonymous: config.anonymousRead === 'published' && op.anonymous })] : [];
     app.get(expressPath(op.path), ...gate, routeHandler(route, ajv));
@@ -153,7 +159,13 @@ function routes({
   aliases,
   ajv,
   searchService,
-}: Pick<AppDeps, 'config' | 'client' | 'redis'> & { aliases: ReturnType<typeof indexAliases>; ajv: ReturnType<typeof createAjv>; searchService: SearchService }): Route[] {
+  localIssuer,
+}: Pick<AppDeps, 'config' | 'client' | 'redis'> & {
+  aliases: ReturnType<typeof indexAliases>;
+  ajv: ReturnType<typeof createAjv>;
+  searchService: SearchService;
+  localIssuer: string | undefined;
+}): Route[] {
   return [
     listChannels(),
     search(searchService),
@@ -163,15 +175,15 @@ function routes({
     getChapters(),
     getRelated({ channelSites: config.channelSites }),
     serveOpenApiDocument(buildOpenApiDocument(config)),
-    serveResourceMetadata(protectedResourceMetadata(config)),
+    serveResourceMetadata(protectedResourceMetadata(config, { localIssuer })),
     health(),
     readiness({ client, redis }),
   ];
 }
 
-/** The OAuth token verifier, with a warning when tokens cannot be accepted or a development-only secret is set. */
-function tokenVerifier(config: Readonly<Config>, log: Logger): TokenVerifier {
-  const verifier = createTokenVerifier(config);
+/** The OAuth token verifier (this service's own issuer too, when it runs), with a warning when tokens cannot be accepted or a development-only secret is set. */
+function tokenVerifier(config: Readonly<Config>, log: Logger, local: AuthorizationServer | undefined): TokenVerifier {
+  const verifier = createTokenVerifier(config, { local });
   if (!verifier.enabled) log.warn('no JWT key or issuer configured: OAuth access tokens are refused, API keys still work');
   if (config.jwt.hsSecret) {
     log.warn('JWT_HS_SECRET is set: HS256 tokens signed with a shared secret are accepted. For development only; never set it in production');
