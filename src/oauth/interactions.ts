@@ -54,7 +54,10 @@ function sendError(res: Response, log: Logger, error: unknown): void {
   const status = typeof known.status === 'number' && known.status >= 400 && known.status < 500 ? known.status : 500;
   if (status === 500) log.error({ err: error }, 'oauth interaction failed');
   const description = status === 500 ? 'Something went wrong on our side.' : (known.error_description ?? known.message);
-  res.status(status).type('html').send(errorPage({ error: known.error ?? 'server_error', description }));
+  res
+    .status(status)
+    .type('html')
+    .send(errorPage({ error: known.error ?? 'server_error', description }));
 }
 
 export interface InteractionRoutesOptions {
@@ -76,7 +79,10 @@ export function interactionRoutes({ provider, host, grants, csrfSecrets, log }: 
     const details = await provider.interactionDetails(req, res);
     const uid = String(req.params.uid);
     if (details.uid !== uid) {
-      res.status(400).type('html').send(errorPage({ error: 'invalid_request', description: 'This sign-in page belongs to another request.' }));
+      res
+        .status(400)
+        .type('html')
+        .send(errorPage({ error: 'invalid_request', description: 'This sign-in page belongs to another request.' }));
       return undefined;
     }
     const user = await host.signedInUser(req);
@@ -130,7 +136,10 @@ export function interactionRoutes({ provider, host, grants, csrfSecrets, log }: 
       const { details, user } = current;
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (!csrfValid(csrfSecrets, body.csrf, details.uid, user.userId)) {
-        res.status(403).type('html').send(errorPage({ error: 'csrf_failed', description: 'This form was not sent from its consent page, or that page has expired. Start the sign-in again from the app.' }));
+        res
+          .status(403)
+          .type('html')
+          .send(errorPage({ error: 'csrf_failed', description: 'This form was not sent from its consent page, or that page has expired. Start the sign-in again from the app.' }));
         return;
       }
       if (body.decision !== 'allow') {
@@ -141,7 +150,11 @@ export function interactionRoutes({ provider, host, grants, csrfSecrets, log }: 
       const client = await provider.Client.find(details.params.client_id);
       if (client) {
         const view = clientView(client);
-        await grants.rememberClient(grantId, { clientName: view.clientName, verified: view.clientKind === 'metadata-document', redirectHosts: [...new Set(client.redirectUris.map(redirectHost))] });
+        await grants.rememberClient(grantId, {
+          clientName: view.clientName,
+          verified: view.clientKind === 'metadata-document',
+          redirectHosts: [...new Set(client.redirectUris.map(redirectHost))],
+        });
       }
       log.info({ grantId, clientId: details.params.client_id, userId: user.userId }, 'oauth consent given');
       await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });

@@ -49,6 +49,10 @@ declare module 'oidc-provider' {
 
   export const interactionPolicy: {
     base(): Iterable<{ name: string; checks: { add(check: unknown): void } }> & { get(name: string): { checks: { add(check: unknown): void } } };
-    Check: { new (reason: string, description: string, check: (ctx: { oidc: { result?: Record<string, unknown> } }) => boolean | Promise<boolean>): unknown; REQUEST_PROMPT: true; NO_NEED_TO_PROMPT: false };
+    Check: {
+      new (reason: string, description: string, check: (ctx: { oidc: { result?: Record<string, unknown> } }) => boolean | Promise<boolean>): unknown;
+      REQUEST_PROMPT: true;
+      NO_NEED_TO_PROMPT: false;
+    };
   };
 }

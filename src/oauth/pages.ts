@@ -21,7 +21,14 @@ function page(title: string, body: ComponentChildren): string {
     h(
       'html',
       { lang: 'en' },
-      h('head', null, h('meta', { charset: 'utf-8' }), h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }), h('title', null, title), h('style', null, STYLE)),
+      h(
+        'head',
+        null,
+        h('meta', { charset: 'utf-8' }),
+        h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
+        h('title', null, title),
+        h('style', null, STYLE),
+      ),
       h('body', null, h('main', null, body)),
     ),
   )}`;
@@ -70,19 +77,39 @@ export function consentPage(view: ConsentView): string {
         h('dt', null, 'Signed in as'),
         h('dd', null, view.userId),
         h('dt', null, 'It may'),
-        h('dd', null, h('ul', null, view.scopes.map((scope) => h('li', null, SCOPE_SENTENCES[scope] ?? scope, ' (', h('code', null, scope), ')')))),
+        h(
+          'dd',
+          null,
+          h(
+            'ul',
+            null,
+            view.scopes.map((scope) => h('li', null, SCOPE_SENTENCES[scope] ?? scope, ' (', h('code', null, scope), ')')),
+          ),
+        ),
         h('dt', null, 'Through'),
         h('dd', null, view.resources.join(', ')),
         h('dt', null, 'Answer goes to'),
         h('dd', null, view.redirectHost),
       ),
       view.redirectIsLocal
-        ? h('p', { class: 'warning', role: 'note' }, 'The answer goes to a program on this computer (', view.redirectHost, '). Allow only if you just started this sign-in from an app here.')
+        ? h(
+            'p',
+            { class: 'warning', role: 'note' },
+            'The answer goes to a program on this computer (',
+            view.redirectHost,
+            '). Allow only if you just started this sign-in from an app here.',
+          )
         : null,
       h(
         'div',
         { class: 'actions' },
-        h('form', { method: 'post', action: view.action }, hidden, h('input', { type: 'hidden', name: 'decision', value: 'allow' }), h('button', { type: 'submit', class: 'allow' }, 'Allow')),
+        h(
+          'form',
+          { method: 'post', action: view.action },
+          hidden,
+          h('input', { type: 'hidden', name: 'decision', value: 'allow' }),
+          h('button', { type: 'submit', class: 'allow' }, 'Allow'),
+        ),
         h('form', { method: 'post', action: view.action }, hidden, h('input', { type: 'hidden', name: 'decision', value: 'deny' }), h('button', { type: 'submit' }, 'Deny')),
       ),
     ),
@@ -91,5 +118,10 @@ export function consentPage(view: ConsentView): string {
 
 /** A page for a request that cannot go on (no client to send the error back to). */
 export function errorPage({ error, description }: { error: string; description?: string | undefined }): string {
-  return page('Sign-in error', [h('h1', null, 'This sign-in request cannot go on'), h('p', null, h('code', null, error)), description ? h('p', null, description) : null, h('p', null, 'Go back to the app and start again.')]);
+  return page('Sign-in error', [
+    h('h1', null, 'This sign-in request cannot go on'),
+    h('p', null, h('code', null, error)),
+    description ? h('p', null, description) : null,
+    h('p', null, 'Go back to the app and start again.'),
+  ]);
 }

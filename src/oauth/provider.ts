@@ -41,7 +41,9 @@ export interface ProviderOptions {
 function interactionsPolicy() {
   const { base, Check } = interactionPolicy;
   const policy = base();
-  policy.get('login').checks.add(new Check('console_session', 'the console names the signed-in user', (ctx) => (ctx.oidc.result?.login ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT)));
+  policy
+    .get('login')
+    .checks.add(new Check('console_session', 'the console names the signed-in user', (ctx) => (ctx.oidc.result?.login ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT)));
   return policy;
 }
 
@@ -112,7 +114,8 @@ export function createProvider({ config, keys, redis, log, fetchDocument }: Prov
         if (key === 'software_id' && Array.isArray(metadata.redirect_uris) && isNativeRedirectSet(metadata.redirect_uris)) metadata.application_type = 'native';
       },
     },
-    clientBasedCORS: (_ctx: unknown, origin: string, client: { redirectUris: string[] }) => origin !== 'null' && client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin),
+    clientBasedCORS: (_ctx: unknown, origin: string, client: { redirectUris: string[] }) =>
+      origin !== 'null' && client.redirectUris.some((uri) => URL.parse(uri)?.origin === origin),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => interactionPath(interaction.uid), policy: interactionsPolicy() },
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
     // A refresh token goes to every client allowed the refresh_token grant, without asking for offline_access, and outlives the session.
@@ -121,7 +124,8 @@ export function createProvider({ config, keys, redis, log, fetchDocument }: Prov
     // Rotated on every use; a rotated one presented again revokes the whole grant (oidc-provider's reuse detection).
     rotateRefreshToken: true,
     // The grant id rides in the access token, so the API refuses a token of a revoked grant on the next request.
-    extraTokenClaims: async (_ctx: unknown, token: { kind?: string; grantId?: string }) => (token.kind === 'AccessToken' && token.grantId ? { grant_id: token.grantId } : undefined),
+    extraTokenClaims: async (_ctx: unknown, token: { kind?: string; grantId?: string }) =>
+      token.kind === 'AccessToken' && token.grantId ? { grant_id: token.grantId } : undefined,
     ttl: {
       AccessToken: settings.accessTokenTtlSeconds,
       AuthorizationCode: AUTHORIZATION_CODE_TTL,
