@@ -456,6 +456,17 @@ describe('the authorization server (oidc-provider on the API host)', function ()
     });
   });
 
+  describe('storage', function () {
+    it('keeps every record of the authorization server in Redis under the prefix, each with a TTL', async function () {
+      const keys = await api.redis.keys(`${world.store.prefix}oauth:*`);
+      expect(keys.length).to.be.greaterThan(10);
+      const kinds = new Set(keys.map((key) => key.slice(`${world.store.prefix}oauth:`.length).split(':')[0]));
+      for (const kind of ['Client', 'Grant', 'RefreshToken', 'Session', 'grant-members', 'account-grants']) expect([...kinds], kind).to.include(kind);
+      const ttls = await Promise.all(keys.map(async (key) => [key, await api.redis.ttl(key)] as const));
+      expect(ttls.filter(([, ttl]) => ttl <= 0)).to.deep.equal([]);
+    });
+  });
+
   describe('registration rate limit', function () {
     it('answers 429 past the per-IP budget of registrations', async function () {
       const port = await freePort();
