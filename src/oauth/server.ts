@@ -57,12 +57,12 @@ export function createAuthorizationServer({ config, redis, log, interactions = C
    * Hands a request to oidc-provider as the issuer's: its endpoint URLs are built from the request's host and scheme,
    * which are set to the issuer's, so no `Host` or `X-Forwarded-*` header a client sends can name other endpoints.
    */
-  const toProvider = (req: IncomingMessage & { originalUrl?: string }, res: Parameters<typeof callback>[1], mountedAt: string) => {
+  const toProvider = (req: IncomingMessage & { baseUrl?: string }, res: Parameters<typeof callback>[1], mountedAt: string) => {
     req.headers.host = issuerUrl.host;
     req.headers['x-forwarded-proto'] = issuerUrl.protocol.slice(0, -1);
     delete req.headers['x-forwarded-host'];
-    // oidc-provider takes its mount path from what Express cut off the URL; the well-knowns at the root name the /oauth endpoints too.
-    if (mountedAt === '') req.originalUrl = `${OAUTH_MOUNT}${req.url}`;
+    // oidc-provider takes its mount path from what Express cut off the URL, else from `baseUrl`: the well-knowns at the root name the /oauth endpoints too.
+    if (mountedAt === '') req.baseUrl = OAUTH_MOUNT;
     callback(req, res);
   };
 

@@ -250,6 +250,13 @@ describe('the authorization server (oidc-provider on the API host)', function ()
       expect(claims.grant_id).to.be.a('string');
     });
 
+    it('escapes what a client says of itself on the consent page', async function () {
+      const redirectUri = 'http://127.0.0.1:6279/cb';
+      const reg = await register({ client_name: '<script>alert(1)</script><b>Claude</b>', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' });
+      const flow = await authorize({ clientId: String(reg.body.client_id), redirectUri, challenge: pkcePair().challenge });
+      expect(flow.consent).to.include('&lt;script>alert(1)&lt;/script>&lt;b>Claude&lt;/b>').and.not.include('<script').and.not.include('<b>Claude');
+    });
+
     it("is accepted by the REST API with the member's view: drafts included", async function () {
       const { accessToken } = await signIn();
       const drafts = await rest('/api/v1/channels/alpha/episodes?status=queued', accessToken);
