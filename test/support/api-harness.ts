@@ -99,7 +99,15 @@ export async function startApi({
     redis.once('ready', () => resolve());
     setTimeout(resolve, 3000).unref();
   });
-  const app = createApp({ config, client, redis, embedder, log, metrics, caches, oauth });
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({ config, client, redis, embedder, log, metrics, caches, oauth });
+  } catch (error) {
+    // A start refused (a keys file that cannot be used): the connections made for it go too.
+    redis.disconnect();
+    if (!givenClient) await client.close();
+    throw error;
+  }
   // The entry point's own server: its timeouts (HTTP_*_TIMEOUT_MS in `env`) and JSON client errors, not a copy.
   const server: Server = createApiServer({ config, app, log });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
