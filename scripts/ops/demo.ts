@@ -10,7 +10,9 @@ import { channelOrigin } from '../../core/ground/channel-urls.js';
 import { loadConfig } from '../../core/config/load.js';
 import path from 'node:path';
 import type { Embedder } from '../../core/embedding/embedder.js';
+import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
+import { rotateKeysFile } from '../../src/oauth/rotate-keys.js';
 import { createApiKey } from '../../src/auth/key-store.js';
 import { accountStore, inviteAccount, passwordLink } from '../../src/console/identity.js';
 import { identityDeps } from '../../src/console/router.js';
@@ -110,10 +112,24 @@ async function main(): Promise<void> {
   // and the API's episode URLs and citations say so: a citation from the demo opens its moment.
   // The sample channel's custom domain is not this machine: custom domains are off.
   const sites = { CHANNEL_BASE_DOMAIN: 'localhost', CHANNEL_CUSTOM_DOMAINS: 'off', CHANNEL_URL_SCHEME: 'http', CHANNEL_URL_PORT: String(loadConfig(process.env).port) };
-  const env = { ...sites, ...process.env, OPENSEARCH_URL: urls.opensearchUrl, REDIS_URL: urls.redisUrl, MODEL_DIR: modelDir, TRANSCRIBE_URL: urls.transcribeUrl ?? '' };
+  const env: Record<string, string | undefined> = {
+    ...sites,
+    ...process.env,
+    OPENSEARCH_URL: urls.opensearchUrl,
+    REDIS_URL: urls.redisUrl,
+    MODEL_DIR: modelDir,
+    TRANSCRIBE_URL: urls.transcribeUrl ?? '',
+  };
   // The key that seals webhook secrets, for the shells that run `npm run webhooks` and the worker (never the API): the
   // operator's SECRETS_KEY, else the demo's own, made once under .cache/.
   const secrets = process.env.SECRETS_KEY ? undefined : await ensureDemoSecretsKey(CACHE_DIR);
+  // The authorization server's signing keys (MCP clients sign in with it): the operator's file, else the demo's own,
+  // made once under .cache/ (mode 0600) so tokens and grants outlive a restart of the demo.
+  if (!process.env.OAUTH_SIGNING_KEYS_FILE) {
+    const keysFile = path.join(CACHE_DIR, 'oauth-signing-keys.json');
+    if (!existsSync(keysFile)) rotateKeysFile(keysFile);
+    env.OAUTH_SIGNING_KEYS_FILE = keysFile;
+  }
   const config = loadConfig(env);
   client = createOpenSearchClient({ url: config.opensearchUrl, timeoutMs: 60_000 });
   const embedder = await createIndexerEmbedder(config, { log });
@@ -140,6 +156,7 @@ async function main(): Promise<void> {
       '',
       `API key for ${DEMO_USER} (shown once): ${key}`,
       `Console sign-in for ${DEMO_USER} (a one-time link; it sets a password): ${signIn}`,
+      `Creator tool server for MCP clients (they sign in through the console): ${config.publicBaseUrl}/mcp`,
       'Try:',
       `  curl -s -H "x-api-key: ${key}" ${base}/api/v1/channels`,
       `  curl -s -H "x-api-key: ${key}" "${base}/api/v1/channels/long-field/search?query=how+do+farmers+keep+soil+healthy"`,
