@@ -38,8 +38,12 @@ import type { ApiMetrics } from './metrics/api-metrics.js';
 import { mcpRouter } from './mcp/router.js';
 import { creatorMcpRouter } from './mcp/creator/router.js';
 import { pagesRouter } from './pages/router.js';
-import { consoleRouter } from './console/router.js';
+import { consoleRouter, consoleSessionFor } from './console/router.js';
+import { signedInUser } from './console/session.js';
+import { CONSOLE_SIGN_IN } from './oauth/interactions.js';
+import { OAUTH_MOUNT } from './oauth/provider.js';
 import { keyUseRecorder } from './auth/key-usage.js';
+import { createAuthorizationServer, type AuthorizationServer, type AuthorizationServerOptions } from './oauth/server.js';
 import './http/context.js';
 
 export interface AppDeps {
@@ -57,16 +61,20 @@ export interface AppDeps {
    * the same ones; when absent the app makes fresh ones (each test app its own).
    */
   caches?: { query?: QueryVectorCache | undefined; hydration?: HydrationCache | undefined };
+  /** The authorization server's sign-in (the console) and, in tests, its document fetch; it runs only with signing keys configured. */
+  oauth?: Pick<AuthorizationServerOptions, 'interactions' | 'fetchDocument'> | undefined;
 }
 
 /**
  * Builds the app; it owns no connection (the caller creates and closes them), so tests
  * run it in-process on port 0 against the real OpenSearch and Redis.
  */
-export function createApp({ config, client, redis, embedder, log, metrics, caches = {} }: AppDeps): Express {
+export function createApp({ config, client, redis, embedder, log, metrics, caches = {}, oauth: oauthDeps = {} }: AppDeps): Express {
   const aliases = indexAliases(config.indexPrefix);
   const ajv = createAjv();
-  const verifier = tokenVerifier(config, log);
+  // Sign-in and consent are the console's: the authorization server asks its session who is signed in.
+  const oauth = createAuthorizationServer({ config, redis, log, interactions: { ...CONSOLE_SIGN_IN, signedInUser }, ...oauthDeps });
+  const verifier = tokenVerifier(config, log, oauth);
   const guard = keyLookupGuard({ max: config.failedKeyLookupsPerIp, windowSeconds: config.rateLimit.windowSeconds, tokenMayBeValid: (token) => verifier.mayBeValid(token) });
   const searchService = createSearchService({
     search: searchDeps({ config, client, embedder, caches }),
@@ -94,6 +102,10 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   app.use([...(metrics ? [metrics.timeRequests()] : []), unversionedAlias(), requestId({ log }), responseHeaders({ deprecation: config.deprecation }), requestLog()]);
   // The creator console (/console on the API host): its own session, forms and pages; the JSON API never reads its cookie.
   app.use(consoleRouter({ config, client, redis, log }));
+  // 1b. The authorization server on the API host (before any body parser: oidc-provider reads its own bodies), when signing keys are configured.
+  // Its sign-in and consent steps read the console's session (the cookie only; no body is parsed here).
+  if (oauth) app.use(`${OAUTH_MOUNT}/interaction`, consoleSessionFor({ config, client, redis }));
+  if (oauth) app.use(oauth.router);
   // 2. The credential is read once (req.presented); on a path that takes one, the IP's budget of failed key lookups too. No store yet.
   app.use(presentCredential({ guard, appliesTo: takesCredential }));
   // 3. A REST search waits for its place in its share of the search gate; then the request's store reads start, with one time budget.
@@ -126,7 +138,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   });
   // 6a. The creator tool server (BASE/mcp on the API host, decision 31): its own credential check (API keys, tokens for
   // BASE/mcp), then the same limiter and buckets, before the anonymous per-IP limit below counts it.
-  if (config.mcp.enabled) app.use(creatorMcpRouter({ config, search: searchService, guard, limiter, metrics }));
+  if (config.mcp.enabled) app.use(creatorMcpRouter({ config, search: searchService, guard, limiter, verifier, keyUsed: (hash) => void keyUsed(hash), metrics }));
   app.use(limiter);
   // 7. MCP tool servers: POST, anonymous, with their own smaller per-IP budget.
   if (config.mcp.enabled) {
@@ -135,7 +147,7 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   }
   // 8. Each operation: the credential's refusal or absence (401), then its route: its query validated (400) and its
   // handler, typed by the operation's schemas (a search: access and the search in the search service, `answerRest`).
-  for (const route of everyOperationOnce(routes({ config, client, redis, aliases, ajv, searchService }))) {
+  for (const route of everyOperationOnce(routes({ config, client, redis, aliases, ajv, searchService, localIssuer: oauth?.issuer }))) {
     const op = route.operation;
     const gate = op.auth === 'credential' ? [requireCredential({ allowAnonymous: config.anonymousRead === 'published' && op.anonymous })] : [];
     app.get(expressPath(op.path), ...gate, routeHandler(route, ajv));
@@ -161,7 +173,13 @@ function routes({
   aliases,
   ajv,
   searchService,
-}: Pick<AppDeps, 'config' | 'client' | 'redis'> & { aliases: ReturnType<typeof indexAliases>; ajv: ReturnType<typeof createAjv>; searchService: SearchService }): Route[] {
+  localIssuer,
+}: Pick<AppDeps, 'config' | 'client' | 'redis'> & {
+  aliases: ReturnType<typeof indexAliases>;
+  ajv: ReturnType<typeof createAjv>;
+  searchService: SearchService;
+  localIssuer: string | undefined;
+}): Route[] {
   return [
     listChannels(),
     search(searchService),
@@ -171,15 +189,15 @@ function routes({
     getChapters(),
     getRelated({ channelSites: config.channelSites }),
     serveOpenApiDocument(buildOpenApiDocument(config)),
-    serveResourceMetadata(protectedResourceMetadata(config)),
+    serveResourceMetadata(protectedResourceMetadata(config, { localIssuer })),
     health(),
     readiness({ client, redis }),
   ];
 }
 
-/** The OAuth token verifier, with a warning when tokens cannot be accepted or a development-only secret is set. */
-function tokenVerifier(config: Readonly<Config>, log: Logger): TokenVerifier {
-  const verifier = createTokenVerifier(config);
+/** The OAuth token verifier (this service's own issuer too, when it runs), with a warning when tokens cannot be accepted or a development-only secret is set. */
+function tokenVerifier(config: Readonly<Config>, log: Logger, local: AuthorizationServer | undefined): TokenVerifier {
+  const verifier = createTokenVerifier(config, { local });
   if (!verifier.enabled) log.warn('no JWT key or issuer configured: OAuth access tokens are refused, API keys still work');
   if (config.jwt.hsSecret) {
     log.warn('JWT_HS_SECRET is set: HS256 tokens signed with a shared secret are accepted. For development only; never set it in production');

@@ -7,6 +7,7 @@ import { API } from './groups/api.js';
 import { STORES } from './groups/stores.js';
 import { MODEL } from './groups/model.js';
 import { ACCESS } from './groups/access.js';
+import { OAUTH } from './groups/oauth.js';
 import { SEARCH } from './groups/search.js';
 import { CHANGES } from './groups/changes.js';
 import { PIPELINE } from './groups/pipeline.js';
@@ -25,6 +26,7 @@ export const SCHEMA = {
   ...STORES,
   ...MODEL,
   ...ACCESS,
+  ...OAUTH,
   ...SEARCH,
   ...CHANGES,
   ...PIPELINE,

@@ -10,7 +10,11 @@ import { channelOrigin } from '../../core/ground/channel-urls.js';
 import { loadConfig } from '../../core/config/load.js';
 import path from 'node:path';
 import type { Embedder } from '../../core/embedding/embedder.js';
+import { Redis } from 'ioredis';
 import { createApiKey } from '../../src/auth/key-store.js';
+import { accountStore, inviteAccount, passwordLink } from '../../src/console/identity.js';
+import { identityDeps } from '../../src/console/router.js';
+import { getAccount } from '../../core/store/accounts.js';
 import { createOpenSearchClient, ensureIndices, indexAliases, type Client } from '../../core/store/opensearch.js';
 import { createIndexerEmbedder } from '../../core/embedding/indexer-embedder.js';
 import { loadLibrary } from '../../indexer/load-library.js';
@@ -127,6 +131,7 @@ async function main(): Promise<void> {
   log.info({ summary }, 'sample library loaded');
 
   const { key } = await createApiKey({ client, aliases: indexAliases(config.indexPrefix) }, { userId: DEMO_USER, name: 'demo' });
+  const signIn = await consoleLink(config);
 
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   const site = channelOrigin({ slug: 'long-field' }, config.channelSites);
@@ -134,6 +139,7 @@ async function main(): Promise<void> {
     [
       '',
       `API key for ${DEMO_USER} (shown once): ${key}`,
+      `Console sign-in for ${DEMO_USER} (a one-time link; it sets a password): ${signIn}`,
       'Try:',
       `  curl -s -H "x-api-key: ${key}" ${base}/api/v1/channels`,
       `  curl -s -H "x-api-key: ${key}" "${base}/api/v1/channels/long-field/search?query=how+do+farmers+keep+soil+healthy"`,
@@ -162,6 +168,21 @@ async function main(): Promise<void> {
     void end(code ?? 1);
   });
   await followSpokenFeed({ config, env, embedder, base, key });
+}
+
+/**
+ * A one-time link that sets the demo creator's console password: the account is made the first time (admin, so the
+ * admin page shows too), a new link each run after.
+ */
+async function consoleLink(config: ReturnType<typeof loadConfig>): Promise<string> {
+  const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    const deps = identityDeps({ config, client: client!, redis });
+    const existing = await getAccount(accountStore(deps), DEMO_USER);
+    return (existing ? await passwordLink(deps, DEMO_USER) : await inviteAccount(deps, { userId: DEMO_USER, role: 'admin' })).url;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /**

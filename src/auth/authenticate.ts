@@ -38,8 +38,8 @@ async function principalOf(presented: Presented, { queries, verifier }: { querie
       return { principal: { kind: 'api_key', userId: record.userId, keyId: record.keyId }, credential: presented.credential };
     }
     case 'bearer': {
-      const userId = await verifier.verify(presented.token);
-      return { principal: { kind: 'oauth', userId }, credential: `sub:${userId}` };
+      const { userId, grantId } = await verifier.verify(presented.token);
+      return { principal: { kind: 'oauth', userId, grantId }, credential: `sub:${userId}` };
     }
   }
 }

@@ -22,11 +22,11 @@ export function scopeChallenge(publicBaseUrl: string): string {
   return `Bearer error="insufficient_scope", scope="${REQUIRED_SCOPE}", resource_metadata="${resourceMetadataUrl(publicBaseUrl)}", realm="api"`;
 }
 
-/** RFC 9728 protected resource metadata; `resource` is also the default token audience. */
-export function protectedResourceMetadata(config: Pick<Config, 'publicBaseUrl' | 'authorizationServers'>) {
+/** RFC 9728 protected resource metadata; `resource` is also the default token audience. This service's own authorization server, when it runs, is named first. */
+export function protectedResourceMetadata(config: Pick<Config, 'publicBaseUrl' | 'authorizationServers'>, { localIssuer }: { localIssuer?: string | undefined } = {}) {
   return {
     resource: config.publicBaseUrl,
-    authorization_servers: config.authorizationServers,
+    authorization_servers: localIssuer ? [localIssuer, ...config.authorizationServers.filter((server) => server !== localIssuer)] : config.authorizationServers,
     scopes_supported: [REQUIRED_SCOPE],
     bearer_methods_supported: ['header' as const],
     resource_name: 'Creator Content API',

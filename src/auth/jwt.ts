@@ -12,17 +12,42 @@ const ASYMMETRIC_ALGS = ['RS256', 'ES256'] as const;
 /** `typ` header values of an access token (compared lower-cased). */
 const ACCEPTED_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
 
+/** What a call site accepts: the audience (`aud`) its tokens must name. */
+export interface VerifyOptions {
+  /** The resource of the call site: `PUBLIC_BASE_URL` for REST (the default, or `JWT_AUDIENCE`), `PUBLIC_BASE_URL/mcp` for the creator tool server. */
+  audience?: string;
+}
+
+/** A valid token's caller. */
+export interface VerifiedToken {
+  /** The token's `sub`. */
+  userId: string;
+  /** The grant a token of this service's own authorization server was issued under (checked on every request); absent for an external issuer's. */
+  grantId?: string;
+}
+
+/** This service's own authorization server, as the verifier needs it (src/oauth/server.ts makes one). */
+export interface LocalIssuer {
+  issuer: string;
+  keys: { verification: ReadonlyMap<string, { key: KeyObject; alg: string }> };
+  /** Whether a grant still stands (one Redis read); throws when Redis cannot answer. */
+  grantActive(grantId: string): Promise<boolean>;
+}
+
 export interface TokenVerifier {
-  /** The user id (`sub`) of a valid token; throws an ApiError (`invalid_token`, `insufficient_scope`, `jwks_unavailable`) otherwise. */
-  verify(token: string): Promise<string>;
+  /**
+   * The caller of a valid token for `audience`; throws an ApiError (`invalid_token`, `insufficient_scope`,
+   * `jwks_unavailable`, `store_unavailable`) otherwise. A token of the local issuer costs one Redis read (its grant).
+   */
+  verify(token: string, options?: VerifyOptions): Promise<VerifiedToken>;
   /** Whether any key is configured; without one every token is refused. */
   readonly enabled: boolean;
   /**
    * Whether `token` could verify, judged without a signature check or any fetch: a verifier is enabled, and it is
    * three base64url parts whose header names an accepted `alg` and `typ` and whose claims name this issuer and
-   * audience and are not expired. The search gate admits to the members' share only such tokens (or keys).
+   * (or the local issuer and one of its key ids) and audience and are not expired. The search gate admits to the members' share only such tokens (or keys).
    */
-  mayBeValid(token: string): boolean;
+  mayBeValid(token: string, options?: VerifyOptions): boolean;
 }
 
 const BASE64URL_PART = /^[A-Za-z0-9_-]+$/;
@@ -121,65 +146,103 @@ function scopesOf(payload: jwt.JwtPayload): string[] {
   return [];
 }
 
+/** The parts of a compact JWT, decoded without any check; undefined when it is not one. */
+function peek(token: string): { header: Record<string, unknown>; claims: Record<string, unknown> } | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !BASE64URL_PART.test(parts[2]!)) return undefined;
+  const [header, claims] = [jsonPart(parts[0]!), jsonPart(parts[1]!)];
+  return header && claims ? { header, claims } : undefined;
+}
+
 /**
  * Verifies tokens with RS256/ES256 keys (and HS256 only when `JWT_HS_SECRET` is set, for
- * development). Issuer and audience are always checked: the audience defaults to the
- * API's public base URL (the RFC 9728 `resource`), the issuer to the one configured
- * authorization server. Without an issuer, tokens are refused.
+ * development). Issuer and audience are always checked: the audience is the call site's (default the API's public
+ * base URL, the RFC 9728 `resource`), the issuer the one configured authorization server, or this service's own
+ * (`local`, verified with its keys, no fetch, and its grant checked). Without an issuer, tokens are refused.
  */
 export function createTokenVerifier(
   config: Pick<Config, 'jwt' | 'publicBaseUrl' | 'authorizationServers'>,
-  { now = () => Date.now(), jwks }: { now?: () => number; jwks?: JwksOptions } = {},
+  { now = () => Date.now(), jwks, local }: { now?: () => number; jwks?: JwksOptions; local?: LocalIssuer | undefined } = {},
 ): TokenVerifier {
   const { jwt: settings } = config;
   const keys = createKeySource(settings, jwks);
   const hsKey = settings.hsSecret ? createSecretKey(Buffer.from(settings.hsSecret, 'utf8')) : undefined;
-  const issuer = settings.issuer ?? (config.authorizationServers.length === 1 ? config.authorizationServers[0] : undefined);
-  const audience = settings.audience ?? config.publicBaseUrl;
-  const enabled = (keys.enabled || hsKey !== undefined) && issuer !== undefined;
+  const configured = settings.issuer ?? config.authorizationServers.filter((server) => server !== local?.issuer);
+  const issuer = typeof configured === 'string' ? configured : configured.length === 1 ? configured[0] : undefined;
+  const restAudience = settings.audience ?? config.publicBaseUrl;
+  const externalEnabled = (keys.enabled || hsKey !== undefined) && issuer !== undefined;
   const invalid = (cause?: unknown) => createError('invalid_token', { cause });
-
   const accepted = new Set<string>([...(keys.enabled ? ASYMMETRIC_ALGS : []), ...(hsKey ? ['HS256'] : [])]);
+  const notExpired = (claims: Record<string, unknown>) => typeof claims.exp === 'number' && claims.exp * 1000 > now() - settings.clockSkewSeconds * 1000;
+  const names = (claims: Record<string, unknown>, audience: string) => (Array.isArray(claims.aud) ? claims.aud : [claims.aud]).includes(audience);
+  const acceptedType = (typ: unknown) => typ === undefined || ACCEPTED_TYPES.has(String(typ).toLowerCase());
+
+  /** Signature, issuer, audience, times, `sub` and scope; the payload of a token that passes. */
+  function checked(token: string, key: KeyObject, alg: string, expectedIssuer: string, audience: string): jwt.JwtPayload {
+    const payload = jwt.verify(token, key, {
+      algorithms: [alg as jwt.Algorithm],
+      issuer: expectedIssuer,
+      audience,
+      clockTolerance: settings.clockSkewSeconds,
+      clockTimestamp: Math.floor(now() / 1000),
+    }) as jwt.JwtPayload;
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid(new Error('token has no sub'));
+    if (typeof payload.exp !== 'number') throw invalid(new Error('token has no exp'));
+    return payload;
+  }
+
+  /** A token of this service's own authorization server: its key by `kid`, and its grant still standing. */
+  async function verifyLocal(issuerOf: LocalIssuer, token: string, header: Record<string, unknown>, audience: string): Promise<VerifiedToken> {
+    const key = typeof header.kid === 'string' ? issuerOf.keys.verification.get(header.kid) : undefined;
+    if (!key || header.alg !== key.alg) throw invalid(new Error(`no signing key ${String(header.kid)} for ${String(header.alg)}`));
+    let payload: jwt.JwtPayload;
+    try {
+      payload = checked(token, key.key, key.alg, issuerOf.issuer, audience);
+    } catch (error) {
+      throw (error as { code?: string }).code === 'invalid_token' ? error : invalid(error);
+    }
+    const grantId = payload.grant_id;
+    if (typeof grantId !== 'string' || grantId === '') throw invalid(new Error('token has no grant_id'));
+    let active: boolean;
+    try {
+      active = await issuerOf.grantActive(grantId);
+    } catch (cause) {
+      throw createError('store_unavailable', { cause, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+    }
+    if (!active) throw invalid(new Error(`grant ${grantId} was revoked or has expired`));
+    if (!scopesOf(payload).includes(REQUIRED_SCOPE)) throw createError('insufficient_scope');
+    return { userId: payload.sub!, grantId };
+  }
 
   return {
-    enabled,
-    mayBeValid(token: string): boolean {
-      if (!enabled) return false;
-      const parts = token.split('.');
-      if (parts.length !== 3 || !BASE64URL_PART.test(parts[2]!)) return false;
-      const [header, claims] = [jsonPart(parts[0]!), jsonPart(parts[1]!)];
-      if (!header || !claims || !accepted.has(String(header.alg))) return false;
-      if (header.typ !== undefined && !ACCEPTED_TYPES.has(String(header.typ).toLowerCase())) return false;
-      const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-      const notExpired = typeof claims.exp === 'number' && claims.exp * 1000 > now() - settings.clockSkewSeconds * 1000;
-      return claims.iss === issuer && audiences.includes(audience) && notExpired;
+    enabled: externalEnabled || local !== undefined,
+    mayBeValid(token: string, { audience = restAudience }: VerifyOptions = {}): boolean {
+      const parts = peek(token);
+      if (!parts) return false;
+      const { header, claims } = parts;
+      if (!acceptedType(header.typ) || !names(claims, audience) || !notExpired(claims)) return false;
+      if (local && claims.iss === local.issuer) return typeof header.kid === 'string' && local.keys.verification.get(header.kid)?.alg === header.alg;
+      return externalEnabled && accepted.has(String(header.alg)) && claims.iss === issuer;
     },
-    async verify(token: string): Promise<string> {
-      if (!enabled) throw invalid(new Error('no token verification keys or issuer configured'));
+    async verify(token: string, { audience = restAudience }: VerifyOptions = {}): Promise<VerifiedToken> {
       const decoded = jwt.decode(token, { complete: true });
       if (!decoded || typeof decoded.payload === 'string') throw invalid(new Error('not a JWT'));
-      const { alg, kid, typ } = decoded.header;
+      const { alg, typ } = decoded.header;
       // RFC 9068: an access token says `at+jwt`; plain `JWT` is common. Anything else (an ID token's own type, a logout token) is not an access token.
-      if (typ !== undefined && !ACCEPTED_TYPES.has(String(typ).toLowerCase())) throw invalid(new Error(`token type ${String(typ)} is not an access token`));
+      if (!acceptedType(typ)) throw invalid(new Error(`token type ${String(typ)} is not an access token`));
+      if (local && decoded.payload.iss === local.issuer) return verifyLocal(local, token, decoded.header as unknown as Record<string, unknown>, audience);
+      if (!externalEnabled) throw invalid(new Error('no token verification keys or issuer configured'));
       let candidates: KeyObject[];
-      if ((ASYMMETRIC_ALGS as readonly string[]).includes(alg)) candidates = await keys.keysFor(kid);
+      if ((ASYMMETRIC_ALGS as readonly string[]).includes(alg)) candidates = await keys.keysFor(decoded.header.kid);
       else if (alg === 'HS256' && hsKey) candidates = [hsKey];
       else throw invalid(new Error(`algorithm ${alg} is not accepted`));
 
       let lastError: unknown = new Error('no key matches the token');
       for (const key of candidates) {
         try {
-          const payload = jwt.verify(token, key, {
-            algorithms: [alg as jwt.Algorithm],
-            issuer,
-            audience,
-            clockTolerance: settings.clockSkewSeconds,
-            clockTimestamp: Math.floor(now() / 1000),
-          }) as jwt.JwtPayload;
-          if (typeof payload.sub !== 'string' || payload.sub === '') throw invalid(new Error('token has no sub'));
-          if (typeof payload.exp !== 'number') throw invalid(new Error('token has no exp'));
+          const payload = checked(token, key, alg, issuer!, audience);
           if (!scopesOf(payload).includes(REQUIRED_SCOPE)) throw createError('insufficient_scope');
-          return payload.sub;
+          return { userId: payload.sub! };
         } catch (error) {
           if ((error as { code?: string }).code === 'insufficient_scope') throw error;
           lastError = error;

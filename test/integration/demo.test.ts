@@ -81,6 +81,15 @@ describe('demo', function () {
     expect(channels.status).to.equal(200);
     expect(channels.body.channels.map((c: { slug: string }) => c.slug)).to.include('long-field');
 
+    // The creator's console sign-in: a one-time link on this server that opens its set-a-password form (not spent by looking).
+    const link = new URL(/Console sign-in for u_member \(a one-time link; it sets a password\): (\S+)/.exec(output)?.[1] ?? 'http://missing/');
+    expect(link.origin).to.equal(`http://localhost:${port}`);
+    for (const _look of [1, 2]) {
+      const form = await rawRequest(base, link.pathname, { headers: { host: link.host } });
+      expect(form.status).to.equal(200);
+      expect(form.text).to.match(/<input[^>]+type="password"/);
+    }
+
     // A citation the demo's API gives is a URL of this very server: following it opens the cited moment.
     const search = await rawRequest(base, '/api/v1/channels/long-field/search?query=how+do+farmers+keep+soil+healthy', { headers: { 'x-api-key': (await key())! } });
     expect(search.status).to.equal(200);

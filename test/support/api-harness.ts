@@ -76,8 +76,14 @@ export async function startApi({
   client: givenClient,
   metrics,
   caches,
+  oauth,
+  port = 0,
 }: {
   env?: Record<string, string | undefined>;
+  /** The authorization server's sign-in and document fetch (it runs when `env` names signing keys). */
+  oauth?: AppDeps['oauth'];
+  /** The port to listen on (default any free one): a suite whose PUBLIC_BASE_URL must be the server's own address picks it first. */
+  port?: number;
   embedder?: Embedder;
   client?: Client;
   metrics?: ApiMetrics;
@@ -93,10 +99,18 @@ export async function startApi({
     redis.once('ready', () => resolve());
     setTimeout(resolve, 3000).unref();
   });
-  const app = createApp({ config, client, redis, embedder, log, metrics, caches });
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({ config, client, redis, embedder, log, metrics, caches, oauth });
+  } catch (error) {
+    // A start refused (a keys file that cannot be used): the connections made for it go too.
+    redis.disconnect();
+    if (!givenClient) await client.close();
+    throw error;
+  }
   // The entry point's own server: its timeouts (HTTP_*_TIMEOUT_MS in `env`) and JSON client errors, not a copy.
   const server: Server = createApiServer({ config, app, log });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));

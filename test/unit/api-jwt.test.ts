@@ -17,9 +17,9 @@ async function clockPast(ms: number): Promise<void> {
   while (Date.now() <= ms) await new Promise((resolve) => setTimeout(resolve, Math.max(1, ms - Date.now() + 1)));
 }
 
-async function outcome(p: Promise<string>): Promise<string> {
+async function outcome(p: Promise<{ userId: string }>): Promise<string> {
   try {
-    return `ok:${await p}`;
+    return `ok:${(await p).userId}`;
   } catch (error) {
     return error instanceof ApiError ? error.code : `thrown:${String(error)}`;
   }

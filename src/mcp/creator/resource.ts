@@ -1,7 +1,7 @@
 // The creator tool server as an OAuth protected resource (RFC 9728): its URL `BASE/mcp`, its metadata, its challenges and the verifier of its tokens.
 import type { Config } from '../../../core/config/load.js';
 import { protectedResourceMetadata, resourceMetadataUrl } from '../../auth/challenge.js';
-import { createTokenVerifier, REQUIRED_SCOPE, type TokenVerifier } from '../../auth/jwt.js';
+import { REQUIRED_SCOPE, type TokenVerifier } from '../../auth/jwt.js';
 
 /** Where the creator tool server is served on the API host. */
 export const CREATOR_MCP_PATH = '/mcp';
@@ -41,10 +41,15 @@ export function creatorScopeChallenge(publicBaseUrl: string): string {
 }
 
 /**
- * The verifier of the creator tool server's access tokens: REST's verifier (same keys, issuer, algorithms and scope
- * rule) with the audience `BASE/mcp` instead of `BASE`, so a token for the REST API is refused here and one for this
- * server is refused by REST. One function, so that a verifier taking its audience per call can replace it.
+ * The verifier of the creator tool server's access tokens: the app's verifier (the same keys, issuers, grant check and
+ * scope rule) asked for the audience `BASE/mcp` instead of `BASE`, so a token for the REST API is refused here and one
+ * for this server is refused by REST.
  */
-export function creatorTokenVerifier(config: Pick<Config, 'jwt' | 'publicBaseUrl' | 'authorizationServers'>): TokenVerifier {
-  return createTokenVerifier({ ...config, jwt: { ...config.jwt, audience: creatorResource(config.publicBaseUrl) } });
+export function creatorTokenVerifier(verifier: TokenVerifier, publicBaseUrl: string): TokenVerifier {
+  const audience = creatorResource(publicBaseUrl);
+  return {
+    enabled: verifier.enabled,
+    verify: (token) => verifier.verify(token, { audience }),
+    mayBeValid: (token) => verifier.mayBeValid(token, { audience }),
+  };
 }

@@ -1,4 +1,5 @@
 // The creator tool server at `BASE/mcp` on the API host (decision 31): our own authentication in front of the SDK's stateless Streamable HTTP transport, and its RFC 9728 metadata.
+import type { TokenVerifier } from '../../auth/jwt.js';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Config } from '../../../core/config/load.js';
@@ -29,6 +30,10 @@ export interface CreatorMcpDeps {
   guard: KeyLookupGuard;
   /** The per-credential limiter (REST's buckets: a key's MCP calls and REST calls count together). */
   limiter: RequestHandler;
+  /** The app's token verifier (external issuer and the service's own); asked here for the audience `BASE/mcp`. */
+  verifier: TokenVerifier;
+  /** Records a key's last use after the response (src/auth/key-usage.ts), as REST does. */
+  keyUsed?: ((keyHash: string) => void) | undefined;
   metrics?: ApiMetrics | undefined;
 }
 
@@ -61,7 +66,7 @@ export function creatorMcpRouter(deps: CreatorMcpDeps): Router {
   const { config } = deps;
   const apiHost = new URL(config.publicBaseUrl).hostname.toLowerCase();
   const metadata = creatorResourceMetadata(config);
-  const verifier = creatorTokenVerifier(config);
+  const verifier = creatorTokenVerifier(deps.verifier, config.publicBaseUrl);
   const router = Router({ caseSensitive: true, strict: false });
 
   router.use((req, _res, next) => (requestHost(req.headers) === apiHost ? next() : next('router')));
@@ -113,7 +118,7 @@ export function creatorMcpRouter(deps: CreatorMcpDeps): Router {
     creatorCors({ publicBaseUrl: config.publicBaseUrl, allowedOrigins: config.mcp.allowedOrigins }),
     postOnly,
     checkGuard,
-    authenticate({ verifier, guard: deps.guard, appliesTo: () => true }),
+    authenticate({ verifier, guard: deps.guard, appliesTo: () => true, keyUsed: deps.keyUsed }),
     deps.limiter,
     requireCreator,
     ...readBody(),
