@@ -26,6 +26,7 @@ import { adminSection } from './pages/admin.js';
 import { followSection } from './pages/follow.js';
 import { episodesSection } from './pages/episodes.js';
 import { webhooksSection } from './pages/webhooks.js';
+import { appsSection } from './pages/apps.js';
 import { createFollowRequestQueue, type FollowRequestJob, type FollowRequestResult } from '../../pipeline/follow/requests.js';
 import { keyringOf } from '../../pipeline/webhooks/sealed.js';
 import type { Queue } from 'bullmq';
@@ -34,7 +35,7 @@ import type { Queue } from 'bullmq';
  * The console's sections in navigation order. A new one is a module under pages/ exporting a {@link ConsoleSection},
  * added here.
  */
-export const SECTIONS: readonly ConsoleSection[] = [channelsSection, episodesSection, followSection, keysSection, webhooksSection, accountSection, adminSection];
+export const SECTIONS: readonly ConsoleSection[] = [channelsSection, episodesSection, followSection, keysSection, webhooksSection, appsSection, accountSection, adminSection];
 
 /** Console pages load nothing from elsewhere, run no inline code, and are never framed. */
 export const CONSOLE_CSP = [
