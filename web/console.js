@@ -38,21 +38,21 @@
   function follow(region) {
     const every = Math.max(2, Number(region.dataset.live) || 5) * 1000;
     const tick = async () => {
-      if (document.hidden) return setTimeout(tick, every);
+      if (document.hidden) return window.setTimeout(tick, every);
       let next;
       try {
-        const res = await fetch(window.location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } });
-        if (!res.ok) return setTimeout(tick, every * 2);
-        const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+        const res = await window.fetch(window.location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } });
+        if (!res.ok) return window.setTimeout(tick, every * 2);
+        const doc = new window.DOMParser().parseFromString(await res.text(), 'text/html');
         next = doc.getElementById(region.id);
       } catch {
-        return setTimeout(tick, every * 2);
+        return window.setTimeout(tick, every * 2);
       }
       if (!next) return;
       region.replaceWith(next);
       if (next.dataset.live) follow(next);
     };
-    setTimeout(tick, every);
+    window.setTimeout(tick, every);
   }
   for (const region of document.querySelectorAll('[data-live][id]')) follow(region);
 })();

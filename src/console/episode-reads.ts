@@ -34,7 +34,10 @@ export function countsOf(body: unknown): StatusCounts {
   return counts;
 }
 
-export async function statusCounts({ client, aliases, queries }: { client: Client; aliases: Pick<IndexAliases, 'episodes'>; queries: Queries }, channel: ChannelDoc): Promise<StatusCounts> {
+export async function statusCounts(
+  { client, aliases, queries }: { client: Client; aliases: Pick<IndexAliases, 'episodes'>; queries: Queries },
+  channel: ChannelDoc,
+): Promise<StatusCounts> {
   const res = await client.search({ index: aliases.episodes, body: statusCountsBody(channel) as never }, { requestTimeout: queries.timeLeftMs() });
   return countsOf(res.body);
 }

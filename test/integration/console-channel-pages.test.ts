@@ -181,7 +181,7 @@ describe('console: episodes, webhooks and connected apps', function () {
       expect(await endpointsOf('ch_alpha')).to.deep.equal([]);
     });
 
-    it("answers an endpoint id of another channel like an unknown one, and leaves it alone", async function () {
+    it('answers an endpoint id of another channel like an unknown one, and leaves it alone', async function () {
       const added = await owner.submit('/console/webhooks/alpha', { url: receiver.url });
       const [endpoint] = await endpointsOf('ch_alpha');
       const form = { _csrf: csrfOf(added.text), confirm: 'yes' };
@@ -196,7 +196,9 @@ describe('console: episodes, webhooks and connected apps', function () {
     });
 
     it('without SECRETS_KEY in the API process, says webhooks need it and adds nothing', async function () {
-      const bare = await startApi({ env: { INDEX_PREFIX: world.store.prefix, PUBLIC_BASE_URL: 'http://127.0.0.1:8080', CHANNEL_BASE_DOMAIN: 'creators.example.com', SECRETS_KEY: undefined } });
+      const bare = await startApi({
+        env: { INDEX_PREFIX: world.store.prefix, PUBLIC_BASE_URL: 'http://127.0.0.1:8080', CHANNEL_BASE_DOMAIN: 'creators.example.com', SECRETS_KEY: undefined },
+      });
       try {
         const client = new ConsoleClient(bare.baseUrl);
         expect((await client.signIn('u_owner', 'correct horse battery')).status).to.equal(303);
@@ -241,7 +243,13 @@ describe('console: episodes, webhooks and connected apps', function () {
       const reg = await fetch(`${base}/oauth/reg`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'Console test client', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+        body: JSON.stringify({
+          client_name: 'Console test client',
+          redirect_uris: [redirectUri],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+        }),
       });
       const clientId = String(((await reg.json()) as { client_id: string }).client_id);
       // The member's browser: its console session, then the authorization's own cookies.
@@ -250,7 +258,16 @@ describe('console: episodes, webhooks and connected apps', function () {
       b.jar.set(cookie.slice(0, cookie.indexOf('=')), cookie.slice(cookie.indexOf('=') + 1));
       const { verifier, challenge } = pkcePair();
       const auth = new URL(`${base}/oauth/auth`);
-      auth.search = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'creator:read', state: 's1', code_challenge: challenge, code_challenge_method: 'S256', resource: base }).toString();
+      auth.search = new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'creator:read',
+        state: 's1',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: base,
+      }).toString();
       let res = await b.request(auth.href);
       let code: string | null = null;
       for (let hop = 0; hop < 10 && !code; hop++) {
@@ -278,7 +295,7 @@ describe('console: episodes, webhooks and connected apps', function () {
       const row = /<tr data-grant="([^"]+)">([^]*?)<\/tr>/.exec(apps.text);
       expect(row, apps.text.slice(0, 600)).to.not.equal(null);
       expect(row![2]).to.include('Console test client').and.include('unverified').and.include('<code>127.0.0.1:6276</code>');
-      expect((await owner.get('/console/apps')).text, "another user does not see it").to.not.include('Console test client');
+      expect((await owner.get('/console/apps')).text, 'another user does not see it').to.not.include('Console test client');
       const grantId = row![1]!;
       const ownersPage = await owner.get('/console/apps');
       expect((await owner.post(`/console/apps/${grantId}/revoke`, { _csrf: csrfOf(ownersPage.text), confirm: 'yes' })).status, "another user's grant is unknown").to.equal(404);

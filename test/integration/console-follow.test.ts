@@ -4,7 +4,7 @@
 // owner has refused with the follow command's sentence, naming nothing of theirs.
 import { expect } from 'chai';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
-import { ConsoleClient, csrfOf, elementText, signedInAs } from '../support/console-client.js';
+import { csrfOf, elementText, signedInAs, type ConsoleClient } from '../support/console-client.js';
 import { openFollowStore, startSuiteWorkers, until, type FollowStore } from '../support/follow-env.js';
 import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
@@ -12,7 +12,13 @@ import { readState } from '../../core/library/follow-state.js';
 import { identityDeps } from '../../src/console/router.js';
 
 const srt = (text: string) => `1\n00:00:00,000 --> 00:00:03,000\n${text}\n`;
-const decode = (html: string) => html.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+const decode = (html: string) =>
+  html
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 
 describe('console: follow a feed', function () {
   this.timeout(180_000);

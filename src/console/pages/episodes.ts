@@ -10,6 +10,8 @@ import { EPISODES_PER_PAGE, PAGE_VIEWS, StaleCursorError, episodePageOf, statusC
 import { notice, shownDate } from '../layout.js';
 import { ConsolePageError, type ConsoleSection } from '../section.js';
 
+const episodes = (n: number) => `${n} episode${n === 1 ? '' : 's'}`;
+
 /** How often the progressive script re-reads the page while episodes wait or run. */
 const REFRESH_SECONDS = 5;
 
@@ -32,7 +34,13 @@ function countsPanel(channel: ChannelDoc, counts: StatusCounts, view: StatusView
     h(
       'li',
       { 'data-count': status },
-      h('a', { href: pagePath(channel.slug, to), ...(to === view ? { 'aria-current': 'true' } : {}) }, h('span', { class: `chip status-${status}` }, label), ' ', h('strong', null, String(n))),
+      h(
+        'a',
+        { href: pagePath(channel.slug, to), ...(to === view ? { 'aria-current': 'true' } : {}) },
+        h('span', { class: `chip status-${status}` }, label),
+        ' ',
+        h('strong', null, String(n)),
+      ),
     );
   return h(
     'section',
@@ -124,7 +132,10 @@ export const episodesSection: ConsoleSection = {
         let pageOf: Awaited<ReturnType<typeof episodePageOf>>;
         let counts: StatusCounts;
         try {
-          [pageOf, counts] = await Promise.all([episodePageOf(queries, channel, { view, cursor: after }), statusCounts({ client: deps.client, aliases: deps.aliases, queries }, channel)]);
+          [pageOf, counts] = await Promise.all([
+            episodePageOf(queries, channel, { view, cursor: after }),
+            statusCounts({ client: deps.client, aliases: deps.aliases, queries }, channel),
+          ]);
         } catch (err) {
           if (err instanceof StaleCursorError) throw new ConsolePageError(400, 'This page link belongs to another list; start again from the newest episodes.');
           throw err;
@@ -136,9 +147,20 @@ export const episodesSection: ConsoleSection = {
             'div',
             { id: 'episodes-live', class: 'live', ...(moving ? { 'data-live': String(REFRESH_SECONDS) } : {}) },
             countsPanel(channel, counts, view),
-            moving ? h('p', { role: 'status' }, `${counts.pending + counts.processing} episodes wait or run; this page follows them.`, ' ', h('a', { href: here }, 'Reload')) : null,
+            moving
+              ? h(
+                  'p',
+                  { role: 'status' },
+                  `${episodes(counts.pending + counts.processing)} ${counts.pending + counts.processing === 1 ? 'waits or runs' : 'wait or run'}; this page follows them.`,
+                  ' ',
+                  h('a', { href: here }, 'Reload'),
+                )
+              : null,
             counts.failed > 0 && view !== 'failed'
-              ? notice('warning', [`${counts.failed} episodes failed; each says why. `, h('a', { href: pagePath(channel.slug, 'failed') }, 'See them')])
+              ? notice('warning', [
+                  `${episodes(counts.failed)} failed; ${counts.failed === 1 ? 'it says' : 'each says'} why. `,
+                  h('a', { href: pagePath(channel.slug, 'failed') }, 'See them'),
+                ])
               : null,
             episodeTable(pageOf.episodes, view),
           ),

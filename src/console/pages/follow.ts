@@ -11,7 +11,7 @@ import { FOLLOW_ERRORS, FollowError } from '../../../pipeline/follow/errors.js';
 import { CLAIM_TTL_SECONDS, claimFeed, openClaim, previewFeed, type FeedPreview, type FollowClaim } from '../../../pipeline/follow/ownership.js';
 import { followRequestState, requestFollow, type FollowRequestState } from '../../../pipeline/follow/requests.js';
 import { field, notice, postForm } from '../layout.js';
-import { ConsolePageError, formValue, type ConsoleDeps, type ConsoleSection, type SectionRequest } from '../section.js';
+import { ConsolePageError, formValue, type ConsoleDeps, type ConsoleSection } from '../section.js';
 
 /** How long a preview waits for the feed. */
 const PREVIEW_TIMEOUT_MS = 10_000;
@@ -74,11 +74,16 @@ function startForm(req: Request, { url = '', slug = '', problem }: { url?: strin
   return postForm(req, '/console/follow', [
     h('h2', null, 'Follow a feed'),
     problem ? notice('error', h('p', { 'data-problem': '' }, problem)) : null,
-    field('feed', 'Feed URL', { type: 'url', required: true, maxLength: FEED_URL_CHARS, value: url, autocomplete: 'off', inputMode: 'url' }, 'The RSS feed of your podcast, as your host gives it.'),
+    field(
+      'feed',
+      'Feed URL',
+      { type: 'url', required: true, maxLength: FEED_URL_CHARS, value: url, autocomplete: 'off', inputMode: 'url' },
+      'The RSS feed of your podcast, as your host gives it.',
+    ),
     field(
       'slug',
       'Channel',
-      { type: 'text', required: true, maxLength: 63, pattern: '[a-z0-9-]{1,63}', value: slug, autocomplete: 'off' },
+      { type: 'text', required: true, maxLength: 63, pattern: '[a-z0-9\\-]{1,63}', value: slug, autocomplete: 'off' },
       'Its short name: lowercase letters, digits and dashes (it becomes the channel’s address).',
     ),
     h('button', { type: 'submit' }, 'Preview'),
@@ -99,7 +104,13 @@ function proofSteps(req: Request, claim: FollowClaim, preview?: FeedPreview): Co
       h('code', null, '<channel>'),
       ' (not inside an item), then check. Your host may call it a “verification tag” or let you add raw XML.',
     ),
-    h('p', { class: 'secret' }, h('code', { id: 'verify-line' }, verifyLine(claim.token)), ' ', h('button', { type: 'button', class: 'copy', 'data-copy': 'verify-line', hidden: true }, 'Copy')),
+    h(
+      'p',
+      { class: 'secret' },
+      h('code', { id: 'verify-line' }, verifyLine(claim.token)),
+      ' ',
+      h('button', { type: 'button', class: 'copy', 'data-copy': 'verify-line', hidden: true }, 'Copy'),
+    ),
     carries ? notice('info', 'The feed carries this token already.') : null,
     h('p', { class: 'hint' }, `The token is yours for this feed for ${Math.round(CLAIM_TTL_SECONDS / 86_400)} days, and is used once.`),
     postForm(req, '/console/follow/check', [h('input', { type: 'hidden', name: 'feed', value: claim.feedUrl }), h('button', { type: 'submit' }, 'Check and follow')]),
