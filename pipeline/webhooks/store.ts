@@ -115,12 +115,16 @@ export async function getEndpoint({ client, aliases }: WebhookStoreDeps, id: str
 }
 
 /**
- * Every endpoint, oldest first (at most `size`; an operator registers a handful). The ids come from a search, the
- * documents from a real-time multi-get: cursors and the last delivery are as last written, not as last refreshed.
- * Throws when the store answers a document with an error.
+ * Every endpoint, or those of the channel `channelId`, oldest first (at most `size`; an operator registers a handful).
+ * The ids come from a search, the documents from a real-time multi-get: cursors and the last delivery are as last
+ * written, not as last refreshed. Throws when the store answers a document with an error.
  */
-export async function listEndpoints({ client, aliases }: WebhookStoreDeps, { size = 1000 }: { size?: number } = {}): Promise<EndpointDoc[]> {
-  const res = await client.search({ index: aliases.webhooks, body: { size, _source: false, query: { match_all: {} }, sort: [{ createdAt: 'asc' }, { id: 'asc' }] } } as never);
+export async function listEndpoints(
+  { client, aliases }: WebhookStoreDeps,
+  { size = 1000, channelId }: { size?: number; channelId?: string | undefined } = {},
+): Promise<EndpointDoc[]> {
+  const query = channelId === undefined ? { match_all: {} } : { term: { channelId } };
+  const res = await client.search({ index: aliases.webhooks, body: { size, _source: false, query, sort: [{ createdAt: 'asc' }, { id: 'asc' }] } } as never);
   const ids = (res.body as { hits: { hits: { _id: string }[] } }).hits.hits.map((h) => h._id);
   if (ids.length === 0) return [];
   const docs = (await client.mget({ index: aliases.webhooks, body: { ids } } as never)).body as {

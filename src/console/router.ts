@@ -23,12 +23,19 @@ import { channelsSection } from './pages/channels.js';
 import { keysSection } from './pages/keys.js';
 import { accountSection } from './pages/account.js';
 import { adminSection } from './pages/admin.js';
+import { followSection } from './pages/follow.js';
+import { episodesSection } from './pages/episodes.js';
+import { webhooksSection } from './pages/webhooks.js';
+import { appsSection } from './pages/apps.js';
+import { createFollowRequestQueue, type FollowRequestJob, type FollowRequestResult } from '../../pipeline/follow/requests.js';
+import { keyringOf } from '../../pipeline/webhooks/sealed.js';
+import type { Queue } from 'bullmq';
 
 /**
- * The console's sections in navigation order. A new one (follow a feed, episodes, webhooks, connected apps) is a module
- * under pages/ exporting a {@link ConsoleSection}, added here.
+ * The console's sections in navigation order. A new one is a module under pages/ exporting a {@link ConsoleSection},
+ * added here.
  */
-export const SECTIONS: readonly ConsoleSection[] = [channelsSection, keysSection, accountSection, adminSection];
+export const SECTIONS: readonly ConsoleSection[] = [channelsSection, episodesSection, followSection, keysSection, webhooksSection, appsSection, accountSection, adminSection];
 
 /** Console pages load nothing from elsewhere, run no inline code, and are never framed. */
 export const CONSOLE_CSP = [
@@ -36,6 +43,8 @@ export const CONSOLE_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  // The progressive script re-reads the page it is on (episode statuses, a follow's state): same origin only.
+  "connect-src 'self'",
   "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
@@ -96,6 +105,7 @@ export function consoleRouter({ config, client, redis, log, sections = SECTIONS 
   const aliases = indexAliases(config.indexPrefix);
   const apiHost = new URL(config.publicBaseUrl).hostname;
   const ownerHints = new OwnerHints();
+  let followQueue: Queue<FollowRequestJob, FollowRequestResult> | undefined;
   const deps: ConsoleDeps = {
     client,
     aliases,
@@ -106,6 +116,10 @@ export function consoleRouter({ config, client, redis, log, sections = SECTIONS 
     keys: { client, aliases },
     throttle: signInThrottle({ redis, prefix: config.indexPrefix, ...config.console.signIn }),
     queries: () => createQueries({ client, aliases, ownerHints }, { budgetMs: config.opensearchTimeoutMs }),
+    indexPrefix: config.indexPrefix,
+    outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
+    keyring: keyringOf(config.secrets),
+    followRequests: () => (followQueue ??= createFollowRequestQueue(redis, config.indexPrefix)),
   };
 
   const router = Router({ caseSensitive: true, strict: false });

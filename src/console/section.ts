@@ -6,7 +6,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../core/ground/logger.js';
 import type { AccountRole } from '../../core/store/accounts.js';
 import type { Client, IndexAliases } from '../../core/store/opensearch.js';
+import type { Queue } from 'bullmq';
 import type { KeyStoreDeps } from '../auth/key-store.js';
+import type { FollowRequestJob, FollowRequestResult } from '../../pipeline/follow/requests.js';
+import type { Keyring } from '../../pipeline/webhooks/sealed.js';
 import type { Queries } from '../store/queries.js';
 import type { IdentityDeps } from './identity.js';
 import { renderConsolePage, type NavEntry } from './layout.js';
@@ -25,6 +28,14 @@ export interface ConsoleDeps {
   throttle: SignInThrottle;
   /** The API's own store reads (users, channels), fresh for each request. */
   queries(): Queries;
+  /** The deployment's index prefix (follow claims, the webhooks' journal and the follow requests' queue carry it). */
+  indexPrefix: string;
+  /** The pipeline's outbound rules, for what the console fetches itself: a feed's preview, a webhook's test event. */
+  outbound: { allowPrivate: boolean; userAgent: string };
+  /** SECRETS_KEY (and SECRETS_KEY_PREVIOUS): undefined when unset, and then webhooks cannot be added here. */
+  keyring: Keyring | undefined;
+  /** The queue the worker takes console follows from (made on first use, on the process's Redis connection). */
+  followRequests(): Queue<FollowRequestJob, FollowRequestResult>;
 }
 
 export interface ConsoleSection {

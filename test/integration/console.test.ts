@@ -188,7 +188,7 @@ describe('creator console', function () {
     it('serves console pages with the strict content policy, never cached, never framed', async function () {
       const page = await owner.get('/console/keys');
       expect(page.headers.get('content-security-policy')).to.equal(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
       );
       expect(page.headers.get('cache-control')).to.equal('no-store');
       expect(page.headers.get('referrer-policy')).to.equal('same-origin');
