@@ -88,8 +88,22 @@ module.exports = {
       name: 'no-pipeline-in-api',
       severity: 'error',
       comment: 'The API serves what is indexed; following and transcribing run in the worker.',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: '^src/console/' },
       to: { path: '^pipeline/' },
+    },
+    {
+      name: 'console-calls-what-the-commands-call',
+      severity: 'error',
+      comment:
+        'The console (src/console/) is the operator commands in a browser: it calls what `npm run webhooks` and ' +
+        '`npm run follow` call to register, and no more: the webhook registry (endpoints, sealed secrets, the test event, ' +
+        "the journal) and the follow requests' queue and ownership claims. The worker's side of either (deliveries, " +
+        'the run of a follow) stays out of the API.',
+      from: { path: '^src/console/' },
+      to: {
+        path: '^pipeline/',
+        pathNot: '^pipeline/(webhooks/(store|sealed|signing|payload|endpoint-url|errors|journal|test-event|reseal)|follow/(requests|ownership|errors))[.]ts$',
+      },
     },
     {
       name: 'no-pipeline-below',

@@ -1,13 +1,10 @@
 // A follow asked for in the console: the API process holds no library folder, so it queues the request and the worker
-// (which holds FOLLOW_LIBRARY_DIR) runs it with the same followSource as `npm run follow`, once the feed proves the
-// claim (ownership.ts). The console reads the request's state and outcome from the queue.
+// (which holds FOLLOW_LIBRARY_DIR) runs it (run-request.ts) with the same followSource as `npm run follow`, once the
+// feed proves the claim (ownership.ts). The console reads the request's state and outcome from the queue: this module
+// is all the API imports of it.
 import { createHash } from 'node:crypto';
-import { Queue, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { listStates } from '../../core/library/follow-state.js';
-import { followSource, type CommandDeps } from './commands.js';
-import { FollowError } from './errors.js';
-import { assertNotFollowedByOther, assertProven, closeClaim, openClaim, previewFeed } from './ownership.js';
 
 /** A follow the console asked for: the claim (user and feed) it must prove. */
 export interface FollowRequestJob {
@@ -56,22 +53,4 @@ export async function followRequestState(queue: Queue<FollowRequestJob, FollowRe
   if (state === 'completed') return { state: 'done', result: job.returnvalue };
   if (state === 'failed') return { state: 'refused', reason: job.failedReason || 'the follow failed' };
   return { state: state === 'active' ? 'running' : 'waiting' };
-}
-
-/**
- * Runs a queued follow in the worker: the claim must be open, the feed (fetched again, through the safe fetcher) must
- * carry its token, no other owner may follow the feed; then `followSource` as the CLI runs it, which also refuses a
- * channel slug another owner has. The claim closes once the follow went ahead.
- */
-export async function runFollowRequest(deps: CommandDeps & { redis: Redis; indexPrefix: string }, job: Pick<Job<FollowRequestJob>, 'data'>): Promise<FollowRequestResult> {
-  const { userId, feedUrl } = job.data;
-  const claim = await openClaim(deps.redis, deps.indexPrefix, userId, feedUrl);
-  if (!claim) throw new FollowError('not_proven', 'no open claim on this feed (its token expired): ask again in the console');
-  const preview = await previewFeed(feedUrl, { allowPrivate: deps.pipeline.allowPrivate, userAgent: deps.pipeline.userAgent });
-  assertProven(preview, claim);
-  assertNotFollowedByOther(await listStates(deps.pipeline.libraryDir), { feedUrls: [feedUrl, preview.url], ownerId: userId });
-  const report = await followSource(deps, { source: feedUrl, slug: claim.slug, ownerId: userId });
-  await closeClaim(deps.redis, deps.indexPrefix, claim);
-  deps.log?.info({ slug: claim.slug, userId, items: report.items }, 'followed from the console');
-  return { slug: claim.slug, items: report.items, added: report.added, enqueued: report.enqueued };
 }

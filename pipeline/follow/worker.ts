@@ -11,7 +11,8 @@ import { processEpisode, type ProcessResult } from './process.js';
 import { createPollQueue, createProcessQueue, queueNames, recordStart, type PollJob, type ProcessJob } from './queues.js';
 import { recoverFollowWork } from './recover.js';
 import { markStalledWaiting } from './stalled.js';
-import { followRequestQueueName, runFollowRequest, type FollowRequestJob, type FollowRequestResult } from './requests.js';
+import { followRequestQueueName, type FollowRequestJob, type FollowRequestResult } from './requests.js';
+import { runFollowRequest } from './run-request.js';
 
 export interface PipelineWorkersOptions {
   connection: Redis;

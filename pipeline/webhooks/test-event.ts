@@ -3,21 +3,29 @@
 // event" call this. It is no change of the channel: it touches no cursor and no failure count, only the journal.
 import { randomBytes } from 'node:crypto';
 import { FetchError } from '../../core/ground/outbound/safe-fetch.js';
-import { postBytes } from '../../core/ground/outbound/post.js';
-import type { DeliverDeps } from './deliver.js';
+import { postBytes, type SafePostOptions } from '../../core/ground/outbound/post.js';
 import { checkEndpointUrl } from './endpoint-url.js';
 import { WebhookError } from './errors.js';
-import { answerSnippet, type JournalEntry } from './journal.js';
+import { answerSnippet, type DeliveryJournal, type JournalEntry } from './journal.js';
 import { deliveryHeaders } from './payload.js';
-import { openSecret } from './sealed.js';
-import { getEndpoint, signingSecrets } from './store.js';
+import { openSecret, type Keyring } from './sealed.js';
+import { getEndpoint, signingSecrets, type WebhookStoreDeps } from './store.js';
 
 /** The type of a test event's body; receivers may ignore it. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 
+/** What a test event needs: the registry, the key that opens its secrets, the deliveries' outbound rules, the journal. */
+export interface TestEventDeps {
+  store: WebhookStoreDeps;
+  keyring?: Keyring | undefined;
+  outbound: Pick<SafePostOptions, 'allowPrivate' | 'isAllowedAddress' | 'userAgent' | 'timeoutMs' | 'ca' | 'maxResponseBytes'>;
+  journal?: DeliveryJournal | undefined;
+  now?: () => Date;
+}
+
 /** Sends a test event to `endpointId` and returns its outcome (also written to the journal); `unknown_endpoint` when it is gone. */
 export async function sendTestEvent(
-  { store, keyring, outbound, journal, now = () => new Date() }: Pick<DeliverDeps, 'store' | 'keyring' | 'outbound' | 'journal' | 'now'>,
+  { store, keyring, outbound, journal, now = () => new Date() }: TestEventDeps,
   endpointId: string,
 ): Promise<JournalEntry> {
   const endpoint = await getEndpoint(store, endpointId);
