@@ -24,10 +24,7 @@ export interface TestEventDeps {
 }
 
 /** Sends a test event to `endpointId` and returns its outcome (also written to the journal); `unknown_endpoint` when it is gone. */
-export async function sendTestEvent(
-  { store, keyring, outbound, journal, now = () => new Date() }: TestEventDeps,
-  endpointId: string,
-): Promise<JournalEntry> {
+export async function sendTestEvent({ store, keyring, outbound, journal, now = () => new Date() }: TestEventDeps, endpointId: string): Promise<JournalEntry> {
   const endpoint = await getEndpoint(store, endpointId);
   if (!endpoint) throw new WebhookError('unknown_endpoint', `no endpoint "${endpointId}"`);
   const at = now();
