@@ -35,10 +35,8 @@ export interface DeliveryJournal {
 export function answerSnippet(body: Buffer | string): string {
   const text = Buffer.isBuffer(body) ? body.subarray(0, ANSWER_CHARS * 4).toString('utf8') : body;
   // eslint-disable-next-line no-control-regex
-  return [...text]
-    .slice(0, ANSWER_CHARS)
-    .join('')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+  const controls = /[\u0000-\u001f\u007f-\u009f]/g;
+  return [...text].slice(0, ANSWER_CHARS).join('').replace(controls, ' ');
 }
 
 export function deliveryJournal(redis: Redis, indexPrefix: string): DeliveryJournal {
