@@ -2,6 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+// jose before jwks-rsa: jwks-rsa require()s jose, which oidc-provider and openid-client import as ES modules. Under
+// Node 22.13 a require() of an ES module the loader has linked but not yet run fails (ERR_REQUIRE_CYCLE_MODULE); run
+// first here, jose is done when jwks-rsa asks for it (compiled-runtime runs dist/ on that Node).
+import 'jose';
 import jwksRsa from 'jwks-rsa';
 import type { Config } from '../../core/config/load.js';
 import { RETRY_AFTER_SECONDS, createError } from '../errors.js';
