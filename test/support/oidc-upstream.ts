@@ -62,6 +62,7 @@ export async function startOidcUpstream({ publicBaseUrl, clientId = 'creator-con
     jwks: { keys: [signingKey] },
     cookies: { keys: [randomBytes(16).toString('hex')] },
     pkce: { required: () => true },
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AuthorizationCode: 60, AccessToken: 300, IdToken: 300 },
     claims: { openid: ['sub'], email: ['email'] },
     findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, ...(emails.has(id) ? { email: emails.get(id) } : {}) }) }),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },

@@ -11,23 +11,9 @@ import { ConsolePageError, formValue, rawFormValue, type ConsoleDeps } from '../
 import { signIn, signOut, signedInUser } from '../session.js';
 import { newPasswordInputs } from './account.js';
 import { upstreamSignInButton } from './upstream.js';
+import { CONSOLE_HOME, safeNext } from '../next.js';
 
-/** Where the console opens after sign-in when nothing asked for another page. */
-export const CONSOLE_HOME = '/console/channels';
-
-/**
- * `next` of the sign-in page when it is a path of this origin (`/oauth/auth/…?…`), else undefined: an absolute URL,
- * a scheme-relative `//host`, a backslash trick or a control character is ignored, never followed.
- */
-export function safeNext(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || [...raw].some((c) => c <= '\u001f' || c === '\u007f')) return undefined;
-  try {
-    const url = new URL(raw, 'http://same.invalid');
-    return url.origin === 'http://same.invalid' ? `${url.pathname}${url.search}${url.hash}` : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { CONSOLE_HOME, safeNext };
 
 function page(req: Request, res: Response, title: string, main: Parameters<typeof renderConsolePage>[2], status = 200): void {
   res

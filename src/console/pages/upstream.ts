@@ -9,7 +9,7 @@ import { postForm } from '../layout.js';
 import { ConsolePageError, formValue, type ConsoleDeps, type SectionHandler } from '../section.js';
 import { signIn, signedInUser } from '../session.js';
 import { UPSTREAM_CALLBACK, UpstreamError, type FlowSecrets, type UpstreamProvider } from '../upstream.js';
-import { CONSOLE_HOME, safeNext } from './entry.js';
+import { CONSOLE_HOME, safeNext } from '../next.js';
 
 /** A flow in progress, kept in the console session from the start to its callback (one at a time; a new start replaces it). */
 interface UpstreamFlow extends FlowSecrets {
@@ -56,7 +56,11 @@ export function upstreamLinksPart(req: Request, upstream: UpstreamProvider | und
   return [
     h('h2', null, 'Upstream sign-in links'),
     links.length === 0
-      ? h('p', null, upstream ? `None: this account signs in with its password only. Link ${upstream.name} to sign in with it too.` : 'None: this account signs in with its password only.')
+      ? h(
+          'p',
+          null,
+          upstream ? `None: this account signs in with its password only. Link ${upstream.name} to sign in with it too.` : 'None: this account signs in with its password only.',
+        )
       : h(
           'ul',
           { class: 'upstream-links' },
@@ -72,7 +76,11 @@ export function upstreamLinksPart(req: Request, upstream: UpstreamProvider | und
               postForm(
                 req,
                 UPSTREAM_UNLINK,
-                [h('input', { type: 'hidden', name: 'issuer', value: l.issuer }), h('input', { type: 'hidden', name: 'subject', value: l.subject }), h('button', { type: 'submit', class: 'danger' }, 'Unlink…')],
+                [
+                  h('input', { type: 'hidden', name: 'issuer', value: l.issuer }),
+                  h('input', { type: 'hidden', name: 'subject', value: l.subject }),
+                  h('button', { type: 'submit', class: 'danger' }, 'Unlink…'),
+                ],
                 { class: 'inline', 'data-confirm': 'Unlink this identity? It will no longer sign in to this account.' },
               ),
             ),
@@ -96,7 +104,8 @@ async function begin(req: Request, res: Response, upstream: UpstreamProvider, fl
 }
 
 function pageError(error: unknown): unknown {
-  if (error instanceof UpstreamError) return new ConsolePageError(error.code === 'unreachable' ? 503 : 400, error.message, error.code === 'unreachable' ? { 'Retry-After': '30' } : {});
+  if (error instanceof UpstreamError)
+    return new ConsolePageError(error.code === 'unreachable' ? 503 : 400, error.message, error.code === 'unreachable' ? { 'Retry-After': '30' } : {});
   return error;
 }
 
@@ -153,7 +162,8 @@ export function mountUpstreamEntry(router: Router, deps: ConsoleDeps): void {
 
     if (flow.mode === 'link') {
       const user = await signedInUser(req);
-      if (!user || user.userId !== flow.userId) throw await refuse(403, 'You are no longer signed in as the account this link was started for. Sign in and start it again.', { reason: 'signed_out' });
+      if (!user || user.userId !== flow.userId)
+        throw await refuse(403, 'You are no longer signed in as the account this link was started for. Sign in and start it again.', { reason: 'signed_out' });
       try {
         await linkIdentity(deps.identity, user.userId, identity);
       } catch (error) {
