@@ -14,6 +14,7 @@ import { PIPELINE } from './groups/pipeline.js';
 import { ENRICH } from './groups/enrich.js';
 import { OPERATIONS } from './groups/operations.js';
 import { CONSOLE } from './groups/console.js';
+import { UPSTREAM } from './groups/upstream.js';
 
 export { MIN_HS_SECRET_BYTES, DEFAULT_HYDRATION_CACHE_MB, type TrustProxy, type SecretsKey } from './readers.js';
 
@@ -33,6 +34,7 @@ export const SCHEMA = {
   ...ENRICH,
   ...OPERATIONS,
   ...CONSOLE,
+  ...UPSTREAM,
 } satisfies Schema;
 
 /** Every variable, by name, in the order of the documentation. */

@@ -103,3 +103,12 @@ export async function addAccountLink(deps: AccountStoreDeps, userId: string, lin
   const links = [...account.links, { issuer: link.issuer, subject: link.subject }];
   await deps.client.update({ index: deps.index, id: userId, body: { doc: { links, updatedAt: now.toISOString() } }, refresh: 'wait_for' } as never);
 }
+
+/** Removes an upstream identity from an account (absent: nothing changes); `no_account` when there is none. */
+export async function removeAccountLink(deps: AccountStoreDeps, userId: string, link: AccountLink, now = new Date()): Promise<void> {
+  const account = await getAccount(deps, userId);
+  if (!account) throw new AccountError('no_account', `no account "${userId}"`);
+  const links = account.links.filter((l) => !(l.issuer === link.issuer && l.subject === link.subject));
+  if (links.length === account.links.length) return;
+  await deps.client.update({ index: deps.index, id: userId, body: { doc: { links, updatedAt: now.toISOString() } }, refresh: 'wait_for' } as never);
+}

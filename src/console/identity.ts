@@ -1,7 +1,20 @@
 // Who may sign in: accounts made by invitation only (the users CLI and the admin page call these same functions), each
-// with a one-time link to set its password. No default password, no first-visitor setup.
+// with a one-time link to set its password. No default password, no first-visitor setup. An account may then link an
+// upstream OpenID Connect identity, one account per identity.
+import { createHash, randomBytes } from 'node:crypto';
 import type { Client, IndexAliases } from '../../core/store/opensearch.js';
-import { AccountError, createAccount, getAccount, type AccountDoc, type AccountRole, type AccountStoreDeps } from '../../core/store/accounts.js';
+import {
+  accountByLink,
+  AccountError,
+  addAccountLink,
+  createAccount,
+  getAccount,
+  removeAccountLink,
+  type AccountDoc,
+  type AccountLink,
+  type AccountRole,
+  type AccountStoreDeps,
+} from '../../core/store/accounts.js';
 import { createLink, linkUrl, type LinkStoreOptions } from './links.js';
 
 export interface IdentityDeps {
@@ -48,4 +61,54 @@ export async function passwordLink(deps: IdentityDeps, userId: string): Promise<
   if (!account) throw new AccountError('no_account', `no account "${userId}"; invite it first`);
   const token = await createLink(deps.links, { userId, purpose: account.passwordHash ? 'reset' : 'invite' });
   return { account, url: linkUrl(deps.publicBaseUrl, token), expiresAt: expiry(deps) };
+}
+
+/** Why an upstream identity was not linked: the page says the message. */
+export class LinkRefusal extends Error {
+  override name = 'LinkRefusal';
+  constructor(
+    readonly code: 'linked_elsewhere' | 'issuer_taken' | 'busy',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How long the claim on an identity being linked holds at most (a process that dies mid-link frees it then). */
+const LINK_CLAIM_MS = 30_000;
+
+/**
+ * Links the upstream identity `link` to `userId`'s account. Each identity links to one account only: while it is
+ * checked and added, a Redis claim on it (SET NX) keeps a second account from linking it at the same moment; one
+ * already on another account is refused (`linked_elsewhere`), and so is a second identity of the same issuer on this
+ * account (`issuer_taken`: unlink the first). Linking it again to the same account changes nothing.
+ */
+export async function linkIdentity(deps: IdentityDeps, userId: string, link: AccountLink): Promise<void> {
+  const { redis, prefix } = deps.links;
+  const claim = `console:${prefix}upstream-link:${createHash('sha256').update(`${link.issuer}\0${link.subject}`).digest('hex')}`;
+  const token = randomBytes(16).toString('hex');
+  if ((await redis.set(claim, token, 'PX', LINK_CLAIM_MS, 'NX')) !== 'OK') throw new LinkRefusal('busy', 'This identity is being linked right now; try again in a moment.');
+  try {
+    const store = accountStore(deps);
+    const holder = await accountByLink(store, link);
+    if (holder && holder.userId !== userId) throw new LinkRefusal('linked_elsewhere', 'This identity is already linked to another account, so it cannot be linked to this one.');
+    if (holder) return;
+    const account = await getAccount(store, userId);
+    if (!account) throw new AccountError('no_account', `no account "${userId}"`);
+    if (account.links.some((l) => l.issuer === link.issuer)) {
+      throw new LinkRefusal('issuer_taken', 'This account is already linked to another identity of this provider; unlink it first.');
+    }
+    await addAccountLink(store, userId, link);
+  } finally {
+    if ((await redis.get(claim)) === token) await redis.del(claim);
+  }
+}
+
+/** Removes the upstream identity `link` from `userId`'s account; false when the account did not have it. */
+export async function unlinkIdentity(deps: IdentityDeps, userId: string, link: AccountLink): Promise<boolean> {
+  const store = accountStore(deps);
+  const account = await getAccount(store, userId);
+  if (!account?.links.some((l) => l.issuer === link.issuer && l.subject === link.subject)) return false;
+  await removeAccountLink(store, userId, link);
+  return true;
 }

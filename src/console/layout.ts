@@ -7,7 +7,7 @@ import { CSRF_FIELD, csrfToken } from './csrf.js';
 import type { SignedInUser } from './session.js';
 
 /** The console's script and style, served by the console itself (the CSP forbids inline code). */
-export const CONSOLE_ASSET_VERSION = '2';
+export const CONSOLE_ASSET_VERSION = '3';
 
 /** A navigation entry: a section of the console. */
 export interface NavEntry {

@@ -19,6 +19,8 @@ import { ConsolePageError, sectionPage, type ConsoleDeps, type ConsoleSection } 
 import { consoleSession } from './session.js';
 import { signInThrottle } from './throttle.js';
 import { CONSOLE_HOME, mountEntry } from './pages/entry.js';
+import { mountUpstreamEntry } from './pages/upstream.js';
+import { createUpstreamProvider, type UpstreamProvider } from './upstream.js';
 import { channelsSection } from './pages/channels.js';
 import { keysSection } from './pages/keys.js';
 import { accountSection } from './pages/account.js';
@@ -37,18 +39,27 @@ import type { Queue } from 'bullmq';
  */
 export const SECTIONS: readonly ConsoleSection[] = [channelsSection, episodesSection, followSection, keysSection, webhooksSection, appsSection, accountSection, adminSection];
 
-/** Console pages load nothing from elsewhere, run no inline code, and are never framed. */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  // The progressive script re-reads the page it is on (episode statuses, a follow's state): same origin only.
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+/**
+ * Console pages load nothing from elsewhere, run no inline code, and are never framed. Forms post to the console only;
+ * `formTargets` adds the upstream provider's origins, because Chromium applies form-action to the redirect that follows
+ * a post too (the sign-in and link buttons post here, and are answered with a redirect to the provider).
+ */
+export function consoleCsp(formTargets: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    // The progressive script re-reads the page it is on (episode statuses, a follow's state): same origin only.
+    "connect-src 'self'",
+    ["form-action 'self'", ...formTargets].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/** The console's policy without an upstream provider. */
+export const CONSOLE_CSP = consoleCsp();
 
 /** Headers of every console answer; a page is never cached, and never sends its URL (a one-time link's) to another site as a Referer. */
 const CONSOLE_HEADERS: Record<string, string> = {
@@ -75,6 +86,8 @@ export interface ConsoleRouterDeps {
   log: Logger;
   /** Default: {@link SECTIONS}. */
   sections?: readonly ConsoleSection[];
+  /** The upstream OpenID Connect provider; default: the one CONSOLE_OIDC_ISSUER configures (none when unset). */
+  upstream?: UpstreamProvider | undefined;
 }
 
 /** What the console and the users CLI share to make and read accounts and links. */
@@ -101,7 +114,14 @@ export function consoleSessionFor({ config, client, redis }: Pick<ConsoleRouterD
 
 const isConsolePath = (path: string) => path === '/console' || path.startsWith('/console/');
 
-export function consoleRouter({ config, client, redis, log, sections = SECTIONS }: ConsoleRouterDeps): Router {
+export function consoleRouter({
+  config,
+  client,
+  redis,
+  log,
+  sections = SECTIONS,
+  upstream = config.upstream && createUpstreamProvider({ config: config.upstream, publicBaseUrl: config.publicBaseUrl, log }),
+}: ConsoleRouterDeps): Router {
   const aliases = indexAliases(config.indexPrefix);
   const apiHost = new URL(config.publicBaseUrl).hostname;
   const ownerHints = new OwnerHints();
@@ -120,13 +140,17 @@ export function consoleRouter({ config, client, redis, log, sections = SECTIONS 
     outbound: { allowPrivate: config.pipeline.allowPrivate, userAgent: config.pipeline.userAgent },
     keyring: keyringOf(config.secrets),
     followRequests: () => (followQueue ??= createFollowRequestQueue(redis, config.indexPrefix)),
+    upstream,
   };
+  // Discovered now, so that a provider out of reach is in the log at start (and its sign-in page's origin is known).
+  void upstream?.ready();
 
   const router = Router({ caseSensitive: true, strict: false });
   // The API's host only (its Host header, as pages are told apart: src/http/host.ts); a channel host has no console.
   router.use((req, res, next) => {
     if (!isConsolePath(req.path) || requestHost(req.headers) !== apiHost) return next('router');
     for (const [name, value] of Object.entries(CONSOLE_HEADERS)) res.setHeader(name, value);
+    if (upstream) res.setHeader('Content-Security-Policy', consoleCsp(upstream.formTargets()));
     next();
   });
   for (const [path, asset] of Object.entries(ASSETS)) {
@@ -141,6 +165,7 @@ export function consoleRouter({ config, client, redis, log, sections = SECTIONS 
 
   router.get('/console', (_req, res) => res.redirect(303, CONSOLE_HOME));
   mountEntry(router, deps);
+  mountUpstreamEntry(router, deps);
   for (const section of sections) section.mount(router, deps, (handle) => sectionPage(sections, section, handle));
   router.use(() => {
     throw new ConsolePageError(404, 'There is no such page in the console.');

@@ -15,6 +15,7 @@ import type { IdentityDeps } from './identity.js';
 import { renderConsolePage, type NavEntry } from './layout.js';
 import { signedInUser, type SignedInUser } from './session.js';
 import type { SignInThrottle } from './throttle.js';
+import type { UpstreamProvider } from './upstream.js';
 
 /** What the console's sections are given: the same stores and functions the operator CLIs use. */
 export interface ConsoleDeps {
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   keyring: Keyring | undefined;
   /** The queue the worker takes console follows from (made on first use, on the process's Redis connection). */
   followRequests(): Queue<FollowRequestJob, FollowRequestResult>;
+  /** The upstream OpenID Connect provider (CONSOLE_OIDC_ISSUER); undefined: no upstream sign-in. */
+  upstream?: UpstreamProvider | undefined;
 }
 
 export interface ConsoleSection {

@@ -56,6 +56,21 @@ export function signInThrottle(options: ThrottleOptions) {
       await multi.exec();
     },
 
+    /**
+     * Whether a sign-in with no user id typed (an upstream provider's callback) may go ahead from `ip`: only the
+     * address's count applies, as in {@link check}.
+     */
+    async checkAddress(ip: string): Promise<Verdict> {
+      const failures = Number((await redis.get(addressKey(ip))) ?? 0);
+      if (failures >= maxFailuresPerAddress) return { refused: true, retryAfterSeconds: Math.max(1, await redis.ttl(addressKey(ip))) };
+      return { refused: false, delayMs: delayAfter(failures, Math.floor(maxFailuresPerAddress / 2)) };
+    },
+
+    /** Counts a failed sign-in without a user id (an identity linked to no account, a refused callback) against the address. */
+    async failedAddress(ip: string): Promise<void> {
+      await redis.multi().set(addressKey(ip), '0', 'EX', windowSeconds, 'NX').incr(addressKey(ip)).exec();
+    },
+
     /** A correct password: the account's count starts again (the address keeps its own). */
     async succeeded(userId: string): Promise<void> {
       await redis.del(accountKey(userId));

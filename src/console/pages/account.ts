@@ -1,4 +1,4 @@
-// Account: change the password (the current one required), and the upstream sign-in links the account has.
+// Account: change the password (the current one required), and the upstream sign-in links the account has (link, unlink).
 import { h } from 'preact';
 import type { Request } from 'express';
 import { getAccount, setPasswordHash } from '../../../core/store/accounts.js';
@@ -7,6 +7,7 @@ import { field, notice, postForm } from '../layout.js';
 import { hashPassword, passwordProblem, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS, verifyPassword } from '../passwords.js';
 import { ConsolePageError, rawFormValue, type ConsoleDeps, type ConsoleSection, type SectionRequest } from '../section.js';
 import { signIn } from '../session.js';
+import { mountUpstreamLinks, upstreamLinksPart } from './upstream.js';
 
 const newPasswordInputs = (autocomplete = 'new-password') => [
   field(
@@ -34,17 +35,17 @@ async function accountPage(
       message ? notice('info', message) : null,
       h('p', null, `Signed in as ${account.userId} (${account.role}).`),
       passwordForm(req, problem),
-      h('h2', null, 'Upstream sign-in links'),
-      account.links.length === 0
-        ? h('p', null, 'None: this account signs in with its password only.')
-        : h(
-            'ul',
-            null,
-            account.links.map((l) => h('li', null, h('code', null, l.issuer), ' — subject ', h('code', null, l.subject))),
-          ),
+      upstreamLinksPart(req, deps.upstream, account.links),
     ],
     status,
   );
+}
+
+/** The notice after a link or unlink came back here. */
+function linkNews(req: Request, deps: ConsoleDeps): string | undefined {
+  if (req.query.linked === '1') return `Linked: you can now sign in with ${deps.upstream?.name ?? 'the provider'} as well as your password.`;
+  if (req.query.unlinked === '1') return 'Unlinked: that identity no longer signs in to this account.';
+  return undefined;
 }
 
 function passwordForm(req: Request, problem?: string) {
@@ -64,8 +65,9 @@ export const accountSection: ConsoleSection = {
   mount(router, deps, page) {
     router.get(
       '/console/account',
-      page((ctx) => accountPage(deps, ctx)),
+      page((ctx) => accountPage(deps, ctx, { message: linkNews(ctx.req, deps) })),
     );
+    mountUpstreamLinks(router, deps, page);
     router.post(
       '/console/account/password',
       page(async (ctx) => {

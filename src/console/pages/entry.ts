@@ -10,23 +10,10 @@ import { hashPassword, passwordProblem, verifyPassword } from '../passwords.js';
 import { ConsolePageError, formValue, rawFormValue, type ConsoleDeps } from '../section.js';
 import { signIn, signOut, signedInUser } from '../session.js';
 import { newPasswordInputs } from './account.js';
+import { upstreamSignInButton } from './upstream.js';
+import { CONSOLE_HOME, safeNext } from '../next.js';
 
-/** Where the console opens after sign-in when nothing asked for another page. */
-export const CONSOLE_HOME = '/console/channels';
-
-/**
- * `next` of the sign-in page when it is a path of this origin (`/oauth/auth/…?…`), else undefined: an absolute URL,
- * a scheme-relative `//host`, a backslash trick or a control character is ignored, never followed.
- */
-export function safeNext(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || [...raw].some((c) => c <= '\u001f' || c === '\u007f')) return undefined;
-  try {
-    const url = new URL(raw, 'http://same.invalid');
-    return url.origin === 'http://same.invalid' ? `${url.pathname}${url.search}${url.hash}` : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { CONSOLE_HOME, safeNext };
 
 function page(req: Request, res: Response, title: string, main: Parameters<typeof renderConsolePage>[2], status = 200): void {
   res
@@ -38,6 +25,7 @@ function page(req: Request, res: Response, title: string, main: Parameters<typeo
 function signInForm(
   req: Request,
   res: Response,
+  deps: ConsoleDeps,
   { next, userId = '', problem, status = 200 }: { next?: string | undefined; userId?: string; problem?: string; status?: number },
 ): void {
   page(
@@ -52,6 +40,7 @@ function signInForm(
         field('password', 'Password', { type: 'password', required: true, autocomplete: 'current-password' }),
         h('button', { type: 'submit' }, 'Sign in'),
       ]),
+      upstreamSignInButton(req, deps.upstream, next),
       h('p', { class: 'hint' }, 'No account? Accounts are by invitation: ask your admin for a one-time link.'),
     ],
     status,
@@ -81,14 +70,14 @@ export function mountEntry(router: Router, deps: ConsoleDeps): void {
   router.get('/console/sign-in', async (req, res) => {
     const next = safeNext(req.query.next);
     if (await signedInUser(req)) return res.redirect(303, next ?? CONSOLE_HOME);
-    signInForm(req, res, { next });
+    signInForm(req, res, deps, { next });
   });
 
   router.post('/console/sign-in', async (req, res) => {
     const next = safeNext(formValue(req, 'next'));
     const userId = formValue(req, 'userId');
     const password = rawFormValue(req, 'password');
-    if (!userId || !password || userId.length > 200) return signInForm(req, res, { next, userId, problem: 'Give your user id and your password.', status: 400 });
+    if (!userId || !password || userId.length > 200) return signInForm(req, res, deps, { next, userId, problem: 'Give your user id and your password.', status: 400 });
     const ip = req.ip ?? 'unknown';
     const verdict = await deps.throttle.check(userId, ip);
     if (verdict.refused) {
@@ -100,7 +89,7 @@ export function mountEntry(router: Router, deps: ConsoleDeps): void {
     if (!(await verifyPassword(account?.passwordHash, password))) {
       await deps.throttle.failed(userId, ip);
       req.log.info({ userId }, 'console sign-in refused');
-      return signInForm(req, res, { next, userId, problem: 'That user id and password do not match an account.', status: 401 });
+      return signInForm(req, res, deps, { next, userId, problem: 'That user id and password do not match an account.', status: 401 });
     }
     await deps.throttle.succeeded(userId);
     await signIn(req, userId);
