@@ -47,10 +47,13 @@ export async function requestFollow(queue: Queue<FollowRequestJob, FollowRequest
 export type FollowRequestState = { state: 'waiting' | 'running' } | { state: 'done'; result: FollowRequestResult } | { state: 'refused'; reason: string } | { state: 'unknown' };
 
 export async function followRequestState(queue: Queue<FollowRequestJob, FollowRequestResult>, request: FollowRequestJob): Promise<FollowRequestState> {
-  const job = await queue.getJob(followRequestId(request));
+  const id = followRequestId(request);
+  const job = await queue.getJob(id);
   if (!job) return { state: 'unknown' };
   const state = await job.getState();
-  if (state === 'completed') return { state: 'done', result: job.returnvalue };
-  if (state === 'failed') return { state: 'refused', reason: job.failedReason || 'the follow failed' };
-  return { state: state === 'active' ? 'running' : 'waiting' };
+  if (state !== 'completed' && state !== 'failed') return { state: state === 'active' ? 'running' : 'waiting' };
+  // The job read above may predate its end (read while it ran, its outcome not in it yet): read the finished job again.
+  const finished = (await queue.getJob(id)) ?? job;
+  if (state === 'completed') return { state: 'done', result: finished.returnvalue };
+  return { state: 'refused', reason: finished.failedReason || 'the follow failed' };
 }

@@ -104,19 +104,26 @@ function serve(deps: McpRouterDeps, locate: (req: Request) => ChannelLocator | u
     // MCP 2025-06-18 removed JSON-RPC batching: one request is one call, so one POST cannot run a hundred searches.
     if (Array.isArray(req.body))
       return jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed batching); send one message per request.');
-    const server = createChannelServer(channel, deps, req);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    } catch (err) {
-      next(err);
-    }
+    await answerOnce(createChannelServer(channel, deps, req), req, res, next);
   };
+}
+
+/**
+ * One JSON-RPC request answered by `server` on a stateless transport (no session, JSON answers), both closed when the
+ * response ends: the anonymous channel servers and the creator tool server answer every POST this way.
+ */
+export async function answerOnce(server: McpServer, req: Request, res: Response, next: (err: unknown) => void): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  } catch (err) {
+    next(err);
+  }
 }
 
 /** The body as JSON, read here (not by the transport) so that a batch is seen before any call runs; read errors answered as the transport would. */

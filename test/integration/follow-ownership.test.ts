@@ -2,7 +2,7 @@
 // ahead only when the feed carries the claim's one-time token as `<podcast:txt purpose="verify">`, the token then
 // closes, and a feed or a channel slug another owner has is refused with a sentence, never taken.
 import { expect } from 'chai';
-import type { Queue } from 'bullmq';
+import { Worker, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../../core/config/load.js';
 import { readState } from '../../core/library/follow-state.js';
@@ -11,6 +11,7 @@ import { createRedisConnection } from '../../indexer/queue.js';
 import { claimFeed, openClaim, previewOf } from '../../pipeline/follow/ownership.js';
 import {
   createFollowRequestQueue,
+  followRequestQueueName,
   followRequestState,
   requestFollow,
   type FollowRequestJob,
@@ -107,6 +108,39 @@ describe('follow from the console: proof of ownership', function () {
     const state = await readState(store.libraryDir, 'alice-radio');
     expect(state?.ownerId).to.equal('u_alice');
     expect(state?.source).to.equal(feed.feedUrl);
+  });
+
+  it('never reports a finished request without its outcome, however the reads fall against its end', async function () {
+    // A queue of its own whose worker refuses at once: read while the requests end, each state must be whole.
+    const prefix = `${store.prefix}race-`;
+    const raceQueue = createFollowRequestQueue(redis, prefix);
+    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+    const worker = new Worker<FollowRequestJob>(
+      followRequestQueueName(prefix),
+      async (job) => {
+        await new Promise((r) => setTimeout(r, Math.random() * 5));
+        throw new Error(`refused ${job.data.feedUrl}`);
+      },
+      { connection: workerConnection, concurrency: 8 },
+    );
+    try {
+      const requests = Array.from({ length: 60 }, (_, i) => ({ userId: 'u_race', feedUrl: `https://feeds.example.org/${i}.xml` }));
+      for (const r of requests) await requestFollow(raceQueue, r);
+      const seen: FollowRequestState[] = [];
+      await until('every request to end', async () => {
+        const states = await Promise.all(requests.map((r) => followRequestState(raceQueue, r)));
+        seen.push(...states);
+        return states.every((s) => s.state === 'refused');
+      });
+      const refused = seen.filter((s): s is Extract<FollowRequestState, { state: 'refused' }> => s.state === 'refused');
+      expect(refused.length).to.be.at.least(requests.length);
+      for (const s of refused) expect(s.reason).to.match(/^refused https:\/\/feeds\.example\.org\/\d+\.xml$/);
+    } finally {
+      await worker.close();
+      workerConnection.disconnect();
+      await raceQueue.obliterate({ force: true });
+      await raceQueue.close();
+    }
   });
 
   it('refuses an owner not on the paid plan with the follow command’s sentence', async function () {

@@ -1,7 +1,6 @@
 // The creator tool server at `BASE/mcp` on the API host (decision 31): our own authentication in front of the SDK's stateless Streamable HTTP transport, and its RFC 9728 metadata.
 import type { TokenVerifier } from '../../auth/jwt.js';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Config } from '../../../core/config/load.js';
 import { authenticate } from '../../auth/authenticate.js';
 import type { KeyLookupGuard } from '../../auth/key-lookup-guard.js';
@@ -11,7 +10,7 @@ import { requestHost } from '../../http/host.js';
 import { logFailure } from '../../http/log-failure.js';
 import type { ApiMetrics } from '../../metrics/api-metrics.js';
 import type { SearchService } from '../../serve/search-service.js';
-import { bodyErrors, jsonRpcError, MAX_BODY_BYTES, readBody } from '../router.js';
+import { answerOnce, bodyErrors, jsonRpcError, readBody } from '../router.js';
 import { creatorCors, metadataCors } from './cors.js';
 import { CREATOR_MCP_PATH, creatorBearerChallenge, creatorResourceMetadata, creatorScopeChallenge, creatorTokenVerifier } from './resource.js';
 import { createCreatorServer } from './server.js';
@@ -99,18 +98,7 @@ export function creatorMcpRouter(deps: CreatorMcpDeps): Router {
     // MCP 2025-06-18 removed JSON-RPC batching: one request is one call.
     if (Array.isArray(req.body))
       return jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed batching); send one message per request.');
-    const server = createCreatorServer(req, { search: deps.search, channelSites: config.channelSites, metrics: deps.metrics });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    } catch (err) {
-      next(err);
-    }
+    await answerOnce(createCreatorServer(req, { search: deps.search, channelSites: config.channelSites, metrics: deps.metrics }), req, res, next);
   };
 
   router.all(
