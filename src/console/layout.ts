@@ -1,7 +1,7 @@
 // The frame of every console page: head, a skip link, the navigation of the sections the account may see, sign-out,
 // and the page's own content. Rendered by Preact, which escapes every text and attribute; no inline script or style.
 import { h, type ComponentChildren } from 'preact';
-import { renderToString } from 'preact-render-to-string';
+import { htmlSkeleton } from '../http/html-document.js';
 import type { Request } from 'express';
 import { CSRF_FIELD, csrfToken } from './csrf.js';
 import type { SignedInUser } from './session.js';
@@ -66,26 +66,17 @@ export function renderConsolePage(req: Request, page: ConsolePage, main: Compone
         postForm(req, '/console/sign-out', h('button', { type: 'submit', class: 'link' }, `Sign out ${page.user.userId}`), { class: 'sign-out' }),
       )
     : null;
-  const doc = h(
-    'html',
-    { lang: 'en' },
-    h(
-      'head',
-      null,
-      h('meta', { charset: 'utf-8' }),
-      h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
+  return htmlSkeleton(
+    `${page.title} · Console`,
+    [
       h('meta', { name: 'robots', content: 'noindex' }),
-      h('title', null, `${page.title} · Console`),
       h('link', { rel: 'stylesheet', href: `/console/assets/console.css?v=${CONSOLE_ASSET_VERSION}` }),
       h('script', { src: `/console/assets/console.js?v=${CONSOLE_ASSET_VERSION}`, defer: true }),
-    ),
-    h(
-      'body',
-      null,
+    ],
+    [
       h('a', { class: 'skip', href: '#main' }, 'Skip to content'),
       h('header', { class: 'console' }, h('a', { class: 'brand', href: '/console' }, 'Creator console'), nav),
       h('main', { id: 'main' }, h('h1', null, page.title), main),
-    ),
+    ],
   );
-  return `<!doctype html>${renderToString(doc)}`;
 }

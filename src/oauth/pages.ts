@@ -1,7 +1,7 @@
 // The authorization server's pages: consent and errors. Rendered by Preact (every text and attribute escaped), no script, one hashed style.
 import { createHash } from 'node:crypto';
 import { h, type ComponentChildren } from 'preact';
-import { renderToString } from 'preact-render-to-string';
+import { htmlSkeleton } from '../http/html-document.js';
 
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:1.5rem;color:#1a1a1a;background:#f6f6f4}main{max-width:32rem;margin:0 auto;background:#fff;padding:1.5rem;border-radius:8px;border:1px solid #ddd}' +
@@ -17,21 +17,7 @@ const STYLE =
 export const PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; frame-ancestors 'none'; base-uri 'none'`;
 
 function page(title: string, body: ComponentChildren): string {
-  return `<!doctype html>${renderToString(
-    h(
-      'html',
-      { lang: 'en' },
-      h(
-        'head',
-        null,
-        h('meta', { charset: 'utf-8' }),
-        h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
-        h('title', null, title),
-        h('style', null, STYLE),
-      ),
-      h('body', null, h('main', null, body)),
-    ),
-  )}`;
+  return htmlSkeleton(title, h('style', null, STYLE), h('main', null, body));
 }
 
 /** What the consent page shows: who asks, where the answer goes, what for, and the form's token. */

@@ -1,6 +1,6 @@
 // The frame of every channel page: head (title, description, Open Graph, the Markdown twin, JSON-LD), landmarks, search form. Rendered by Preact, which escapes every text and attribute.
 import { h, type ComponentChildren } from 'preact';
-import { renderToString } from 'preact-render-to-string';
+import { htmlSkeleton } from '../../http/html-document.js';
 import { SEARCH_LIMITS } from '../../../core/search/types.js';
 import type { PageChannel } from '../load.js';
 
@@ -42,23 +42,9 @@ function header(channel: PageChannel, query = '') {
   );
 }
 
-/** An HTML document (doctype, `lang`, charset, viewport, title, the stylesheet) around `head` and `body` children. */
+/** A channel site's HTML document: the shared skeleton with the pages' stylesheet, then `head`, around `body`. */
 export function htmlDocument(title: string, head: ComponentChildren, body: ComponentChildren): string {
-  const doc = h(
-    'html',
-    { lang: 'en' },
-    h(
-      'head',
-      null,
-      h('meta', { charset: 'utf-8' }),
-      h('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
-      h('title', null, title),
-      h('link', { rel: 'stylesheet', href: `/assets/page.css?v=${ASSET_VERSION}` }),
-      head,
-    ),
-    h('body', null, body),
-  );
-  return `<!doctype html>${renderToString(doc)}`;
+  return htmlSkeleton(title, [h('link', { rel: 'stylesheet', href: `/assets/page.css?v=${ASSET_VERSION}` }), head], body);
 }
 
 /** The whole page of a channel, as a string starting with the doctype. */
