@@ -2,6 +2,7 @@
 // library folder never holds them (users, channels, membership and plans stay there and are read at call time).
 import type { Client } from './opensearch.js';
 import { storeFailure } from './transient.js';
+import { defineErrors, type ErrorCatalogue } from '../ground/define-errors.js';
 
 /** What an account may do in the console: an admin also invites and makes one-time links. */
 export type AccountRole = 'admin' | 'creator';
@@ -32,16 +33,14 @@ export interface AccountStoreDeps {
   index: string;
 }
 
+const ACCOUNT_ERRORS = {
+  account_exists: { message: 'the account exists already' },
+  no_account: { message: 'no such account' },
+  no_user: { message: 'no such user in the library' },
+} as const satisfies ErrorCatalogue;
+
 /** Why an account could not be made or changed; the console and the CLI print the message. */
-export class AccountError extends Error {
-  override name = 'AccountError';
-  constructor(
-    readonly code: 'account_exists' | 'no_account' | 'no_user',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class AccountError extends defineErrors('AccountError', ACCOUNT_ERRORS).Error {}
 
 /** The account of `userId`, read in real time (a GET: a password just set counts at once). */
 export async function getAccount({ client, index }: AccountStoreDeps, userId: string): Promise<AccountDoc | undefined> {

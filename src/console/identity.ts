@@ -16,6 +16,7 @@ import {
   type AccountStoreDeps,
 } from '../../core/store/accounts.js';
 import { createLink, linkUrl, type LinkStoreOptions } from './links.js';
+import { defineErrors, type ErrorCatalogue } from '../../core/ground/define-errors.js';
 
 export interface IdentityDeps {
   client: Client;
@@ -63,16 +64,14 @@ export async function passwordLink(deps: IdentityDeps, userId: string): Promise<
   return { account, url: linkUrl(deps.publicBaseUrl, token), expiresAt: expiry(deps) };
 }
 
+const LINK_ERRORS = {
+  linked_elsewhere: { message: 'the identity is linked to another account' },
+  issuer_taken: { message: 'the account is linked to this provider already' },
+  busy: { message: 'the identity is being linked right now' },
+} as const satisfies ErrorCatalogue;
+
 /** Why an upstream identity was not linked: the page says the message. */
-export class LinkRefusal extends Error {
-  override name = 'LinkRefusal';
-  constructor(
-    readonly code: 'linked_elsewhere' | 'issuer_taken' | 'busy',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class LinkRefusal extends defineErrors('LinkRefusal', LINK_ERRORS).Error {}
 
 /** How long the claim on an identity being linked holds at most (a process that dies mid-link frees it then). */
 const LINK_CLAIM_MS = 30_000;

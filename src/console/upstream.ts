@@ -6,6 +6,7 @@ import * as oidc from 'openid-client';
 import type { Logger } from '../../core/ground/logger.js';
 import type { AccountLink } from '../../core/store/accounts.js';
 import type { UpstreamConfig } from '../../core/config/groups/upstream.js';
+import { defineErrors, type ErrorCatalogue } from '../../core/ground/define-errors.js';
 
 /** The path the provider sends people back to; `PUBLIC_BASE_URL` + this is the redirect URI to register there. */
 export const UPSTREAM_CALLBACK = '/console/oidc/callback';
@@ -26,16 +27,14 @@ export interface FlowSecrets {
   codeVerifier: string;
 }
 
+const UPSTREAM_ERRORS = {
+  unreachable: { message: 'the sign-in provider cannot be reached' },
+  refused: { message: 'the sign-in provider refused the sign-in' },
+  invalid: { message: 'the sign-in provider answered something unusable' },
+} as const satisfies ErrorCatalogue;
+
 /** Why an upstream sign-in did not tell who signed in: a sentence for the page, and whether to try later (503). */
-export class UpstreamError extends Error {
-  override name = 'UpstreamError';
-  constructor(
-    readonly code: 'unreachable' | 'refused' | 'invalid',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class UpstreamError extends defineErrors('UpstreamError', UPSTREAM_ERRORS).Error {}
 
 export interface UpstreamProvider {
   /** The button's label ("Authentik"). */
