@@ -6,7 +6,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { startApi, type ApiHarness } from '../support/api-harness.js';
 import { openFollowStore, startSuiteWorkers, type FollowStore } from '../support/follow-env.js';
@@ -15,7 +14,8 @@ import type { PipelineWorkers } from '../../pipeline/follow/worker.js';
 import { startFeedServer, type FeedServer } from '../../scripts/lib/fakes/feed-server.js';
 import { identityDeps } from '../../src/console/router.js';
 import { inviteAccount } from '../../src/console/identity.js';
-import { launchBrowser, screenshot, seriousAxeViolations, type BrowserSession } from '../../scripts/lib/browser.js';
+import { launchBrowser, type BrowserSession } from '../../scripts/lib/browser.js';
+import { checked, checkedNarrow } from '../support/console-browser.js';
 
 const PASSWORD = 'a long and private passphrase';
 const srt = (text: string) => `1\n00:00:00,000 --> 00:00:03,000\n${text}\n`;
@@ -75,11 +75,6 @@ describe('creator console in a browser: follow, episodes, webhooks', function ()
     await feed?.close();
     await store?.drop();
   });
-
-  async function checked(page: Page, name: string): Promise<void> {
-    expect(await seriousAxeViolations(page), `axe on ${name}`).to.deep.equal([]);
-    await screenshot(page, name, { fullPage: true });
-  }
 
   it('follows a feed until its episodes show, adds a webhook and sends it a test event, at desktop width and 390 px', async function () {
     const identity = identityDeps({ config: api.config, client: api.client, redis: api.redis });
@@ -145,17 +140,12 @@ describe('creator console in a browser: follow, episodes, webhooks', function ()
     await checked(page, 'console-webhook-tested');
 
     // 390 px wide: the same pages, nothing wider than the screen.
-    await page.setViewportSize({ width: 390, height: 844 });
-    for (const [path, name] of [
+    await checkedNarrow(page, origin, [
       ['/console/episodes/demo-radio', 'console-episodes-narrow'],
       ['/console/webhooks/demo-radio', 'console-webhooks-narrow'],
       ['/console/follow', 'console-follow-narrow'],
       ['/console/apps', 'console-apps-narrow'],
-    ] as const) {
-      await page.goto(`${origin}${path}`);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${path} at 390 px`).to.be.at.most(390);
-      await checked(page, name);
-    }
+    ]);
     expect(errors, 'no console errors (a CSP refusal would be one)').to.deep.equal([]);
     await page.close();
   });

@@ -2,11 +2,11 @@
 // key (shown once, copied), call the API with it, revoke it (the confirmation asked in place), see 401; at desktop
 // width and at 390 px, with screenshots and axe-core finding no serious or critical violation.
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { useApiWorld } from '../support/api-world.js';
 import { identityDeps } from '../../src/console/router.js';
 import { inviteAccount } from '../../src/console/identity.js';
-import { launchBrowser, screenshot, seriousAxeViolations, type BrowserSession } from '../../scripts/lib/browser.js';
+import { launchBrowser, type BrowserSession } from '../../scripts/lib/browser.js';
+import { checked, checkedNarrow } from '../support/console-browser.js';
 
 const PASSWORD = 'a long and private passphrase';
 
@@ -25,11 +25,6 @@ describe('creator console in a browser', function () {
   });
 
   const apiStatus = async (key: string) => (await world.api.request('/api/v1/channels', { headers: { 'x-api-key': key } })).status;
-
-  async function checked(page: Page, name: string): Promise<void> {
-    expect(await seriousAxeViolations(page), `axe on ${name}`).to.deep.equal([]);
-    await screenshot(page, name, { fullPage: true });
-  }
 
   it('signs in with a one-time link, creates a key seen once, uses it, revokes it, and sees 401', async function () {
     const identity = identityDeps({ config: world.api.config, client: world.api.client, redis: world.api.redis });
@@ -76,15 +71,10 @@ describe('creator console in a browser', function () {
     expect(await apiStatus(key)).to.equal(401);
 
     // 390 px wide: the same pages, nothing wider than the screen.
-    await page.setViewportSize({ width: 390, height: 844 });
-    for (const [path, name] of [
+    await checkedNarrow(page, origin, [
       ['/console/keys', 'console-keys-narrow'],
       ['/console/channels', 'console-channels-narrow'],
-    ] as const) {
-      await page.goto(`${origin}${path}`);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${path} at 390 px`).to.be.at.most(390);
-      await checked(page, name);
-    }
+    ]);
     expect(errors, 'no console errors (a CSP refusal would be one)').to.deep.equal([]);
     await page.close();
   });
