@@ -101,10 +101,12 @@ export function createApp({ config, client, redis, embedder, log, metrics, cache
   // 1. The request is timed, `/api/…` becomes `/api/v1/…`, it gets its id and log, the common headers and an access log line.
   app.use([...(metrics ? [metrics.timeRequests()] : []), unversionedAlias(), requestId({ log }), responseHeaders({ deprecation: config.deprecation }), requestLog()]);
   // The creator console (/console on the API host): its own session, forms and pages; the JSON API never reads its cookie.
-  app.use(consoleRouter({ config, client, redis, log }));
+  // One session middleware (its cookie secret read once) for the console and the authorization server's sign-in steps.
+  const consoleSessions = consoleSessionFor({ config, client, redis });
+  app.use(consoleRouter({ config, client, redis, log, sessions: consoleSessions }));
   // 1b. The authorization server on the API host (before any body parser: oidc-provider reads its own bodies), when signing keys are configured.
   // Its sign-in and consent steps read the console's session (the cookie only; no body is parsed here).
-  if (oauth) app.use(`${OAUTH_MOUNT}/interaction`, consoleSessionFor({ config, client, redis }));
+  if (oauth) app.use(`${OAUTH_MOUNT}/interaction`, consoleSessions);
   if (oauth) app.use(oauth.router);
   // 2. The credential is read once (req.presented); on a path that takes one, the IP's budget of failed key lookups too. No store yet.
   app.use(presentCredential({ guard, appliesTo: takesCredential }));

@@ -1,7 +1,7 @@
 // The creator console at /console on the API host (never on a channel's host): its headers, assets, session, CSRF
 // checks, the ways in and out, then each section's routes; errors as console pages.
 import { readFileSync } from 'node:fs';
-import express, { Router, type ErrorRequestHandler, type Request } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { h } from 'preact';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../core/config/load.js';
@@ -88,6 +88,8 @@ export interface ConsoleRouterDeps {
   sections?: readonly ConsoleSection[];
   /** The upstream OpenID Connect provider; default: the one CONSOLE_OIDC_ISSUER configures (none when unset). */
   upstream?: UpstreamProvider | undefined;
+  /** The session middleware ({@link consoleSessionFor}), when the app shares one with its other pages; default: one of its own. */
+  sessions?: RequestHandler | undefined;
 }
 
 /** What the console and the users CLI share to make and read accounts and links. */
@@ -121,6 +123,7 @@ export function consoleRouter({
   log,
   sections = SECTIONS,
   upstream = config.upstream && createUpstreamProvider({ config: config.upstream, publicBaseUrl: config.publicBaseUrl, log }),
+  sessions = consoleSessionFor({ config, client, redis }),
 }: ConsoleRouterDeps): Router {
   const aliases = indexAliases(config.indexPrefix);
   const apiHost = new URL(config.publicBaseUrl).hostname;
@@ -159,7 +162,7 @@ export function consoleRouter({
       res.send(asset.body);
     });
   }
-  router.use(consoleSessionFor({ config, client, redis }));
+  router.use(sessions);
   router.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }));
   router.use(sameOriginOnly(config.publicBaseUrl), csrfProtection);
 
