@@ -3,7 +3,7 @@
 // starting with x, `*x` one ending with x, `<year>` a year from 1900 to 2099.
 
 /** Hesitations: never words of a claim (a run of one letter counts once: "ummm" is "um", "hmmm" is "hm"). */
-export const HESITATIONS = ['uh', 'um', 'uhm', 'er', 'erm', 'hm', 'm'];
+export const HESITATIONS = ['uh', 'um', 'uhm', 'er', 'erm', 'em', 'hm', 'm'];
 
 /** Words said twice in a row that are not a stumble ("had had", a year read as "twenty twenty"). */
 export const SAID_TWICE = [
@@ -20,6 +20,7 @@ export const LEADING = [
   'i mean',
   'you know',
   'you see',
+  'i see',
   'all right',
   ...'y pero pues bueno und aber also et mais alors bon donc e mas então ma allora quindi en maar dus nou'.split(' '),
   'na ja',
@@ -92,7 +93,71 @@ export const NOT_DANGLING = [
 /** A sentence opening with one of these is a question, not a claim (English). */
 export const QUESTION_OPENERS = 'how what why where when who which do does did can could would should is are shall will'.split(' ');
 /** A sentence opening with one of these and holding no comma is a bare subordinate clause (English). */
-export const SUBORDINATORS = 'if when whether because although though unless while since as'.split(' ');
+export const SUBORDINATORS = 'if when whether because although though unless while since as once'.split(' ');
+
+/** Words a sentence does not open with when it is a claim: a comparison or an example before its main clause ("Like a normal cheap plastic case which …"), unless a comma closes it. */
+export const FRAGMENT_OPENERS = ['like'];
+
+/** Sentence adverbs read past before the dangling test ("Maybe this is …", "Probably the …" lean on what came before as "This is …" does). */
+export const SENTENCE_ADVERBS = 'maybe perhaps probably possibly obviously basically clearly surely now'.split(' ');
+
+/** A pointer and a word that names nothing, anywhere in a sentence ("Marcus is implementing that stuff"): it leans on what came before. */
+export const DANGLING_ANYWHERE = ['that stuff', 'this stuff', 'that kind of stuff', 'those things', 'that thing', 'that corner', 'that value', 'this value'];
+
+/** Fillers a speaker ends a sentence with ("… part of the fruit and vegetables um.", "… yeah.", "… and Mmm."): dropped from its end; what is left must not end on a word that needs another. */
+export const TRAILING_FILLERS = [
+  'um',
+  'uh',
+  'uhm',
+  'em',
+  'mm',
+  'mmm',
+  'hmm',
+  'yeah',
+  'yep',
+  'okay',
+  'ok',
+  'alright',
+  'you know',
+  'i guess',
+  'i think',
+  'or something',
+  'or whatever',
+];
+
+/** Fillers inside a sentence that make it speech and not a quote ("… and they can find it through, you know, ten tons …", "… our image, okay, with …"). */
+export const INNER_FILLERS = ['you know', 'i mean', 'sort of like', 'kind of like'];
+/** Fillers inside a sentence with their comma ("… our image, okay, with …"). */
+export const COMMA_FILLERS = ['okay', 'ok', 'yeah', 'alright', 'like'];
+/** Words before "you know" that make it a clause of the sentence ("as you know", "do you know"). */
+export const YOU_KNOW_CLAUSE = "as if do don't did didn't what whether that because so".split(' ');
+
+/** Determiners that a noun phrase follows: one right before one of {@link NOT_AFTER_DETERMINER} or a comma is a phrase broken off ("with the with", "the, the", "the we'll"). */
+export const DETERMINERS = 'the a an my our your their its'.split(' ');
+export const NOT_AFTER_DETERMINER = `the a an my our your their its this that these those of with to in on at for from by and or but if whether
+  i we you he she they it me us them is are was were be been am do does did we'll we're i'm you're they're it's`.split(/\s+/);
+
+/** Words no finished English sentence ends on ("… you will just.", "… and."). */
+export const NEEDS_ANOTHER = 'the a an and or but nor to of with for from by if than so just very my our your their its is are was were be the'.split(' ');
+
+/** Short words a broken-off start may look like (English): never taken for a cut-off word. */
+export const SHORT_WORDS = `a i an as at be by do go he if in is it me my no of on or so to up us we am ah oh ok hi yes the and for are but not you all any can
+  had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use car cat dog run big set
+  top end far few got yet ago air art bad bag bed bit box bus buy cup cut ear eat egg eye fat fit fix fly fun gas god gun hat hit hot ice job key
+  kid lab law lay leg lie lot low map mix net oil pay pen per pop raw red row sad sea sit six sky son sun tax tea ten tie tip toe try war web
+  wet win yes able also area away back ball band bank base bear beat best bill bird blow blue boat body bone book born both call came card care
+  case cell cent char chip city club code cold come cool copy core cost crew dark data date deal dear deep desk disk door down draw drop each
+  east easy edge else even ever face fact fail fair fall farm fast fear feel file fill film find fine fire firm fish five flat flow food foot
+  form four free from full fund gain game gave girl give glad goal goes gold gone good grow half hall hand hang hard have head hear heat held
+  help here hide high hill hold hole home hope host hour huge idea into item join just keep kept kind king knew know lack lady laid land last
+  late lead left less life lift like line link list live load loan lock long look lose loss lost love made main make male many mark mass meet
+  mind mine miss mode more most move much must name near neck need news next nice nine none nose note once only open over page paid pain pair
+  part pass past path peak pick plan play plot plus poll pool poor port post pull pure push race rain rate read real rely rest rich ride ring
+  rise risk road rock role roll room rule rush safe said sale same save seat seek seem seen self sell send ship shop shot show shut side sign
+  site size skin slow snow soft soil sold sole some song soon sort step stop such suit sure take tale talk tall task team tell tend term test
+  text than that them then they thin this thus time tiny told tone took tool tour town tree trip true turn type unit upon used user vast very
+  view vote wage wait walk wall want warm wash wave weak wear week well went were west what when whom wide wife wild will wind wine wing wire
+  wise wish with wood word wore work yard yeah year your zero zone`.split(/\s+/);
 
 /** Sponsor messages, greetings and sign-offs: said, but no moment anyone would cite (English). */
 export const NOT_A_MOMENT = [
@@ -109,6 +174,17 @@ export const NOT_A_MOMENT = [
   'welcome to our',
   "i'll invite",
   'i hope you',
+  'my name is',
+  'in this video',
+  'in the next video',
+  'in the last video',
+  'in the previous video',
+  'in the next lesson',
+  'in this lesson',
+  'in this tutorial',
+  'in the next tutorial',
+  'thanks for watching',
+  'see you in',
   'next meeting',
   'see you next',
   'see you later',

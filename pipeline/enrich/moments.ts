@@ -80,6 +80,19 @@ const CUES = {
   figurative: phraseSet(lists.FIGURATIVE),
   insight: phraseSet(lists.INSIGHT),
 };
+const FRAGMENT_OPENERS = new Set(lists.FRAGMENT_OPENERS);
+const SENTENCE_ADVERBS = new Set(lists.SENTENCE_ADVERBS);
+const DANGLING_ANYWHERE = phraseSet(lists.DANGLING_ANYWHERE);
+const TRAILING_FILLERS = phraseSet(lists.TRAILING_FILLERS);
+const INNER_FILLERS = phraseSet(lists.INNER_FILLERS);
+const COMMA_FILLERS = new Set(lists.COMMA_FILLERS);
+/** Words after which "OK," is what is said or pressed ("hit OK, and click", "it's okay, but"), not a filler. */
+const SAID_AS_WORD = new Set(['hit', 'click', 'press', 'choose', 'select', 'say', 'said', 'is', 'was', "it's", "that's", 'feel', 'looks', 'seems']);
+const YOU_KNOW_CLAUSE = new Set(lists.YOU_KNOW_CLAUSE);
+const DETERMINERS = new Set(lists.DETERMINERS);
+const NOT_AFTER_DETERMINER = new Set(lists.NOT_AFTER_DETERMINER);
+const SHORT_WORDS = new Set(lists.SHORT_WORDS);
+const NEEDS_ANOTHER = new Set(lists.NEEDS_ANOTHER);
 const DEBATE_OPENERS = new Set(lists.DEBATE_OPENERS.map((w) => `${w},`));
 const AUXILIARIES = new Set(lists.AUXILIARIES);
 /** A verb of the list in its base, -s and past forms ("try", "tries"; "push", "pushes"; "say", "says"). */
@@ -224,6 +237,59 @@ export function hasFiniteVerb(keys: readonly string[]): boolean {
   return false;
 }
 
+/**
+ * The sentence without the fillers it ends with ("… and vegetables um.", "… there, yeah."): the words before them, the
+ * last given the sentence's end mark (its own comma dropped). Unchanged when it ends on no filler.
+ */
+function withoutTrailingFillers(ws: readonly SpokenWord[]): SpokenWord[] {
+  let out = [...ws];
+  for (let guard = 0; guard < 4 && out.length > 1; guard++) {
+    const last = out[out.length - 1]!;
+    const mark = /[.!…]+["'”’)]*$/u.exec(last.text)?.[0];
+    if (!mark) break;
+    const keys = out.map((w) => bareKey(w.text));
+    let cut = -1;
+    for (let from = Math.max(0, out.length - 2); from < out.length; from++)
+      if (phraseAt(TRAILING_FILLERS, keys, from) === out.length - from) {
+        cut = from;
+        break;
+      }
+    if (cut <= 0) break;
+    const kept = out[cut - 1]!;
+    out = [...out.slice(0, cut - 1), { ...kept, text: `${kept.text.replace(/[,;:]+$/, '')}${mark}` }];
+  }
+  return out;
+}
+
+/**
+ * True when an English sentence is speech that was never finished as said: a word broken off before the one it
+ * became ("You want to st store", "the neural netw Spanish neural network", "the E English"), a determiner before a
+ * word no noun phrase starts with or before a comma ("with the with", "the, the", "the we'll"), a filler inside
+ * ("you know", "okay,"; not "as you know"), a capitalised "But"/"And"/"So" restarting it past its first words, or
+ * a last word that needs another ("you will just.", "and."). A sentence is refused rather than rewritten: no word
+ * said otherwise is changed. One walk over the words.
+ */
+export function isUnfinished(ws: readonly SpokenWord[]): boolean {
+  const keys = ws.map((w) => bareKey(w.text));
+  for (let i = 0; i < ws.length; i++) {
+    const key = keys[i]!;
+    const text = ws[i]!.text;
+    const next = keys[i + 1];
+    // An acronym ("HTK", "BDC") is a word of its own, a lone capital only before a word ("the E English").
+    const acronym = /^\p{Lu}{2,}$/u.test(text);
+    if (/^\p{L}{1,4}$/u.test(text) && !acronym && !SHORT_WORDS.has(key) && !stopwords('en').has(key)) {
+      for (let j = i + 1; j <= Math.min(keys.length - 1, i + 3); j++) if (keys[j]!.length > key.length && keys[j]!.startsWith(key)) return true;
+      if (key.length <= 3 && /^\p{Ll}+$/u.test(text) && !/[aeiouy]/.test(key)) return true;
+    }
+    if (DETERMINERS.has(key) && next !== undefined && (text.endsWith(',') || NOT_AFTER_DETERMINER.has(next))) return true;
+    if (i > 0 && text.endsWith(',') && COMMA_FILLERS.has(key) && !SAID_AS_WORD.has(keys[i - 1]!) && i < keys.length - 1) return true;
+    if (i > 0 && phraseAt(INNER_FILLERS, keys, i) > 0 && !(key === 'you' && YOU_KNOW_CLAUSE.has(keys[i - 1]!)) && i + phraseAt(INNER_FILLERS, keys, i) < keys.length) return true;
+    if (i >= RESTART_WITHIN && /^(But|And|So)$/.test(text) && /\p{L}$/u.test(ws[i - 1]!.text)) return true;
+  }
+  const last = keys[keys.length - 1];
+  return last !== undefined && keys.length > 1 && NEEDS_ANOTHER.has(last);
+}
+
 /** A claim made of a sentence: its text, the sentence as said (tidied, openers kept), and its first and last word's times. */
 export interface Claim {
   text: string;
@@ -250,6 +316,10 @@ export function claimOf(sentence: readonly SpokenWord[], language: string | unde
   const lead = ws[0];
   if (!lead) return null;
   if (/^[,;:-]/.test(lead.text)) ws = [{ ...lead, text: lead.text.replace(/^[,;:-]+/, '') }, ...ws.slice(1)];
+  if (lang === 'en') {
+    ws = withoutTrailingFillers(ws);
+    if (isUnfinished(ws)) return null;
+  }
   const text = joinWords(ws);
   if (text === '' || text.endsWith('?') || !endsSentence(ws[ws.length - 1]!.text)) return null;
   const keys = keysOf(text);
@@ -257,7 +327,9 @@ export function claimOf(sentence: readonly SpokenWord[], language: string | unde
   if (lang === 'en') {
     if (
       (QUESTION_OPENERS.has(keys[0]!) && !(SUBORDINATORS.has(keys[0]!) && text.includes(','))) ||
-      (SUBORDINATORS.has(keys[0]!) && !text.includes(',')) ||
+      (SUBORDINATORS.has(keys[0]!) && !text.includes(',') && keys[1] !== 'upon') ||
+      (FRAGMENT_OPENERS.has(keys[0]!) && !text.includes(',')) ||
+      holdsPhrase(DANGLING_ANYWHERE, keys) ||
       holdsPhrase(NOT_A_MOMENT, keys)
     )
       return null;
@@ -266,7 +338,9 @@ export function claimOf(sentence: readonly SpokenWord[], language: string | unde
     if (!hasFiniteVerb(keys) && !figure) return null;
   }
   const dangling = DANGLING.get(lang) ?? DANGLING.get('en')!;
-  if ((phraseAt(dangling, keys, 0) > 0 || phraseAt(dangling, [keys[0]!.split("'")[0]!], 0) > 0) && (lang !== 'en' || phraseAt(NOT_DANGLING, keys, 0) === 0)) return null;
+  // Read past a sentence adverb: "Maybe this is …" leans on its context as "This is …" does.
+  const opening = lang === 'en' && keys.length > 1 && SENTENCE_ADVERBS.has(keys[0]!) ? keys.slice(1) : keys;
+  if ((phraseAt(dangling, opening, 0) > 0 || phraseAt(dangling, [opening[0]!.split("'")[0]!], 0) > 0) && (lang !== 'en' || phraseAt(NOT_DANGLING, opening, 0) === 0)) return null;
   return { text: capitalise(text), said: joinWords(tidied), startMs: ws[0]!.startMs, endMs: Math.max(ws[0]!.startMs, ws[ws.length - 1]!.endMs) };
 }
 

@@ -193,6 +193,40 @@ describe('key moments', function () {
       expect(claim('The eternal battle for control of the controls.')).to.equal('The eternal battle for control of the controls.');
     });
 
+    it('refuses a sentence never finished as said: a broken-off word, a broken noun phrase, a filler inside, a restart, a dangling end (labels of 2026-12-02)', function () {
+      for (const line of [
+        'You want to st store your favourite channel.',
+        'I think to recognize the Italian digits with the neural netw Spanish neural network.',
+        'For example, in Spain, the Spanish have several phones that do not appear in the E English.',
+        'He is making the time sh finer grained and the frequency resolution less fine grained.',
+        'Em we have talked this morning with the with Tilman about the generator.',
+        'For the broader class nets we are going to increase it because the, the digits nets only correspond to about twenty phonemes.',
+        "We'll meet when the we'll discuss on the further meeting.",
+        'They can find it through, you know, ten tons of newspapers and magazines at home.',
+        "The third point, it's very important to establish our marketing image, okay, with this new product.",
+        'If you have a huge amount of data do word models But if you have a huge amount of data then you are fine.',
+        'For the debugging we will probably just have a drop-down menu and while you are debugging you will just OK.',
+        'Marcus Lerkult is actually implementing that stuff and Michael is leading the discussion there.',
+        'Maybe this is more adequate for English and in German set processing is used.',
+        'Like a normal cheap plastic case which can be covered up in a wooden case.',
+        'Once you get past the turnoff to the Bay Bridge.',
+        'Sure my name is Agnes and I am the user interface designer.',
+        "In the next video, you'll get creative with this image as you learn how to blur parts of it.",
+      ])
+        expect(claim(line), line).to.equal(null);
+    });
+
+    it('keeps acronyms, "as you know", an ending pronoun, and drops a filler the sentence ends with', function () {
+      expect(claim('At the end, I think that with LabeCut I can transfer to ASCII format, and HTK is an ASCII format.')).to.not.equal(null);
+      expect(claim('Sixty-three days later, small oil and gas companies still cannot apply for BDC loans.')).to.not.equal(null);
+      expect(claim('As you know, the committee has received a letter from the minister.')).to.not.equal(null);
+      expect(claim("I'll choose Content Aware and Color Adaptation, hit OK, and click to deselect.")).to.not.equal(null);
+      expect(claim('We looked at the budget and we decided to cut it.')).to.not.equal(null);
+      expect(claim('The remote should have a bright yellow case like the fruit um.')).to.equal('The remote should have a bright yellow case like the fruit.');
+      expect(claim('The scroll wheel needs a more expensive chip than the push button, yeah.')).to.equal('The scroll wheel needs a more expensive chip than the push button.');
+      expect(claim('The push button only requires a simple chip and Mmm.')).to.equal(null);
+    });
+
     it('refuses hearing procedure: apologies, welcomes, the floor, petitions, calls to order', function () {
       for (const line of [
         "We've received apologies for absence from Suzy Davies, and I'm very pleased to welcome Angela Burns, who is substituting for Suzy this morning.",
