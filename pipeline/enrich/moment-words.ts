@@ -360,6 +360,9 @@ export const STORY = [
   'we used to',
   'i remembered',
 ];
+/** "I remember" as a hedge, no past-time anchor ("… fifty percent worse, I think, if I remember."): a sentence holding one is no story by that cue. */
+export const REMEMBER_HEDGES = ['if i remember', 'if i remember correctly', 'if i remember rightly', "if i'm remembering", 'as far as i remember', 'as i remember it'];
+
 /** Months: "in October" anchors a story like a year, in a sentence with a past verb. */
 export const MONTHS = 'january february march april may june july august september october november december'.split(' ');
 

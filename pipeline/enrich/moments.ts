@@ -79,6 +79,7 @@ const CUES = {
   evaluative: phraseSet(lists.EVALUATIVE),
   figurative: phraseSet(lists.FIGURATIVE),
   insight: phraseSet(lists.INSIGHT),
+  hedge: phraseSet(lists.REMEMBER_HEDGES),
 };
 const FRAGMENT_OPENERS = new Set(lists.FRAGMENT_OPENERS);
 const SENTENCE_ADVERBS = new Set(lists.SENTENCE_ADVERBS);
@@ -389,7 +390,11 @@ export function momentType(segments: readonly EnrichSegment[], segment: number, 
   if (lang !== 'en') return 'insight';
   if (reply && (holdsPhrase(CUES.debate, keysOf(said)) || DEBATE_OPENERS.has(said.split(/\s+/)[0]!.toLowerCase()))) return 'debate';
   if (holdsPhrase(CUES.prediction, keys)) return 'prediction';
-  if (holdsPhrase(CUES.story, keys) || (keys.some((k, i) => keys[i - 1] === 'in' && (/^(19|20)\d\d$/.test(k) || MONTHS.has(k))) && keys.some(isPast))) return 'story';
+  if (
+    (holdsPhrase(CUES.story, keys) && !holdsPhrase(CUES.hedge, keys)) ||
+    (keys.some((k, i) => keys[i - 1] === 'in' && (/^(19|20)\d\d$/.test(k) || MONTHS.has(k))) && keys.some(isPast))
+  )
+    return 'story';
   if ((holdsPhrase(CUES.figurative, keys) && keys.length <= lists.QUOTE_FIGURATIVE_WORDS) || (holdsPhrase(CUES.evaluative, keys) && keys.length <= lists.QUOTE_EVALUATIVE_WORDS))
     return 'quote';
   return 'insight';

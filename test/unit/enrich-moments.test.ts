@@ -274,6 +274,9 @@ describe('key moments', function () {
       expect(one('The government signed a lopsided investment treaty with China in 2012.')).to.equal('story');
       expect(one('At the time we got our initial alignments from Decipher.')).to.equal('story');
       expect(one('Hynek should be getting back in town shortly if he is not there already.')).to.equal('insight');
+      // "If I remember" hedges a present claim (label of ep_bro013, 2026-12-02); "I remember" tells one.
+      expect(one("If you don't use adaptation, the error rate is around fifty percent worse, I think, if I remember.")).to.equal('insight');
+      expect(one('I remember the first recogniser we built took a whole week to train.')).to.equal('story');
     });
 
     it('types debate only a reply to another speaker that disagrees', function () {
