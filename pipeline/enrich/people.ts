@@ -64,7 +64,9 @@ const NOT_NAMES = new Set(
     'laughter applause inaudible crosstalk unknown blah speaker chair chairman chairperson chairwoman madam sir minister member members ' +
     'president premier hon honourable mr mrs ms dr prof government parliament house cabinet crown assembly union committee council ' +
     'ministry department senate board agency court police company university college school party state episode podcast show ' +
-    'covid covid-19 coronavirus'
+    'covid covid-19 coronavirus ' +
+    // File formats are no organisation, product or place (labelling rules): "save it as a JPEG".
+    'jpeg jpg png gif tiff tif psd pdf svg bmp raw heic webp mp3 mp4 wav csv'
   ).split(' '),
 );
 
@@ -677,7 +679,12 @@ export function episodeNames(
     if (total(t) < minMentions || mostlyElsewhere(t) || key.split('-').every((w) => channelWords.has(w))) return false;
     if (places.has(key) || isLabel(key, t)) return false;
     // One word more often written in lower case is a common noun ("Layers", "Select"); a longer name stays.
-    if (kindOfTally(t) === 'entity') return key.includes('-') || !lowerMostly(shownSpelling(t));
+    // A longer one whose every word (or its singular) is written more often in lower case is a common phrase the
+    // model capitalised once ("Smart Objects" in a video that says "smart object" six times).
+    if (kindOfTally(t) === 'entity') {
+      const words = shownSpelling(t).split(' ');
+      return words.length > 1 ? !words.every((w) => lowerMostly(w) || lowerMostly(w.replace(/s$/i, ''))) : !lowerMostly(words[0]!);
+    }
     if (!personShaped(t)) return false;
     if (key.includes('-')) return true;
     return total(t) >= minSingleMentions && !AMBIGUOUS_FIRST_NAMES.has(key) && !sharedBySpeakers.has(key);

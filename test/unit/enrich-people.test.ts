@@ -397,6 +397,15 @@ describe('enrich people: speakers and the shape of a name', function () {
     expect(names(got.people)).to.deep.equal(['Mel Gibson×2']);
   });
 
+  it('takes a file format, and a longer name the speech writes in lower case, for no company (tutorial labels of 2026-12-02)', function () {
+    const speech = readSpeech([
+      'Convert the layer to a smart object. The smart object keeps its pixels, and a smart object scales cleanly. Save it as a JPEG.',
+      'Smart Objects help. Open the smart object again. Adobe Photoshop opens it. Adobe Photoshop saves a copy.',
+    ]);
+    const got = episodeNames([[O('Smart Objects'), O('Smart Objects'), O('JPEG'), O('JPEG'), O('Adobe Photoshop'), O('Adobe Photoshop')]], [], { speech });
+    expect(names(got.entities)).to.deep.equal(['Adobe Photoshop×2']);
+  });
+
   it('takes interface labels of a tutorial for neither people nor companies', function () {
     const texts = [
       'Select the Patch Tool in the Tools panel. Choose Filter > Blur > Gaussian Blur. In the Layers panel, click the Pencil layer.',
