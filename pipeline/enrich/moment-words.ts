@@ -102,7 +102,30 @@ export const FRAGMENT_OPENERS = ['like'];
 export const SENTENCE_ADVERBS = 'maybe perhaps probably possibly obviously basically clearly surely now'.split(' ');
 
 /** A pointer and a word that names nothing, anywhere in a sentence ("Marcus is implementing that stuff"): it leans on what came before. */
-export const DANGLING_ANYWHERE = ['that stuff', 'this stuff', 'that kind of stuff', 'those things', 'that thing', 'that corner', 'that value', 'this value'];
+export const DANGLING_ANYWHERE = [
+  'that stuff',
+  'this stuff',
+  'that kind of stuff',
+  'those things',
+  'that thing',
+  'that corner',
+  'that value',
+  'this value',
+  // Pointing at the screen ("Click this button right here", "Up here in the Options bar"): nothing to see in a quote.
+  'right here',
+  'up here',
+  'down here',
+  'over here',
+  'right there',
+  'over there',
+  'this here',
+  'this image',
+  'this photo',
+  'this text',
+  'this layer',
+  'these layers',
+  'this one',
+];
 
 /** Fillers a speaker ends a sentence with ("… part of the fruit and vegetables um.", "… yeah.", "… and Mmm."): dropped from its end; what is left must not end on a word that needs another. */
 export const TRAILING_FILLERS = [

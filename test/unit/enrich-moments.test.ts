@@ -212,6 +212,8 @@ describe('key moments', function () {
         'Once you get past the turnoff to the Bay Bridge.',
         'Sure my name is Agnes and I am the user interface designer.',
         "In the next video, you'll get creative with this image as you learn how to blur parts of it.",
+        'Click this button right here and watch what happens in the Layers panel.',
+        'Up here in the Options bar, click the Check mark to finish working on this text.',
       ])
         expect(claim(line), line).to.equal(null);
     });
