@@ -93,6 +93,7 @@ const YOU_KNOW_CLAUSE = new Set(lists.YOU_KNOW_CLAUSE);
 const DETERMINERS = new Set(lists.DETERMINERS);
 const NOT_AFTER_DETERMINER = new Set(lists.NOT_AFTER_DETERMINER);
 const SHORT_WORDS = new Set(lists.SHORT_WORDS);
+const STOPWORDS_EN = stopwords('en');
 const NEEDS_ANOTHER = new Set(lists.NEEDS_ANOTHER);
 const DEBATE_OPENERS = new Set(lists.DEBATE_OPENERS.map((w) => `${w},`));
 const AUXILIARIES = new Set(lists.AUXILIARIES);
@@ -278,13 +279,14 @@ export function isUnfinished(ws: readonly SpokenWord[]): boolean {
     const next = keys[i + 1];
     // An acronym ("HTK", "BDC") is a word of its own, a lone capital only before a word ("the E English").
     const acronym = /^\p{Lu}{2,}$/u.test(text);
-    if (/^\p{L}{1,4}$/u.test(text) && !acronym && !SHORT_WORDS.has(key) && !stopwords('en').has(key)) {
+    if (/^\p{L}{1,4}$/u.test(text) && !acronym && !SHORT_WORDS.has(key) && !STOPWORDS_EN.has(key)) {
       for (let j = i + 1; j <= Math.min(keys.length - 1, i + 3); j++) if (keys[j]!.length > key.length && keys[j]!.startsWith(key)) return true;
       if (key.length <= 3 && /^\p{Ll}+$/u.test(text) && !/[aeiouy]/.test(key)) return true;
     }
     if (DETERMINERS.has(key) && next !== undefined && (text.endsWith(',') || NOT_AFTER_DETERMINER.has(next))) return true;
     if (i > 0 && text.endsWith(',') && COMMA_FILLERS.has(key) && !SAID_AS_WORD.has(keys[i - 1]!) && i < keys.length - 1) return true;
-    if (i > 0 && phraseAt(INNER_FILLERS, keys, i) > 0 && !(key === 'you' && YOU_KNOW_CLAUSE.has(keys[i - 1]!)) && i + phraseAt(INNER_FILLERS, keys, i) < keys.length) return true;
+    const filler = i > 0 ? phraseAt(INNER_FILLERS, keys, i) : 0;
+    if (filler > 0 && !(key === 'you' && YOU_KNOW_CLAUSE.has(keys[i - 1]!)) && i + filler < keys.length) return true;
     if (i >= RESTART_WITHIN && /^(But|And|So)$/.test(text) && /\p{L}$/u.test(ws[i - 1]!.text)) return true;
   }
   const last = keys[keys.length - 1];
